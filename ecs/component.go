@@ -1,0 +1,288 @@
+package ecs
+
+import (
+	"fmt"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// ComponentID is a component type's process-wide id, 0…MaxComponents-1, in registration order.
+type ComponentID uint8
+
+// MaxComponents is the number of component types one process may register.
+const MaxComponents = 64
+
+// MaxInline is the largest inline component value, in bytes. Inline components are
+// pointer-free types of at most this size; their values travel inside Value and Bundle.
+const MaxInline = 56
+
+// inlineWords is MaxInline in 8-byte words; the payload arrays are word arrays so that any
+// inline component is suitably aligned inside them.
+const inlineWords = MaxInline / 8
+
+// componentInfo is what the registry knows about one component type.
+type componentInfo struct {
+	id        ComponentID
+	name      string
+	size      uintptr
+	inline    bool // pointer-free and at most MaxInline bytes
+	noPtrs    bool // pointer-free, any size
+	newColumn func() column
+}
+
+var registry struct {
+	mu    sync.Mutex
+	infos atomic.Pointer[[]*componentInfo] // copy-on-write, indexed by ComponentID
+}
+
+func lookup(id ComponentID) *componentInfo {
+	p := registry.infos.Load()
+	if p == nil || int(id) >= len(*p) {
+		return nil
+	}
+	return (*p)[id]
+}
+
+// Component is the typed handle of one registered component type T. It is a small value:
+// copy it freely, usually keep it in a package-level variable.
+type Component[T any] struct {
+	id ComponentID
+}
+
+// NewComponent registers component type T under name and returns its handle. valid, when not
+// nil, is the component's validator: World.Create, Add and Set refuse a value it rejects with
+// ErrInvalidValue, and deferred creates carrying such a value are culled (deferral's lenient
+// rule). NewComponent panics when MaxComponents types are already registered; call it during
+// package initialisation. It is safe for concurrent use.
+func NewComponent[T any](name string, valid func(T) bool) Component[T] {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	var old []*componentInfo
+	if p := registry.infos.Load(); p != nil {
+		old = *p
+	}
+	if len(old) >= MaxComponents {
+		panic(fmt.Sprintf("ecs: cannot register component %q: all %d component ids are used", name, MaxComponents))
+	}
+	id := ComponentID(len(old))
+	typ := reflect.TypeFor[T]()
+	info := &componentInfo{
+		id:     id,
+		name:   name,
+		size:   typ.Size(),
+		noPtrs: !hasPointers(typ),
+	}
+	info.inline = info.noPtrs && info.size <= MaxInline
+	info.newColumn = func() column { return &typedColumn[T]{info: info, valid: valid} }
+	next := append(append([]*componentInfo(nil), old...), info)
+	registry.infos.Store(&next)
+	return Component[T]{id: id}
+}
+
+// hasPointers reports whether values of t hold any pointer the garbage collector must see.
+func hasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return false
+	case reflect.Array:
+		return t.Len() > 0 && hasPointers(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if hasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+		return false
+	default:
+		return true
+	}
+}
+
+// ID returns the component's process-wide id.
+func (c Component[T]) ID() ComponentID { return c.id }
+
+// Name returns the name the component was registered under.
+func (c Component[T]) Name() string { return lookup(c.id).name }
+
+// Inline reports whether values of T can travel inside a Value (pointer-free, at most
+// MaxInline bytes).
+func (c Component[T]) Inline() bool { return lookup(c.id).inline }
+
+// Value packs v into a one-value Bundle by copy. It panics when the component is not inline
+// (T holds pointers or is larger than MaxInline bytes): stage such components through a
+// strategy's closure tier instead. Value does not allocate.
+func (c Component[T]) Value(v T) Bundle {
+	info := lookup(c.id)
+	if !info.inline {
+		panic(fmt.Sprintf("ecs: component %q is not inline (holds pointers or exceeds MaxInline=%d bytes): use the closure tier", info.name, MaxInline))
+	}
+	b := Bundle{n: 1, used: uint8((unsafe.Sizeof(v) + 7) &^ 7), ids: [MaxBundle]ComponentID{c.id}}
+	*(*T)(unsafe.Pointer(&b.data)) = v
+	return b
+}
+
+// Get returns e's value of the component. Errors: ErrMissingComponent, or the handle's error
+// (ErrEmpty, ErrForeign, ErrDead, ErrStale, ErrPlaceholder).
+func (c Component[T]) Get(w *World, e Entity) (T, error) {
+	var zero T
+	if err := w.Check(e); err != nil {
+		return zero, fmt.Errorf("get %s of %v: %w", c.Name(), e, err)
+	}
+	if !w.masks[e.slot].Has(c.id) {
+		return zero, fmt.Errorf("get %s of %v: %w", c.Name(), e, ErrMissingComponent)
+	}
+	return w.cols[c.id].(*typedColumn[T]).data[e.slot], nil
+}
+
+// Ptr returns a pointer to e's value of the component, or nil when e is not alive or lacks
+// it. The pointer is valid until the next structural change of the World. Writing through it
+// is allowed while a query iterates (it is not structural) and bypasses the validator.
+func (c Component[T]) Ptr(w *World, e Entity) *T {
+	if w.Check(e) != nil || !w.masks[e.slot].Has(c.id) {
+		return nil
+	}
+	return &w.cols[c.id].(*typedColumn[T]).data[e.slot]
+}
+
+// Has reports whether e is alive and has the component.
+func (c Component[T]) Has(w *World, e Entity) bool { return w.Has(e, c.id) }
+
+// Add gives e the component with value v. Errors: ErrHasComponent, ErrInvalidValue,
+// ErrIterating, or the handle's error. Unlike Value it accepts non-inline components.
+func (c Component[T]) Add(w *World, e Entity, v T) error { return c.put(w, e, v, true, false) }
+
+// Set overwrites e's value of the component. Errors: ErrMissingComponent, ErrInvalidValue, or
+// the handle's error. Set is not structural and is allowed while a query iterates.
+func (c Component[T]) Set(w *World, e Entity, v T) error { return c.put(w, e, v, false, true) }
+
+func (c Component[T]) put(w *World, e Entity, v T, add, set bool) error {
+	verb := "add"
+	if !add {
+		verb = "set"
+	}
+	if err := w.Check(e); err != nil {
+		return fmt.Errorf("%s %s on %v: %w", verb, c.Name(), e, err)
+	}
+	col, err := w.column(c.id)
+	if err != nil {
+		return err
+	}
+	has := w.masks[e.slot].Has(c.id)
+	switch {
+	case has && !set:
+		err = ErrHasComponent
+	case !has && !add:
+		err = ErrMissingComponent
+	case !has && w.Iterating():
+		err = ErrIterating
+	case !col.validRaw(unsafe.Pointer(&v)):
+		err = ErrInvalidValue
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s on %v: %w", verb, c.Name(), e, err)
+	}
+	col.(*typedColumn[T]).data[e.slot] = v
+	w.masks[e.slot] |= 1 << c.id
+	return nil
+}
+
+// Remove takes the component from e. Errors: ErrMissingComponent, ErrIterating, or the
+// handle's error.
+func (c Component[T]) Remove(w *World, e Entity) error { return w.Remove(e, c.id) }
+
+// Bundle is a set of inline component values, by copy: up to MaxBundle values packed into
+// MaxInline bytes, 72 bytes in all, pointer-free, so it can be passed through interfaces and
+// stored in command records without allocating. Build one with Component.Value and With. The
+// zero Bundle is the empty set. It is the initial component set of World.Create and the
+// payload of Add, Set and Upsert (which may carry several components at once).
+type Bundle struct {
+	n    uint8
+	used uint8 // bytes of data used, a multiple of 8
+	ids  [MaxBundle]ComponentID
+	offs [MaxBundle]uint8 // word offset of each value in data
+	data [inlineWords]uint64
+}
+
+// MaxBundle is the most values one Bundle holds.
+const MaxBundle = 6
+
+// NewBundle merges parts into one Bundle (see With).
+func NewBundle(parts ...Bundle) Bundle {
+	var b Bundle
+	for _, p := range parts {
+		b = b.With(p)
+	}
+	return b
+}
+
+// With returns b plus the values of o. It panics when the result would exceed MaxBundle values
+// or MaxInline bytes (a programming error: the set is fixed where it is written). Duplicate
+// components are reported by the World call that receives the bundle, as
+// ErrDuplicateComponent.
+func (b Bundle) With(o Bundle) Bundle {
+	if int(b.n)+int(o.n) > MaxBundle || int(b.used)+int(o.used) > MaxInline {
+		panic(fmt.Sprintf("ecs: bundle overflow: at most %d values and %d bytes", MaxBundle, MaxInline))
+	}
+	base := b.used / 8
+	copy(b.data[base:], o.data[:o.used/8])
+	for i := range int(o.n) {
+		b.ids[b.n] = o.ids[i]
+		b.offs[b.n] = o.offs[i] + base
+		b.n++
+	}
+	b.used += o.used
+	return b
+}
+
+// Len returns the number of values in b.
+func (b Bundle) Len() int { return int(b.n) }
+
+// ID returns the component of the i-th value, 0 ≤ i < Len.
+func (b Bundle) ID(i int) ComponentID { return b.ids[i] }
+
+// Mask returns the set of components in b.
+func (b Bundle) Mask() Mask {
+	var m Mask
+	for i := range int(b.n) {
+		m |= 1 << b.ids[i]
+	}
+	return m
+}
+
+// ValueOf returns the value of component c in b; ok is false when b does not hold c.
+func ValueOf[T any](c Component[T], b Bundle) (T, bool) {
+	for i := range int(b.n) {
+		if b.ids[i] == c.id {
+			return *(*T)(unsafe.Pointer(&b.data[b.offs[i]])), true
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+// Mask is a set of component ids, one bit per id.
+type Mask uint64
+
+// MaskOf returns the set of the given ids.
+func MaskOf(ids ...ComponentID) Mask {
+	var m Mask
+	for _, id := range ids {
+		m |= 1 << id
+	}
+	return m
+}
+
+// Has reports whether id is in m.
+func (m Mask) Has(id ComponentID) bool { return m&(1<<id) != 0 }
+
+// ComponentName returns the registered name of id, or "component#<id>" when unknown.
+func ComponentName(id ComponentID) string {
+	if info := lookup(id); info != nil {
+		return info.name
+	}
+	return fmt.Sprintf("component#%d", id)
+}

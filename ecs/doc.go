@@ -1,0 +1,27 @@
+// Package ecs is the entity-component world that deferbench's strategies defer changes to.
+//
+// A World holds entities identified by generational handles (world, slot, generation) and
+// component values stored in slot-indexed columns, one column per component type, plus a
+// 64-bit component mask per slot. The API is strict and immediate: every misuse returns a
+// distinct sentinel error (match with errors.Is) and changes nothing.
+//
+// Storage choice. Archetype tables (Unity, Flecs, Ark) make queries over dense rows fast but
+// move a row to another table on every Add or Remove. The changes this project measures are
+// exactly those structural changes, so the world keeps them O(1): Add and Remove flip a mask bit
+// and write one column slot, Create and Destroy touch one slot and the live-order list. Queries
+// walk the live-order list and test masks. Iteration order is creation order by construction:
+// a reused low slot is appended to the live order, it does not jump it.
+//
+// Structural calls (Create, Destroy, Add, Remove) are refused with ErrIterating while a query
+// is iterating; that refusal is why deferral exists. Set and Get are not structural and are
+// allowed. Placeholders (handles minted by a deferral strategy for entities not yet created)
+// are refused by every World call with ErrPlaceholder.
+//
+// Components are registered once per process with NewComponent, usually as package-level
+// variables; at most 64 component types exist per process. A component whose type holds no
+// pointers and is at most MaxInline bytes is inline: its values travel by value inside a Value
+// or Bundle, which is how deferral stages typed commands without allocating.
+//
+// A World is not safe for concurrent use: one goroutine at a time may call it. Read-only calls
+// (Get, Has, Alive, Query, Hash) may run concurrently with each other.
+package ecs

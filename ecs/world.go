@@ -1,0 +1,332 @@
+package ecs
+
+import (
+	"fmt"
+	"hash/fnv"
+	"iter"
+	"math"
+	"math/bits"
+	"sync/atomic"
+	"unsafe"
+)
+
+// tombstone marks a destroyed entity's place in the live-order list.
+const tombstone = math.MaxUint32
+
+var worldIDs atomic.Uint32
+
+// World holds entities and their components. Create one with NewWorld. See the package
+// documentation for the storage layout and the concurrency rule (one mutating goroutine).
+type World struct {
+	id    uint32
+	gens  []uint32 // per slot: generation of the live entity, or of the next one when free
+	alive []bool
+	masks []Mask
+	pos   []uint32 // per slot: index in order, tombstone when dead
+	order []uint32 // live slots in creation order, with tombstones
+	holes int      // tombstones in order
+	free  []uint32 // free slots, reused last-in first-out
+	live  int
+	cols  [MaxComponents]column
+	iters atomic.Int32 // queries iterating now
+}
+
+// NewWorld returns an empty World with a process-unique id.
+func NewWorld() *World {
+	id := worldIDs.Add(1)
+	if id == 0 { // wrapped after 2^32 worlds; 0 is reserved for the empty handle
+		id = worldIDs.Add(1)
+	}
+	return &World{id: id}
+}
+
+// ID returns the world's process-unique id, as carried by its handles.
+func (w *World) ID() uint32 { return w.id }
+
+// Len returns the number of live entities.
+func (w *World) Len() int { return w.live }
+
+// Slots returns the number of slots ever used (live, free or retired), a capacity measure.
+func (w *World) Slots() int { return len(w.gens) }
+
+// Check returns nil when e is a live entity of w, else the reason: ErrPlaceholder, ErrEmpty,
+// ErrForeign, ErrDead or ErrStale.
+func (w *World) Check(e Entity) error {
+	switch {
+	case e.IsPlaceholder():
+		return ErrPlaceholder
+	case e.IsZero():
+		return ErrEmpty
+	case e.world != w.id:
+		return ErrForeign
+	case int(e.slot) >= len(w.gens) || e.gen > w.gens[e.slot]:
+		return ErrDead // never issued by this world: treat as never alive
+	case w.alive[e.slot] && e.gen == w.gens[e.slot]:
+		return nil
+	case w.alive[e.slot]:
+		return ErrStale // the slot holds a newer entity
+	case e.gen+1 == w.gens[e.slot] || e.gen == w.gens[e.slot]: // free, or retired
+		return ErrDead
+	default:
+		return ErrStale // a newer entity held the slot since
+	}
+}
+
+// Alive reports whether e is a live entity of w.
+func (w *World) Alive(e Entity) bool { return w.Check(e) == nil }
+
+// Has reports whether e is alive and has component id.
+func (w *World) Has(e Entity, id ComponentID) bool {
+	return w.Check(e) == nil && w.masks[e.slot].Has(id)
+}
+
+// MaskOf returns e's component set (0 when e is not alive).
+func (w *World) MaskOf(e Entity) Mask {
+	if w.Check(e) != nil {
+		return 0
+	}
+	return w.masks[e.slot]
+}
+
+// Iterating reports whether a query is iterating now, i.e. whether structural calls are
+// refused.
+func (w *World) Iterating() bool { return w.iters.Load() > 0 }
+
+func (w *World) column(id ComponentID) (column, error) {
+	if c := w.cols[id]; c != nil {
+		return c, nil
+	}
+	info := lookup(id)
+	if info == nil {
+		return nil, ErrUnknownComponent
+	}
+	c := info.newColumn()
+	c.grow(len(w.gens))
+	w.cols[id] = c
+	return c, nil
+}
+
+// Create makes an entity with the components in b and returns its handle. Errors:
+// ErrIterating, ErrUnknownComponent, ErrDuplicateComponent, ErrInvalidValue (a validator
+// rejected a value), ErrWorldFull. On error nothing changed.
+func (w *World) Create(b Bundle) (Entity, error) {
+	if w.Iterating() {
+		return Entity{}, fmt.Errorf("create: %w", ErrIterating)
+	}
+	var mask Mask
+	for i := range int(b.n) {
+		id := b.ids[i]
+		if mask.Has(id) {
+			return Entity{}, fmt.Errorf("create: %s: %w", ComponentName(id), ErrDuplicateComponent)
+		}
+		mask |= 1 << id
+		c, err := w.column(id)
+		if err != nil {
+			return Entity{}, fmt.Errorf("create: component %d: %w", id, err)
+		}
+		if !c.validRaw(unsafe.Pointer(&b.data[b.offs[i]])) {
+			return Entity{}, fmt.Errorf("create: %s: %w", ComponentName(id), ErrInvalidValue)
+		}
+	}
+	var slot uint32
+	if n := len(w.free); n > 0 {
+		slot = w.free[n-1]
+		w.free = w.free[:n-1]
+	} else {
+		if len(w.gens) >= math.MaxUint32-1 {
+			return Entity{}, fmt.Errorf("create: %w", ErrWorldFull)
+		}
+		slot = uint32(len(w.gens))
+		w.gens = append(w.gens, 1)
+		w.alive = append(w.alive, false)
+		w.masks = append(w.masks, 0)
+		w.pos = append(w.pos, tombstone)
+		for _, c := range w.cols {
+			if c != nil {
+				c.grow(len(w.gens))
+			}
+		}
+	}
+	for i := range int(b.n) {
+		w.cols[b.ids[i]].setRaw(slot, unsafe.Pointer(&b.data[b.offs[i]]))
+	}
+	w.alive[slot] = true
+	w.masks[slot] = mask
+	w.pos[slot] = uint32(len(w.order))
+	w.order = append(w.order, slot)
+	w.live++
+	return Entity{world: w.id, slot: slot, gen: w.gens[slot]}, nil
+}
+
+// Destroy removes e and all its components. Its slot is reused later with a newer generation,
+// so e and its copies become stale. Errors: ErrIterating, or the handle's error.
+func (w *World) Destroy(e Entity) error {
+	if err := w.Check(e); err != nil {
+		return fmt.Errorf("destroy %v: %w", e, err)
+	}
+	if w.Iterating() {
+		return fmt.Errorf("destroy %v: %w", e, ErrIterating)
+	}
+	slot := e.slot
+	for m := w.masks[slot]; m != 0; m &= m - 1 {
+		w.cols[trailingZeros(m)].clear(slot)
+	}
+	w.masks[slot] = 0
+	w.alive[slot] = false
+	w.order[w.pos[slot]] = tombstone
+	w.pos[slot] = tombstone
+	w.holes++
+	w.live--
+	if w.gens[slot] < maxGeneration {
+		w.gens[slot]++
+		w.free = append(w.free, slot)
+	} // else: retired, never reused
+	if w.holes > 64 && w.holes > len(w.order)/2 {
+		w.compact()
+	}
+	return nil
+}
+
+// compact drops tombstones from the live order, keeping creation order.
+func (w *World) compact() {
+	n := 0
+	for _, s := range w.order {
+		if s != tombstone {
+			w.order[n] = s
+			w.pos[s] = uint32(n)
+			n++
+		}
+	}
+	clear(w.order[n:])
+	w.order = w.order[:n]
+	w.holes = 0
+}
+
+func trailingZeros(m Mask) ComponentID { return ComponentID(bits.TrailingZeros64(uint64(m))) }
+
+// Add gives e the components in b. Errors: ErrHasComponent, ErrDuplicateComponent,
+// ErrInvalidValue, ErrIterating, ErrUnknownComponent, or the handle's error. On error nothing
+// changed.
+func (w *World) Add(e Entity, b Bundle) error { return w.put(e, &b, true, false) }
+
+// Set overwrites e's values of the components in b. Set is not structural and is allowed
+// while a query iterates. Errors: ErrMissingComponent, ErrDuplicateComponent,
+// ErrInvalidValue, ErrUnknownComponent, or the handle's error. On error nothing changed.
+func (w *World) Set(e Entity, b Bundle) error { return w.put(e, &b, false, true) }
+
+// Upsert gives e the components in b, overwriting values it already has: the lenient Add that
+// deferred commands use. Errors: as Add, without ErrHasComponent.
+func (w *World) Upsert(e Entity, b Bundle) error { return w.put(e, &b, true, true) }
+
+// put is Add (add), Set (set) or Upsert (both) of the values in b.
+func (w *World) put(e Entity, b *Bundle, add, set bool) error {
+	verb := "add"
+	if !add {
+		verb = "set"
+	}
+	if err := w.Check(e); err != nil {
+		return fmt.Errorf("%s on %v: %w", verb, e, err)
+	}
+	have := w.masks[e.slot]
+	var seen Mask
+	for i := range int(b.n) {
+		id := b.ids[i]
+		c, err := w.column(id)
+		if err != nil {
+			return fmt.Errorf("%s component %d on %v: %w", verb, id, e, err)
+		}
+		has := have.Has(id)
+		switch {
+		case seen.Has(id):
+			err = ErrDuplicateComponent
+		case has && !set:
+			err = ErrHasComponent
+		case !has && !add:
+			err = ErrMissingComponent
+		case !has && w.Iterating():
+			err = ErrIterating
+		case !c.validRaw(unsafe.Pointer(&b.data[b.offs[i]])):
+			err = ErrInvalidValue
+		}
+		if err != nil {
+			return fmt.Errorf("%s %s on %v: %w", verb, ComponentName(id), e, err)
+		}
+		seen |= 1 << id
+	}
+	for i := range int(b.n) {
+		w.cols[b.ids[i]].setRaw(e.slot, unsafe.Pointer(&b.data[b.offs[i]]))
+	}
+	w.masks[e.slot] |= seen
+	return nil
+}
+
+// Remove takes component id from e. Errors: ErrMissingComponent, ErrIterating,
+// ErrUnknownComponent, or the handle's error.
+func (w *World) Remove(e Entity, id ComponentID) error {
+	if err := w.Check(e); err != nil {
+		return fmt.Errorf("remove %s from %v: %w", ComponentName(id), e, err)
+	}
+	if lookup(id) == nil {
+		return fmt.Errorf("remove component %d from %v: %w", id, e, ErrUnknownComponent)
+	}
+	if !w.masks[e.slot].Has(id) {
+		return fmt.Errorf("remove %s from %v: %w", ComponentName(id), e, ErrMissingComponent)
+	}
+	if w.Iterating() {
+		return fmt.Errorf("remove %s from %v: %w", ComponentName(id), e, ErrIterating)
+	}
+	w.cols[id].clear(e.slot)
+	w.masks[e.slot] &^= 1 << id
+	return nil
+}
+
+// Query returns the live entities having every component in m, in creation order. While the
+// sequence is being ranged over, structural calls on w return ErrIterating; breaking out of
+// the loop (or a panic in its body) ends the iteration. Several queries may iterate at once,
+// from several goroutines, as long as nothing mutates w.
+func (w *World) Query(m Mask) iter.Seq[Entity] {
+	return func(yield func(Entity) bool) {
+		w.iters.Add(1)
+		defer w.iters.Add(-1)
+		for _, slot := range w.order {
+			if slot == tombstone || w.masks[slot]&m != m {
+				continue
+			}
+			if !yield(Entity{world: w.id, slot: slot, gen: w.gens[slot]}) {
+				return
+			}
+		}
+	}
+}
+
+// Entities returns every live entity in creation order (a Query with the empty mask).
+func (w *World) Entities() iter.Seq[Entity] { return w.Query(0) }
+
+// Hash returns a 64-bit FNV-1a digest of the whole state: live entities in creation order,
+// with slot, generation, component set and component values (raw bytes for pointer-free
+// components, their Go syntax otherwise). Two worlds that received the same operations in the
+// same order hash alike, in any process on any machine of the same byte order; the world id
+// is not part of the digest.
+func (w *World) Hash() uint64 {
+	h := fnv.New64a()
+	var buf [16]byte
+	for _, slot := range w.order {
+		if slot == tombstone {
+			continue
+		}
+		m := w.masks[slot]
+		putU32(buf[0:], slot)
+		putU32(buf[4:], w.gens[slot])
+		putU64(buf[8:], uint64(m))
+		h.Write(buf[:])
+		for ; m != 0; m &= m - 1 {
+			w.cols[trailingZeros(m)].hash(h, slot)
+		}
+	}
+	return h.Sum64()
+}
+
+func putU32(b []byte, v uint32) {
+	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+}
+func putU64(b []byte, v uint64) { putU32(b, uint32(v)); putU32(b[4:], uint32(v>>32)) }

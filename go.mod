@@ -1,0 +1,3 @@
+module github.com/deferbench/deferbench
+
+go 1.26
