@@ -330,3 +330,17 @@ func putU32(b []byte, v uint32) {
 	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 }
 func putU64(b []byte, v uint64) { putU32(b, uint32(v)); putU32(b[4:], uint32(v>>32)) }
+
+// Freeze refuses structural calls (ErrIterating) until the returned thaw function is called,
+// as if a query were iterating. A frame uses it to run decision callbacks against a world they
+// can read but not reshape. Nested freezes and queries stack. Calling thaw twice panics.
+func (w *World) Freeze() (thaw func()) {
+	w.iters.Add(1)
+	var done atomic.Bool
+	return func() {
+		if done.Swap(true) {
+			panic("ecs: thaw called twice")
+		}
+		w.iters.Add(-1)
+	}
+}

@@ -1,0 +1,285 @@
+package deferral
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/deferbench/deferbench/ecs"
+)
+
+var owners atomic.Uint32
+
+// resolution states of a placeholder in the current resolution table.
+const (
+	resUnknown uint8 = iota // not applied (yet)
+	resCreated
+	resCulled
+)
+
+type resolution struct {
+	e     ecs.Entity
+	state uint8
+}
+
+// Core is the part of a strategy every design shares: applying one ECS command by the lenient
+// rules, placeholders and their resolutions, the report, the failure flag and the closed flag.
+// A strategy embeds or holds one. NewRecorder may be called from any goroutine; every other
+// method only from the strategy owner's goroutine, at a sync point.
+type Core struct {
+	world  *ecs.World
+	owner  uint32 // placeholder owner id
+	epoch  uint32 // commit epoch placeholders are staged in; advances when a commit drains
+	mu     sync.Mutex
+	nrec   int
+	tabEp  uint32         // epoch of res
+	res    [][]resolution // per recorder, per create sequence number
+	report Report
+	failed bool
+	closed bool
+	active bool // inside a commit
+}
+
+// NewCore returns a Core bound to w.
+func NewCore(w *ecs.World) *Core {
+	o := owners.Add(1)
+	if o == 0 {
+		o = owners.Add(1)
+	}
+	return &Core{world: w, owner: o, epoch: 1}
+}
+
+// World returns the target.
+func (c *Core) World() *ecs.World { return c.world }
+
+// NewRecorder mints the next recorder over sink. It panics after 65536 recorders (placeholders
+// carry the recorder number in 16 bits); strategies mint one per producer, not per frame.
+func (c *Core) NewRecorder(sink Sink) *Recorder {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.nrec >= maxRecorders {
+		panic(fmt.Sprintf("deferral: more than %d recorders on one strategy: mint one per producer and reuse it", maxRecorders))
+	}
+	r := &Recorder{sink: sink, core: c, index: c.nrec}
+	c.nrec++
+	return r
+}
+
+// Recorders returns the number of recorders minted so far.
+func (c *Core) Recorders() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.nrec
+}
+
+// Failed reports whether the last commit stopped at a failing command and its suffix is
+// still pending.
+func (c *Core) Failed() bool { return c.failed }
+
+// Closed reports whether Close succeeded.
+func (c *Core) Closed() bool { return c.closed }
+
+// Begin starts (or, after a failure, resumes) a commit. The first Begin after a drained commit
+// forgets that commit's resolutions. Errors: ErrClosed; ErrReentry when a commit is running.
+func (c *Core) Begin() error {
+	if c.closed {
+		return ErrClosed
+	}
+	if c.active {
+		return fmt.Errorf("commit: %w", ErrReentry)
+	}
+	c.active = true
+	if c.tabEp != c.epoch {
+		c.tabEp = c.epoch
+		for i := range c.res {
+			c.res[i] = c.res[i][:0]
+		}
+	}
+	return nil
+}
+
+// End finishes a commit begun with Begin. drained tells whether nothing is pending any more:
+// then the next placeholders belong to a new epoch and the failure flag clears; otherwise the
+// commit failed and the strategy keeps its suffix pending.
+func (c *Core) End(drained bool) {
+	c.active = false
+	c.failed = !drained
+	if drained {
+		c.advance()
+	}
+}
+
+// Discarded records that the strategy dropped its pending commands: placeholders staged
+// before it never resolve, and the failure flag clears.
+func (c *Core) Discarded() {
+	c.failed = false
+	c.advance()
+}
+
+func (c *Core) advance() {
+	c.epoch++
+	if c.epoch == 0 {
+		c.epoch = 1
+	}
+}
+
+// resolve maps a command's entity to a real handle. ok is false for a placeholder that does
+// not resolve to a created entity in this commit.
+func (c *Core) resolve(e ecs.Entity) (ecs.Entity, bool) {
+	owner, hi, lo, isPh := e.PlaceholderParts()
+	if !isPh {
+		return e, true
+	}
+	rec, ep := int(hi>>16), hi&0xffff
+	if owner != c.owner || ep != c.tabEp&0xffff || rec >= len(c.res) || int(lo) >= len(c.res[rec]) {
+		return ecs.Entity{}, false
+	}
+	r := c.res[rec][lo]
+	return r.e, r.state == resCreated
+}
+
+// record stores what placeholder p became.
+func (c *Core) record(p ecs.Entity, r resolution) {
+	owner, hi, lo, isPh := p.PlaceholderParts()
+	if !isPh || owner != c.owner || hi&0xffff != c.tabEp&0xffff {
+		return // hand-built create record, or one from an earlier epoch: nothing can name it
+	}
+	rec := int(hi >> 16)
+	for len(c.res) <= rec {
+		c.res = append(c.res, nil)
+	}
+	t := c.res[rec]
+	if int(lo) >= len(t) {
+		if int(lo) < cap(t) {
+			t = t[:lo+1]
+			clear(t[len(c.res[rec]):])
+		} else {
+			t = append(t, make([]resolution, int(lo)+1-len(t))...)
+		}
+		c.res[rec] = t
+	}
+	t[lo] = r
+}
+
+// Apply applies one command to the world by the lenient rules and records its receipt. at
+// names the command in errors. It returns a *CommandError when the command fails; the world is
+// then unchanged by it and the caller must keep it and everything after it pending.
+// VerbFunc records are the strategy's to run, with ApplyFunc.
+func (c *Core) Apply(at Pos, cmd *Command) error {
+	w := c.world
+	switch cmd.Verb {
+	case VerbCreate:
+		e, err := w.Create(cmd.Bundle)
+		if err != nil {
+			if errors.Is(err, ecs.ErrInvalidValue) {
+				c.record(cmd.Entity, resolution{state: resCulled})
+				c.report.IgnoredCreates++
+				break
+			}
+			return c.fail(at, cmd, err)
+		}
+		c.record(cmd.Entity, resolution{e: e, state: resCreated})
+		c.report.Created = append(c.report.Created, e)
+	case VerbDestroy:
+		e, ok := c.resolve(cmd.Entity)
+		switch {
+		case !ok:
+			c.report.Skipped++
+		case !w.Alive(e):
+			c.report.IgnoredDestroys++
+		default:
+			if err := w.Destroy(e); err != nil {
+				return c.fail(at, cmd, err)
+			}
+			c.report.Destroyed++
+		}
+	case VerbAdd, VerbSet, VerbRemove:
+		e, ok := c.resolve(cmd.Entity)
+		if !ok || !w.Alive(e) {
+			c.report.Skipped++
+			break
+		}
+		var err error
+		switch cmd.Verb {
+		case VerbAdd:
+			err = w.Upsert(e, cmd.Bundle)
+		case VerbSet:
+			err = w.Set(e, cmd.Bundle)
+		default:
+			if !w.Has(e, cmd.Component) {
+				c.report.NoopRemoves++
+				break
+			}
+			err = w.Remove(e, cmd.Component)
+		}
+		if err != nil {
+			return c.fail(at, cmd, err)
+		}
+	default:
+		return c.fail(at, cmd, ErrInvalidCommand)
+	}
+	c.report.Applied++
+	return nil
+}
+
+// ApplyFunc runs a closure-tier command and records its receipt; an error it returns becomes a
+// *CommandError naming at.
+func (c *Core) ApplyFunc(at Pos, fn func(w *ecs.World) error) error {
+	if err := fn(c.world); err != nil {
+		return &CommandError{Pos: at, Verb: VerbFunc, Err: err}
+	}
+	c.report.Applied++
+	return nil
+}
+
+func (c *Core) fail(at Pos, cmd *Command, err error) error {
+	return &CommandError{Pos: at, Verb: cmd.Verb, Component: cmd.componentName(), Err: err}
+}
+
+// Resolve answers what placeholder p became in the last commit (or the one in progress).
+// Errors: ErrNotPlaceholder, ErrForeignPlaceholder, ErrUnresolved, ErrCulled.
+func (c *Core) Resolve(p ecs.Entity) (ecs.Entity, error) {
+	owner, hi, lo, isPh := p.PlaceholderParts()
+	switch {
+	case !isPh:
+		return ecs.Entity{}, fmt.Errorf("resolve %v: %w", p, ErrNotPlaceholder)
+	case owner != c.owner:
+		return ecs.Entity{}, fmt.Errorf("resolve %v: %w", p, ErrForeignPlaceholder)
+	}
+	rec := int(hi >> 16)
+	if hi&0xffff != c.tabEp&0xffff || rec >= len(c.res) || int(lo) >= len(c.res[rec]) {
+		return ecs.Entity{}, fmt.Errorf("resolve %v: %w", p, ErrUnresolved)
+	}
+	switch r := c.res[rec][lo]; r.state {
+	case resCreated:
+		return r.e, nil
+	case resCulled:
+		return ecs.Entity{}, fmt.Errorf("resolve %v: %w", p, ErrCulled)
+	}
+	return ecs.Entity{}, fmt.Errorf("resolve %v: %w", p, ErrUnresolved)
+}
+
+// TakeReport returns the accumulated receipts and resets them. pending is the strategy's
+// pending count. Errors: ErrPending when pending > 0.
+func (c *Core) TakeReport(pending int) (Report, error) {
+	if pending > 0 {
+		return Report{}, fmt.Errorf("take report with %d commands pending: %w", pending, ErrPending)
+	}
+	r := c.report
+	c.report = Report{}
+	return r, nil
+}
+
+// Close marks the core closed. Errors: ErrPendingAtClose when pending > 0 (the core stays
+// open). Closing twice is a no-op.
+func (c *Core) Close(pending int) error {
+	if pending > 0 {
+		return fmt.Errorf("close with %d commands pending: %w", pending, ErrPendingAtClose)
+	}
+	c.closed = true
+	return nil
+}
+
+// Active reports whether a commit is running (between Begin and End).
+func (c *Core) Active() bool { return c.active }

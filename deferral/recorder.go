@@ -1,0 +1,74 @@
+package deferral
+
+import "github.com/deferbench/deferbench/ecs"
+
+// maxRecorders is the most recorders one strategy instance mints: placeholders carry the
+// recorder number in 16 bits.
+const maxRecorders = 1 << 16
+
+// Recorder is a producer's handle for staging ECS commands. Use one recorder from one
+// goroutine at a time; mint one per producer with Strategy.NewRecorder. Staging never touches
+// the world, returns no error and, for the typed verbs, does not allocate (amortised; what the
+// strategy's storage costs is the strategy's). Commands staged after the strategy is closed
+// are refused by its next Commit with ErrClosed.
+type Recorder struct {
+	sink  Sink
+	core  *Core
+	index int
+	key   uint64
+	epoch uint32 // the commit epoch seq counts in
+	seq   uint32 // creates staged in epoch
+}
+
+// Index returns the recorder's number: 0 for the first one its strategy minted.
+func (r *Recorder) Index() int { return r.index }
+
+// SetSortKey sets the sort key of the commands staged from now on (Unity's sortKey: the index
+// of the work item being processed). Strategies that declare Capabilities.SortKeys commit in
+// (key, recorder, FIFO) order; others ignore it.
+func (r *Recorder) SetSortKey(k uint64) { r.key = k }
+
+// Create stages the creation of an entity with the components in b and returns its
+// placeholder. The placeholder can be named by later commands of any recorder of the same
+// strategy; after the commit, Strategy.Resolve tells what it became.
+func (r *Recorder) Create(b ecs.Bundle) ecs.Entity {
+	if e := r.core.epoch; r.epoch != e {
+		r.epoch, r.seq = e, 0
+	}
+	p := ecs.NewPlaceholder(r.core.owner, uint32(r.index)<<16|r.epoch&0xffff, r.seq)
+	r.seq++
+	r.sink.StageKeyed(r.key, Command{Verb: VerbCreate, Entity: p, Bundle: b})
+	return p
+}
+
+// Destroy stages the destruction of e (an entity or a placeholder).
+func (r *Recorder) Destroy(e ecs.Entity) {
+	r.sink.StageKeyed(r.key, Command{Verb: VerbDestroy, Entity: e})
+}
+
+// Add stages adding the components in b to e, overwriting values e already has.
+func (r *Recorder) Add(e ecs.Entity, b ecs.Bundle) {
+	r.sink.StageKeyed(r.key, Command{Verb: VerbAdd, Entity: e, Bundle: b})
+}
+
+// Remove stages removing component id from e; a no-op at commit if e lacks it.
+func (r *Recorder) Remove(e ecs.Entity, id ecs.ComponentID) {
+	r.sink.StageKeyed(r.key, Command{Verb: VerbRemove, Component: id, Entity: e})
+}
+
+// Set stages overwriting e's values of the components in b; the commit fails with a
+// *CommandError wrapping ecs.ErrMissingComponent if e lacks one.
+func (r *Recorder) Set(e ecs.Entity, b ecs.Bundle) {
+	r.sink.StageKeyed(r.key, Command{Verb: VerbSet, Entity: e, Bundle: b})
+}
+
+// Stage stages a command record built by hand (the typed tier underneath the verbs). A
+// VerbCreate record staged this way carries its own placeholder, usually the zero Entity,
+// which nothing can name.
+func (r *Recorder) Stage(c Command) { r.sink.StageKeyed(r.key, c) }
+
+// Do stages a closure over the world: the closure tier, for components that are not inline
+// and for anything the verbs cannot say. It runs at commit in the same order as the typed
+// commands; an error it returns is a failing command (a *CommandError wraps it). Closures
+// are barriers: no hook moves typed commands across them. Do allocates the closure.
+func (r *Recorder) Do(fn func(w *ecs.World) error) { r.sink.StageFuncKeyed(r.key, fn) }

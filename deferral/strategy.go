@@ -1,0 +1,65 @@
+package deferral
+
+import "github.com/deferbench/deferbench/ecs"
+
+// Strategy is one deferral strategy bound to one ecs.World: it mints recorders, commits what
+// they staged, and answers for the commit. Recorders stage from any goroutines (each recorder
+// from one at a time); every other method is called from one goroutine, the owner's, at a
+// sync point where no recorder is staging.
+type Strategy interface {
+	// Name returns the strategy's name as used in benchmark names ("cmdbuffer", …).
+	Name() string
+	// Capabilities declares what the strategy guarantees; the conformance suite asserts it.
+	Capabilities() Capabilities
+	// World returns the target the strategy commits to.
+	World() *ecs.World
+	// NewRecorder mints a recorder, numbered after the ones minted before it.
+	NewRecorder() *Recorder
+	// Commit applies every pending command per the lenient rules and the strategy's order.
+	// Errors: *CommandError (the failure policy applies), ErrClosed, ErrReentry.
+	Commit() error
+	// Pending returns the number of staged commands not yet applied.
+	Pending() int
+	// Discard drops every pending command and returns how many it dropped. Placeholders
+	// staged before it will never resolve.
+	Discard() int
+	// Resolve answers what a placeholder became in the last commit. Errors:
+	// ErrNotPlaceholder, ErrForeignPlaceholder, ErrUnresolved, ErrCulled.
+	Resolve(p ecs.Entity) (ecs.Entity, error)
+	// TakeReport returns the receipts accumulated since the last TakeReport and resets them.
+	// Errors: ErrPending while commands are pending.
+	TakeReport() (Report, error)
+	// Close releases the strategy. Errors: ErrPendingAtClose while commands are pending (the
+	// strategy stays open); closing twice is a no-op.
+	Close() error
+}
+
+// Factory makes a strategy bound to w. The conformance suite and the harness take one per
+// strategy.
+type Factory func(w *ecs.World) Strategy
+
+// Capabilities is what a strategy declares about itself. A design that cannot honour a
+// contract point says so here, and the conformance suite asserts the declared behaviour
+// instead of skipping it.
+type Capabilities struct {
+	// ReproducibleOrder: the cross-recorder apply order is a function of what was staged
+	// (sort key, recorder number, FIFO), not of goroutine timing. False means only FIFO within
+	// one recorder is guaranteed.
+	ReproducibleOrder bool
+	// SortKeys: Recorder.SetSortKey orders the commit (key first, then recorder, then FIFO).
+	// False means keys are recorded but ignored.
+	SortKeys bool
+	// Order describes the cross-recorder apply order in words, for reports.
+	Order string
+}
+
+// Report is the receipts of one or more commits, accumulated until taken.
+type Report struct {
+	Created         []ecs.Entity // entities created, in apply order
+	Destroyed       int          // entities destroyed
+	IgnoredDestroys int          // destroys of dead, stale, foreign or empty handles, or repeated
+	IgnoredCreates  int          // creates culled by a validator
+	Skipped         int          // commands naming an entity that was not alive or a placeholder not resolved
+	NoopRemoves     int          // removes of a component the entity lacked
+	Applied         int          // commands consumed, whatever their outcome
+}
