@@ -1,0 +1,289 @@
+package cmdbuffer
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/deferbench/deferbench/deferral"
+)
+
+// ApplyFunc applies one typed command c to the target t. at names the command (recorder
+// number, index in its FIFO) for error messages. An error stops the commit at c.
+type ApplyFunc[T, C any] func(t *T, at deferral.Pos, c *C) error
+
+// Buffer defers commands of type C to a target of type T. Create it with New. NewRecorder
+// may be called from any goroutine; Commit, Discard and Pending from the owner's goroutine
+// only, at a sync point where no recorder is staging.
+type Buffer[T, C any] struct {
+	target  *T
+	apply   ApplyFunc[T, C]
+	runFunc func(t *T, at deferral.Pos, fn func(*T) error) error
+
+	mu   sync.Mutex // guards recs while minting
+	recs []*Recorder[T, C]
+
+	plan   []ref // the keyed commit order, kept across a failed commit
+	cursor int   // first pending entry of plan
+}
+
+// ref names one pending command in the keyed commit order.
+type ref struct {
+	key uint64
+	rec int32
+	idx int32 // typed index, or closure index when fn
+	seq int64 // FIFO index in the recorder: typed and closures counted together
+	fn  bool
+}
+
+func (a ref) compare(b ref) int {
+	if c := cmp.Compare(a.key, b.key); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.rec, b.rec); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.seq, b.seq)
+}
+
+// closure is a closure-tier command, kept beside the typed records.
+type closure[T any] struct {
+	at  int // index of the typed record it precedes
+	key uint64
+	fn  func(*T) error
+}
+
+// New returns a Buffer bound to target that applies typed commands with apply. A closure that
+// returns an error fails the commit with a *deferral.CommandError of verb VerbFunc.
+func New[T, C any](target *T, apply ApplyFunc[T, C]) *Buffer[T, C] {
+	return &Buffer[T, C]{target: target, apply: apply, runFunc: runClosure[T]}
+}
+
+func runClosure[T any](t *T, at deferral.Pos, fn func(*T) error) error {
+	if err := fn(t); err != nil {
+		return &deferral.CommandError{Pos: at, Verb: deferral.VerbFunc, Err: err}
+	}
+	return nil
+}
+
+// SetClosureRunner replaces how closures run at commit (the ECS flavour routes them through
+// deferral.Core for receipts). Call it before staging.
+func (b *Buffer[T, C]) SetClosureRunner(run func(t *T, at deferral.Pos, fn func(*T) error) error) {
+	b.runFunc = run
+}
+
+// Target returns the target commands are committed to.
+func (b *Buffer[T, C]) Target() *T { return b.target }
+
+// NewRecorder mints a recorder, numbered after those minted before it. Hand it to one
+// goroutine; reuse it across commits.
+func (b *Buffer[T, C]) NewRecorder() *Recorder[T, C] {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r := &Recorder[T, C]{index: len(b.recs)}
+	b.recs = append(b.recs, r)
+	return r
+}
+
+// recorders returns a snapshot of the minted recorders.
+func (b *Buffer[T, C]) recorders() []*Recorder[T, C] {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.recs
+}
+
+// Pending returns the number of staged commands (typed and closures) not yet applied.
+func (b *Buffer[T, C]) Pending() int {
+	n := len(b.plan) - b.cursor
+	for _, r := range b.recorders() {
+		n += len(r.cmds) - r.next + len(r.funcs) - r.fnext
+	}
+	return n
+}
+
+// Discard drops every pending command, keeping buffer capacity, and returns how many it
+// dropped.
+func (b *Buffer[T, C]) Discard() int {
+	n := b.Pending()
+	b.reset()
+	return n
+}
+
+func (b *Buffer[T, C]) reset() {
+	for _, r := range b.recorders() {
+		r.reset()
+	}
+	b.plan = b.plan[:0]
+	b.cursor = 0
+}
+
+// Commit applies every pending command to the target in commit order: sort key, then
+// recorder number, then FIFO. It returns the first command's error (the failure policy keeps
+// it and the rest pending) or nil when everything applied. The cost is proportional to the
+// pending commands plus the number of recorders.
+func (b *Buffer[T, C]) Commit() error {
+	recs := b.recorders()
+	keyed := len(b.plan) > b.cursor
+	for _, r := range recs {
+		keyed = keyed || r.keyed
+	}
+	if keyed {
+		if err := b.commitKeyed(recs); err != nil {
+			return err
+		}
+	} else {
+		for _, r := range recs {
+			if err := b.sweep(r); err != nil {
+				return err
+			}
+		}
+	}
+	b.reset()
+	return nil
+}
+
+// sweep applies r's pending commands in FIFO order, closures interleaved where staged.
+func (b *Buffer[T, C]) sweep(r *Recorder[T, C]) error {
+	t, apply := b.target, b.apply
+	for {
+		// Closures staged before typed record r.next come first.
+		for r.fnext < len(r.funcs) && r.funcs[r.fnext].at <= r.next {
+			if err := b.runFunc(t, deferral.Pos{Recorder: r.index, Index: r.next + r.fnext}, r.funcs[r.fnext].fn); err != nil {
+				return err
+			}
+			r.funcs[r.fnext].fn = nil
+			r.fnext++
+		}
+		if r.next == len(r.cmds) {
+			return nil
+		}
+		if err := apply(t, deferral.Pos{Recorder: r.index, Index: r.next + r.fnext}, &r.cmds[r.next]); err != nil {
+			return err
+		}
+		r.next++
+	}
+}
+
+// commitKeyed applies pending commands in (key, recorder, FIFO) order through a sorted index.
+// Commands staged after a failed keyed commit join the remaining plan in their place.
+func (b *Buffer[T, C]) commitKeyed(recs []*Recorder[T, C]) error {
+	plan := append(b.plan[:0], b.plan[b.cursor:]...)
+	for _, r := range recs {
+		for ; r.fnext < len(r.funcs); r.fnext++ {
+			f := r.funcs[r.fnext]
+			plan = append(plan, ref{key: f.key, rec: int32(r.index), idx: int32(r.fnext), seq: int64(f.at + r.fnext), fn: true})
+		}
+		for ; r.next < len(r.cmds); r.next++ {
+			plan = append(plan, ref{key: r.keyAt(r.next), rec: int32(r.index), idx: int32(r.next), seq: int64(r.next + r.funcsBefore(r.next))})
+		}
+	}
+	slices.SortFunc(plan, ref.compare)
+	b.plan, b.cursor = plan, 0
+	t := b.target
+	for b.cursor < len(b.plan) {
+		p := b.plan[b.cursor]
+		r := recs[p.rec]
+		at := deferral.Pos{Recorder: r.index, Index: int(p.seq)}
+		var err error
+		if p.fn {
+			if err = b.runFunc(t, at, r.funcs[p.idx].fn); err == nil {
+				r.funcs[p.idx].fn = nil
+			}
+		} else {
+			err = b.apply(t, at, &r.cmds[p.idx])
+		}
+		if err != nil {
+			return err
+		}
+		b.cursor++
+	}
+	return nil
+}
+
+// Recorder stages commands into its private buffer. Use it from one goroutine at a time; mint
+// one per producer with Buffer.NewRecorder. Staging takes no lock and, for typed commands, does
+// not allocate once the buffer has grown to its working size.
+type Recorder[T, C any] struct {
+	index int
+	cmds  []C
+	keys  []uint64 // per typed command, once keyed
+	keyed bool     // a non-zero sort key was staged since the last drained commit
+	funcs []closure[T]
+	key   uint64 // sort key for Stage and StageFunc
+	next  int    // typed commands consumed (applied, or moved into a keyed plan)
+	fnext int    // closures consumed
+	// pad keeps recorders that are allocated together from sharing a cache line.
+	_ [64]byte
+}
+
+var _ deferral.Stager[struct{}, int] = (*Recorder[struct{}, int])(nil)
+
+// Index returns the recorder's number, 0 for the first minted.
+func (r *Recorder[T, C]) Index() int { return r.index }
+
+// SetSortKey sets the sort key of the commands Stage and StageFunc stage from now on.
+func (r *Recorder[T, C]) SetSortKey(k uint64) { r.key = k }
+
+// Stage appends typed command c with the recorder's sort key.
+func (r *Recorder[T, C]) Stage(c C) { r.StageKeyed(r.key, c) }
+
+// StageKeyed appends typed command c with sort key k.
+func (r *Recorder[T, C]) StageKeyed(k uint64, c C) {
+	if k != 0 || r.keyed {
+		r.stageKey(k)
+	}
+	r.cmds = append(r.cmds, c)
+}
+
+func (r *Recorder[T, C]) stageKey(k uint64) {
+	r.markKeyed()
+	r.keys = append(r.keys, k)
+}
+
+// markKeyed switches the recorder to keyed staging, back-filling key 0 for what it staged.
+func (r *Recorder[T, C]) markKeyed() {
+	if !r.keyed {
+		r.keyed = true
+		r.keys = append(r.keys[:0], make([]uint64, len(r.cmds))...)
+	}
+}
+
+// StageFunc appends a closure with the recorder's sort key. It allocates the closure.
+func (r *Recorder[T, C]) StageFunc(fn func(t *T) error) { r.StageFuncKeyed(r.key, fn) }
+
+// StageFuncKeyed appends a closure with sort key k.
+func (r *Recorder[T, C]) StageFuncKeyed(k uint64, fn func(t *T) error) {
+	if fn == nil {
+		panic(fmt.Sprintf("cmdbuffer: recorder %d: nil closure", r.index))
+	}
+	if k != 0 {
+		r.markKeyed()
+	}
+	r.funcs = append(r.funcs, closure[T]{at: len(r.cmds), key: k, fn: fn})
+}
+
+// Len returns the number of commands staged since the last drained commit.
+func (r *Recorder[T, C]) Len() int { return len(r.cmds) + len(r.funcs) }
+
+func (r *Recorder[T, C]) keyAt(i int) uint64 {
+	if !r.keyed {
+		return 0
+	}
+	return r.keys[i]
+}
+
+// funcsBefore returns how many closures were staged before typed command i.
+func (r *Recorder[T, C]) funcsBefore(i int) int {
+	n, _ := slices.BinarySearchFunc(r.funcs, i+1, func(f closure[T], at int) int { return cmp.Compare(f.at, at) })
+	return n
+}
+
+func (r *Recorder[T, C]) reset() {
+	r.cmds = r.cmds[:0]
+	r.keys = r.keys[:0]
+	r.keyed = false
+	clear(r.funcs)
+	r.funcs = r.funcs[:0]
+	r.next, r.fnext = 0, 0
+}

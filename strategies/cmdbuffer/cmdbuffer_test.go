@@ -1,0 +1,140 @@
+package cmdbuffer_test
+
+import (
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/strategies/cmdbuffer"
+)
+
+type vec struct{ X, Y float64 }
+
+var pos = ecs.NewComponent[vec]("pos", nil)
+var vel = ecs.NewComponent[vec]("vel", nil)
+
+func TestSmoke(t *testing.T) {
+	w := ecs.NewWorld()
+	s := cmdbuffer.NewECS(w)
+	r := s.NewRecorder()
+	p := r.Create(pos.Value(vec{1, 2}))
+	r.Add(p, vel.Value(vec{3, 4}))
+	r.Set(p, vel.Value(vec{5, 6}))
+	if err := s.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	e, err := s.Resolve(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := vel.Get(w, e); v != (vec{5, 6}) {
+		t.Fatal(v)
+	}
+	r.Set(e, pos.Value(vec{9, 9}))
+	r.Remove(e, vel.ID())
+	r.Set(e, vel.Value(vec{1, 1})) // fails: vel was removed
+	r.Destroy(e)
+	err = s.Commit()
+	var ce *deferral.CommandError
+	if !errors.As(err, &ce) || !errors.Is(err, ecs.ErrMissingComponent) || ce.Pos.Index != 2 {
+		t.Fatalf("commit = %v, want a CommandError at index 2 wrapping ErrMissingComponent", err)
+	}
+	if got := s.Pending(); got != 2 {
+		t.Fatalf("pending after failure = %d, want 2", got)
+	}
+	if _, err := s.TakeReport(); !errors.Is(err, deferral.ErrPending) {
+		t.Fatalf("TakeReport while pending = %v, want ErrPending", err)
+	}
+	if err := s.Close(); !errors.Is(err, deferral.ErrPendingAtClose) {
+		t.Fatalf("Close while pending = %v, want ErrPendingAtClose", err)
+	}
+	if got := s.Discard(); got != 2 {
+		t.Fatalf("Discard = %d, want 2", got)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestKeyedOrder: commit order is (sort key, recorder, FIFO) whatever the staging order.
+func TestKeyedOrder(t *testing.T) {
+	w := ecs.NewWorld()
+	s := cmdbuffer.NewECS(w)
+	recs := []*deferral.Recorder{s.NewRecorder(), s.NewRecorder()}
+	var wg sync.WaitGroup
+	for i, r := range recs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := 3; k >= 0; k-- {
+				r.SetSortKey(uint64(k))
+				r.Create(pos.Value(vec{float64(k), float64(i)}))
+				r.Do(func(w *ecs.World) error { return nil })
+			}
+		}()
+	}
+	wg.Wait()
+	if err := s.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	rep, _ := s.TakeReport()
+	var got []vec
+	for _, e := range rep.Created {
+		v, _ := pos.Get(w, e)
+		got = append(got, v)
+	}
+	want := []vec{{0, 0}, {0, 1}, {1, 0}, {1, 1}, {2, 0}, {2, 1}, {3, 0}, {3, 1}}
+	if len(got) != len(want) {
+		t.Fatalf("created %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("created %v, want %v", got, want)
+		}
+	}
+	if rep.Applied != 16 {
+		t.Fatalf("applied %d, want 16", rep.Applied)
+	}
+}
+
+// TestKeyedRetry: after a keyed commit fails, the retry applies only the suffix, and
+// commands staged in between join it in key order.
+func TestKeyedRetry(t *testing.T) {
+	w := ecs.NewWorld()
+	s := cmdbuffer.NewECS(w)
+	r0, r1 := s.NewRecorder(), s.NewRecorder()
+	e, _ := w.Create(pos.Value(vec{}))
+	r1.SetSortKey(1)
+	r1.Create(pos.Value(vec{1, 1}))
+	r0.SetSortKey(2)
+	r0.Set(e, vel.Value(vec{})) // fails: e has no vel
+	r0.Create(pos.Value(vec{2, 0}))
+	if err := s.Commit(); !errors.Is(err, ecs.ErrMissingComponent) {
+		t.Fatalf("commit = %v, want ErrMissingComponent", err)
+	}
+	r0.Add(e, vel.Value(vec{})) // no key change: key 2, after the failing set in FIFO
+	r1.SetSortKey(0)
+	r1.Create(pos.Value(vec{0, 1}))
+	if err := s.Commit(); !errors.Is(err, ecs.ErrMissingComponent) {
+		t.Fatalf("retry = %v, want the same failure first", err)
+	}
+	if got := s.Pending(); got != 3 {
+		t.Fatalf("pending = %d, want 3", got)
+	}
+}
+
+func TestStageAllocs(t *testing.T) {
+	w := ecs.NewWorld()
+	s := cmdbuffer.NewECS(w)
+	r := s.NewRecorder()
+	e, _ := w.Create(pos.Value(vec{}))
+	for range 1000 {
+		r.Set(e, pos.Value(vec{1, 1}))
+	}
+	s.Discard()
+	if a := testing.AllocsPerRun(500, func() { r.Set(e, pos.Value(vec{1, 1})) }); a != 0 {
+		t.Fatalf("allocs per staged command = %v, want 0", a)
+	}
+}

@@ -1,0 +1,79 @@
+package cmdbuffer
+
+import (
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
+)
+
+// ECS is the cmdbuffer strategy for an ecs.World: a Buffer[ecs.World, deferral.Command] whose
+// commits go through a deferral.Core. It implements deferral.Strategy; recorders stage from
+// any goroutines, one recorder per goroutine, and everything else runs on the owner's.
+type ECS struct {
+	core *deferral.Core
+	buf  *Buffer[ecs.World, deferral.Command]
+}
+
+var _ deferral.Strategy = (*ECS)(nil)
+
+// Factory makes the cmdbuffer strategy for w.
+var Factory deferral.Factory = func(w *ecs.World) deferral.Strategy { return NewECS(w) }
+
+// NewECS returns the cmdbuffer strategy bound to w.
+func NewECS(w *ecs.World) *ECS {
+	core := deferral.NewCore(w)
+	buf := New(w, func(_ *ecs.World, at deferral.Pos, c *deferral.Command) error { return core.Apply(at, c) })
+	buf.SetClosureRunner(func(_ *ecs.World, at deferral.Pos, fn func(*ecs.World) error) error {
+		return core.ApplyFunc(at, fn)
+	})
+	return &ECS{core: core, buf: buf}
+}
+
+// Name returns "cmdbuffer".
+func (s *ECS) Name() string { return "cmdbuffer" }
+
+// Capabilities declares a reproducible order that honours sort keys.
+func (s *ECS) Capabilities() deferral.Capabilities {
+	return deferral.Capabilities{
+		ReproducibleOrder: true,
+		SortKeys:          true,
+		Order:             "sort key, then recorder creation order, then FIFO within a recorder",
+	}
+}
+
+// World returns the target.
+func (s *ECS) World() *ecs.World { return s.core.World() }
+
+// Buffer returns the underlying generic buffer (for hooks and inspection).
+func (s *ECS) Buffer() *Buffer[ecs.World, deferral.Command] { return s.buf }
+
+// NewRecorder mints a recorder with its own private buffer.
+func (s *ECS) NewRecorder() *deferral.Recorder { return s.core.NewRecorder(s.buf.NewRecorder()) }
+
+// Commit applies every pending command; see Buffer.Commit and the deferral failure policy.
+func (s *ECS) Commit() error {
+	if err := s.core.Begin(); err != nil {
+		return err
+	}
+	err := s.buf.Commit()
+	s.core.End(err == nil)
+	return err
+}
+
+// Pending returns the number of staged commands not yet applied.
+func (s *ECS) Pending() int { return s.buf.Pending() }
+
+// Discard drops every pending command and returns how many.
+func (s *ECS) Discard() int {
+	n := s.buf.Discard()
+	s.core.Discarded()
+	return n
+}
+
+// Resolve answers what a placeholder became in the last commit.
+func (s *ECS) Resolve(p ecs.Entity) (ecs.Entity, error) { return s.core.Resolve(p) }
+
+// TakeReport returns and resets the receipts; deferral.ErrPending while commands are pending.
+func (s *ECS) TakeReport() (deferral.Report, error) { return s.core.TakeReport(s.Pending()) }
+
+// Close releases the strategy; deferral.ErrPendingAtClose while commands are pending.
+func (s *ECS) Close() error { return s.core.Close(s.Pending()) }
