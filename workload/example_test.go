@@ -5,6 +5,7 @@ import (
 
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/strategies/cmdbuffer"
 	"github.com/deferbench/deferbench/workload"
 )
 
@@ -15,7 +16,7 @@ func ExampleSim_Step() {
 	if _, err := w.Create(workload.Particle(workload.Vec2{}, workload.Vec2{X: 1}, 2)); err != nil {
 		panic(err)
 	}
-	sim := workload.NewSim(newSliceStrategy(w))
+	sim := workload.NewSim(cmdbuffer.NewECS(w))
 	spawn := func(v workload.View, rec *deferral.Recorder) error {
 		for e := range v.Survivors() {
 			p, _ := v.Position(e)
@@ -44,7 +45,7 @@ func ExampleReplace() {
 	if err := workload.Populate(w, 1000, 42); err != nil {
 		panic(err)
 	}
-	sim := workload.NewSim(newSliceStrategy(w))
+	sim := workload.NewSim(cmdbuffer.NewECS(w))
 	decide := workload.Replace(7, 0.1)
 	for range 10 {
 		if err := sim.StepParallel(0.1, 4, decide); err != nil {
