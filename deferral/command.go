@@ -30,7 +30,7 @@ func (v Verb) String() string {
 	return fmt.Sprintf("verb(%d)", uint8(v))
 }
 
-// Command is one typed ECS command record: 88 bytes, pointer-free, passed and stored by value,
+// Command is one typed ECS command record: 72 bytes, pointer-free, passed and stored by value,
 // so staging one through an interface does not allocate (SPEC §8).
 type Command struct {
 	Verb      Verb

@@ -16,7 +16,7 @@ const MaxComponents = 64
 
 // MaxInline is the largest inline component value, in bytes. Inline components are
 // pointer-free types of at most this size; their values travel inside Value and Bundle.
-const MaxInline = 56
+const MaxInline = 40
 
 // inlineWords is MaxInline in 8-byte words; the payload arrays are word arrays so that any
 // inline component is suitably aligned inside them.
@@ -48,7 +48,8 @@ func lookup(id ComponentID) *componentInfo {
 // Component is the typed handle of one registered component type T. It is a small value:
 // copy it freely, usually keep it in a package-level variable.
 type Component[T any] struct {
-	id ComponentID
+	id     ComponentID
+	inline bool
 }
 
 // NewComponent registers component type T under name and returns its handle. valid, when not
@@ -78,7 +79,7 @@ func NewComponent[T any](name string, valid func(T) bool) Component[T] {
 	info.newColumn = func() column { return &typedColumn[T]{info: info, valid: valid} }
 	next := append(append([]*componentInfo(nil), old...), info)
 	registry.infos.Store(&next)
-	return Component[T]{id: id}
+	return Component[T]{id: id, inline: info.inline}
 }
 
 // hasPointers reports whether values of t hold any pointer the garbage collector must see.
@@ -110,19 +111,22 @@ func (c Component[T]) Name() string { return lookup(c.id).name }
 
 // Inline reports whether values of T can travel inside a Value (pointer-free, at most
 // MaxInline bytes).
-func (c Component[T]) Inline() bool { return lookup(c.id).inline }
+func (c Component[T]) Inline() bool { return c.inline }
 
 // Value packs v into a one-value Bundle by copy. It panics when the component is not inline
 // (T holds pointers or is larger than MaxInline bytes): stage such components through a
 // strategy's closure tier instead. Value does not allocate.
-func (c Component[T]) Value(v T) Bundle {
-	info := lookup(c.id)
-	if !info.inline {
-		panic(fmt.Sprintf("ecs: component %q is not inline (holds pointers or exceeds MaxInline=%d bytes): use the closure tier", info.name, MaxInline))
+func (c Component[T]) Value(v T) (b Bundle) {
+	if !c.inline {
+		c.notInline()
 	}
-	b := Bundle{n: 1, used: uint8((unsafe.Sizeof(v) + 7) &^ 7), ids: [MaxBundle]ComponentID{c.id}}
+	b.n, b.used, b.ids[0] = 1, uint8((unsafe.Sizeof(v)+7)&^7), c.id
 	*(*T)(unsafe.Pointer(&b.data)) = v
 	return b
+}
+
+func (c Component[T]) notInline() {
+	panic(fmt.Sprintf("ecs: component %q is not inline (holds pointers or exceeds MaxInline=%d bytes): use the closure tier", c.Name(), MaxInline))
 }
 
 // Get returns e's value of the component. Errors: ErrMissingComponent, or the handle's error
@@ -195,7 +199,7 @@ func (c Component[T]) put(w *World, e Entity, v T, add, set bool) error {
 func (c Component[T]) Remove(w *World, e Entity) error { return w.Remove(e, c.id) }
 
 // Bundle is a set of inline component values, by copy: up to MaxBundle values packed into
-// MaxInline bytes, 72 bytes in all, pointer-free, so it can be passed through interfaces and
+// MaxInline bytes, 56 bytes in all, pointer-free, so it can be passed through interfaces and
 // stored in command records without allocating. Build one with Component.Value and With. The
 // zero Bundle is the empty set. It is the initial component set of World.Create and the
 // payload of Add, Set and Upsert (which may carry several components at once).

@@ -14,8 +14,8 @@ func BenchmarkStage(b *testing.B) {
 	w := ecs.NewWorld()
 	e, _ := w.Create(pos.Value(vec{}))
 	b.Run("strategy=baseline/cmd=typed", func(b *testing.B) {
-		buf := make([]deferral.Command, 0, 1<<16)
-		for b.Loop() {
+		buf := make([]deferral.Command, 0, 1<<10)
+		for i := 0; i < b.N; i++ {
 			if len(buf) == cap(buf) {
 				buf = buf[:0]
 			}
@@ -26,8 +26,8 @@ func BenchmarkStage(b *testing.B) {
 		s := cmdbuffer.NewECS(w)
 		r := s.NewRecorder()
 		n := 0
-		for b.Loop() {
-			if n == 1<<16 {
+		for i := 0; i < b.N; i++ {
+			if n == 1<<10 {
 				s.Discard()
 				n = 0
 			}
