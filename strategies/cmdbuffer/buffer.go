@@ -26,7 +26,44 @@ type Buffer[T, C any] struct {
 
 	plan   []ref // the keyed commit order, kept across a failed commit
 	cursor int   // first pending entry of plan
+
+	hooks     Hooks[C]
+	seen      map[uint64]int // scratch for Dedup and Reduce, reused across commits
+	coalesced int
 }
+
+// Hooks are opt-in commit-time transformations of the typed tier, the seam the design study
+// names for merge, sort and dedup (seed 003, design 2). They see the commit order (sort key,
+// recorder, FIFO) and work on each run of typed commands between two closures: closures are
+// barriers no hook moves a command across. A command a hook drops counts as consumed.
+type Hooks[C any] struct {
+	// Sort, when set, stably reorders each run by this comparison (e.g. by material).
+	Sort func(a, b *C) int
+	// Key names the item a command is about; Dedup and Reduce need it.
+	Key func(c *C) uint64
+	// Dedup keeps only the last command of each Key in a run (last wins).
+	Dedup bool
+	// Reduce, when set, folds every later command of a Key into the first one of its run, in
+	// order, and drops the later ones (e.g. accumulating forces per body).
+	Reduce func(acc *C, next *C)
+}
+
+func (h *Hooks[C]) active() bool { return h.Sort != nil || h.Dedup || h.Reduce != nil }
+
+// SetHooks installs commit-time hooks. It panics when Dedup or Reduce is set without Key, or
+// both Dedup and Reduce are set. Call it at a sync point.
+func (b *Buffer[T, C]) SetHooks(h Hooks[C]) {
+	if (h.Dedup || h.Reduce != nil) && h.Key == nil {
+		panic("cmdbuffer: Hooks.Dedup and Hooks.Reduce need Hooks.Key")
+	}
+	if h.Dedup && h.Reduce != nil {
+		panic("cmdbuffer: Hooks.Dedup and Hooks.Reduce are exclusive")
+	}
+	b.hooks = h
+}
+
+// Coalesced returns how many commands Dedup or Reduce dropped since the buffer was made.
+func (b *Buffer[T, C]) Coalesced() int { return b.coalesced }
 
 // ref names one pending command in the keyed commit order.
 type ref struct {
@@ -124,7 +161,7 @@ func (b *Buffer[T, C]) reset() {
 // pending commands plus the number of recorders.
 func (b *Buffer[T, C]) Commit() error {
 	recs := b.recorders()
-	keyed := len(b.plan) > b.cursor
+	keyed := len(b.plan) > b.cursor || b.hooks.active()
 	for _, r := range recs {
 		keyed = keyed || r.keyed
 	}
@@ -179,6 +216,9 @@ func (b *Buffer[T, C]) commitKeyed(recs []*Recorder[T, C]) error {
 		}
 	}
 	slices.SortFunc(plan, ref.compare)
+	if b.hooks.active() {
+		plan = b.runHooks(recs, plan)
+	}
 	b.plan, b.cursor = plan, 0
 	t := b.target
 	for b.cursor < len(b.plan) {
@@ -286,4 +326,65 @@ func (r *Recorder[T, C]) reset() {
 	clear(r.funcs)
 	r.funcs = r.funcs[:0]
 	r.next, r.fnext = 0, 0
+}
+
+// runHooks applies the hooks to each run of typed commands in plan and returns the shortened
+// plan.
+func (b *Buffer[T, C]) runHooks(recs []*Recorder[T, C], plan []ref) []ref {
+	cmd := func(p ref) *C { return &recs[p.rec].cmds[p.idx] }
+	h := &b.hooks
+	out := plan[:0]
+	for i := 0; i < len(plan); {
+		if plan[i].fn {
+			out = append(out, plan[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(plan) && !plan[j].fn {
+			j++
+		}
+		run := plan[i:j]
+		if h.Dedup || h.Reduce != nil {
+			if b.seen == nil {
+				b.seen = make(map[uint64]int)
+			}
+			clear(b.seen)
+			n := 0
+			if h.Dedup { // keep the last of each key: walk backwards, compact to the end
+				n = len(run)
+				for k := len(run) - 1; k >= 0; k-- {
+					key := h.Key(cmd(run[k]))
+					if _, dup := b.seen[key]; dup {
+						continue
+					}
+					b.seen[key] = k
+					n--
+					run[n] = run[k]
+				}
+				kept := copy(run, run[n:])
+				b.coalesced += len(run) - kept
+				run = run[:kept]
+			} else {
+				for k := range run {
+					key := h.Key(cmd(run[k]))
+					if first, dup := b.seen[key]; dup {
+						h.Reduce(cmd(run[first]), cmd(run[k]))
+						continue
+					}
+					b.seen[key] = n
+					run[n] = run[k]
+					n++
+				}
+				b.coalesced += len(run) - n
+				run = run[:n]
+			}
+		}
+		if h.Sort != nil {
+			slices.SortStableFunc(run, func(a, c ref) int { return h.Sort(cmd(a), cmd(c)) })
+		}
+		out = append(out, run...)
+		i = j
+	}
+	return out
 }

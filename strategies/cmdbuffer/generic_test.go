@@ -1,0 +1,109 @@
+package cmdbuffer_test
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/strategies/cmdbuffer"
+)
+
+type draw struct{ Mesh, Material int }
+
+type queue struct{ draws []draw }
+
+func submit(q *queue, _ deferral.Pos, c *draw) error {
+	if c.Mesh < 0 {
+		return errors.New("negative mesh")
+	}
+	q.draws = append(q.draws, *c)
+	return nil
+}
+
+func TestGenericFIFOAndClosures(t *testing.T) {
+	var q queue
+	b := cmdbuffer.New(&q, submit)
+	r0, r1 := b.NewRecorder(), b.NewRecorder()
+	r1.Stage(draw{10, 0})
+	r0.Stage(draw{1, 0})
+	r0.StageFunc(func(q *queue) error { q.draws = append(q.draws, draw{-1, -1}); return nil })
+	r0.Stage(draw{2, 0})
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	want := []draw{{1, 0}, {-1, -1}, {2, 0}, {10, 0}}
+	if !slices.Equal(q.draws, want) {
+		t.Fatalf("applied %v, want %v", q.draws, want)
+	}
+}
+
+func TestGenericFailureRetry(t *testing.T) {
+	var q queue
+	b := cmdbuffer.New(&q, submit)
+	r := b.NewRecorder()
+	r.Stage(draw{1, 0})
+	r.Stage(draw{-5, 0})
+	r.Stage(draw{3, 0})
+	err := b.Commit()
+	if err == nil || b.Pending() != 2 || len(q.draws) != 1 {
+		t.Fatalf("commit = %v, pending %d, applied %v; want error, 2 pending, 1 applied", err, b.Pending(), q.draws)
+	}
+	b.Discard()
+	r.Stage(draw{4, 0})
+	if err := b.Commit(); err != nil || !slices.Equal(q.draws, []draw{{1, 0}, {4, 0}}) {
+		t.Fatalf("after discard: %v %v", err, q.draws)
+	}
+}
+
+func TestHooksSortDedupReduce(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		hooks cmdbuffer.Hooks[draw]
+		want  []draw
+	}{
+		{"sort", cmdbuffer.Hooks[draw]{Sort: func(a, b *draw) int { return cmp.Compare(a.Material, b.Material) }},
+			[]draw{{2, 1}, {1, 3}, {1, 3}, {-1, -1}, {5, 0}, {3, 2}}},
+		{"dedup", cmdbuffer.Hooks[draw]{Key: func(c *draw) uint64 { return uint64(c.Mesh) }, Dedup: true},
+			[]draw{{2, 1}, {1, 3}, {-1, -1}, {3, 2}, {5, 0}}},
+		{"reduce", cmdbuffer.Hooks[draw]{Key: func(c *draw) uint64 { return uint64(c.Mesh) }, Reduce: func(acc, next *draw) { acc.Material += next.Material }},
+			[]draw{{1, 6}, {2, 1}, {-1, -1}, {3, 2}, {5, 0}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var q queue
+			b := cmdbuffer.New(&q, submit)
+			b.SetHooks(tc.hooks)
+			r := b.NewRecorder()
+			r.Stage(draw{1, 3})
+			r.Stage(draw{2, 1})
+			r.Stage(draw{1, 3})
+			r.StageFunc(func(q *queue) error { q.draws = append(q.draws, draw{-1, -1}); return nil })
+			r.Stage(draw{3, 2})
+			r.Stage(draw{5, 0})
+			if err := b.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(q.draws, tc.want) {
+				t.Fatalf("applied %v, want %v", q.draws, tc.want)
+			}
+		})
+	}
+}
+
+// Example shows the generic tier: a render queue as the target, typed draw commands, a
+// sort-by-material hook, two producers.
+func Example() {
+	var q queue
+	b := cmdbuffer.New(&q, submit)
+	b.SetHooks(cmdbuffer.Hooks[draw]{Sort: func(a, b *draw) int { return cmp.Compare(a.Material, b.Material) }})
+	anim, fx := b.NewRecorder(), b.NewRecorder() // one per producer goroutine
+	anim.Stage(draw{Mesh: 7, Material: 2})
+	fx.Stage(draw{Mesh: 9, Material: 1})
+	if err := b.Commit(); err != nil {
+		fmt.Println(err)
+	}
+	fmt.Println(q.draws)
+	// Output: [{9 1} {7 2}]
+}
