@@ -1,0 +1,280 @@
+package handrolled
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/deferbench/deferbench/deferral"
+)
+
+// ErrCommitting: Commit or Discard was called while a commit is running (from inside a
+// command).
+var ErrCommitting = errors.New("a commit is already running")
+
+// ApplyFunc applies one typed command c to the target t. at names the command (recorder
+// number, index in its FIFO) for error messages. An error stops the commit at c.
+type ApplyFunc[T, C any] func(t *T, at deferral.Pos, c *C) error
+
+// item is one staged command: a typed record, or a closure when fn is set.
+type item[T, C any] struct {
+	c  C
+	fn func(t *T) error
+}
+
+// handout is one slice a producer handed over, with the FIFO index of its first command.
+type handout[T, C any] struct {
+	r     *Recorder[T, C]
+	items []item[T, C]
+	base  int
+}
+
+// segment maps a run of the gathered slice back to the recorder it came from.
+type segment[T, C any] struct {
+	start int // index in gathered of the run's first command
+	r     *Recorder[T, C]
+	base  int // FIFO index in r of the run's first command
+}
+
+// Gather defers commands of type C to a target of type T the way a careful programmer does
+// without a library (seed 003, design 3): every producer appends to its own slice; a producer
+// that is done hands its slice over to a mutex-guarded list; Commit gathers the handed-over
+// slices, in hand-over order, into one slice and applies it. There are no hooks, no arena and
+// no sort: the apply order across producers is the hand-over order, i.e. completion order,
+// which goroutine timing decides.
+//
+// NewRecorder may be called from any goroutine; each recorder is used from one goroutine.
+// Commit, Discard and Pending run on the owner's goroutine at a sync point where no recorder
+// is staging.
+type Gather[T, C any] struct {
+	target  *T
+	apply   ApplyFunc[T, C]
+	runFunc func(t *T, at deferral.Pos, fn func(*T) error) error
+
+	mu     sync.Mutex
+	nrec   int
+	open   []*Recorder[T, C] // recorders that staged since the last commit, in first-stage order
+	handed []handout[T, C]   // hand-overs not yet gathered, in hand-over order
+
+	// Owner-only: the gathered slice and its pending suffix.
+	gathered    []item[T, C]
+	segs        []segment[T, C]
+	next, snext int // first pending command of gathered; its segment
+	committing  bool
+}
+
+// New returns a Gather bound to target that applies typed commands with apply. A closure that
+// returns an error fails the commit with a *deferral.CommandError of verb VerbFunc.
+func New[T, C any](target *T, apply ApplyFunc[T, C]) *Gather[T, C] {
+	return &Gather[T, C]{target: target, apply: apply, runFunc: runClosure[T]}
+}
+
+func runClosure[T any](t *T, at deferral.Pos, fn func(*T) error) error {
+	if err := fn(t); err != nil {
+		return &deferral.CommandError{Pos: at, Verb: deferral.VerbFunc, Err: err}
+	}
+	return nil
+}
+
+// Target returns the target commands are committed to.
+func (g *Gather[T, C]) Target() *T { return g.target }
+
+// NewRecorder mints a recorder with its own slice, numbered after those minted before it.
+// Hand it to one producer goroutine; reuse it across commits.
+func (g *Gather[T, C]) NewRecorder() *Recorder[T, C] {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r := &Recorder[T, C]{g: g, index: g.nrec}
+	g.nrec++
+	return r
+}
+
+// Pending returns the number of staged commands not yet applied: still in a producer's
+// slice, handed over, or gathered and not applied.
+func (g *Gather[T, C]) Pending() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := len(g.gathered) - g.next
+	for _, h := range g.handed {
+		n += len(h.items)
+	}
+	for _, r := range g.open {
+		n += len(r.local)
+	}
+	return n
+}
+
+// Commit hands over the slice of every recorder that has not handed its slice over (in the
+// order those recorders first staged since the last commit), gathers every handed-over slice
+// into one slice in hand-over order (after the pending suffix of a failed commit), and
+// applies it command by command. On a failing command it returns the error (apply's, or a
+// *deferral.CommandError for a closure): the commands before it stay applied, it and the ones
+// after it stay pending in the gathered slice, and the next Commit resumes there.
+// Errors also: ErrCommitting from inside a command.
+func (g *Gather[T, C]) Commit() error {
+	if g.committing {
+		return fmt.Errorf("commit: %w", ErrCommitting)
+	}
+	g.committing = true
+	defer func() { g.committing = false }()
+	g.gather()
+	t := g.target
+	for ; g.next < len(g.gathered); g.next++ {
+		for g.snext+1 < len(g.segs) && g.segs[g.snext+1].start <= g.next {
+			g.snext++
+		}
+		sg := &g.segs[g.snext]
+		at := deferral.Pos{Recorder: sg.r.index, Index: sg.base + g.next - sg.start}
+		it := &g.gathered[g.next]
+		var err error
+		if it.fn != nil {
+			err = g.runFunc(t, at, it.fn)
+		} else {
+			err = g.apply(t, at, &it.c)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for _, sg := range g.segs {
+		sg.r.handed = 0
+	}
+	clear(g.gathered) // drop closures
+	g.gathered, g.segs = g.gathered[:0], g.segs[:0]
+	g.next, g.snext = 0, 0
+	return nil
+}
+
+// gather is the one gather step: late hand-overs, then a copy of every handed-over slice into
+// the gathered slice. Producers' slices go back to them, emptied, to be reused.
+func (g *Gather[T, C]) gather() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, r := range g.open {
+		r.handoverLocked()
+		r.listed = false
+	}
+	clear(g.open)
+	g.open = g.open[:0]
+	for _, h := range g.handed {
+		g.segs = append(g.segs, segment[T, C]{start: len(g.gathered), r: h.r, base: h.base})
+		g.gathered = append(g.gathered, h.items...)
+		clear(h.items)
+		if h.r.local == nil {
+			h.r.local = h.items[:0]
+		}
+	}
+	clear(g.handed)
+	g.handed = g.handed[:0]
+}
+
+// Discard drops every pending command, keeping slice capacity, and returns how many it
+// dropped. Errors: ErrCommitting from inside a command (nothing is dropped).
+func (g *Gather[T, C]) Discard() (int, error) {
+	if g.committing {
+		return 0, fmt.Errorf("discard: %w", ErrCommitting)
+	}
+	g.mu.Lock()
+	n := len(g.gathered) - g.next
+	for _, r := range g.open {
+		n += len(r.local)
+		clear(r.local)
+		r.local = r.local[:0]
+		r.listed = false
+		r.handed = 0
+	}
+	clear(g.open)
+	g.open = g.open[:0]
+	for _, h := range g.handed {
+		n += len(h.items)
+		h.r.handed = 0
+		clear(h.items)
+		if h.r.local == nil {
+			h.r.local = h.items[:0]
+		}
+	}
+	clear(g.handed)
+	g.handed = g.handed[:0]
+	g.mu.Unlock()
+	for _, sg := range g.segs {
+		sg.r.handed = 0
+	}
+	clear(g.gathered)
+	g.gathered, g.segs = g.gathered[:0], g.segs[:0]
+	g.next, g.snext = 0, 0
+	return n, nil
+}
+
+// Recorder is one producer's handle: it appends to its own slice, with no lock, and hands the
+// slice over when the producer is done (Handover), or at the next Commit if it did not. It
+// implements deferral.Stager[T, C]; sort keys are accepted and ignored. Use it from one
+// goroutine at a time.
+type Recorder[T, C any] struct {
+	g      *Gather[T, C]
+	index  int
+	local  []item[T, C]
+	listed bool // in g.open since the last commit
+	handed int  // commands handed over since the last drained commit: FIFO base of the next
+	// pad keeps recorders that are allocated together from sharing a cache line.
+	_ [64]byte
+}
+
+var _ deferral.Stager[struct{}, int] = (*Recorder[struct{}, int])(nil)
+
+// Index returns the recorder's number, 0 for the first minted.
+func (r *Recorder[T, C]) Index() int { return r.index }
+
+// Stage appends typed command c to the recorder's slice.
+func (r *Recorder[T, C]) Stage(c C) {
+	if !r.listed {
+		r.list()
+	}
+	r.local = append(r.local, item[T, C]{c: c})
+}
+
+// StageFunc appends a closure to the recorder's slice. It allocates the closure.
+func (r *Recorder[T, C]) StageFunc(fn func(t *T) error) {
+	if fn == nil {
+		panic(fmt.Sprintf("handrolled: recorder %d: nil closure", r.index))
+	}
+	if !r.listed {
+		r.list()
+	}
+	r.local = append(r.local, item[T, C]{fn: fn})
+}
+
+// StageKeyed stages c like Stage; the sort key is ignored (deferral.Stager).
+func (r *Recorder[T, C]) StageKeyed(_ uint64, c C) { r.Stage(c) }
+
+// StageFuncKeyed stages fn like StageFunc; the sort key is ignored (deferral.Stager).
+func (r *Recorder[T, C]) StageFuncKeyed(_ uint64, fn func(t *T) error) { r.StageFunc(fn) }
+
+// list records, once per commit, that the recorder has a slice to hand over: the first stage
+// after a commit takes the Gather's lock once.
+func (r *Recorder[T, C]) list() {
+	r.g.mu.Lock()
+	r.g.open = append(r.g.open, r)
+	r.listed = true
+	r.g.mu.Unlock()
+}
+
+// Len returns the number of commands in the recorder's slice (staged, not handed over).
+func (r *Recorder[T, C]) Len() int { return len(r.local) }
+
+// Handover hands the recorder's slice to the Gather: the producer says it is done. Commands
+// apply in hand-over order across recorders. The recorder may stage again afterwards (into a
+// new slice, handed over later). Handover of an empty slice does nothing.
+func (r *Recorder[T, C]) Handover() {
+	r.g.mu.Lock()
+	r.handoverLocked()
+	r.g.mu.Unlock()
+}
+
+func (r *Recorder[T, C]) handoverLocked() {
+	if len(r.local) == 0 {
+		return
+	}
+	r.g.handed = append(r.g.handed, handout[T, C]{r: r, items: r.local, base: r.handed})
+	r.handed += len(r.local)
+	r.local = nil
+}
