@@ -10,10 +10,11 @@ import (
 // column is one component type's storage in one World: a value per slot.
 type column interface {
 	grow(slots int)
-	// setRaw copies the value at src (a *T) into slot.
-	setRaw(slot uint32, src unsafe.Pointer)
-	// validRaw runs the component's validator on the value at src.
-	validRaw(src unsafe.Pointer) bool
+	// setFrom copies the i-th value of b into slot. b travels by value: a pointer passed to
+	// an interface method escapes, which would cost an allocation per World call.
+	setFrom(slot uint32, b Bundle, i int)
+	// validIn runs the component's validator on the i-th value of b.
+	validIn(b Bundle, i int) bool
 	// clear zeroes slot so that dead slots hold no references and hash alike.
 	clear(slot uint32)
 	// hash writes slot's value to h.
@@ -33,10 +34,12 @@ func (c *typedColumn[T]) grow(slots int) {
 	}
 }
 
-func (c *typedColumn[T]) setRaw(slot uint32, src unsafe.Pointer) { c.data[slot] = *(*T)(src) }
+func (c *typedColumn[T]) setFrom(slot uint32, b Bundle, i int) {
+	c.data[slot] = *(*T)(unsafe.Pointer(&b.data[b.offs[i]]))
+}
 
-func (c *typedColumn[T]) validRaw(src unsafe.Pointer) bool {
-	return c.valid == nil || c.valid(*(*T)(src))
+func (c *typedColumn[T]) validIn(b Bundle, i int) bool {
+	return c.valid == nil || c.valid(*(*T)(unsafe.Pointer(&b.data[b.offs[i]])))
 }
 
 func (c *typedColumn[T]) clear(slot uint32) {

@@ -175,6 +175,7 @@ func (c Component[T]) put(w *World, e Entity, v T, add, set bool) error {
 	if err != nil {
 		return err
 	}
+	tc := col.(*typedColumn[T]) // typed: v passed through the column interface would escape
 	has := w.masks[e.slot].Has(c.id)
 	switch {
 	case has && !set:
@@ -183,13 +184,13 @@ func (c Component[T]) put(w *World, e Entity, v T, add, set bool) error {
 		err = ErrMissingComponent
 	case !has && w.Iterating():
 		err = ErrIterating
-	case !col.validRaw(unsafe.Pointer(&v)):
+	case tc.valid != nil && !tc.valid(v):
 		err = ErrInvalidValue
 	}
 	if err != nil {
 		return fmt.Errorf("%s %s on %v: %w", verb, c.Name(), e, err)
 	}
-	col.(*typedColumn[T]).data[e.slot] = v
+	tc.data[e.slot] = v
 	w.masks[e.slot] |= 1 << c.id
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/bits"
 	"sync/atomic"
-	"unsafe"
 )
 
 // tombstone marks a destroyed entity's place in the live-order list.
@@ -124,7 +123,7 @@ func (w *World) Create(b Bundle) (Entity, error) {
 		if err != nil {
 			return Entity{}, fmt.Errorf("create: component %d: %w", id, err)
 		}
-		if !c.validRaw(unsafe.Pointer(&b.data[b.offs[i]])) {
+		if !c.validIn(b, i) {
 			return Entity{}, fmt.Errorf("create: %s: %w", ComponentName(id), ErrInvalidValue)
 		}
 	}
@@ -148,7 +147,7 @@ func (w *World) Create(b Bundle) (Entity, error) {
 		}
 	}
 	for i := range int(b.n) {
-		w.cols[b.ids[i]].setRaw(slot, unsafe.Pointer(&b.data[b.offs[i]]))
+		w.cols[b.ids[i]].setFrom(slot, b, i)
 	}
 	w.alive[slot] = true
 	w.masks[slot] = mask
@@ -245,7 +244,7 @@ func (w *World) put(e Entity, b *Bundle, add, set bool) error {
 			err = ErrMissingComponent
 		case !has && w.Iterating():
 			err = ErrIterating
-		case !c.validRaw(unsafe.Pointer(&b.data[b.offs[i]])):
+		case !c.validIn(*b, i):
 			err = ErrInvalidValue
 		}
 		if err != nil {
@@ -254,7 +253,7 @@ func (w *World) put(e Entity, b *Bundle, add, set bool) error {
 		seen |= 1 << id
 	}
 	for i := range int(b.n) {
-		w.cols[b.ids[i]].setRaw(e.slot, unsafe.Pointer(&b.data[b.offs[i]]))
+		w.cols[b.ids[i]].setFrom(e.slot, *b, i)
 	}
 	w.masks[e.slot] |= seen
 	return nil
