@@ -10,9 +10,9 @@ import (
 type (
 	vec   struct{ X, Y float64 }
 	hp    struct{ N int32 }
-	label struct{ S string }        // holds a pointer: not inline
+	label struct{ S string }         // holds a pointer: not inline
 	huge  [ecs.MaxInline/8 + 1]int64 // pointer-free but larger than MaxInline: not inline
-	small struct{ B uint8 }         // 1 byte, padded to a word inside bundles
+	small struct{ B uint8 }          // 1 byte, padded to a word inside bundles
 )
 
 var (
