@@ -1,0 +1,448 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/workload"
+)
+
+// Factory makes the strategy under test bound to a World; it is deferral.Factory.
+type Factory = deferral.Factory
+
+// SeedEnv is the environment variable that fixes the suite's random seed, to replay a
+// failure whose seed a subtest logged.
+const SeedEnv = "DEFERBENCH_CONFORMANCE_SEED"
+
+// Timeout is how long one subtest may run before its watchdog fails it. A strategy whose
+// commit or recorder blocks fails with this message and the goroutine stacks instead of
+// hanging the test binary.
+var Timeout = 2 * time.Minute
+
+// Test runs the conformance suite against the strategies f makes: one subtest per row of the
+// deferral contract, each on a fresh World and strategy. Run it under -race: several subtests
+// stage from several goroutines.
+func Test(t *testing.T, f Factory) {
+	t.Helper()
+	if f == nil {
+		t.Fatal("conformance.Test: factory is nil")
+	}
+	probe := f(ecs.NewWorld())
+	caps := probe.Capabilities()
+	if err := probe.Close(); err != nil {
+		t.Errorf("close of an unused strategy: got %v, want nil", err)
+	}
+	seed := suiteSeed()
+	t.Logf("strategy %q: capabilities %+v; seed %d (set %s=%d to replay)", probe.Name(), caps, seed, SeedEnv, seed)
+	for _, c := range checks(caps) {
+		t.Run(c.name, func(t *testing.T) {
+			t.Helper()
+			runCheck(t, f, c, seed, Timeout)
+		})
+	}
+}
+
+// check is one subtest.
+type check struct {
+	name string
+	fn   func(x *fixture)
+}
+
+// checks returns the suite's subtests for a strategy declaring caps.
+func checks(caps deferral.Capabilities) []check {
+	return []check{
+		{"StrategyIdentity", checkIdentity},
+		{"LeniencyAddOverwrites", checkAddOverwrites},
+		{"LeniencyRemoveMissingNoop", checkRemoveMissingNoop},
+		{"LeniencyDestroyDeadIgnored", checkDestroyDeadIgnored},
+		{"LeniencySkipAfterDestroy", checkSkipAfterDestroy},
+		{"SetMissingFails", checkSetMissingFails},
+		{"CreateCulled", checkCreateCulled},
+		{"PlaceholderSameRecorder", checkPlaceholderSameRecorder},
+		{orderName("PlaceholderOtherRecorder", caps), checkPlaceholderOtherRecorder},
+		{"PlaceholderCulled", checkPlaceholderCulled},
+		{"PlaceholderForeign", checkPlaceholderForeign},
+		{"PlaceholderStale", checkPlaceholderStale},
+		{"ResolveLifetime", checkResolveLifetime},
+		{"ReportApplyOrder", checkReportApplyOrder},
+		{"ReportTakeRefusedWhilePending", checkReportTakeRefused},
+		{"CommitProportionalToPending", checkProportional},
+		{"FailurePrefixRetained", checkFailurePrefixRetained},
+		{"FailureRetryNoReplay", checkFailureRetryNoReplay},
+		{"FailureDiscard", checkFailureDiscard},
+		{"FailureCloseWithPending", checkFailureClose},
+		{"ClosureTier", checkClosureTier},
+		{"FIFOWithinRecorder", checkFIFO},
+		{"ConcurrentRecorders", checkConcurrentRecorders},
+		{orderName("Order", caps), checkOrder},
+		{determinismName(caps), checkDeterminism},
+		{"RemoveThenDestroySameCommit", checkRemoveThenDestroy},
+		{"DestroyTwice", checkDestroyTwice},
+		{"RemoveOnMissingEntityLeavesOthers", checkRemoveOnMissing},
+		{orderName("AddAndDestroyFromTwoRecorders", caps), checkAddAndDestroyTwoRecorders},
+		{"FrameRejectsBadDt", checkFrameBadDt},
+		{"FrameOrder", checkFrameOrder},
+		{"FrameReentryRefused", checkFrameReentry},
+		{"FrameDecisionErrorKeepsPending", checkFrameDecisionError},
+	}
+}
+
+// orderName names a subtest whose assertion depends on the declared cross-recorder order.
+func orderName(base string, caps deferral.Capabilities) string {
+	switch {
+	case caps.ReproducibleOrder && caps.SortKeys:
+		return base + "ReproducibleBySortKey"
+	case caps.ReproducibleOrder:
+		return base + "ReproducibleByRecorder"
+	case caps.SortKeys:
+		return base + "FIFOOnlyBySortKey"
+	default:
+		return base + "FIFOOnly"
+	}
+}
+
+func determinismName(caps deferral.Capabilities) string {
+	if caps.ReproducibleOrder {
+		return "DeterminismReproducible"
+	}
+	return "DeterminismNotClaimed"
+}
+
+// suiteSeed returns the seed from SeedEnv, or a fresh one.
+func suiteSeed() uint64 {
+	if s := os.Getenv(SeedEnv); s != "" {
+		if v, err := strconv.ParseUint(s, 10, 64); err == nil {
+			return v
+		}
+	}
+	return uint64(time.Now().UnixNano())
+}
+
+// checkT is the testing.TB a check runs with: it forwards to the subtest's TB until the
+// watchdog expires it, then drops everything, so a hung check that wakes up later cannot
+// report into a finished test. FailNow ends the check's goroutine.
+type checkT struct {
+	testing.TB
+	mu      sync.Mutex
+	expired bool
+}
+
+func (c *checkT) live() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.expired
+}
+
+func (c *checkT) expire() {
+	c.mu.Lock()
+	c.expired = true
+	c.mu.Unlock()
+}
+
+func (c *checkT) Errorf(format string, args ...any) {
+	c.TB.Helper()
+	if c.live() {
+		c.TB.Errorf(format, args...)
+	}
+}
+
+func (c *checkT) Error(args ...any) {
+	c.TB.Helper()
+	if c.live() {
+		c.TB.Error(args...)
+	}
+}
+
+func (c *checkT) Fail() {
+	if c.live() {
+		c.TB.Fail()
+	}
+}
+
+func (c *checkT) FailNow() {
+	c.Fail()
+	runtime.Goexit()
+}
+
+func (c *checkT) Fatalf(format string, args ...any) {
+	c.TB.Helper()
+	c.Errorf(format, args...)
+	runtime.Goexit()
+}
+
+func (c *checkT) Fatal(args ...any) {
+	c.TB.Helper()
+	c.Error(args...)
+	runtime.Goexit()
+}
+
+func (c *checkT) Logf(format string, args ...any) {
+	c.TB.Helper()
+	if c.live() {
+		c.TB.Logf(format, args...)
+	}
+}
+
+func (c *checkT) Log(args ...any) {
+	c.TB.Helper()
+	if c.live() {
+		c.TB.Log(args...)
+	}
+}
+
+func (c *checkT) Skipf(format string, args ...any) {
+	c.TB.Helper()
+	c.Fatalf("skip is not allowed in the conformance suite (nothing is silently skipped): "+format, args...)
+}
+
+func (c *checkT) Skip(args ...any) {
+	c.TB.Helper()
+	c.Fatalf("skip is not allowed in the conformance suite: %s", fmt.Sprint(args...))
+}
+
+func (c *checkT) SkipNow() { c.Skip() }
+
+// runCheck runs c on its own goroutine with a fresh fixture and waits for it, at most
+// timeout. It reports a panic of the strategy as a failure, not a crash.
+func runCheck(t testing.TB, f Factory, c check, seed uint64, timeout time.Duration) {
+	t.Helper()
+	ct := &checkT{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		x := newFixture(ct, f, seed)
+		defer x.finish()
+		defer x.recoverPanic("check")
+		c.fn(x)
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		t.Errorf("%s: did not finish within %v (a commit, recorder or frame blocked?); goroutines:\n%s", c.name, timeout, buf)
+		ct.expire()
+	}
+}
+
+// fixture is one subtest's state: the check's TB, a fresh World and strategy, and every
+// strategy the check made (closed at the end).
+type fixture struct {
+	testing.TB
+	f     Factory
+	w     *ecs.World
+	s     deferral.Strategy
+	caps  deferral.Capabilities
+	seed  uint64
+	owned []deferral.Strategy
+}
+
+func newFixture(t testing.TB, f Factory, seed uint64) *fixture {
+	x := &fixture{TB: t, f: f, seed: seed}
+	x.w, x.s = x.pair()
+	x.caps = x.s.Capabilities()
+	return x
+}
+
+// pair returns a fresh World and a strategy over it; the fixture closes it at the end.
+func (x *fixture) pair() (*ecs.World, deferral.Strategy) {
+	w := ecs.NewWorld()
+	return w, x.on(w)
+}
+
+// on returns a fresh strategy over w; the fixture closes it at the end.
+func (x *fixture) on(w *ecs.World) deferral.Strategy {
+	s := x.f(w)
+	if s == nil {
+		x.Fatalf("factory: got a nil strategy")
+	}
+	x.owned = append(x.owned, s)
+	return s
+}
+
+func (x *fixture) recoverPanic(what string) {
+	if r := recover(); r != nil {
+		x.Errorf("%s: panicked: %v\n%s", what, r, debug.Stack())
+	}
+}
+
+// finish discards what the check left pending and closes every strategy it made; closing
+// after a discard must succeed.
+func (x *fixture) finish() {
+	defer x.recoverPanic("cleanup (discard, close)")
+	for _, s := range x.owned {
+		s.Discard()
+		if err := s.Close(); err != nil {
+			x.Errorf("close after discard: got %v, want nil", err)
+		}
+	}
+}
+
+// logSeed logs the seed a check draws from.
+func (x *fixture) logSeed() {
+	x.Helper()
+	x.Logf("seed %d (set %s=%d to replay)", x.seed, SeedEnv, x.seed)
+}
+
+// create makes an entity with the strict World API; a failure is a broken setup.
+func (x *fixture) create(w *ecs.World, b ecs.Bundle) ecs.Entity {
+	x.Helper()
+	e, err := w.Create(b)
+	if err != nil {
+		x.Fatalf("setup: world create: %v", err)
+	}
+	return e
+}
+
+// commit commits s and reports an error; it returns whether the commit succeeded.
+func (x *fixture) commit(op string, s deferral.Strategy) bool {
+	x.Helper()
+	if err := s.Commit(); err != nil {
+		x.Errorf("%s: commit: got error %v, want nil", op, err)
+		return false
+	}
+	return true
+}
+
+// wantReport takes s's report and compares it with want.
+func (x *fixture) wantReport(op string, s deferral.Strategy, want deferral.Report) deferral.Report {
+	x.Helper()
+	got, err := s.TakeReport()
+	if err != nil {
+		x.Errorf("%s: take report: got error %v, want nil", op, err)
+		return got
+	}
+	x.compareReport(op, got, want)
+	return got
+}
+
+func (x *fixture) compareReport(op string, got, want deferral.Report) {
+	x.Helper()
+	if !slices.Equal(got.Created, want.Created) {
+		x.Errorf("%s: report.Created: got %v, want %v", op, got.Created, want.Created)
+	}
+	type field struct {
+		name      string
+		got, want int
+	}
+	for _, f := range []field{
+		{"Destroyed", got.Destroyed, want.Destroyed},
+		{"IgnoredDestroys", got.IgnoredDestroys, want.IgnoredDestroys},
+		{"IgnoredCreates", got.IgnoredCreates, want.IgnoredCreates},
+		{"Skipped", got.Skipped, want.Skipped},
+		{"NoopRemoves", got.NoopRemoves, want.NoopRemoves},
+		{"Applied", got.Applied, want.Applied},
+	} {
+		if f.got != f.want {
+			x.Errorf("%s: report.%s: got %d, want %d", op, f.name, f.got, f.want)
+		}
+	}
+}
+
+// wantIs reports unless errors.Is(err, target).
+func (x *fixture) wantIs(op string, err, target error) bool {
+	x.Helper()
+	if !errors.Is(err, target) {
+		x.Errorf("%s: got error %v, want %v", op, err, target)
+		return false
+	}
+	return true
+}
+
+// wantNil reports a non-nil err.
+func (x *fixture) wantNil(op string, err error) bool {
+	x.Helper()
+	if err != nil {
+		x.Errorf("%s: got error %v, want nil", op, err)
+		return false
+	}
+	return true
+}
+
+// want reports got != want.
+func want[T comparable](x *fixture, op string, got, want T) bool {
+	x.Helper()
+	if got != want {
+		x.Errorf("%s: got %v, want %v", op, got, want)
+		return false
+	}
+	return true
+}
+
+// resolve resolves p with s and reports an error.
+func (x *fixture) resolve(op string, s deferral.Strategy, p ecs.Entity) ecs.Entity {
+	x.Helper()
+	e, err := s.Resolve(p)
+	if err != nil {
+		x.Errorf("%s: resolve %v: got error %v, want an entity", op, p, err)
+	}
+	return e
+}
+
+// pos returns e's Position, reporting when it has none.
+func (x *fixture) pos(op string, w *ecs.World, e ecs.Entity) workload.Vec2 {
+	x.Helper()
+	v, err := workload.Position.Get(w, e)
+	if err != nil {
+		x.Errorf("%s: get position of %v: got error %v, want a value", op, e, err)
+	}
+	return v
+}
+
+// vel returns e's Velocity and whether it has one.
+func vel(w *ecs.World, e ecs.Entity) (workload.Vec2, bool) {
+	v, err := workload.Velocity.Get(w, e)
+	return v, err == nil
+}
+
+// wantAlive reports when e's liveness is not alive.
+func (x *fixture) wantAlive(op string, w *ecs.World, e ecs.Entity, alive bool) {
+	x.Helper()
+	if got := w.Alive(e); got != alive {
+		x.Errorf("%s: alive(%v): got %v, want %v", op, e, got, alive)
+	}
+}
+
+// wantHash reports when w's hash moved from h.
+func (x *fixture) wantHash(op string, w *ecs.World, h uint64) {
+	x.Helper()
+	if got := w.Hash(); got != h {
+		x.Errorf("%s: world hash: got %#x, want %#x (the world changed)", op, got, h)
+	}
+}
+
+// pt is shorthand for a Position bundle.
+func pt(x, y float64) ecs.Bundle { return workload.Position.Value(workload.Vec2{X: x, Y: y}) }
+
+// vl is shorthand for a Velocity bundle.
+func vl(x, y float64) ecs.Bundle { return workload.Velocity.Value(workload.Vec2{X: x, Y: y}) }
+
+// life is shorthand for a Lifetime bundle.
+func life(s float64) ecs.Bundle { return workload.Lifetime.Value(workload.Life{Remaining: s}) }
+
+// v2 is shorthand for a Vec2.
+func v2(x, y float64) workload.Vec2 { return workload.Vec2{X: x, Y: y} }
+
+// errMessageHas reports which of parts err's message lacks.
+func errMessageHas(err error, parts ...string) []string {
+	var missing []string
+	for _, p := range parts {
+		if err == nil || !strings.Contains(err.Error(), p) {
+			missing = append(missing, p)
+		}
+	}
+	return missing
+}

@@ -1,0 +1,278 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/workload"
+)
+
+// failedCommit is the state after a commit that stopped at its fourth command:
+//
+//	0 create p           applied
+//	1 add e1 Velocity    applied
+//	2 closure (runs++)   applied
+//	3 set e2 Velocity    fails: e2 lacks Velocity
+//	4 create q           pending
+//	5 destroy e1         pending
+type failedCommit struct {
+	r      *deferral.Recorder
+	p, q   ecs.Entity // placeholders
+	e1, e2 ecs.Entity
+	runs   *int
+	err    error
+}
+
+func (x *fixture) failCommit() *failedCommit {
+	x.Helper()
+	fc := &failedCommit{runs: new(int)}
+	fc.e1 = x.create(x.w, pt(0, 0))
+	fc.e2 = x.create(x.w, pt(0, 0))
+	fc.r = x.s.NewRecorder()
+	fc.p = fc.r.Create(pt(1, 1))
+	fc.r.Add(fc.e1, vl(1, 1))
+	fc.r.Do(func(*ecs.World) error { *fc.runs++; return nil })
+	fc.r.Set(fc.e2, vl(2, 2))
+	fc.q = fc.r.Create(pt(3, 3))
+	fc.r.Destroy(fc.e1)
+	fc.err = x.s.Commit()
+	x.wantFailedAt("commit failing at command 3", fc.err, deferral.Pos{Recorder: fc.r.Index(), Index: 3}, ecs.ErrMissingComponent)
+	return fc
+}
+
+// wantFailedAt reports unless err is a *deferral.CommandError at pos wrapping cause.
+func (x *fixture) wantFailedAt(op string, err error, pos deferral.Pos, cause error) {
+	x.Helper()
+	var ce *deferral.CommandError
+	switch {
+	case err == nil:
+		x.Fatalf("%s: got nil error, want a *deferral.CommandError at %+v wrapping %v", op, pos, cause)
+	case !errors.As(err, &ce):
+		x.Errorf("%s: got error %T %v, want a *deferral.CommandError", op, err, err)
+	default:
+		want(x, op+": error position", ce.Pos, pos)
+	}
+	x.wantIs(op, err, cause)
+}
+
+// wantPrefixOnly checks the world holds the failed commit's prefix and not its suffix.
+func (x *fixture) wantPrefixOnly(op string, fc *failedCommit) {
+	x.Helper()
+	ep := x.resolve(op+": placeholder created in the prefix", x.s, fc.p)
+	x.wantAlive(op+": entity created in the prefix", x.w, ep, true)
+	v, ok := vel(x.w, fc.e1)
+	want(x, op+": e1 has the velocity added in the prefix", ok, true)
+	want(x, op+": e1's velocity", v, v2(1, 1))
+	want(x, op+": prefix closure runs", *fc.runs, 1)
+	_, ok = vel(x.w, fc.e2)
+	want(x, op+": e2 has the velocity of the failed set", ok, false)
+	x.wantAlive(op+": e1 (its destroy is in the suffix)", x.w, fc.e1, true)
+	want(x, op+": live entities (e1, e2, p; q is in the suffix)", x.w.Len(), 3)
+	_, err := x.s.Resolve(fc.q)
+	x.wantIs(op+": resolve the suffix's placeholder", err, deferral.ErrUnresolved)
+}
+
+// checkFailurePrefixRetained: when command k fails, the commands before it stay applied with
+// their receipts, k and everything after it stay pending, and the report cannot be taken.
+func checkFailurePrefixRetained(x *fixture) {
+	fc := x.failCommit()
+	x.wantPrefixOnly("after the failed commit", fc)
+	want(x, "pending after the failed commit (commands 3, 4, 5)", x.s.Pending(), 3)
+	_, err := x.s.TakeReport()
+	x.wantIs("take report after the failed commit", err, deferral.ErrPending)
+}
+
+// checkFailureRetryNoReplay: a retry applies only what is pending: while the cause persists
+// it fails again at the same command without touching the world; once the cause is fixed it
+// applies the suffix, never the prefix again, and the receipts of both attempts add up.
+func checkFailureRetryNoReplay(x *fixture) {
+	fc := x.failCommit()
+	h := x.w.Hash()
+	err := x.s.Commit()
+	x.wantFailedAt("retry with the cause unfixed", err, deferral.Pos{Recorder: fc.r.Index(), Index: 3}, ecs.ErrMissingComponent)
+	x.wantHash("retry with the cause unfixed", x.w, h)
+	x.wantPrefixOnly("after the unfixed retry", fc)
+	want(x, "pending after the unfixed retry", x.s.Pending(), 3)
+
+	if err := workload.Velocity.Add(x.w, fc.e2, v2(0, 0)); err != nil { // fix the cause at the sync point
+		x.Fatalf("setup: give e2 a velocity: %v", err)
+	}
+	x.commit("retry with the cause fixed", x.s)
+	want(x, "pending after the retry", x.s.Pending(), 0)
+	want(x, "closure runs (the prefix's closure must not run again)", *fc.runs, 1)
+	v, _ := vel(x.w, fc.e2)
+	want(x, "e2's velocity (the retried set)", v, v2(2, 2))
+	x.wantAlive("e1 (destroyed by the suffix)", x.w, fc.e1, false)
+	eq := x.resolve("suffix's placeholder", x.s, fc.q)
+	x.wantAlive("entity created by the suffix", x.w, eq, true)
+	want(x, "live entities (e2, p, q: the prefix's create applied once)", x.w.Len(), 3)
+	rep, err := x.s.TakeReport()
+	x.wantNil("take report after the retry", err)
+	want(x, "report: created entities (p once, then q)", len(rep.Created), 2)
+	if len(rep.Created) == 2 {
+		want(x, "report: second created entity", rep.Created[1], eq)
+		x.wantAlive("report: first created entity", x.w, rep.Created[0], true)
+	}
+	x.compareReport("report of the failed commit and its retry", rep, deferral.Report{
+		Created: rep.Created, Destroyed: 1, Applied: 6,
+	})
+}
+
+// checkFailureDiscard: Discard after a failed commit drops exactly the pending suffix and
+// clears the failure: the prefix stays, receipts of the prefix can be taken, and the next
+// commit works. Discard also drops commands that were merely staged.
+func checkFailureDiscard(x *fixture) {
+	fc := x.failCommit()
+	want(x, "discard after the failed commit", x.s.Discard(), 3)
+	want(x, "pending after discard", x.s.Pending(), 0)
+	want(x, "discard again", x.s.Discard(), 0)
+	x.wantPrefixOnly("after discard", fc)
+	rep, err := x.s.TakeReport()
+	x.wantNil("take report after discard", err)
+	want(x, "report after discard: created entities (the prefix's one)", len(rep.Created), 1)
+	x.compareReport("report after discard", rep, deferral.Report{Created: rep.Created, Applied: 3})
+
+	fc.r.Create(pt(4, 4))
+	fc.r.Destroy(fc.e1)
+	x.commit("commit after discard", x.s)
+	x.wantAlive("e1 destroyed by the commit after discard", x.w, fc.e1, false)
+	want(x, "live entities after the commit after discard", x.w.Len(), 3)
+
+	h := x.w.Hash()
+	fc.r.Create(pt(5, 5))
+	fc.r.Destroy(fc.e2)
+	want(x, "discard of staged (not failed) commands", x.s.Discard(), 2)
+	x.commit("commit after discarding staged commands", x.s)
+	x.wantHash("commit after discarding staged commands", x.w, h)
+}
+
+// checkFailureClose: Close with pending commands — staged or left by a failed commit — is
+// deferral.ErrPendingAtClose and leaves the strategy open; after Discard it succeeds, twice;
+// a commit after Close is deferral.ErrClosed and changes nothing.
+func checkFailureClose(x *fixture) {
+	e := x.create(x.w, pt(0, 0))
+	r := x.s.NewRecorder()
+	r.Create(pt(1, 1))
+	x.wantIs("close with a staged command", x.s.Close(), deferral.ErrPendingAtClose)
+	want(x, "pending after the refused close", x.s.Pending(), 1)
+	x.commit("commit after the refused close (the strategy stays open)", x.s)
+	want(x, "live entities after that commit", x.w.Len(), 2)
+
+	r.Set(e, vl(1, 1)) // fails: e lacks Velocity
+	r.Create(pt(2, 2))
+	if err := x.s.Commit(); err == nil {
+		x.Errorf("commit of a set of a missing component: got nil error, want one")
+	}
+	x.wantIs("close after a failed commit", x.s.Close(), deferral.ErrPendingAtClose)
+	want(x, "discard", x.s.Discard(), 2)
+	x.wantNil("close after discard", x.s.Close())
+	x.wantNil("close twice", x.s.Close())
+
+	h := x.w.Hash()
+	r.Create(pt(3, 3))
+	x.wantIs("commit after close", x.s.Commit(), deferral.ErrClosed)
+	x.wantHash("commit after close", x.w, h)
+}
+
+// tags is a component that is not inline (it holds pointers): it can be staged only through
+// the closure tier.
+var tags = ecs.NewComponent[[]string]("conformance.Tags", nil)
+
+// checkClosureTier: closures staged with Do run in FIFO order with the typed commands, see the
+// world as the commands before them left it, can reach non-inline components, and an error
+// they return is a failing command (VerbFunc) under the failure policy.
+func checkClosureTier(x *fixture) {
+	e := x.create(x.w, pt(0, 0))
+	r := x.s.NewRecorder()
+	var log []string
+	see := func(step string, wantVel workload.Vec2) func(*ecs.World) error {
+		return func(w *ecs.World) error {
+			v, _ := vel(w, e)
+			log = append(log, fmt.Sprintf("%s:%v", step, v))
+			if v != wantVel {
+				x.Errorf("closure %s: velocity: got %v, want %v (the command staged before it)", step, v, wantVel)
+			}
+			return nil
+		}
+	}
+	r.Add(e, vl(1, 1))
+	r.Do(see("a", v2(1, 1)))
+	r.Set(e, vl(2, 2))
+	r.Do(see("b", v2(2, 2)))
+	r.Do(func(w *ecs.World) error { return tags.Add(w, e, []string{"closure", "tier"}) })
+	p := r.Create(pt(5, 5))
+	r.Do(func(w *ecs.World) error {
+		log = append(log, fmt.Sprintf("c:%d", w.Len()))
+		return nil
+	})
+	x.commit("closures among typed commands", x.s)
+	want(x, "closure log", fmt.Sprint(log), fmt.Sprint([]string{"a:{1 1}", "b:{2 2}", "c:2"}))
+	if got, err := tags.Get(x.w, e); err != nil || len(got) != 2 {
+		x.Errorf("non-inline component added by a closure: got %v (error %v), want [closure tier]", got, err)
+	}
+	ep := x.resolve("create among closures", x.s, p)
+	x.wantReport("closures among typed commands", x.s, deferral.Report{Created: []ecs.Entity{ep}, Applied: 7})
+
+	errBoom := errors.New("conformance: closure failed on purpose")
+	calls := 0
+	r.Add(e, pt(7, 7))
+	r.Do(func(*ecs.World) error {
+		calls++
+		if calls == 1 {
+			return errBoom
+		}
+		return nil
+	})
+	r.Add(e, pt(8, 8))
+	err := x.s.Commit()
+	x.wantFailedAt("commit with a failing closure", err, deferral.Pos{Recorder: r.Index(), Index: 1}, errBoom)
+	var ce *deferral.CommandError
+	if errors.As(err, &ce) {
+		want(x, "failing closure: verb", ce.Verb, deferral.VerbFunc)
+	}
+	want(x, "position after the failing closure (prefix applied)", x.pos("after closure failure", x.w, e), v2(7, 7))
+	want(x, "pending after the failing closure", x.s.Pending(), 2)
+	x.commit("retry after the failing closure", x.s)
+	want(x, "closure calls (failed once, then retried)", calls, 2)
+	want(x, "position after the retry", x.pos("after retry", x.w, e), v2(8, 8))
+	x.wantReport("failing closure and retry", x.s, deferral.Report{Applied: 3})
+}
+
+// checkFIFO: commands of one recorder apply in the order staged: the last of several Sets
+// wins, Add/Remove sequences end as staged, creates are received in staging order — also when
+// another recorder stages in between.
+func checkFIFO(x *fixture) {
+	e := x.create(x.w, pt(0, 0))
+	f := x.create(x.w, pt(0, 0))
+	r0, r1 := x.s.NewRecorder(), x.s.NewRecorder()
+	var ps []ecs.Entity
+	for i := 1; i <= 50; i++ {
+		r0.Set(e, pt(float64(i), 0))
+		r1.Set(f, pt(0, float64(i)))
+		ps = append(ps, r0.Create(pt(float64(i), -1)))
+	}
+	r0.Add(e, vl(1, 1))
+	r0.Remove(e, workload.Velocity.ID())
+	r0.Add(e, vl(3, 3))
+	r1.Remove(f, workload.Position.ID())
+	r1.Add(f, pt(9, 9))
+	r1.Add(f, vl(9, 9))
+	r1.Remove(f, workload.Velocity.ID())
+	x.commit("sequences within recorders", x.s)
+	want(x, "e's position (last of 50 sets by recorder 0)", x.pos("e", x.w, e), v2(50, 0))
+	v, ok := vel(x.w, e)
+	want(x, "e has velocity (add, remove, add)", ok, true)
+	want(x, "e's velocity", v, v2(3, 3))
+	want(x, "f's position (sets, remove, add by recorder 1)", x.pos("f", x.w, f), v2(9, 9))
+	_, ok = vel(x.w, f)
+	want(x, "f has velocity (add, remove)", ok, false)
+	rep, err := x.s.TakeReport()
+	x.wantNil("take report", err)
+	var wantCreated []ecs.Entity
+	for i, p := range ps {
+		wantCreated = append(wantCreated, x.resolve(fmt.Sprintf("create %d", i), x.s, p))
+	}
+	x.compareReport("sequences within recorders", rep, deferral.Report{Created: wantCreated, Applied: 157})
+}

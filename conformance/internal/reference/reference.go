@@ -1,0 +1,322 @@
+// Package reference is the conformance suite's own strategy: the simplest honest
+// implementation of the deferral contract, built on deferral.Core, that the suite is tested
+// against before (and beside) the real strategies. It is not API and is not benchmarked.
+//
+// A Strategy keeps one slice of pending commands per commit. In Ordered mode every recorder
+// stages into its own private slice and Commit gathers them, stably sorted by (sort key,
+// recorder), into the commit's slice: a reproducible order, as cmdbuffer declares. In Shared
+// mode every recorder appends to one mutex-guarded slice, so the cross-recorder order is the
+// order the producers took the mutex: FIFO within a recorder only, as lazyguarded declares.
+//
+// A Bug makes the strategy break one contract point on purpose, so that the suite's tests can
+// show the suite catches it.
+package reference
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
+)
+
+// Mode selects the cross-recorder order.
+type Mode int
+
+const (
+	// Ordered commits in (sort key, recorder, FIFO) order and declares ReproducibleOrder and
+	// SortKeys.
+	Ordered Mode = iota
+	// Shared commits in the order commands reached one mutex-guarded slice and declares
+	// neither.
+	Shared
+)
+
+// Bug is a deliberate contract violation, for testing the suite.
+type Bug int
+
+const (
+	NoBug              Bug = iota
+	ReplayPrefix           // a retry after a failed commit re-applies the whole commit from its first command
+	StrictRemove           // Remove of a component the entity lacks fails the commit
+	DropSuffix             // a failed commit drops the failing command and everything after it
+	WalkCapacity           // a commit re-walks every command the commit slice ever held
+	ReverseRecorders       // Ordered mode applies recorders last to first, while declaring (key, recorder, FIFO)
+	LIFO                   // each recorder's commands are applied last-staged first
+	ClaimReproducible      // Shared mode that declares ReproducibleOrder and SortKeys anyway
+	CloseLosesPending      // Close succeeds with commands pending
+	ReportWhilePending     // TakeReport does not refuse while commands are pending
+	IgnoreSortKeys         // Ordered mode that declares SortKeys but orders by recorder only
+	TouchReusedSlot        // Destroy of a stale handle destroys whatever now lives in its slot
+	RotateRecorders        // Ordered mode whose recorder order is rotated by a per-instance number
+	HangCommit             // Commit blocks forever
+	SetMissingWrongPos     // the error of a failing Set names the wrong command index
+)
+
+// instances numbers strategies for RotateRecorders.
+var instances atomic.Int64
+
+// entry is one pending command.
+type entry struct {
+	key uint64
+	pos deferral.Pos
+	cmd deferral.Command
+	fn  func(*ecs.World) error // non-nil for the closure tier
+}
+
+// Strategy is the reference strategy. See the package documentation.
+type Strategy struct {
+	core *deferral.Core
+	mode Mode
+	bug  Bug
+	inst int64 // instance number, for RotateRecorders
+
+	mu     sync.Mutex // Shared mode: guards shared
+	shared []entry
+	sinks  []*sink
+
+	batch []entry // the commit's commands in apply order; batch[next:] is pending
+	next  int
+	start int // ReplayPrefix: where the failed commit began
+}
+
+var _ deferral.Strategy = (*Strategy)(nil)
+
+// New returns a reference strategy bound to w.
+func New(w *ecs.World, mode Mode, bug Bug) *Strategy {
+	return &Strategy{core: deferral.NewCore(w), mode: mode, bug: bug, inst: instances.Add(1)}
+}
+
+// Factory returns a deferral.Factory for mode and bug.
+func Factory(mode Mode, bug Bug) deferral.Factory {
+	return func(w *ecs.World) deferral.Strategy { return New(w, mode, bug) }
+}
+
+// sink is one recorder's storage.
+type sink struct {
+	s     *Strategy
+	index int
+	n     int // commands staged since the last drained commit
+	own   []entry
+}
+
+func (k *sink) StageKeyed(key uint64, c deferral.Command) {
+	k.stage(entry{key: key, cmd: c})
+}
+
+func (k *sink) StageFuncKeyed(key uint64, fn func(*ecs.World) error) {
+	k.stage(entry{key: key, cmd: deferral.Command{Verb: deferral.VerbFunc}, fn: fn})
+}
+
+func (k *sink) stage(e entry) {
+	e.pos = deferral.Pos{Recorder: k.index, Index: k.n}
+	k.n++
+	switch {
+	case k.s.mode == Shared:
+		k.s.mu.Lock()
+		k.s.shared = append(k.s.shared, e)
+		k.s.mu.Unlock()
+	default:
+		k.own = append(k.own, e)
+	}
+}
+
+// Name returns "reference".
+func (s *Strategy) Name() string { return "reference" }
+
+// Capabilities declares what the mode guarantees (or, with ClaimReproducible, more).
+func (s *Strategy) Capabilities() deferral.Capabilities {
+	if s.mode == Shared && s.bug != ClaimReproducible {
+		return deferral.Capabilities{Order: "order the producers took the staging mutex; FIFO within a recorder"}
+	}
+	return deferral.Capabilities{ReproducibleOrder: true, SortKeys: true, Order: "sort key, then recorder, then FIFO"}
+}
+
+// World returns the target.
+func (s *Strategy) World() *ecs.World { return s.core.World() }
+
+// NewRecorder mints a recorder with its own sink.
+func (s *Strategy) NewRecorder() *deferral.Recorder {
+	s.mu.Lock()
+	k := &sink{s: s, index: len(s.sinks)}
+	s.sinks = append(s.sinks, k)
+	s.mu.Unlock()
+	r := s.core.NewRecorder(k)
+	if r.Index() != k.index {
+		panic("reference: recorder numbering diverged from the core's")
+	}
+	return r
+}
+
+// staged counts what the recorders hold that is not in batch yet.
+func (s *Strategy) staged() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.shared)
+	for _, k := range s.sinks {
+		n += len(k.own)
+	}
+	return n
+}
+
+// Pending returns the number of commands not applied yet.
+func (s *Strategy) Pending() int { return len(s.batch) - s.next + s.staged() }
+
+// gather moves what the recorders staged to the end of batch, in the mode's order.
+func (s *Strategy) gather() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	from := len(s.batch)
+	s.batch = append(s.batch, s.shared...)
+	clear(s.shared)
+	s.shared = s.shared[:0]
+	for i := range s.sinks {
+		k := s.sinks[i]
+		if s.bug == RotateRecorders {
+			k = s.sinks[(i+int(s.inst))%len(s.sinks)]
+		}
+		if s.bug == LIFO {
+			slices.Reverse(k.own)
+		}
+		s.batch = append(s.batch, k.own...)
+		clear(k.own)
+		k.own = k.own[:0]
+	}
+	add := s.batch[from:]
+	if s.bug == LIFO && s.mode == Shared {
+		// Reverse each recorder's commands in place, keeping the slots the mutex gave them.
+		slots := map[int][]int{}
+		for i, e := range add {
+			slots[e.pos.Recorder] = append(slots[e.pos.Recorder], i)
+		}
+		for _, idx := range slots {
+			for i, j := 0, len(idx)-1; i < j; i, j = i+1, j-1 {
+				add[idx[i]], add[idx[j]] = add[idx[j]], add[idx[i]]
+			}
+		}
+	}
+	switch {
+	case s.mode == Shared:
+	case s.bug == ReverseRecorders:
+		slices.SortStableFunc(add, func(a, b entry) int {
+			return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(b.pos.Recorder, a.pos.Recorder))
+		})
+	case s.bug == IgnoreSortKeys, s.bug == RotateRecorders:
+		// keep the gathered recorder order
+	default:
+		slices.SortStableFunc(add, func(a, b entry) int { return cmp.Compare(a.key, b.key) })
+	}
+}
+
+// Commit applies every pending command in order, per the failure policy.
+func (s *Strategy) Commit() error {
+	if err := s.core.Begin(); err != nil {
+		return err
+	}
+	if s.bug == HangCommit {
+		select {}
+	}
+	if s.next == len(s.batch) {
+		s.batch, s.next, s.start = s.batch[:0], 0, 0
+	}
+	s.gather()
+	if s.bug == ReplayPrefix {
+		s.next = s.start
+	}
+	if s.bug == WalkCapacity {
+		s.batch = s.batch[:cap(s.batch)]
+	}
+	for s.next < len(s.batch) {
+		e := &s.batch[s.next]
+		var err error
+		switch {
+		case e.fn != nil:
+			err = s.core.ApplyFunc(e.pos, e.fn)
+		case e.cmd.Verb == deferral.VerbFunc:
+			// WalkCapacity: a cleared slot
+			err = nil
+		default:
+			err = s.apply(e)
+		}
+		if err != nil {
+			if s.bug == DropSuffix {
+				s.batch, s.next = s.batch[:0], 0
+			}
+			s.core.End(false)
+			return err
+		}
+		s.next++
+	}
+	if s.bug != WalkCapacity {
+		clear(s.batch)
+	}
+	s.batch, s.next, s.start = s.batch[:0], 0, 0
+	for _, k := range s.sinks {
+		k.n = 0
+	}
+	s.core.End(true)
+	return nil
+}
+
+// apply applies one typed command, through the core unless a bug intervenes.
+func (s *Strategy) apply(e *entry) error {
+	w := s.core.World()
+	c := &e.cmd
+	switch {
+	case s.bug == StrictRemove && c.Verb == deferral.VerbRemove && w.Alive(c.Entity) && !w.Has(c.Entity, c.Component):
+		return &deferral.CommandError{Pos: e.pos, Verb: c.Verb, Component: ecs.ComponentName(c.Component), Err: ecs.ErrMissingComponent}
+	case s.bug == TouchReusedSlot && c.Verb == deferral.VerbDestroy && !c.Entity.IsPlaceholder() && !w.Alive(c.Entity):
+		var victim ecs.Entity
+		for live := range w.Entities() {
+			if live.Slot() == c.Entity.Slot() && live.WorldID() == c.Entity.WorldID() {
+				victim = live
+			}
+		}
+		if !victim.IsZero() {
+			return w.Destroy(victim)
+		}
+	}
+	err := s.core.Apply(e.pos, c)
+	if ce, ok := err.(*deferral.CommandError); ok && s.bug == SetMissingWrongPos {
+		ce.Pos.Index++
+	}
+	return err
+}
+
+// Discard drops every pending command and returns how many.
+func (s *Strategy) Discard() int {
+	n := s.Pending()
+	s.mu.Lock()
+	clear(s.shared)
+	s.shared = s.shared[:0]
+	for _, k := range s.sinks {
+		clear(k.own)
+		k.own, k.n = k.own[:0], 0
+	}
+	s.mu.Unlock()
+	clear(s.batch)
+	s.batch, s.next, s.start = s.batch[:0], 0, 0
+	s.core.Discarded()
+	return n
+}
+
+// Resolve answers what a placeholder became in the last commit.
+func (s *Strategy) Resolve(p ecs.Entity) (ecs.Entity, error) { return s.core.Resolve(p) }
+
+// TakeReport returns and resets the receipts; deferral.ErrPending while commands are pending.
+func (s *Strategy) TakeReport() (deferral.Report, error) {
+	if s.bug == ReportWhilePending {
+		return s.core.TakeReport(0)
+	}
+	return s.core.TakeReport(s.Pending())
+}
+
+// Close releases the strategy; deferral.ErrPendingAtClose while commands are pending.
+func (s *Strategy) Close() error {
+	if s.bug == CloseLosesPending {
+		return s.core.Close(0)
+	}
+	return s.core.Close(s.Pending())
+}

@@ -1,0 +1,223 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/workload"
+)
+
+// checkIdentity: the strategy names itself, is bound to its World, numbers its recorders from
+// 0 in minting order, starts with nothing pending, commits nothing cleanly and reports empty.
+func checkIdentity(x *fixture) {
+	if x.s.Name() == "" {
+		x.Errorf("name: got \"\", want a non-empty name")
+	}
+	if x.caps.Order == "" {
+		x.Errorf("capabilities.Order: got \"\", want the cross-recorder order described in words")
+	}
+	if x.s.World() != x.w {
+		x.Errorf("world: got %p, want the world passed to the factory %p", x.s.World(), x.w)
+	}
+	want(x, "pending of a fresh strategy", x.s.Pending(), 0)
+	for i := range 3 {
+		want(x, fmt.Sprintf("recorder %d: index", i), x.s.NewRecorder().Index(), i)
+	}
+	x.commit("commit with nothing staged", x.s)
+	x.wantReport("report of an empty commit", x.s, deferral.Report{})
+	want(x, "discard with nothing pending", x.s.Discard(), 0)
+}
+
+// checkAddOverwrites: Add of a component the entity has overwrites the value; Add of one it
+// lacks adds it; a bundle does both at once.
+func checkAddOverwrites(x *fixture) {
+	e := x.create(x.w, pt(1, 2))
+	r := x.s.NewRecorder()
+	r.Add(e, pt(3, 4))
+	x.commit("add of a present component", x.s)
+	want(x, "position after add over it", x.pos("add", x.w, e), v2(3, 4))
+	x.wantReport("add of a present component", x.s, deferral.Report{Applied: 1})
+
+	r.Add(e, vl(5, 6))
+	r.Add(e, pt(7, 8).With(vl(9, 10)))
+	x.commit("add of a missing component, then a bundle over both", x.s)
+	want(x, "position after bundle add", x.pos("bundle add", x.w, e), v2(7, 8))
+	got, ok := vel(x.w, e)
+	want(x, "velocity after bundle add: present", ok, true)
+	want(x, "velocity after bundle add", got, v2(9, 10))
+	want(x, "component set after adds", x.w.MaskOf(e), ecs.MaskOf(workload.Position.ID(), workload.Velocity.ID()))
+	x.wantReport("adds", x.s, deferral.Report{Applied: 2})
+}
+
+// checkRemoveMissingNoop: Remove of a component the entity lacks is a counted no-op; Remove of
+// one it has removes it.
+func checkRemoveMissingNoop(x *fixture) {
+	e := x.create(x.w, pt(1, 1))
+	h := x.w.Hash()
+	r := x.s.NewRecorder()
+	r.Remove(e, workload.Velocity.ID())
+	r.Remove(e, workload.Lifetime.ID())
+	x.commit("remove of missing components", x.s)
+	x.wantHash("remove of missing components", x.w, h)
+	x.wantReport("remove of missing components", x.s, deferral.Report{NoopRemoves: 2, Applied: 2})
+
+	r.Remove(e, workload.Position.ID())
+	r.Remove(e, workload.Position.ID()) // second one: missing by now
+	x.commit("remove of a present component twice", x.s)
+	want(x, "has position after remove", workload.Position.Has(x.w, e), false)
+	x.wantAlive("entity after removing its last component", x.w, e, true)
+	x.wantReport("remove of a present component twice", x.s, deferral.Report{NoopRemoves: 1, Applied: 2})
+}
+
+// checkDestroyDeadIgnored: Destroy of a dead, stale, foreign or empty handle, or a second
+// Destroy, is ignored and counted, and never touches a reused slot or a bystander.
+func checkDestroyDeadIgnored(x *fixture) {
+	cases := []struct {
+		name string
+		// setup returns the handle to destroy and the entity that must survive.
+		setup     func(w *ecs.World) (target, survivor ecs.Entity)
+		destroyed int
+		ignored   int
+	}{
+		{"dead", func(w *ecs.World) (ecs.Entity, ecs.Entity) {
+			survivor := x.create(w, pt(2, 2))
+			e := x.create(w, pt(1, 1))
+			if err := w.Destroy(e); err != nil {
+				x.Fatalf("setup: destroy: %v", err)
+			}
+			return e, survivor // e's slot stays free
+		}, 0, 1},
+		{"stale", func(w *ecs.World) (ecs.Entity, ecs.Entity) {
+			e := x.create(w, pt(1, 1))
+			if err := w.Destroy(e); err != nil {
+				x.Fatalf("setup: destroy: %v", err)
+			}
+			reuse := x.create(w, pt(2, 2))
+			if reuse.Slot() != e.Slot() {
+				x.Fatalf("setup: the world did not reuse slot %d (got %d); the stale case needs it", e.Slot(), reuse.Slot())
+			}
+			return e, reuse
+		}, 0, 1},
+		{"foreign", func(w *ecs.World) (ecs.Entity, ecs.Entity) {
+			other := ecs.NewWorld()
+			x.create(other, pt(0, 0))
+			f := x.create(other, pt(1, 1))
+			same := x.create(w, pt(2, 2)) // same slot and generation as f, other world
+			if same.Slot() != f.Slot() || same.Generation() != f.Generation() {
+				x.Fatalf("setup: want an entity with the foreign handle's slot and generation")
+			}
+			return f, same
+		}, 0, 1},
+		{"empty", func(w *ecs.World) (ecs.Entity, ecs.Entity) {
+			return ecs.Entity{}, x.create(w, pt(2, 2))
+		}, 0, 1},
+		{"twice", func(w *ecs.World) (ecs.Entity, ecs.Entity) {
+			return x.create(w, pt(1, 1)), x.create(w, pt(2, 2))
+		}, 1, 1},
+	}
+	for _, c := range cases {
+		w, s := x.pair()
+		x.create(w, pt(9, 9)) // a bystander in slot 0
+		target, survivor := c.setup(w)
+		n0 := w.Len()
+		r := s.NewRecorder()
+		r.Destroy(target)
+		if c.name == "twice" {
+			r.Destroy(target)
+		}
+		if c.destroyed == 0 {
+			h := w.Hash()
+			x.commit(c.name+" destroy", s)
+			x.wantHash(c.name+" destroy", w, h)
+		} else {
+			x.commit(c.name+" destroy", s)
+			x.wantAlive(c.name+" destroy: target", w, target, false)
+		}
+		x.wantAlive(c.name+" destroy: survivor", w, survivor, true)
+		want(x, c.name+" destroy: live entities", w.Len(), n0-c.destroyed)
+		x.wantReport(c.name+" destroy", s, deferral.Report{
+			Destroyed: c.destroyed, IgnoredDestroys: c.ignored, Applied: c.destroyed + c.ignored,
+		})
+	}
+}
+
+// checkSkipAfterDestroy: every command naming an entity destroyed earlier in the same commit
+// is skipped and counted — even a Set of a component it lacks, which is no error then.
+func checkSkipAfterDestroy(x *fixture) {
+	e := x.create(x.w, pt(1, 1))
+	b := x.create(x.w, pt(2, 2))
+	hb := x.pos("bystander", x.w, b)
+	r := x.s.NewRecorder()
+	r.Destroy(e)
+	r.Add(e, vl(1, 1))
+	r.Set(e, vl(1, 1)) // e never had Velocity: an error if e were alive
+	r.Remove(e, workload.Position.ID())
+	x.commit("commands after destroy", x.s)
+	x.wantAlive("destroyed entity", x.w, e, false)
+	want(x, "bystander position", x.pos("bystander", x.w, b), hb)
+	want(x, "live entities", x.w.Len(), 1)
+	x.wantReport("commands after destroy", x.s, deferral.Report{Destroyed: 1, Skipped: 3, Applied: 4})
+}
+
+// checkSetMissingFails: Set of a component the entity lacks fails the commit before changing
+// anything, with a *deferral.CommandError wrapping ecs.ErrMissingComponent that names the
+// recorder, the command's index in it, the verb and the component.
+func checkSetMissingFails(x *fixture) {
+	e := x.create(x.w, pt(1, 1))
+	x.s.NewRecorder() // recorder 0 stays idle: the failing one is recorder 1
+	r := x.s.NewRecorder()
+	r.Set(e, pt(2, 2))
+	x.commit("a drained commit before (indices restart after it)", x.s)
+	x.wantReport("drained commit", x.s, deferral.Report{Applied: 1})
+
+	r.Add(e, pt(3, 3))  // index 0
+	r.Set(e, vl(4, 4))  // index 1: e lacks Velocity
+	r.Set(e, pt(5, 5))  // index 2: stays pending
+	err := x.s.Commit() // fails at index 1
+	if err == nil {
+		x.Fatalf("commit with a set of a missing component: got nil error, want a *deferral.CommandError wrapping %v", ecs.ErrMissingComponent)
+	}
+	x.wantIs("commit with a set of a missing component", err, ecs.ErrMissingComponent)
+	var ce *deferral.CommandError
+	if !errors.As(err, &ce) {
+		x.Errorf("commit with a set of a missing component: got error %T %v, want a *deferral.CommandError", err, err)
+	} else {
+		want(x, "command error: position", ce.Pos, deferral.Pos{Recorder: r.Index(), Index: 1})
+		want(x, "command error: verb", ce.Verb, deferral.VerbSet)
+		want(x, "command error: component", ce.Component, workload.Velocity.Name())
+	}
+	if miss := errMessageHas(err, fmt.Sprintf("recorder %d", r.Index()), "command 1", "set", workload.Velocity.Name()); len(miss) > 0 {
+		x.Errorf("command error message %q: lacks %q", err, miss)
+	}
+	want(x, "position after the failed commit (prefix applied, suffix not)", x.pos("after failure", x.w, e), v2(3, 3))
+	want(x, "has velocity after the failed set", workload.Velocity.Has(x.w, e), false)
+	want(x, "pending after the failed commit", x.s.Pending(), 2)
+	want(x, "discard after the failed commit", x.s.Discard(), 2)
+}
+
+// checkCreateCulled: a Create whose components the workload marks invalid (a Lifetime ≤ 0 or
+// NaN) makes no entity and no receipt, is counted in IgnoredCreates, and resolves to
+// deferral.ErrCulled.
+func checkCreateCulled(x *fixture) {
+	r := x.s.NewRecorder()
+	bad := []float64{0, -1, math.Inf(-1), math.NaN()}
+	var ps []ecs.Entity
+	for _, l := range bad {
+		ps = append(ps, r.Create(workload.Particle(v2(1, 1), v2(1, 1), l)))
+	}
+	good := r.Create(workload.Particle(v2(2, 2), v2(1, 1), 1))
+	x.commit("creates with invalid lifetimes", x.s)
+	want(x, "live entities", x.w.Len(), 1)
+	for i, p := range ps {
+		_, err := x.s.Resolve(p)
+		x.wantIs(fmt.Sprintf("resolve culled create (lifetime %v)", bad[i]), err, deferral.ErrCulled)
+	}
+	e := x.resolve("valid create", x.s, good)
+	x.wantAlive("valid create", x.w, e, true)
+	x.wantReport("creates with invalid lifetimes", x.s, deferral.Report{
+		Created: []ecs.Entity{e}, IgnoredCreates: len(bad), Applied: len(bad) + 1,
+	})
+}
