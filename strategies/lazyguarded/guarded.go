@@ -259,13 +259,15 @@ func (g *Guarded[T]) Flush() error {
 	g.mu.Unlock()
 
 	// The write hold is ours. Nodes up to the last of the writes counted are not touched by
-	// submitters (they only link behind the tail), so the walk needs no lock.
+	// submitters (they only link behind the tail), so the walk needs no lock. If a job panics,
+	// the deferred release leaves it and the jobs behind it in the pipe, as a failure does.
 	var err error
-	ran, applied := 0, 0
+	ran, applied, failed := 0, 0, true
+	defer func() { g.release(j, ran, applied, failed) }()
 	for applied < writes {
 		if j.access == Write {
 			if err = j.fn(g.target); err != nil {
-				break
+				return err
 			}
 			applied++
 			j.finish(nil)
@@ -277,28 +279,34 @@ func (g *Guarded[T]) Flush() error {
 			j = j.next
 		}
 	}
+	failed = false
+	return nil
+}
 
+// release ends a flush: it unlinks the ran jobs that precede last (and last too unless the
+// flush failed at it), gives up the write hold and admits the reads the pipe now allows.
+func (g *Guarded[T]) release(last *job[T], ran, applied int, failed bool) {
 	g.mu.Lock()
-	if ran > 0 {
-		if err != nil {
-			g.head = j
-		} else {
-			g.head = j.next
-			j.next = nil
-			if g.head == nil {
-				g.tail = nil
-			}
+	defer g.mu.Unlock()
+	switch {
+	case failed:
+		if last != nil {
+			g.head = last
+		}
+	case ran > 0:
+		g.head = last.next
+		last.next = nil
+		if g.head == nil {
+			g.tail = nil
 		}
 	}
 	g.queued -= ran
 	g.parked -= applied
 	g.flushing = false
-	if err == nil {
+	if !failed {
 		g.gen.Add(1)
 	}
 	g.dispatch()
-	g.mu.Unlock()
-	return err
 }
 
 // Discard drops every parked write job and returns how many it dropped; their tasks complete

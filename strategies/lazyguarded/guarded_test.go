@@ -283,3 +283,34 @@ func TestRecorderFIFOAndPositions(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestFlushPanicKeepsPipe: a job that panics leaves itself and the jobs behind it parked,
+// and the pipe usable.
+func TestFlushPanicKeepsPipe(t *testing.T) {
+	c := &counter{}
+	g := lazyguarded.NewReadersWait(c)
+	g.Write(set(1))
+	g.Write(func(*counter) error { panic("job panicked") })
+	last := g.Write(set(3))
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("flush did not propagate the job's panic")
+			}
+		}()
+		g.Flush()
+	}()
+	if c.v != 1 || g.Pending() != 2 {
+		t.Fatalf("after panic: value %d pending %d, want 1 2", c.v, g.Pending())
+	}
+	if n, err := g.Discard(); n != 2 || err != nil {
+		t.Fatalf("Discard = %d, %v; want 2, nil", n, err)
+	}
+	if err := last.Wait(); !errors.Is(err, lazyguarded.ErrDiscarded) {
+		t.Fatal(err)
+	}
+	g.Write(set(4))
+	if err := g.Flush(); err != nil || c.v != 4 {
+		t.Fatalf("flush after panic: %v, value %d; want nil, 4", err, c.v)
+	}
+}
