@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// usageError is bad input on the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// errInterrupted marks a run stopped by a signal: exit status 130.
+var errInterrupted = errors.New("interrupted")
+
+// exitCode prints err (if any) as one line on stderr and returns the exit status: 0 on
+// success, 2 for a usage error, 130 for an interrupted run, 1 otherwise.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "deferbench: %v\n", err)
+	var ue *usageError
+	switch {
+	case errors.As(err, &ue):
+		return 2
+	case errors.Is(err, errInterrupted):
+		return 130
+	}
+	return 1
+}
+
+// env is what a subcommand runs with.
+type env struct {
+	ctx            context.Context
+	stdout, stderr io.Writer
+}
+
+// command is one subcommand: its flags are defined by setup on a fresh FlagSet, which returns
+// the function that runs it with the remaining arguments.
+type command struct {
+	name    string
+	args    string // synopsis after the name, e.g. "[flags]"
+	summary string
+	setup   func(fs *flag.FlagSet, e *env) func(args []string) error
+}
+
+// commands is the subcommand table, in the order help lists them.
+var commands []*command
+
+func init() {
+	commands = []*command{runCommand, listCommand, envCommand, helpCommand}
+}
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func commandNames() string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// run is the whole CLI: it parses args (without the program name), runs the subcommand with
+// its output on stdout and diagnostics on stderr, and returns what went wrong. SIGINT and
+// SIGTERM cancel a running benchmark suite between benchmarks.
+func run(args []string, stdout, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runContext(ctx, args, stdout, stderr)
+}
+
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usagef("no command (valid: %s; see deferbench help)", commandNames())
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		writeUsage(stdout)
+		return nil
+	}
+	c := lookup(args[0])
+	if c == nil {
+		return usagef("unknown command %q (valid: %s)", args[0], commandNames())
+	}
+	e := &env{ctx: ctx, stdout: stdout, stderr: stderr}
+	fs := newFlagSet(c)
+	exec := c.setup(fs, e)
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			writeCommandHelp(stdout, c)
+			return nil
+		}
+		return flagError(c, fs, err)
+	}
+	return exec(fs.Args())
+}
+
+func newFlagSet(c *command) *flag.FlagSet {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// flagError turns the flag package's error into one line naming the command, the flag and
+// the valid flags.
+func flagError(c *command, fs *flag.FlagSet, err error) error {
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, "-"+f.Name) })
+	sort.Strings(names)
+	valid := strings.Join(names, ", ")
+	if valid == "" {
+		valid = "none"
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		return usagef("%s: unknown flag %s (valid: %s)", c.name, name, valid)
+	}
+	return usagef("%s: %s", c.name, msg)
+}
+
+// writeUsage prints the top-level usage: one line per subcommand.
+func writeUsage(w io.Writer) {
+	fmt.Fprintf(w, "usage: deferbench <command> [arguments]\n\ncommands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun 'deferbench help <command>' for a command's flags.\n")
+}
+
+// writeCommandHelp prints a subcommand's synopsis, summary and flags.
+func writeCommandHelp(w io.Writer, c *command) {
+	fmt.Fprintf(w, "usage: %s\n\n%s\n", strings.TrimSpace("deferbench "+c.name+" "+c.args), c.summary)
+	fs := newFlagSet(c)
+	c.setup(fs, &env{ctx: context.Background(), stdout: io.Discard, stderr: io.Discard})
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprintf(w, "\nflags:\n")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+	}
+}
+
+var helpCommand = &command{
+	name:    "help",
+	args:    "[command]",
+	summary: "show the commands, or one command's flags",
+	setup: func(fs *flag.FlagSet, e *env) func([]string) error {
+		return func(args []string) error {
+			switch len(args) {
+			case 0:
+				writeUsage(e.stdout)
+				return nil
+			case 1:
+				c := lookup(args[0])
+				if c == nil {
+					return usagef("help: unknown command %q (valid: %s)", args[0], commandNames())
+				}
+				writeCommandHelp(e.stdout, c)
+				return nil
+			}
+			return usagef("help: too many arguments %q (want at most one command)", strings.Join(args, " "))
+		}
+	},
+}
+
+// noArgs refuses positional arguments for commands that take none.
+func noArgs(c string, args []string) error {
+	if len(args) > 0 {
+		return usagef("%s: unexpected argument %q (takes no arguments)", c, args[0])
+	}
+	return nil
+}

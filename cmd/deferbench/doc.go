@@ -1,0 +1,78 @@
+// Deferbench measures deferral strategies side by side: per-command staging cost, stage plus
+// commit cost and the cost of a whole simulation frame, for every strategy of the deferbench
+// library on the same machine, in the Go benchmark format that benchstat reads.
+//
+// Usage:
+//
+//	usage: deferbench <command> [arguments]
+//
+//	commands:
+//	  run      run the benchmark suite and write bench.txt and env.json into a results directory
+//	  list     list the scenarios and strategies with descriptions
+//	  env      print the environment capture (CPU, cores, Go, kernel, governor, clocks, temperature, throttling) as JSON
+//	  help     show the commands, or one command's flags
+//
+//	Run 'deferbench help <command>' for a command's flags.
+//
+// # Run
+//
+// Run times every scenario for every strategy (see the list command), Count times, interleaving
+// the strategies within each repetition so that machine drift hits them all alike, and writes
+// into the results directory:
+//
+//	bench.txt   results in the Go benchmark format, file-level config lines first
+//	            (goos, goarch, cpu, go, deferbench, host-model, kernel, governor, …)
+//	env.json    the environment captured before and after the run, and the run's options
+//
+//	usage: deferbench run [flags]
+//
+//	run the benchmark suite and write bench.txt and env.json into a results directory
+//
+//	flags:
+//	  -benchtime string
+//	    	time ("100ms") or iterations ("1000x") per benchmark, as go test -benchtime (default "100ms")
+//	  -count int
+//	    	repetitions of every benchmark (benchstat needs at least 6 for a confidence interval) (default 10)
+//	  -out string
+//	    	results directory (default results/<yyyymmdd-hhmmss>-<host>-<goarch>)
+//	  -procs string
+//	    	comma-separated GOMAXPROCS values to run every benchmark at (default the current GOMAXPROCS)
+//	  -quick
+//	    	smoke run: benchtime 20ms, count 3, smallest sizes
+//	  -scenarios string
+//	    	comma-separated scenarios to run (default all; see deferbench list)
+//	  -strategies string
+//	    	comma-separated strategies to run (default all; see deferbench list)
+//
+// Names follow Benchmark<Scenario>/strategy=<s>/<key>=<value>-<GOMAXPROCS> (no suffix at
+// GOMAXPROCS=1), so benchstat puts the strategies side by side:
+//
+//	benchstat -col /strategy results/<dir>/bench.txt
+//
+// Units are ns/op (total time / iterations, in floating point), B/op and allocs/op (also per
+// op, in floating point). The baseline strategy is the in-run lower bound: the same command
+// record appended to a preallocated slice.
+//
+// bench.txt is rewritten atomically after every benchmark and carries a "partial" config line
+// until the run completes. An interrupted run (SIGINT, SIGTERM) stops after the benchmark in
+// progress, keeps what finished, marks bench.txt and env.json partial and exits with status
+// 130. A results directory that cannot be written fails before any benchmark runs.
+//
+// # List
+//
+//	usage: deferbench list
+//
+//	list the scenarios and strategies with descriptions
+//
+// # Env
+//
+//	usage: deferbench env
+//
+//	print the environment capture (CPU, cores, Go, kernel, governor, clocks, temperature, throttling) as JSON
+//
+// # Exit status
+//
+// 0 on success; 2 for a usage error (unknown command, flag, scenario or strategy, or a bad
+// flag value), reported as one line naming the bad input and the valid values; 130 for an
+// interrupted run; 1 for any other failure.
+package main

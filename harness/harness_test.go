@@ -1,0 +1,145 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+func TestPlanInterleavesStrategies(t *testing.T) {
+	sc, err := SelectScenarios([]string{"Stage"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := Plan(sc, Strategies, false)
+	if len(cases) != 2*len(Strategies) {
+		t.Fatalf("Plan(Stage) has %d cases, want %d", len(cases), 2*len(Strategies))
+	}
+	for i, c := range cases {
+		want := Strategies[i%len(Strategies)].Name
+		if c.Strategy != want {
+			t.Errorf("case %d (%s) is strategy %s, want %s: strategies must alternate within a variant", i, c.Name, c.Strategy, want)
+		}
+		if !strings.HasPrefix(c.Name, "Stage/strategy="+c.Strategy+"/cmd=") {
+			t.Errorf("case %d name %q, want Stage/strategy=%s/cmd=…", i, c.Name, c.Strategy)
+		}
+	}
+}
+
+func TestEveryStrategyInEveryScenario(t *testing.T) {
+	for _, sc := range Scenarios {
+		for _, st := range Strategies {
+			if st.Baseline() {
+				continue
+			}
+			for _, v := range sc.Variants(true) {
+				if sc.Bench(st, v) == nil {
+					t.Errorf("scenario %s skips strategy %s", sc.Name, st.Name)
+				}
+			}
+		}
+	}
+}
+
+func TestSelectUnknown(t *testing.T) {
+	_, err := SelectStrategies([]string{"cmdbuffer", "nope"})
+	if err == nil || !strings.Contains(err.Error(), `unknown strategy "nope" (valid: baseline, cmdbuffer`) {
+		t.Errorf("SelectStrategies(nope) = %v, want an error naming nope and the valid names", err)
+	}
+	_, err = SelectScenarios([]string{"Nope"})
+	if err == nil || !strings.Contains(err.Error(), `unknown scenario "Nope" (valid: Stage,`) {
+		t.Errorf("SelectScenarios(Nope) = %v, want an error naming Nope and the valid names", err)
+	}
+}
+
+// TestRunAll times every case of the quick suite for a few iterations: each strategy runs
+// every scenario without error, and every result has the three units.
+func TestRunAll(t *testing.T) {
+	opt := Options{Scenarios: Scenarios, Strategies: Strategies, Quick: true, Count: 1, Benchtime: "3x", Procs: []int{1, 2}}
+	var got []*benchfmt.Result
+	var events int
+	opt.Progress = func(Event) { events++ }
+	err := Run(context.Background(), opt, func(r *benchfmt.Result) error { got = append(got, r); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != opt.Cases() || events != 2*opt.Cases() {
+		t.Fatalf("Run emitted %d results and %d events, want %d and %d", len(got), events, opt.Cases(), 2*opt.Cases())
+	}
+	for i, r := range got {
+		name := string(r.Name)
+		wantSuffix := i >= len(got)/2 // the second half runs at GOMAXPROCS=2
+		if strings.HasSuffix(name, "-2") != wantSuffix {
+			t.Errorf("result %d %s: -2 suffix %v, want %v (none at GOMAXPROCS=1)", i, name, !wantSuffix, wantSuffix)
+		}
+		for _, u := range []string{"ns/op", "B/op", "allocs/op"} {
+			if _, ok := r.Value(u); !ok {
+				t.Errorf("%s lacks %s", name, u)
+			}
+		}
+		if r.Iters != 3 {
+			t.Errorf("%s ran %d iterations, want 3 (benchtime 3x)", name, r.Iters)
+		}
+	}
+}
+
+func TestRunStopsWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	opt := Options{Scenarios: Scenarios[:1], Strategies: Strategies, Count: 2, Benchtime: "2x"}
+	n := 0
+	err := Run(ctx, opt, func(*benchfmt.Result) error { n++; cancel(); return nil })
+	if !errors.Is(err, context.Canceled) || n != 1 {
+		t.Errorf("Run after cancel: %d results, err %v; want 1 result and context.Canceled", n, err)
+	}
+}
+
+func TestBenchFilePartialAndConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bench.txt")
+	f := NewBenchFile(path)
+	f.Config = []Config{{"goos", "linux"}, {"deferbench", "test"}}
+	r := &benchfmt.Result{Name: benchfmt.Name("Stage/strategy=baseline/cmd=typed-2"), Iters: 10,
+		Values: []benchfmt.Value{{Value: 1.5, Unit: "ns/op"}}}
+	if err := f.Add(r); err != nil {
+		t.Fatal(err)
+	}
+	read := func() string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	want := "goos: linux\ndeferbench: test\npartial: true (run in progress)\n\nBenchmarkStage/strategy=baseline/cmd=typed-2 10 1.5 ns/op\n"
+	if got := read(); got != want {
+		t.Errorf("during the run bench.txt =\n%s\nwant\n%s", got, want)
+	}
+	f.Config = append(f.Config, Config{"throttled", "no"})
+	if err := f.Finish(""); err != nil {
+		t.Fatal(err)
+	}
+	want = "goos: linux\ndeferbench: test\nthrottled: no\n\nBenchmarkStage/strategy=baseline/cmd=typed-2 10 1.5 ns/op\n"
+	if got := read(); got != want {
+		t.Errorf("after Finish bench.txt =\n%s\nwant\n%s", got, want)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+func TestCheckWritable(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	os.WriteFile(file, nil, 0o644)
+	if _, err := CheckWritable(filepath.Join(file, "sub")); err == nil {
+		t.Error("CheckWritable under a file succeeded")
+	}
+	created, err := CheckWritable(filepath.Join(dir, "new", "r"))
+	if err != nil || !created {
+		t.Errorf("CheckWritable(new dir) = %v, %v; want created", created, err)
+	}
+}

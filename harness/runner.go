@@ -1,0 +1,162 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+	"testing"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// Options configures Run.
+type Options struct {
+	Scenarios  []Scenario
+	Strategies []StrategyInfo
+	Quick      bool   // smallest sizes only
+	Count      int    // repetitions of every case; ≥ 1
+	Benchtime  string // as go test -benchtime: a duration ("100ms") or iterations ("1000x")
+	Procs      []int  // GOMAXPROCS values; empty means the current GOMAXPROCS
+	// Progress, when set, is called before each case (Result nil) and after it.
+	Progress func(Event)
+}
+
+// Event reports the runner's progress: case Done+1 of Total is starting (Result nil) or case
+// Done of Total finished with Result.
+type Event struct {
+	Done, Total int
+	Name        string // full benchmark name, with the -GOMAXPROCS suffix
+	Result      *benchfmt.Result
+}
+
+// Cases returns the number of benchmarks Run would time with opt.
+func (opt Options) Cases() int {
+	return len(Plan(opt.Scenarios, opt.Strategies, opt.Quick)) * max(opt.Count, 1) * max(len(opt.Procs), 1)
+}
+
+var initOnce sync.Once
+
+// setBenchtime sets the testing package's -test.benchtime, which testing.Benchmark obeys.
+func setBenchtime(d string) error {
+	initOnce.Do(testing.Init)
+	if d == "" {
+		return nil
+	}
+	f := flag.Lookup("test.benchtime")
+	if f == nil {
+		return errors.New("testing flags are not registered")
+	}
+	if err := f.Value.Set(d); err != nil {
+		return fmt.Errorf("benchtime %q: %w", d, err)
+	}
+	return nil
+}
+
+// CheckBenchtime reports whether d is a valid -benchtime value.
+func CheckBenchtime(d string) error {
+	initOnce.Do(testing.Init)
+	f := flag.Lookup("test.benchtime")
+	old := f.Value.String()
+	err := setBenchtime(d)
+	f.Value.Set(old)
+	return err
+}
+
+// Run times every case of opt.Scenarios × opt.Strategies opt.Count times, calling emit with
+// each result as soon as it is measured. Repetitions are interleaved: one repetition runs every
+// case once (every strategy of a variant back to back) before the next starts, so drift hits all
+// strategies alike. Run stops between cases when ctx is done and returns ctx's error wrapped;
+// what was emitted stays valid. Benchmarks run one at a time; Run sets GOMAXPROCS per case and
+// restores it. It must not be called concurrently.
+func Run(ctx context.Context, opt Options, emit func(*benchfmt.Result) error) error {
+	if opt.Count < 1 {
+		return fmt.Errorf("count %d: must be at least 1", opt.Count)
+	}
+	if err := setBenchtime(opt.Benchtime); err != nil {
+		return err
+	}
+	f := flag.Lookup("test.benchtime")
+	defer f.Value.Set(f.DefValue)
+	procs := opt.Procs
+	if len(procs) == 0 {
+		procs = []int{runtime.GOMAXPROCS(0)}
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	cases := Plan(opt.Scenarios, opt.Strategies, opt.Quick)
+	total := len(cases) * opt.Count * len(procs)
+	done := 0
+	for range opt.Count {
+		for _, p := range procs {
+			if p < 1 {
+				return fmt.Errorf("procs %d: must be at least 1", p)
+			}
+			runtime.GOMAXPROCS(p)
+			for _, c := range cases {
+				if err := ctx.Err(); err != nil {
+					return fmt.Errorf("run stopped after %d of %d benchmarks: %w", done, total, err)
+				}
+				name := c.Name
+				if p != 1 {
+					name += "-" + strconv.Itoa(p)
+				}
+				if opt.Progress != nil {
+					opt.Progress(Event{Done: done, Total: total, Name: name})
+				}
+				res, err := measure(c, name)
+				if err != nil {
+					return err
+				}
+				if err := emit(res); err != nil {
+					return err
+				}
+				done++
+				if opt.Progress != nil {
+					opt.Progress(Event{Done: done, Total: total, Name: name, Result: res})
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// measure times one case with testing.Benchmark and converts the result. ns/op is T/N in
+// floating point (BenchmarkResult.NsPerOp truncates to whole nanoseconds), and so are B/op and
+// allocs/op (go test truncates them, which would print 0.8 allocs/op as 0); metrics the body
+// reported follow, sorted by unit.
+func measure(c Case, name string) (*benchfmt.Result, error) {
+	var failure error
+	r := testing.Benchmark(func(b *testing.B) {
+		if failure != nil {
+			return
+		}
+		if err := c.Run(b); err != nil {
+			failure = err
+		}
+	})
+	if failure != nil {
+		return nil, fmt.Errorf("benchmark %s: %w", name, failure)
+	}
+	if r.N == 0 {
+		return nil, fmt.Errorf("benchmark %s: failed", name)
+	}
+	res := &benchfmt.Result{Name: benchfmt.Name(name), Iters: r.N}
+	res.Values = append(res.Values,
+		benchfmt.Value{Value: float64(r.T.Nanoseconds()) / float64(r.N), Unit: "ns/op"},
+		benchfmt.Value{Value: float64(r.MemBytes) / float64(r.N), Unit: "B/op"},
+		benchfmt.Value{Value: float64(r.MemAllocs) / float64(r.N), Unit: "allocs/op"},
+	)
+	units := make([]string, 0, len(r.Extra))
+	for u := range r.Extra {
+		units = append(units, u)
+	}
+	sort.Strings(units)
+	for _, u := range units {
+		res.Values = append(res.Values, benchfmt.Value{Value: r.Extra[u], Unit: u})
+	}
+	return res, nil
+}

@@ -1,0 +1,80 @@
+package harness
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/strategies/cmdbuffer"
+)
+
+// StrategyInfo describes one strategy the harness measures. Every scenario runs every strategy
+// in Strategies, so adding a strategy to the comparison is one line in that table.
+type StrategyInfo struct {
+	// Name is the value of the strategy= key in benchmark names.
+	Name string
+	// Description is one line for `deferbench list` and the README.
+	Description string
+	// Factory makes the strategy over a world. It is nil for the baseline, which is not a
+	// deferral.Strategy: scenarios that need a strategy skip it.
+	Factory deferral.Factory
+}
+
+// Baseline reports whether s is the in-run lower bound rather than a strategy.
+func (s StrategyInfo) Baseline() bool { return s.Factory == nil }
+
+// BaselineName is the name of the in-run lower bound.
+const BaselineName = "baseline"
+
+// Strategies is the strategy table, in the order results are interleaved within each
+// repetition. The baseline comes first.
+var Strategies = []StrategyInfo{
+	{Name: BaselineName, Description: "lower bound: append the same deferral.Command record (or closure) to a preallocated slice; apply it with deferral.Core"},
+	{Name: "cmdbuffer", Description: "design 2: per-recorder private buffers of typed POD records plus a closure tier; commit in (sort key, recorder, FIFO) order", Factory: cmdbuffer.Factory},
+}
+
+// StrategyNames returns the names in Strategies, in order.
+func StrategyNames() []string {
+	names := make([]string, len(Strategies))
+	for i, s := range Strategies {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// SelectStrategies returns the strategies named in names (all of them when names is empty), in
+// table order. An unknown name is an error naming it and the valid names.
+func SelectStrategies(names []string) ([]StrategyInfo, error) {
+	return selectByName(Strategies, names, "strategy", func(s StrategyInfo) string { return s.Name })
+}
+
+func selectByName[T any](table []T, names []string, what string, name func(T) string) ([]T, error) {
+	if len(names) == 0 {
+		return append([]T(nil), table...), nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		found := false
+		for _, t := range table {
+			if name(t) == n {
+				found = true
+				break
+			}
+		}
+		if !found {
+			valid := make([]string, len(table))
+			for i, t := range table {
+				valid[i] = name(t)
+			}
+			return nil, fmt.Errorf("unknown %s %q (valid: %s)", what, n, strings.Join(valid, ", "))
+		}
+		want[n] = true
+	}
+	var out []T
+	for _, t := range table {
+		if want[name(t)] {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
