@@ -53,8 +53,12 @@ func (g *Graph) Execute(ctx context.Context) error {
 	}
 	x := &g.ex
 	x.start(g, ctx)
-	x.work()
-	x.wg.Wait()
+	if x.limit == 0 {
+		x.serial()
+	} else {
+		x.work()
+		x.wg.Wait()
+	}
 	return x.finish()
 }
 
@@ -127,6 +131,30 @@ func (x *executor) work() {
 			x.mu.Lock()
 		}
 		x.release(i, err, skipped)
+	}
+}
+
+// serial runs the nodes in topological order on the caller: the one-worker pool, without
+// the scheduler's lock.
+func (x *executor) serial() {
+	for _, i := range x.g.topo {
+		skipped := x.skip[i]
+		if !skipped && x.ctxErr == nil {
+			x.ctxErr = x.ctx.Err()
+		}
+		var err error
+		if skipped = skipped || x.ctxErr != nil; !skipped {
+			err = x.g.nodes[i].call(x.ctx)
+		}
+		n := x.g.nodes[i]
+		if err != nil {
+			x.errs[i] = &NodeError{Node: n.name, Index: n.index, Err: err}
+		}
+		if skipped || err != nil {
+			for _, s := range n.succ {
+				x.skip[s] = true
+			}
+		}
 	}
 }
 

@@ -280,6 +280,7 @@ type Graph struct {
 	compiled bool
 	running  atomic.Bool
 	edges    []Edge
+	topo     []int32 // a topological order, for one-worker runs
 	ex       executor
 }
 
@@ -366,9 +367,11 @@ func (g *Graph) Compile() error {
 		return err
 	}
 	edges := g.derive()
-	if err := g.checkCycle(edges); err != nil {
+	topo, err := g.checkCycle(edges)
+	if err != nil {
 		return err
 	}
+	g.topo = topo
 	for _, n := range g.nodes {
 		n.succ, n.npred, n.recs = nil, 0, nil
 	}
@@ -505,8 +508,9 @@ func (g *Graph) derive() []Edge {
 	return edges
 }
 
-// checkCycle returns a *CycleError when edges contain a cycle.
-func (g *Graph) checkCycle(edges []Edge) error {
+// checkCycle returns a topological order of the nodes, or a *CycleError when edges contain a
+// cycle.
+func (g *Graph) checkCycle(edges []Edge) ([]int32, error) {
 	n := len(g.nodes)
 	succ := make([][]int, n)
 	indeg := make([]int, n)
@@ -528,7 +532,11 @@ func (g *Graph) checkCycle(edges []Edge) error {
 		}
 	}
 	if len(queue) == n {
-		return nil
+		topo := make([]int32, n)
+		for i, v := range queue {
+			topo[i] = int32(v)
+		}
+		return topo, nil
 	}
 	// Every node left has a predecessor left: walk predecessors until one repeats.
 	pred := make([]int, n)
@@ -565,5 +573,5 @@ func (g *Graph) checkCycle(edges []Edge) error {
 		names = append(names, g.nodes[i].name)
 	}
 	names = append(names, names[0])
-	return fmt.Errorf("compile: %w", &CycleError{Nodes: names})
+	return nil, fmt.Errorf("compile: %w", &CycleError{Nodes: names})
 }

@@ -438,9 +438,15 @@ func TestCommitOrderIsNodeOrder(t *testing.T) {
 // TestExecuteFailure: a failing node's error is returned, its dependents are skipped, and the
 // independent nodes still run.
 func TestExecuteFailure(t *testing.T) {
+	for _, workers := range []int{1, 2} {
+		t.Run("workers="+strconv.Itoa(workers), func(t *testing.T) { testExecuteFailure(t, workers) })
+	}
+}
+
+func testExecuteFailure(t *testing.T, workers int) {
 	boom := errors.New("boom")
 	g := hybrid.NewGraph()
-	g.SetWorkers(2)
+	g.SetWorkers(workers)
 	a := new(int)
 	ran := make([]atomic.Bool, 5)
 	body := func(i int, err error) hybrid.Func {
@@ -585,19 +591,29 @@ func TestExecuteReentry(t *testing.T) {
 }
 
 func TestExecuteCancelled(t *testing.T) {
-	g := hybrid.NewGraph()
-	ran := false
-	g.AddNode("a", func(context.Context, *hybrid.Node) error { ran = true; return nil })
-	if err := g.Compile(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := g.Execute(ctx); !errors.Is(err, context.Canceled) || ran {
-		t.Fatalf("Execute(cancelled) = %v, ran %v; want context.Canceled and nothing run", err, ran)
-	}
-	if err := g.Execute(context.Background()); err != nil || !ran {
-		t.Fatalf("Execute after = %v, ran %v", err, ran)
+	for _, workers := range []int{1, 2} {
+		t.Run("workers="+strconv.Itoa(workers), func(t *testing.T) {
+			g := hybrid.NewGraph()
+			g.SetWorkers(workers)
+			ctx, cancel := context.WithCancel(context.Background())
+			ran := make([]bool, 3)
+			g.AddNode("a", func(context.Context, *hybrid.Node) error { ran[0] = true; return nil })
+			g.AddNode("b", func(context.Context, *hybrid.Node) error { ran[1] = true; cancel(); return nil }, hybrid.Write(new(int)))
+			g.AddNode("c", func(context.Context, *hybrid.Node) error { ran[2] = true; return nil }).After(g.Nodes()[1])
+			if err := g.Compile(); err != nil {
+				t.Fatal(err)
+			}
+			if err := g.Execute(ctx); !errors.Is(err, context.Canceled) || !ran[1] || ran[2] {
+				t.Fatalf("Execute = %v, ran %v; want context.Canceled, b run and c not", err, ran)
+			}
+			clear(ran)
+			if err := g.Execute(ctx); !errors.Is(err, context.Canceled) || slices.Contains(ran, true) {
+				t.Fatalf("Execute(cancelled) = %v, ran %v; want context.Canceled and nothing run", err, ran)
+			}
+			if err := g.Execute(context.Background()); err != nil || slices.Contains(ran, false) {
+				t.Fatalf("Execute after = %v, ran %v", err, ran)
+			}
+		})
 	}
 }
 

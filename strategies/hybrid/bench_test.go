@@ -1,0 +1,145 @@
+package hybrid_test
+
+import (
+	"context"
+	"runtime"
+	"strconv"
+	"testing"
+
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/strategies/hybrid"
+	"github.com/deferbench/deferbench/workload"
+)
+
+// BenchmarkStage measures staging one command through a graph node's recorder (the same
+// per-recorder storage as cmdbuffer: no synchronisation while staging).
+func BenchmarkStage(b *testing.B) {
+	w := ecs.NewWorld()
+	e, _ := w.Create(workload.Position.Value(workload.Vec2{}))
+	for _, cmd := range []string{"typed", "closure"} {
+		b.Run("strategy=hybrid/cmd="+cmd, func(b *testing.B) {
+			s := hybrid.NewECS(w)
+			g := hybrid.NewGraph()
+			var r *deferral.Recorder
+			g.AddNode("grab", func(_ context.Context, n *hybrid.Node) error { r = s.Recorder(n); return nil }, hybrid.Append(s))
+			g.AddFlushNode(s)
+			if err := g.Compile(); err != nil {
+				b.Fatal(err)
+			}
+			if err := g.Execute(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			fn := func(*ecs.World) error { return nil }
+			n := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				if n == 1<<10 {
+					s.Discard()
+					n = 0
+				}
+				if cmd == "typed" {
+					r.Set(e, workload.Position.Value(workload.Vec2{X: 1, Y: 2}))
+				} else {
+					r.Do(fn)
+				}
+				n++
+			}
+			s.Discard()
+		})
+	}
+}
+
+// BenchmarkStageApply measures staging one Set and committing it through the strategy's
+// commit graph (one flush node).
+func BenchmarkStageApply(b *testing.B) {
+	w := ecs.NewWorld()
+	e, _ := w.Create(workload.Position.Value(workload.Vec2{}))
+	b.Run("strategy=hybrid/cmd=typed", func(b *testing.B) {
+		s := hybrid.NewECS(w)
+		r := s.NewRecorder()
+		b.ReportAllocs()
+		for b.Loop() {
+			r.Set(e, workload.Position.Value(workload.Vec2{X: 1, Y: 2}))
+			if err := s.Commit(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkExecute measures the scheduler: one Execute of a graph of empty nodes, either a
+// chain (each node writes the same resource) or a fan (independent readers), per workers.
+func BenchmarkExecute(b *testing.B) {
+	for _, shape := range []string{"chain", "fan"} {
+		for _, nodes := range []int{1, 16} {
+			for _, workers := range []int{1, 2, 4} {
+				if shape == "chain" && workers > 1 || nodes == 1 && workers > 1 {
+					continue
+				}
+				name := "shape=" + shape + "/nodes=" + strconv.Itoa(nodes) + "/workers=" + strconv.Itoa(workers)
+				b.Run(name, func(b *testing.B) {
+					g := hybrid.NewGraph()
+					g.SetWorkers(workers)
+					res := new(int)
+					acc := hybrid.Read(res)
+					if shape == "chain" {
+						acc = hybrid.Write(res)
+					}
+					for i := range nodes {
+						g.AddNode("n"+strconv.Itoa(i), nop, acc)
+					}
+					if err := g.Compile(); err != nil {
+						b.Fatal(err)
+					}
+					ctx := context.Background()
+					b.ReportAllocs()
+					for b.Loop() {
+						if err := g.Execute(ctx); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkFrame measures one particle frame as a graph (movement … decide[P] … flush,
+// render) with the test's replace rule, P = GOMAXPROCS producer nodes; ns/op per frame. The
+// world is rebuilt (untimed) every 50 frames so the population stays near its size.
+func BenchmarkFrame(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run("strategy=hybrid/entities="+strconv.Itoa(n), func(b *testing.B) {
+			procs := runtime.GOMAXPROCS(0)
+			decide := replaceRule[testView](1, 0.05)
+			build := func() *hybrid.ParticleFrame[testView] {
+				w := ecs.NewWorld()
+				if err := workload.Populate(w, n, 1); err != nil {
+					b.Fatal(err)
+				}
+				f, err := hybrid.NewParticleFrame(hybrid.NewECS(w), procs, newTestView, decide)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := f.Step(1.0 / 60); err != nil { // warm-up: grows the buffers
+					b.Fatal(err)
+				}
+				return f
+			}
+			f := build()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i > 0 && i%50 == 0 {
+					b.StopTimer()
+					f = build()
+					b.StartTimer()
+				}
+				if err := f.Step(1.0 / 60); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
