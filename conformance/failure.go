@@ -17,6 +17,7 @@ import (
 //	3 set e2 Velocity    fails: e2 lacks Velocity
 //	4 create q           pending
 //	5 destroy e1         pending
+//	6 add p Velocity     pending (names the placeholder the prefix created)
 type failedCommit struct {
 	r      *deferral.Recorder
 	p, q   ecs.Entity // placeholders
@@ -37,6 +38,7 @@ func (x *fixture) failCommit() *failedCommit {
 	fc.r.Set(fc.e2, vl(2, 2))
 	fc.q = fc.r.Create(pt(3, 3))
 	fc.r.Destroy(fc.e1)
+	fc.r.Add(fc.p, vl(6, 6))
 	fc.err = x.s.Commit()
 	x.wantFailedAt("commit failing at command 3", fc.err, deferral.Pos{Recorder: fc.r.Index(), Index: 3}, ecs.ErrMissingComponent)
 	return fc
@@ -62,6 +64,9 @@ func (x *fixture) wantPrefixOnly(op string, fc *failedCommit) {
 	x.Helper()
 	ep := x.resolve(op+": placeholder created in the prefix", x.s, fc.p)
 	x.wantAlive(op+": entity created in the prefix", x.w, ep, true)
+	if _, ok := vel(x.w, ep); ok {
+		x.Errorf("%s: entity created in the prefix: velocity present, want none (its add is in the suffix)", op)
+	}
 	v, ok := vel(x.w, fc.e1)
 	want(x, op+": e1 has the velocity added in the prefix", ok, true)
 	want(x, op+": e1's velocity", v, v2(1, 1))
@@ -79,7 +84,7 @@ func (x *fixture) wantPrefixOnly(op string, fc *failedCommit) {
 func checkFailurePrefixRetained(x *fixture) {
 	fc := x.failCommit()
 	x.wantPrefixOnly("after the failed commit", fc)
-	want(x, "pending after the failed commit (commands 3, 4, 5)", x.s.Pending(), 3)
+	want(x, "pending after the failed commit (commands 3 to 6)", x.s.Pending(), 4)
 	_, err := x.s.TakeReport()
 	x.wantIs("take report after the failed commit", err, deferral.ErrPending)
 }
@@ -94,7 +99,7 @@ func checkFailureRetryNoReplay(x *fixture) {
 	x.wantFailedAt("retry with the cause unfixed", err, deferral.Pos{Recorder: fc.r.Index(), Index: 3}, ecs.ErrMissingComponent)
 	x.wantHash("retry with the cause unfixed", x.w, h)
 	x.wantPrefixOnly("after the unfixed retry", fc)
-	want(x, "pending after the unfixed retry", x.s.Pending(), 3)
+	want(x, "pending after the unfixed retry", x.s.Pending(), 4)
 
 	if err := workload.Velocity.Add(x.w, fc.e2, v2(0, 0)); err != nil { // fix the cause at the sync point
 		x.Fatalf("setup: give e2 a velocity: %v", err)
@@ -108,15 +113,20 @@ func checkFailureRetryNoReplay(x *fixture) {
 	eq := x.resolve("suffix's placeholder", x.s, fc.q)
 	x.wantAlive("entity created by the suffix", x.w, eq, true)
 	want(x, "live entities (e2, p, q: the prefix's create applied once)", x.w.Len(), 3)
+
 	rep, err := x.s.TakeReport()
 	x.wantNil("take report after the retry", err)
 	want(x, "report: created entities (p once, then q)", len(rep.Created), 2)
 	if len(rep.Created) == 2 {
 		want(x, "report: second created entity", rep.Created[1], eq)
-		x.wantAlive("report: first created entity", x.w, rep.Created[0], true)
+		ep := rep.Created[0]
+		x.wantAlive("report: first created entity", x.w, ep, true)
+		v, ok := vel(x.w, ep)
+		want(x, "retried add on the prefix's placeholder: velocity present", ok, true)
+		want(x, "retried add on the prefix's placeholder: velocity", v, v2(6, 6))
 	}
 	x.compareReport("report of the failed commit and its retry", rep, deferral.Report{
-		Created: rep.Created, Destroyed: 1, Applied: 6,
+		Created: rep.Created, Destroyed: 1, Applied: 7,
 	})
 }
 
@@ -125,7 +135,7 @@ func checkFailureRetryNoReplay(x *fixture) {
 // commit works. Discard also drops commands that were merely staged.
 func checkFailureDiscard(x *fixture) {
 	fc := x.failCommit()
-	want(x, "discard after the failed commit", x.s.Discard(), 3)
+	want(x, "discard after the failed commit", x.s.Discard(), 4)
 	want(x, "pending after discard", x.s.Pending(), 0)
 	want(x, "discard again", x.s.Discard(), 0)
 	x.wantPrefixOnly("after discard", fc)

@@ -233,8 +233,36 @@ func checkFrameDecisionError(x *fixture) {
 		return nil
 	})
 	x.wantIs("parallel frame with one failing producer", err, errBoom)
+	want(x, "frames after the failing parallel frame", sim.Frame(), 4)
 	want(x, "pending after a failing parallel frame (every producer's commands)", x.s.Pending(), 3)
 	n3, err := sim.Discard()
 	x.wantNil("discard after the failing parallel frame", err)
 	want(x, "discarded commands of the failing parallel frame", n3, 3)
+
+	x.wantNil("frame after discarding the parallel frame", sim.Step(0.1, nil))
+
+	// A failing commit (not a failing decision) holds the next frame back the same way.
+	var target ecs.Entity
+	err = sim.Step(0.1, func(v workload.View, rec *deferral.Recorder) error {
+		for e := range v.Survivors() {
+			target = e
+			break
+		}
+		rec.Add(target, pt(1, 2))
+		rec.Remove(target, workload.Velocity.ID())
+		rec.Set(target, vl(3, 4)) // fails: the remove before it took Velocity away
+		rec.Create(pt(5, 6))
+		return nil
+	})
+	x.wantFailedAt("frame whose commit fails", err, deferral.Pos{Recorder: 0, Index: 2}, ecs.ErrMissingComponent)
+	want(x, "frames after the failing commit", sim.Frame(), 6)
+	want(x, "pending after the failing commit", x.s.Pending(), 2)
+	want(x, "position of the failing commit's target (prefix applied)", x.pos("target", x.w, target), v2(1, 2))
+	h = x.w.Hash()
+	x.wantIs("next frame after a failing commit", sim.Step(0.1, nil), deferral.ErrPending)
+	x.wantHash("refused frame after a failing commit", x.w, h)
+	n4, err := sim.Discard()
+	x.wantNil("discard after the failing commit", err)
+	want(x, "discarded commands of the failing commit", n4, 2)
+	x.wantNil("frame after that discard", sim.Step(0.1, nil))
 }
