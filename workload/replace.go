@@ -20,7 +20,8 @@ import (
 //
 // With a strategy that commits in sort-key order the world after a frame is the same for any
 // producer count, and the same as with ReplaceSerial. Replace panics when rate is NaN or
-// outside [0, 1]. The callbacks it returns never fail and do not allocate.
+// outside [0, 1]. The callbacks it returns never fail; they allocate nothing themselves
+// (what staging costs is the strategy's).
 func Replace(seed uint64, rate float64) ParallelDecisions {
 	checkRate(rate)
 	return func(v View, _ int, part []ecs.Entity, rec *deferral.Recorder) error {

@@ -427,6 +427,33 @@ func TestStepParallelPanicRethrown(t *testing.T) {
 	}
 }
 
+func TestStepPanicThaws(t *testing.T) {
+	sim, w := newSim(t, 10, 2)
+	func() {
+		defer func() {
+			if r := recover(); r != "decide panics" {
+				t.Errorf("recovered %v, want the callback's panic value", r)
+			}
+		}()
+		_ = sim.Step(0.1, func(v workload.View, rec *deferral.Recorder) error {
+			rec.Create(workload.Particle(workload.Vec2{}, workload.Vec2{}, 1))
+			panic("decide panics")
+		})
+	}()
+	if _, err := w.Create(workload.Particle(workload.Vec2{}, workload.Vec2{}, 1)); err != nil {
+		t.Errorf("world still frozen after a panicking decision: %v", err)
+	}
+	if sim.Frame() != 1 || sim.Strategy().Pending() != 1 {
+		t.Errorf("Frame %d Pending %d, want 1, 1 (advanced, staging kept)", sim.Frame(), sim.Strategy().Pending())
+	}
+	if err := sim.Commit(); err != nil {
+		t.Errorf("Commit after a panicking decision: %v", err)
+	}
+	if sim.World() != w {
+		t.Error("World() is not the strategy's world")
+	}
+}
+
 func TestReplaceReproducible(t *testing.T) {
 	const frames, n = 30, 500
 	run := func(popSeed, seed uint64, producers int) (uint64, deferral.Report) {
