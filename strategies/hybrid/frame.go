@@ -115,6 +115,9 @@ func (f *ParticleFrame[V]) Render() *workload.RenderQueue { return &f.queue }
 //   - the flush's *deferral.CommandError, in a *NodeError: the failure policy applies (prefix
 //     applied, suffix pending) and render was skipped.
 //
+// A decision that panics fails its node the same way, with a *PanicError (Execute recovers
+// it); the world is thawed before Step returns whatever happened.
+//
 // In the last two cases call Commit (retry) or Discard before the next Step. The errors are
 // wrapped with the frame number; match them with errors.Is and errors.As.
 func (f *ParticleFrame[V]) Step(dt float64) error {

@@ -403,3 +403,30 @@ func TestECSCommitErrors(t *testing.T) {
 		t.Fatal("Commit did not propagate the closure's panic")
 	}()
 }
+
+// TestParticleFrameDecisionPanic: a panicking decision fails its node with a PanicError and
+// the world is thawed.
+func TestParticleFrameDecisionPanic(t *testing.T) {
+	w := populated(t)
+	decide := func(v testView, chunk int, part []ecs.Entity, rec *deferral.Recorder) error {
+		if chunk == 0 {
+			panic("decision panic")
+		}
+		return nil
+	}
+	f, err := hybrid.NewParticleFrame(hybrid.NewECS(w), 2, newTestView, decide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = f.Step(frameDt)
+	var pe *hybrid.PanicError
+	if !errors.As(err, &pe) || pe.Value != "decision panic" {
+		t.Fatalf("Step = %v, want the decision's panic as a PanicError", err)
+	}
+	if w.Iterating() {
+		t.Fatal("world still frozen after a panicking decision")
+	}
+	if err := f.Step(frameDt); !errors.As(err, &pe) {
+		t.Fatalf("second Step = %v, want the panic again (nothing was pending)", err)
+	}
+}

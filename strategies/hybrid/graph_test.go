@@ -649,3 +649,35 @@ func TestSingleNodeAllocs(t *testing.T) {
 		t.Fatalf("allocs per Execute = %v, want 0", a)
 	}
 }
+
+func TestEmptyGraphAndBefore(t *testing.T) {
+	empty := hybrid.NewGraph()
+	if err := empty.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 2} {
+		empty.SetWorkers(workers)
+		if err := empty.Execute(context.Background()); err != nil {
+			t.Fatalf("empty graph, workers %d: %v", workers, err)
+		}
+	}
+	g := hybrid.NewGraph()
+	var order []string
+	rec := func(name string) hybrid.Func {
+		return func(context.Context, *hybrid.Node) error { order = append(order, name); return nil }
+	}
+	late := g.AddNode("late", rec("late"))
+	g.AddNode("early", rec("early")).Before(late)
+	if err := g.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	if got := edgeStrings(g); !slices.Equal(got, []string{"1→0"}) {
+		t.Fatalf("edges = %v, want [1→0]", got)
+	}
+	if err := g.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(order, []string{"early", "late"}) {
+		t.Fatalf("order = %v", order)
+	}
+}
