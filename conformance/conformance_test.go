@@ -138,6 +138,16 @@ func TestWatchdog(t *testing.T) {
 	}
 }
 
+// TestPanicReported shows a strategy that panics fails its subtest with the panic, instead
+// of crashing the test binary.
+func TestPanicReported(t *testing.T) {
+	got := runChecks(t, reference.Factory(reference.Ordered, reference.PanicCommit), time.Minute, "LeniencyAddOverwrites")
+	msgs := got["LeniencyAddOverwrites"]
+	if len(msgs) == 0 || !strings.Contains(msgs[0], "panicked: reference: commit panics on purpose") {
+		t.Errorf("panic: got failures %q, want the first to report the panic", msgs)
+	}
+}
+
 // TestNamesAreUnique checks no two subtests share a name, for either declared order.
 func TestNamesAreUnique(t *testing.T) {
 	for _, f := range []Factory{

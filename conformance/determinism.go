@@ -22,7 +22,7 @@ type Determinism struct {
 	Procs     []int   // GOMAXPROCS values; default: the current value only
 	Seed      uint64  // workload seed, the same in every run; default 1
 	Rate      float64 // replace rate per survivor and frame; default 0.1
-	Jitter    float64 // probability of a runtime.Gosched before each decision; default 0.25
+	Jitter    float64 // probability of a runtime.Gosched before each decision; default 0.25, negative for none
 	// JitterSeed seeds the scheduling jitter; each run, GOMAXPROCS value and producer draws
 	// from its own stream derived from it, so runs are jittered differently but replayably.
 	JitterSeed uint64
@@ -97,8 +97,11 @@ func (d Determinism) withDefaults() Determinism {
 	if d.Rate == 0 {
 		d.Rate = 0.1
 	}
-	if d.Jitter == 0 {
+	switch {
+	case d.Jitter == 0:
 		d.Jitter = 0.25
+	case d.Jitter < 0:
+		d.Jitter = 0
 	}
 	if d.Dt == 0 {
 		d.Dt = 1.0 / 60

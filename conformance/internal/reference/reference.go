@@ -53,6 +53,7 @@ const (
 	RotateRecorders        // Ordered mode whose recorder order is rotated by a per-instance number
 	HangCommit             // Commit blocks forever
 	SetMissingWrongPos     // the error of a failing Set names the wrong command index
+	PanicCommit            // Commit panics
 )
 
 // instances numbers strategies for RotateRecorders.
@@ -215,8 +216,11 @@ func (s *Strategy) Commit() error {
 	if err := s.core.Begin(); err != nil {
 		return err
 	}
-	if s.bug == HangCommit {
+	switch s.bug {
+	case HangCommit:
 		select {}
+	case PanicCommit:
+		panic("reference: commit panics on purpose")
 	}
 	if s.next == len(s.batch) {
 		s.batch, s.next, s.start = s.batch[:0], 0, 0
