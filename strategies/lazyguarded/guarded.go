@@ -2,6 +2,7 @@ package lazyguarded
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 )
@@ -129,6 +130,17 @@ func newGuarded[T any](target *T, mode ReaderMode) *Guarded[T] {
 
 // Mode returns the reader mode chosen at construction.
 func (g *Guarded[T]) Mode() ReaderMode { return g.mode }
+
+// Submit submits a job declaring access a: Read or Write. It panics on any other access.
+func (g *Guarded[T]) Submit(a Access, fn func(t *T) error) *Task {
+	switch a {
+	case Read:
+		return g.Read(fn)
+	case Write:
+		return g.Write(fn)
+	}
+	panic(fmt.Sprintf("lazyguarded: submit with access %d: want Read or Write", a))
+}
 
 // Write submits a write job: fn parks in the pipe and runs when a flush reaches it, alone
 // on the target. The returned task completes with fn's error, or with ErrDiscarded. A write

@@ -41,8 +41,8 @@ func TestFIFOReadersWait(t *testing.T) {
 	c := &counter{}
 	g := lazyguarded.NewReadersWait(c)
 	ran := make(chan int, 1)
-	w := g.Write(set(1))
-	r := g.Read(func(c *counter) error { ran <- c.v; return nil })
+	w := g.Submit(lazyguarded.Write, set(1))
+	r := g.Submit(lazyguarded.Read, func(c *counter) error { ran <- c.v; return nil })
 	if done(w) || done(r) {
 		t.Fatal("before flush: a job of the pipe completed")
 	}
