@@ -1,6 +1,7 @@
 package deferral
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/deferbench/deferbench/ecs"
@@ -18,9 +19,10 @@ const (
 	VerbRemove              // remove component Command.Component
 	VerbSet                 // overwrite the components in Command.Bundle; the entity must have them
 	VerbFunc                // a closure; strategies store closures beside the records
+	VerbTyped               // a typed record of a generic (non-ECS) command set
 )
 
-var verbNames = [...]string{"none", "create", "destroy", "add", "remove", "set", "func"}
+var verbNames = [...]string{"none", "create", "destroy", "add", "remove", "set", "func", "typed"}
 
 // String returns the verb's lower-case name.
 func (v Verb) String() string {
@@ -52,6 +54,20 @@ func (c *Command) componentName() string {
 		return s
 	}
 	return ""
+}
+
+// Wrap returns err as a *CommandError naming at, unless it already is one (the ECS Core's
+// errors are). Generic strategies use it for the errors of typed apply functions, verb
+// VerbTyped, and of closures, verb VerbFunc.
+func Wrap(at Pos, verb Verb, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ce *CommandError
+	if errors.As(err, &ce) {
+		return err
+	}
+	return &CommandError{Pos: at, Verb: verb, Err: err}
 }
 
 // Pos names a staged command: the index of the recorder that staged it (recorders are

@@ -10,7 +10,8 @@ import (
 )
 
 // ApplyFunc applies one typed command c to the target t. at names the command (recorder
-// number, index in its FIFO) for error messages. An error stops the commit at c.
+// number, index in its FIFO) for error messages. An error stops the commit at c; Commit
+// returns it as a *deferral.CommandError (verb VerbTyped) naming at, unless it already is one.
 type ApplyFunc[T, C any] func(t *T, at deferral.Pos, c *C) error
 
 // Buffer defers commands of type C to a target of type T. Create it with New. NewRecorder
@@ -98,10 +99,7 @@ func New[T, C any](target *T, apply ApplyFunc[T, C]) *Buffer[T, C] {
 }
 
 func runClosure[T any](t *T, at deferral.Pos, fn func(*T) error) error {
-	if err := fn(t); err != nil {
-		return &deferral.CommandError{Pos: at, Verb: deferral.VerbFunc, Err: err}
-	}
-	return nil
+	return deferral.Wrap(at, deferral.VerbFunc, fn(t))
 }
 
 // SetClosureRunner replaces how closures run at commit (the ECS flavour routes them through
@@ -196,7 +194,7 @@ func (b *Buffer[T, C]) sweep(r *Recorder[T, C]) error {
 			return nil
 		}
 		if err := apply(t, deferral.Pos{Recorder: r.index, Index: r.next + r.fnext}, &r.cmds[r.next]); err != nil {
-			return err
+			return deferral.Wrap(deferral.Pos{Recorder: r.index, Index: r.next + r.fnext}, deferral.VerbTyped, err)
 		}
 		r.next++
 	}
@@ -231,7 +229,7 @@ func (b *Buffer[T, C]) commitKeyed(recs []*Recorder[T, C]) error {
 				r.funcs[p.idx].fn = nil
 			}
 		} else {
-			err = b.apply(t, at, &r.cmds[p.idx])
+			err = deferral.Wrap(at, deferral.VerbTyped, b.apply(t, at, &r.cmds[p.idx]))
 		}
 		if err != nil {
 			return err

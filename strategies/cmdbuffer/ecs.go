@@ -50,11 +50,20 @@ func (s *ECS) Buffer() *Buffer[ecs.World, deferral.Command] { return s.buf }
 func (s *ECS) NewRecorder() *deferral.Recorder { return s.core.NewRecorder(s.buf.NewRecorder()) }
 
 // Commit applies every pending command; see Buffer.Commit and the deferral failure policy.
-func (s *ECS) Commit() error {
+// A closure that panics leaves itself and the rest pending, as a failing command would, and
+// the panic goes on to the caller.
+func (s *ECS) Commit() (err error) {
 	if err := s.core.Begin(); err != nil {
 		return err
 	}
-	err := s.buf.Commit()
+	ended := false
+	defer func() {
+		if !ended {
+			s.core.End(false)
+		}
+	}()
+	err = s.buf.Commit()
+	ended = true
 	s.core.End(err == nil)
 	return err
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
 	"github.com/deferbench/deferbench/strategies/cmdbuffer"
 )
 
@@ -48,6 +49,10 @@ func TestGenericFailureRetry(t *testing.T) {
 	r.Stage(draw{-5, 0})
 	r.Stage(draw{3, 0})
 	err := b.Commit()
+	var ce *deferral.CommandError
+	if !errors.As(err, &ce) || ce.Pos != (deferral.Pos{Recorder: 0, Index: 1}) || ce.Verb != deferral.VerbTyped {
+		t.Fatalf("commit = %#v, want a CommandError at recorder 0 index 1, verb typed", err)
+	}
 	if err == nil || b.Pending() != 2 || len(q.draws) != 1 {
 		t.Fatalf("commit = %v, pending %d, applied %v; want error, 2 pending, 1 applied", err, b.Pending(), q.draws)
 	}
@@ -106,4 +111,30 @@ func Example() {
 	}
 	fmt.Println(q.draws)
 	// Output: [{9 1} {7 2}]
+}
+
+func TestClosurePanicKeepsStrategyUsable(t *testing.T) {
+	w := ecs.NewWorld()
+	s := cmdbuffer.NewECS(w)
+	r := s.NewRecorder()
+	r.Create(pos.Value(vec{}))
+	r.Do(func(*ecs.World) error { panic("boom") })
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("commit did not re-raise the closure's panic")
+			}
+		}()
+		_ = s.Commit()
+	}()
+	if got := s.Pending(); got != 1 {
+		t.Fatalf("pending after panic = %d, want 1 (the closure)", got)
+	}
+	if got := s.Discard(); got != 1 {
+		t.Fatalf("discard = %d, want 1", got)
+	}
+	r.Create(pos.Value(vec{}))
+	if err := s.Commit(); err != nil {
+		t.Fatalf("commit after a panic and discard = %v, want nil", err)
+	}
 }
