@@ -28,9 +28,9 @@ var frameScenario = Scenario{
 	Name: "Frame",
 	Description: "the particle frame (workload.Sim.StepParallel with workload.Replace, 5% replaced per frame) " +
 		"with GOMAXPROCS producers; ns/op per frame",
-	Variants: func(quick bool) []Variant {
+	Variants: func(cfg VariantConfig) []Variant {
 		sizes := frameSizes
-		if quick {
+		if cfg.Quick {
 			sizes = sizes[:1]
 		}
 		var vs []Variant

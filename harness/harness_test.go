@@ -16,7 +16,7 @@ func TestPlanInterleavesStrategies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := Plan(sc, Strategies, false)
+	cases := Plan(sc, Strategies, false, []int{2})
 	if len(cases) != 2*len(Strategies) {
 		t.Fatalf("Plan(Stage) has %d cases, want %d", len(cases), 2*len(Strategies))
 	}
@@ -37,7 +37,7 @@ func TestEveryStrategyInEveryScenario(t *testing.T) {
 			if st.Baseline() {
 				continue
 			}
-			for _, v := range sc.Variants(true) {
+			for _, v := range sc.Variants(VariantConfig{Quick: true}) {
 				if sc.Bench(st, v) == nil {
 					t.Errorf("scenario %s skips strategy %s", sc.Name, st.Name)
 				}
@@ -61,6 +61,9 @@ func TestSelectUnknown(t *testing.T) {
 // every scenario without error, and every result has the three units.
 func TestRunAll(t *testing.T) {
 	opt := Options{Scenarios: Scenarios, Strategies: Strategies, Quick: true, Count: 1, Benchtime: "3x", Procs: []int{1, 2}}
+	if testing.Short() {
+		opt.Procs = []int{2}
+	}
 	var got []*benchfmt.Result
 	var events int
 	opt.Progress = func(Event) { events++ }
@@ -71,18 +74,36 @@ func TestRunAll(t *testing.T) {
 	if len(got) != opt.Cases() || events != 2*opt.Cases() {
 		t.Fatalf("Run emitted %d results and %d events, want %d and %d", len(got), events, opt.Cases(), 2*opt.Cases())
 	}
-	for i, r := range got {
+	suffixed := 0
+	defer func() {
+		if suffixed == 0 || (len(opt.Procs) > 1 && suffixed == len(got)) {
+			t.Errorf("%d of %d results have the -2 suffix; want some (and, with GOMAXPROCS=1 too, not all)", suffixed, len(got))
+		}
+	}()
+	for _, r := range got {
 		name := string(r.Name)
-		wantSuffix := i >= len(got)/2 // the second half runs at GOMAXPROCS=2
-		if strings.HasSuffix(name, "-2") != wantSuffix {
-			t.Errorf("result %d %s: -2 suffix %v, want %v (none at GOMAXPROCS=1)", i, name, !wantSuffix, wantSuffix)
+		if strings.HasSuffix(name, "-2") {
+			suffixed++
+		} else if strings.Contains(name[strings.LastIndexByte(name, '/'):], "-") {
+			t.Errorf("%s: unexpected suffix (want -2, or none at GOMAXPROCS=1)", name)
+		}
+		if strings.HasPrefix(name, "Contention/") {
+			eff, ok := r.Value("efficiency")
+			if !ok {
+				t.Errorf("%s lacks efficiency", name)
+			} else if strings.Contains(name, "/producers=1") && eff != 1 {
+				t.Errorf("%s: efficiency %v at producers=1, want 1", name, eff)
+			}
+			if _, ok := r.Value("cmds/s"); !ok {
+				t.Errorf("%s lacks cmds/s", name)
+			}
 		}
 		for _, u := range []string{"ns/op", "B/op", "allocs/op"} {
 			if _, ok := r.Value(u); !ok {
 				t.Errorf("%s lacks %s", name, u)
 			}
 		}
-		if r.Iters != 3 {
+		if r.Iters != 3 && !strings.HasPrefix(name, "Determinism/") {
 			t.Errorf("%s ran %d iterations, want 3 (benchtime 3x)", name, r.Iters)
 		}
 	}

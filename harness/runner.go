@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
-	"strconv"
 	"sync"
 	"testing"
 
@@ -36,7 +35,7 @@ type Event struct {
 
 // Cases returns the number of benchmarks Run would time with opt.
 func (opt Options) Cases() int {
-	return len(Plan(opt.Scenarios, opt.Strategies, opt.Quick)) * max(opt.Count, 1) * max(len(opt.Procs), 1)
+	return len(Plan(opt.Scenarios, opt.Strategies, opt.Quick, opt.Procs)) * max(opt.Count, 1)
 }
 
 var initOnce sync.Once
@@ -82,42 +81,41 @@ func Run(ctx context.Context, opt Options, emit func(*benchfmt.Result) error) er
 	}
 	f := flag.Lookup("test.benchtime")
 	defer f.Value.Set(f.DefValue)
-	procs := opt.Procs
-	if len(procs) == 0 {
-		procs = []int{runtime.GOMAXPROCS(0)}
+	for _, p := range opt.Procs {
+		if p < 1 {
+			return fmt.Errorf("procs %d: must be at least 1", p)
+		}
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	cases := Plan(opt.Scenarios, opt.Strategies, opt.Quick)
-	total := len(cases) * opt.Count * len(procs)
+	cases := Plan(opt.Scenarios, opt.Strategies, opt.Quick, opt.Procs)
+	total := len(cases) * opt.Count
 	done := 0
 	for range opt.Count {
-		for _, p := range procs {
-			if p < 1 {
-				return fmt.Errorf("procs %d: must be at least 1", p)
+		rep := map[string]*benchfmt.Result{}
+		earlier := func(name string) *benchfmt.Result { return rep[name] }
+		for _, c := range cases {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("run stopped after %d of %d benchmarks: %w", done, total, err)
 			}
-			runtime.GOMAXPROCS(p)
-			for _, c := range cases {
-				if err := ctx.Err(); err != nil {
-					return fmt.Errorf("run stopped after %d of %d benchmarks: %w", done, total, err)
-				}
-				name := c.Name
-				if p != 1 {
-					name += "-" + strconv.Itoa(p)
-				}
-				if opt.Progress != nil {
-					opt.Progress(Event{Done: done, Total: total, Name: name})
-				}
-				res, err := measure(c, name)
-				if err != nil {
-					return err
-				}
-				if err := emit(res); err != nil {
-					return err
-				}
-				done++
-				if opt.Progress != nil {
-					opt.Progress(Event{Done: done, Total: total, Name: name, Result: res})
-				}
+			name := c.FullName()
+			if opt.Progress != nil {
+				opt.Progress(Event{Done: done, Total: total, Name: name})
+			}
+			runtime.GOMAXPROCS(c.Procs)
+			res, err := measure(c, name)
+			if err != nil {
+				return err
+			}
+			if c.Derive != nil {
+				c.Derive(res, earlier)
+			}
+			rep[name] = res
+			if err := emit(res); err != nil {
+				return err
+			}
+			done++
+			if opt.Progress != nil {
+				opt.Progress(Event{Done: done, Total: total, Name: name, Result: res})
 			}
 		}
 	}

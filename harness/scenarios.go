@@ -1,8 +1,12 @@
 package harness
 
 import (
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/perf/benchfmt"
 )
 
 // Param is one key=value element of a sub-benchmark name.
@@ -13,6 +17,15 @@ type Param struct{ Key, Value string }
 type Variant struct {
 	Params []Param
 	Arg    any
+	// Procs, when not 0, is the GOMAXPROCS this variant runs at (a scenario that sweeps
+	// GOMAXPROCS itself); 0 runs it at every value of the run's -procs list.
+	Procs int
+}
+
+// VariantConfig is what a scenario's variants depend on.
+type VariantConfig struct {
+	Quick bool  // smallest sizes only
+	Procs []int // the GOMAXPROCS values the user asked for; nil means the scenario's default
 }
 
 // BenchFunc is one benchmark body. It returns an error when the strategy fails the workload (a
@@ -25,11 +38,14 @@ type Scenario struct {
 	Name string
 	// Description is one line for `deferbench list` and the README.
 	Description string
-	// Variants lists the sub-benchmarks; quick selects the smallest sizes.
-	Variants func(quick bool) []Variant
+	// Variants lists the sub-benchmarks.
+	Variants func(cfg VariantConfig) []Variant
 	// Bench returns the body of variant v for strategy s, or nil when s cannot run this
 	// scenario (the baseline in a scenario that needs a deferral.Strategy, for instance).
 	Bench func(s StrategyInfo, v Variant) BenchFunc
+	// Derive, when set, adds metrics to a result computed from results measured earlier in
+	// the same repetition; earlier(name) returns one by full name (with the -N suffix).
+	Derive func(r *benchfmt.Result, earlier func(name string) *benchfmt.Result)
 }
 
 // Scenarios is the scenario table, in run order.
@@ -37,6 +53,9 @@ var Scenarios = []Scenario{
 	stageScenario,
 	stageApplyScenario,
 	frameScenario,
+	contentionScenario,
+	readersScenario,
+	determinismScenario,
 }
 
 // ScenarioNames returns the names in Scenarios, in order.
@@ -61,29 +80,51 @@ type Case struct {
 	Name     string
 	Scenario string
 	Strategy string
+	Procs    int // GOMAXPROCS
 	Run      BenchFunc
+	Derive   func(r *benchfmt.Result, earlier func(name string) *benchfmt.Result)
+}
+
+// FullName returns the benchmark name without the Benchmark prefix: Name plus the
+// -GOMAXPROCS suffix, which is absent at GOMAXPROCS=1 as in go test.
+func (c Case) FullName() string {
+	if c.Procs == 1 {
+		return c.Name
+	}
+	return c.Name + "-" + strconv.Itoa(c.Procs)
 }
 
 // Plan lists the cases of the given scenarios and strategies in the order one repetition runs
-// them: scenario by scenario, variant by variant, and within a variant every strategy in table
-// order, so that machine drift hits all strategies alike.
-func Plan(scenarios []Scenario, strategies []StrategyInfo, quick bool) []Case {
+// them: scenario by scenario, variant by variant, GOMAXPROCS value by value, and within that
+// every strategy in table order, so that machine drift hits all strategies alike. procs is
+// the -procs list (nil: the current GOMAXPROCS, and each scenario's own sweep).
+func Plan(scenarios []Scenario, strategies []StrategyInfo, quick bool, procs []int) []Case {
+	cfg := VariantConfig{Quick: quick, Procs: procs}
+	if len(procs) == 0 {
+		procs = []int{runtime.GOMAXPROCS(0)}
+	}
 	var cases []Case
 	for _, sc := range scenarios {
-		for _, v := range sc.Variants(quick) {
-			for _, st := range strategies {
-				f := sc.Bench(st, v)
-				if f == nil {
-					continue
+		for _, v := range sc.Variants(cfg) {
+			ps := procs
+			if v.Procs != 0 {
+				ps = []int{v.Procs}
+			}
+			for _, p := range ps {
+				for _, st := range strategies {
+					f := sc.Bench(st, v)
+					if f == nil {
+						continue
+					}
+					var name strings.Builder
+					name.WriteString(sc.Name)
+					name.WriteString("/strategy=")
+					name.WriteString(st.Name)
+					for _, p := range v.Params {
+						name.WriteString("/" + p.Key + "=" + p.Value)
+					}
+					cases = append(cases, Case{Name: name.String(), Scenario: sc.Name, Strategy: st.Name, Procs: p, Run: f, Derive: sc.Derive})
 				}
-				var name strings.Builder
-				name.WriteString(sc.Name)
-				name.WriteString("/strategy=")
-				name.WriteString(st.Name)
-				for _, p := range v.Params {
-					name.WriteString("/" + p.Key + "=" + p.Value)
-				}
-				cases = append(cases, Case{Name: name.String(), Scenario: sc.Name, Strategy: st.Name, Run: f})
 			}
 		}
 	}

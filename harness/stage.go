@@ -24,7 +24,7 @@ var stageScenario = Scenario{
 	Name: "Stage",
 	Description: "one producer stages commands through one recorder (deferral.Recorder.Set, or Do with a small closure); " +
 		"ns/op per staged command, buffers dropped every 1024 commands",
-	Variants: func(bool) []Variant {
+	Variants: func(VariantConfig) []Variant {
 		return []Variant{
 			{Params: []Param{{"cmd", "typed"}}, Arg: "typed"},
 			{Params: []Param{{"cmd", "closure"}}, Arg: "closure"},
@@ -120,6 +120,7 @@ func stageStrategy(b *testing.B, s StrategyInfo, closure bool) error {
 				v := workload.Vec2{X: float64(i)}
 				r.Do(func(w *ecs.World) error { return workload.Position.Set(w, e, v) })
 				if i&(stageBatch-1) == stageBatch-1 {
+					handover(st, r)
 					st.Discard()
 				}
 			}
@@ -128,6 +129,7 @@ func stageStrategy(b *testing.B, s StrategyInfo, closure bool) error {
 				e := ents[i&(stageBatch-1)]
 				r.Set(e, workload.Position.Value(workload.Vec2{X: float64(i)}))
 				if i&(stageBatch-1) == stageBatch-1 {
+					handover(st, r)
 					st.Discard()
 				}
 			}

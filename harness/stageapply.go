@@ -39,7 +39,7 @@ var stageApplyScenario = Scenario{
 	Name: "StageApply",
 	Description: "one producer stages commands and commits every 256; ns/op per command, staging plus apply; " +
 		"mix: all Set (homogeneous), 8 command types round-robin, or the same 8 shuffled",
-	Variants: func(bool) []Variant {
+	Variants: func(VariantConfig) []Variant {
 		return []Variant{
 			{Params: []Param{{"mix", "homogeneous"}}, Arg: mixSequence("homogeneous")},
 			{Params: []Param{{"mix", "roundrobin8"}}, Arg: mixSequence("roundrobin8")},
@@ -153,6 +153,7 @@ func stageApply(b *testing.B, s StrategyInfo, seq []uint8) error {
 	st := s.Factory(a.w)
 	r := st.NewRecorder()
 	commit := func() error {
+		handover(st, r)
 		if err := st.Commit(); err != nil {
 			return fmt.Errorf("stage apply: %w", err)
 		}

@@ -6,6 +6,9 @@ import (
 
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/strategies/cmdbuffer"
+	"github.com/deferbench/deferbench/strategies/handrolled"
+	"github.com/deferbench/deferbench/strategies/hybrid"
+	"github.com/deferbench/deferbench/strategies/lazyguarded"
 )
 
 // StrategyInfo describes one strategy the harness measures. Every scenario runs every strategy
@@ -31,6 +34,10 @@ const BaselineName = "baseline"
 var Strategies = []StrategyInfo{
 	{Name: BaselineName, Description: "lower bound: append the same deferral.Command record (or closure) to a preallocated slice; apply it with deferral.Core"},
 	{Name: "cmdbuffer", Description: "design 2: per-recorder private buffers of typed POD records plus a closure tier; commit in (sort key, recorder, FIFO) order", Factory: cmdbuffer.Factory},
+	{Name: "lazyguarded", Description: "design 1: every staged command is a task on the target's mutex-guarded FIFO pipe; readers wait behind parked writes", Factory: lazyguarded.Factory},
+	{Name: "lazyguarded-pass", Description: "design 1, readers pass parked writes (stale reads, opt-in)", Factory: lazyguarded.FactoryPass},
+	{Name: "handrolled", Description: "design 3: producers fill their own slices and hand them over; commit gathers in hand-over order and applies", Factory: handrolled.Factory},
+	{Name: "hybrid", Description: "design 4: cmdbuffer's buffers with a recorder per graph node; commit in (sort key, recorder, FIFO) order", Factory: hybrid.Factory},
 }
 
 // StrategyNames returns the names in Strategies, in order.
