@@ -30,6 +30,9 @@ type componentInfo struct {
 	inline    bool // pointer-free and at most MaxInline bytes
 	noPtrs    bool // pointer-free, any size
 	newColumn func() column
+	// invalid is the error Create returns for a value the validator rejects, made once so that
+	// culling a create (the lenient commit's path) does not allocate.
+	invalid error
 }
 
 var registry struct {
@@ -76,6 +79,7 @@ func NewComponent[T any](name string, valid func(T) bool) Component[T] {
 		noPtrs: !hasPointers(typ),
 	}
 	info.inline = info.noPtrs && info.size <= MaxInline
+	info.invalid = fmt.Errorf("create: %s: %w", name, ErrInvalidValue)
 	info.newColumn = func() column { return &typedColumn[T]{info: info, valid: valid} }
 	next := append(append([]*componentInfo(nil), old...), info)
 	registry.infos.Store(&next)

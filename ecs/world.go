@@ -124,7 +124,7 @@ func (w *World) Create(b Bundle) (Entity, error) {
 			return Entity{}, fmt.Errorf("create: component %d: %w", id, err)
 		}
 		if !c.validIn(b, i) {
-			return Entity{}, fmt.Errorf("create: %s: %w", ComponentName(id), ErrInvalidValue)
+			return Entity{}, lookup(id).invalid
 		}
 	}
 	var slot uint32

@@ -17,6 +17,14 @@ type View struct {
 	frame     int
 }
 
+// NewView returns a read-only view of w for decisions of frame number frame, over survivors
+// (the live entities in creation order, as the frame collected them). Sim builds its views
+// itself; NewView is for frame drivers outside this package, such as hybrid's task graph.
+// The view reads w without copying: w must not change while the view is in use.
+func NewView(w *ecs.World, survivors []ecs.Entity, frame int) View {
+	return View{w: w, survivors: survivors, frame: frame}
+}
+
 // Frame returns the number of the frame being decided, counting from 0 (Sim.Frame before the
 // step).
 func (v View) Frame() int { return v.frame }

@@ -1,0 +1,148 @@
+package deferral_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
+)
+
+type life struct{ T float64 }
+type tag struct{ N int32 }
+
+var (
+	lifeC = ecs.NewComponent[life]("life", func(l life) bool { return l.T > 0 })
+	tagC  = ecs.NewComponent[tag]("tag", nil)
+)
+
+// sliceSink is the smallest Sink: one slice, FIFO.
+type sliceSink struct {
+	cmds []deferral.Command
+	fns  map[int]func(*ecs.World) error
+}
+
+func (s *sliceSink) StageKeyed(_ uint64, c deferral.Command) { s.cmds = append(s.cmds, c) }
+func (s *sliceSink) StageFuncKeyed(_ uint64, fn func(*ecs.World) error) {
+	if s.fns == nil {
+		s.fns = map[int]func(*ecs.World) error{}
+	}
+	s.fns[len(s.cmds)] = fn
+	s.cmds = append(s.cmds, deferral.Command{Verb: deferral.VerbFunc})
+}
+
+func commit(t *testing.T, c *deferral.Core, s *sliceSink) error {
+	t.Helper()
+	if err := c.Begin(); err != nil {
+		return err
+	}
+	for i := range s.cmds {
+		var err error
+		if s.cmds[i].Verb == deferral.VerbFunc {
+			err = c.ApplyFunc(deferral.Pos{Index: i}, s.fns[i])
+		} else {
+			err = c.Apply(deferral.Pos{Index: i}, &s.cmds[i])
+		}
+		if err != nil {
+			s.cmds = s.cmds[i:]
+			c.End(false)
+			return err
+		}
+	}
+	s.cmds = s.cmds[:0]
+	c.End(true)
+	return nil
+}
+
+func TestCulledCreateDoesNotAllocate(t *testing.T) {
+	w := ecs.NewWorld()
+	c := deferral.NewCore(w)
+	cmd := deferral.Command{Verb: deferral.VerbCreate, Bundle: lifeC.Value(life{-1})}
+	if err := c.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	if a := testing.AllocsPerRun(100, func() {
+		if err := c.Apply(deferral.Pos{}, &cmd); err != nil {
+			t.Fatal(err)
+		}
+	}); a != 0 {
+		t.Fatalf("allocs per culled create = %v, want 0", a)
+	}
+	c.End(true)
+	rep, _ := c.TakeReport(0)
+	if rep.IgnoredCreates == 0 || len(rep.Created) != 0 || w.Len() != 0 {
+		t.Fatalf("report %+v, world len %d: want culled creates only", rep, w.Len())
+	}
+}
+
+func TestCommandErrorNamesTheCommand(t *testing.T) {
+	w := ecs.NewWorld()
+	c := deferral.NewCore(w)
+	s := &sliceSink{}
+	r := c.NewRecorder(s)
+	p := r.Create(lifeC.Value(life{1}))
+	r.Set(p, tagC.Value(tag{1}))
+	err := commit(t, c, s)
+	var ce *deferral.CommandError
+	if !errors.As(err, &ce) || !errors.Is(err, ecs.ErrMissingComponent) {
+		t.Fatalf("commit = %v, want *CommandError wrapping ErrMissingComponent", err)
+	}
+	for _, want := range []string{"recorder 0", "command 1", "set tag"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if !c.Failed() {
+		t.Error("Failed() = false after a failed commit")
+	}
+	if e, err := c.Resolve(p); err != nil || !w.Alive(e) {
+		t.Errorf("Resolve(prefix placeholder) after failure = %v, %v; want the created entity", e, err)
+	}
+}
+
+func TestWrap(t *testing.T) {
+	base := errors.New("boom")
+	err := deferral.Wrap(deferral.Pos{Recorder: 2, Index: 3}, deferral.VerbTyped, base)
+	var ce *deferral.CommandError
+	if !errors.As(err, &ce) || ce.Verb != deferral.VerbTyped || !errors.Is(err, base) {
+		t.Fatalf("Wrap = %#v", err)
+	}
+	if again := deferral.Wrap(deferral.Pos{}, deferral.VerbFunc, err); again != err {
+		t.Fatalf("Wrap of a CommandError = %v, want it unchanged", again)
+	}
+	if deferral.Wrap(deferral.Pos{}, deferral.VerbFunc, nil) != nil {
+		t.Fatal("Wrap(nil) != nil")
+	}
+}
+
+func TestPlaceholderExpiresAfterNextCommit(t *testing.T) {
+	w := ecs.NewWorld()
+	c := deferral.NewCore(w)
+	s := &sliceSink{}
+	r := c.NewRecorder(s)
+	p := r.Create(lifeC.Value(life{1}))
+	if _, err := c.Resolve(p); !errors.Is(err, deferral.ErrUnresolved) {
+		t.Fatalf("Resolve before commit = %v, want ErrUnresolved", err)
+	}
+	if err := commit(t, c, s); err != nil {
+		t.Fatal(err)
+	}
+	e, err := c.Resolve(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Destroy(p) // p belongs to the previous commit: skipped, e survives
+	if err := commit(t, c, s); err != nil {
+		t.Fatal(err)
+	}
+	if !w.Alive(e) {
+		t.Fatal("a placeholder from an earlier commit reached its old entity")
+	}
+	if _, err := c.Resolve(p); !errors.Is(err, deferral.ErrUnresolved) {
+		t.Fatalf("Resolve after the next commit = %v, want ErrUnresolved", err)
+	}
+	if v := deferral.VerbTyped.String(); v != "typed" {
+		t.Fatalf("VerbTyped.String() = %q", v)
+	}
+}
