@@ -255,7 +255,12 @@ run_host() {
 		waited=$((waited + 5))
 	done
 
-	out="out-$(date -u +%Y%m%dT%H%M%SZ)-$$-$RANDOM"
+	# The run folder is named as deferbench names it: <yyyymmdd-hhmmss>-<host>-<goarch>,
+	# with the board's clock and host name.
+	# shellcheck disable=SC2016 # expands on the host
+	out=$(rsh "$host" 'echo "$(date +%Y%m%d-%H%M%S)-$(hostname)"' </dev/null) || die "$host: date/hostname failed"
+	out="$(printf '%s' "$out" | tr -c 'A-Za-z0-9._\n-' '_')-$goarch"
+	rsh "$host" "test ! -e $remote_dir/$out" </dev/null || die "$host: ~/$remote_dir/$out exists already; try again in a second"
 	local args="" a
 	for a in ${passthrough[@]+"${passthrough[@]}"}; do
 		args+=" $(printf '%q' "$a")"
@@ -281,9 +286,6 @@ run_host() {
 	fi
 	for d in ${runs[@]+"${runs[@]}"}; do
 		name=$(basename "$d")
-		if [ "$name" = "$out" ]; then
-			name="$(date -u +%Y-%m-%d)-${host##*@}-$goarch"
-		fi
 		dest="$results/$name"
 		n=2
 		while [ -e "$dest" ]; do

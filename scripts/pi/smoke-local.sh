@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# smoke-local.sh exercises run.sh end to end without a board: PI_SSH=local,
+# the arm64 binary from `make cross` under qemu-aarch64-static, results in a
+# temporary folder. It fails unless the fetched run folder holds bench.txt
+# with "goarch: arm64" and an env.json. CI runs it through `make test-arm`.
+#
+# usage: scripts/pi/smoke-local.sh [DEFERBENCH RUN FLAGS...]   (default -quick -count 1)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/deferbench-smoke.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+flags=("$@")
+if [ ${#flags[@]} -eq 0 ]; then
+	flags=(-quick -count 1)
+fi
+
+echo "== PI_SSH=local scripts/pi/run.sh localhost ${flags[*]}"
+PI_SSH=local PI_LOCAL_MACHINE=aarch64 "$here/run.sh" --idle-timeout 0 --results "$tmp" localhost "${flags[@]}"
+
+runs=("$tmp"/*/)
+[ -d "${runs[0]}" ] || {
+	echo "smoke-local: run.sh fetched no run folder" >&2
+	exit 1
+}
+[ ${#runs[@]} -eq 1 ] || {
+	echo "smoke-local: run.sh fetched ${#runs[@]} run folders, want 1" >&2
+	exit 1
+}
+run=${runs[0]%/}
+grep -qx 'goarch: arm64' "$run/bench.txt" || {
+	echo "smoke-local: $run/bench.txt has no 'goarch: arm64' line" >&2
+	exit 1
+}
+grep -q '^Benchmark' "$run/bench.txt" || {
+	echo "smoke-local: $run/bench.txt has no benchmark results" >&2
+	exit 1
+}
+[ -s "$run/env.json" ] || {
+	echo "smoke-local: $run/env.json missing" >&2
+	exit 1
+}
+echo "smoke-local: ok: $(basename "$run") has goarch: arm64, $(grep -c '^Benchmark' "$run/bench.txt") results, env.json"
