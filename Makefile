@@ -5,7 +5,7 @@ BIN     ?= bin
 # Flags for `make bench`, e.g. make bench BENCHFLAGS='-count 6 -scenarios Stage'.
 BENCHFLAGS ?=
 
-.PHONY: all help build test fmt-check vet test-go bench bench-quick clean
+.PHONY: all help build test fmt-check vet test-go bench bench-quick clean cross test-arm
 
 all: build
 
@@ -14,6 +14,8 @@ help:
 	@echo "make test         gofmt check, go vet, go test -race -short"
 	@echo "make bench        run the default suite into results/<date>-<host>-<goarch>/ (BENCHFLAGS=...)"
 	@echo "make bench-quick  run the smoke suite (deferbench run -quick)"
+	@echo "make cross        build bin/deferbench-linux-{arm64,arm,amd64} (Raspberry Pi: docs/pi-setup.md)"
+	@echo "make test-arm     go test -short for arm64 and arm (GOARM=7) under qemu-user, then scripts/pi local mode"
 
 build:
 	$(GO) build -o $(BIN)/deferbench ./cmd/deferbench
@@ -37,5 +39,15 @@ bench: build
 bench-quick: build
 	$(BIN)/deferbench run -quick $(BENCHFLAGS)
 
+# ARM (SPEC §7): static builds for 64-bit and 32-bit Pi OS and x86-64 into bin/, checked with `file`.
+cross:
+	scripts/cross.sh
+
+# The test suite for arm64 and arm under qemu-user (installs Debian's qemu-user-static when
+# missing), then scripts/pi/run.sh end to end in PI_SSH=local mode with the arm64 binary.
+test-arm: cross
+	scripts/test-arm.sh
+	scripts/pi/smoke-local.sh
+
 clean:
-	rm -f $(BIN)/deferbench
+	rm -f $(BIN)/deferbench $(BIN)/deferbench-linux-*
