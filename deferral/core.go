@@ -3,6 +3,7 @@ package deferral
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -29,11 +30,13 @@ type resolution struct {
 // method only from the strategy owner's goroutine, at a sync point.
 type Core struct {
 	world  *ecs.World
-	owner  uint32 // placeholder owner id
-	epoch  uint32 // commit epoch placeholders are staged in; advances when a commit drains
+	owner  uint32   // placeholder owner id of the current epoch; renewed every 65536 epochs
+	epoch  uint32   // commit epoch placeholders are staged in; advances when a commit drains
+	past   []uint32 // owner ids used before owner (placeholders carry the epoch in 16 bits)
 	mu     sync.Mutex
 	nrec   int
 	tabEp  uint32         // epoch of res
+	tabOwn uint32         // owner id of tabEp
 	res    [][]resolution // per recorder, per create sequence number
 	report Report
 	failed bool
@@ -43,11 +46,15 @@ type Core struct {
 
 // NewCore returns a Core bound to w.
 func NewCore(w *ecs.World) *Core {
+	return &Core{world: w, owner: newOwner(), epoch: 1}
+}
+
+func newOwner() uint32 {
 	o := owners.Add(1)
 	if o == 0 {
 		o = owners.Add(1)
 	}
-	return &Core{world: w, owner: o, epoch: 1}
+	return o
 }
 
 // World returns the target.
@@ -91,7 +98,7 @@ func (c *Core) Begin() error {
 	}
 	c.active = true
 	if c.tabEp != c.epoch {
-		c.tabEp = c.epoch
+		c.tabEp, c.tabOwn = c.epoch, c.owner
 		for i := range c.res {
 			c.res[i] = c.res[i][:0]
 		}
@@ -122,6 +129,12 @@ func (c *Core) advance() {
 	if c.epoch == 0 {
 		c.epoch = 1
 	}
+	if c.epoch&0xffff == 0 {
+		// Placeholders carry the epoch in 16 bits: a fresh owner id keeps one from 65536
+		// epochs ago from aliasing one of this epoch.
+		c.past = append(c.past, c.owner)
+		c.owner = newOwner()
+	}
 }
 
 // resolve maps a command's entity to a real handle. ok is false for a placeholder that does
@@ -132,7 +145,7 @@ func (c *Core) resolve(e ecs.Entity) (ecs.Entity, bool) {
 		return e, true
 	}
 	rec, ep := int(hi>>16), hi&0xffff
-	if owner != c.owner || ep != c.tabEp&0xffff || rec >= len(c.res) || int(lo) >= len(c.res[rec]) {
+	if owner != c.tabOwn || ep != c.tabEp&0xffff || rec >= len(c.res) || int(lo) >= len(c.res[rec]) {
 		return ecs.Entity{}, false
 	}
 	r := c.res[rec][lo]
@@ -142,7 +155,7 @@ func (c *Core) resolve(e ecs.Entity) (ecs.Entity, bool) {
 // record stores what placeholder p became.
 func (c *Core) record(p ecs.Entity, r resolution) {
 	owner, hi, lo, isPh := p.PlaceholderParts()
-	if !isPh || owner != c.owner || hi&0xffff != c.tabEp&0xffff {
+	if !isPh || owner != c.tabOwn || hi&0xffff != c.tabEp&0xffff {
 		return // hand-built create record, or one from an earlier epoch: nothing can name it
 	}
 	rec := int(hi >> 16)
@@ -244,11 +257,11 @@ func (c *Core) Resolve(p ecs.Entity) (ecs.Entity, error) {
 	switch {
 	case !isPh:
 		return ecs.Entity{}, fmt.Errorf("resolve %v: %w", p, ErrNotPlaceholder)
-	case owner != c.owner:
+	case owner != c.owner && owner != c.tabOwn && !slices.Contains(c.past, owner):
 		return ecs.Entity{}, fmt.Errorf("resolve %v: %w", p, ErrForeignPlaceholder)
 	}
 	rec := int(hi >> 16)
-	if hi&0xffff != c.tabEp&0xffff || rec >= len(c.res) || int(lo) >= len(c.res[rec]) {
+	if owner != c.tabOwn || hi&0xffff != c.tabEp&0xffff || rec >= len(c.res) || int(lo) >= len(c.res[rec]) {
 		return ecs.Entity{}, fmt.Errorf("resolve %v: %w", p, ErrUnresolved)
 	}
 	switch r := c.res[rec][lo]; r.state {
