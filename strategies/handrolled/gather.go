@@ -229,7 +229,8 @@ func (r *Recorder[T, C]) Stage(c C) {
 	if !r.listed {
 		r.list()
 	}
-	r.local = append(r.local, item[T, C]{c: c})
+	r.local = append(r.local, item[T, C]{})
+	r.local[len(r.local)-1].c = c
 }
 
 // StageFunc appends a closure to the recorder's slice. It allocates the closure.
