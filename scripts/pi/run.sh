@@ -30,6 +30,8 @@
 #                       is installed from Debian's packages when missing
 #   PI_SSH_OPTS         extra ssh/scp options, e.g. "-o Port=2222"
 #   PI_REMOTE_DIR       folder under the remote home to work in (deferbench)
+#   PI_CPUFREQ_DIR      the board's cpufreq folder (/sys/devices/system/cpu/cpufreq;
+#                       tests point it at a fake one)
 #
 # Example:
 #   make cross && scripts/pi/run.sh --performance pi4.local pi5.local -quick
@@ -60,6 +62,7 @@ bindir="$repo/bin"
 keep_remote=0
 mode=${PI_SSH:-ssh}
 remote_dir=${PI_REMOTE_DIR:-deferbench}
+cpufreq_dir=${PI_CPUFREQ_DIR:-/sys/devices/system/cpu/cpufreq}
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -121,6 +124,12 @@ fi
 case $idle_timeout in
 '' | *[!0-9]*) die "--idle-timeout $idle_timeout: want whole seconds" ;;
 esac
+case $cpufreq_dir in
+*[!A-Za-z0-9._/-]*) die "PI_CPUFREQ_DIR=$cpufreq_dir: want a plain path" ;;
+esac
+case $governor in
+*[!A-Za-z0-9_-]*) die "--governor $governor: want a governor name such as performance" ;;
+esac
 case $remote_dir in
 '' | /* | *..* | *[!A-Za-z0-9._/-]*) die "PI_REMOTE_DIR=$remote_dir: want a plain relative folder name" ;;
 esac
@@ -172,19 +181,40 @@ remote_machine() {
 	fi
 }
 
-# cleanup restores the governors run_host changed and removes the local-mode
-# remote home; run_host runs in its own subshell, so these globals are per host.
+# run_host runs in its own subshell, so these globals are per host: cur_host,
+# the governors to restore (saved), the running `deferbench run` (child: the
+# local ssh or shell; rpidfile: the file on the host holding its process id)
+# and the file the exit status goes to (statusfile).
 cur_host=""
 saved=""
+child=""
+rpidfile=""
+statusfile=""
+# as_root sets $s on the host to the command that writes as root: nothing for root, else sudo -n.
+# shellcheck disable=SC2016 # expands on the host
+as_root='s=; [ "$(id -u)" -eq 0 ] || s="sudo -n"'
+# cleanup, the EXIT trap of run_host's subshell, stops a run still going,
+# restores the governors, removes the local-mode remote home and records the
+# exit status.
 cleanup() {
+	local rc=$?
+	if [ -n "$child" ]; then
+		echo "stopping deferbench run (what finished stays in its run folder on the host)"
+		rsh "$cur_host" "kill -TERM \$(cat $rpidfile) 2>/dev/null" </dev/null || true
+		kill -TERM "$child" 2>/dev/null || true
+		wait "$child" 2>/dev/null || true
+	fi
 	if [ -n "$saved" ]; then
 		echo "restoring governors"
 		# shellcheck disable=SC2016 # expands on the host
-		printf '%s\n' "$saved" | rsh "$cur_host" 'while IFS== read -r f g; do echo "$g" | sudo -n tee "$f" >/dev/null; done' ||
+		printf '%s\n' "$saved" | rsh "$cur_host" "$as_root"'; while IFS== read -r f g; do echo "$g" | $s tee "$f" >/dev/null; done' ||
 			echo "warning: could not restore governors: $saved" >&2
 	fi
 	if [ -n "$lhome" ]; then
 		rm -rf "$lhome"
+	fi
+	if [ -n "$statusfile" ]; then
+		echo "$rc" >"$statusfile"
 	fi
 }
 
@@ -193,14 +223,25 @@ below() {
 	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'
 }
 
+# run_host HOST STATUSFILE runs the whole flow for one host; run it in a
+# subshell. It writes its process id to STATUSFILE.pid (the main shell sends
+# it SIGTERM on Ctrl-C) and its exit status to STATUSFILE.
 run_host() {
 	local host=$1 machine goarch runner="" bin out status=0 stage
 	cur_host=$host
+	statusfile=$2
+	if [ -n "${BASHPID:-}" ]; then
+		echo "$BASHPID" >"$statusfile.pid"
+	else
+		# shellcheck disable=SC2016 # $PPID of sh is this subshell (bash 3.2 has no BASHPID)
+		sh -c 'echo "$PPID"' >"$statusfile.pid"
+	fi
+	trap cleanup EXIT
+	trap 'exit 130' INT TERM
 
 	if [ "$mode" = local ]; then
 		lhome=$(mktemp -d "${TMPDIR:-/tmp}/deferbench-pi.XXXXXX")
 	fi
-	trap cleanup EXIT
 
 	local err
 	err=$(rsh "$host" true </dev/null 2>&1) ||
@@ -229,10 +270,10 @@ run_host() {
 
 	if [ -n "$governor" ]; then
 		# shellcheck disable=SC2016 # expands on the host
-		saved=$(rsh "$host" 'for f in /sys/devices/system/cpu/cpufreq/policy*/scaling_governor; do [ -r "$f" ] && echo "$f=$(cat "$f")"; done; true' </dev/null)
+		saved=$(rsh "$host" "for f in $cpufreq_dir/policy*/scaling_governor; do "'[ -r "$f" ] && echo "$f=$(cat "$f")"; done; true' </dev/null)
 		if [ -z "$saved" ]; then
 			echo "warning: no cpufreq policies on $host; governor left alone" >&2
-		elif rsh "$host" "for f in /sys/devices/system/cpu/cpufreq/policy*/scaling_governor; do echo $governor | sudo -n tee \"\$f\" >/dev/null || exit 1; done" </dev/null; then
+		elif rsh "$host" "$as_root; for f in $cpufreq_dir/policy*/scaling_governor; do echo $governor | \$s tee \"\$f\" >/dev/null || exit 1; done" </dev/null; then
 			echo "governor set to $governor (was: $(printf '%s' "$saved" | sed 's|.*/\(policy[0-9]*\)/scaling_governor=|\1=|' | tr '\n' ' '))"
 		else
 			echo "warning: could not set governor $governor (needs passwordless sudo); running with the current one" >&2
@@ -266,7 +307,20 @@ run_host() {
 		args+=" $(printf '%q' "$a")"
 	done
 	echo "running: ${runner}deferbench run -out ~/$remote_dir/$out$args"
-	rsh "$host" "cd $remote_dir && ${runner}./deferbench run -out $out$args" </dev/null || status=$?
+	# In the background, so that a signal can stop it (see cleanup); exec keeps
+	# the process id written to $rpidfile.
+	rpidfile="$remote_dir/$out.pid"
+	local cmd="cd $remote_dir && echo \$\$ >$out.pid && exec ${runner}./deferbench run -out $out$args"
+	if [ "$mode" = local ]; then
+		(cd "$lhome" && exec bash -c "$cmd") </dev/null &
+	else
+		# shellcheck disable=SC2029 # the command is meant to expand on the host
+		ssh "${ssh_opts[@]}" "$host" "$cmd" </dev/null &
+	fi
+	child=$!
+	wait "$child" || status=$?
+	child=""
+	rsh "$host" "rm -f $rpidfile" </dev/null || true
 	[ "$status" -eq 0 ] || echo "deferbench run exited with status $status; fetching what it wrote" >&2
 
 	rsh "$host" "test -d $remote_dir/$out" </dev/null || die "$host: deferbench wrote no ~/$remote_dir/$out"
@@ -307,8 +361,11 @@ run_host() {
 	return "$status"
 }
 
+# prefix copies its input with "[HOST] " before each line. It ignores Ctrl-C so
+# that what a host says while cleaning up after an interrupt still shows.
 prefix() {
 	local line
+	trap '' INT
 	while IFS= read -r line; do
 		printf '[%s] %s\n' "$1" "$line"
 	done
@@ -319,17 +376,30 @@ trap 'rm -rf "$statusdir"' EXIT
 pids=()
 i=0
 for h in "${hosts[@]}"; do
-	(
-		set +e
-		(run_host "$h")
-		echo $? >"$statusdir/$i"
-	) 2>&1 | prefix "$h" &
+	(run_host "$h" "$statusdir/$i") 2>&1 | prefix "$h" &
 	pids+=($!)
 	i=$((i + 1))
 done
+
+# On Ctrl-C (or SIGTERM) every host stops its run, restores its governor and
+# exits; wait for all of them. Background jobs ignore SIGINT, so it is passed on
+# as SIGTERM.
+interrupted=0
+stop_hosts() {
+	interrupted=1
+	local f
+	for f in "$statusdir"/*.pid; do
+		[ -f "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null
+	done
+	return 0
+}
+trap stop_hosts INT TERM
 for p in "${pids[@]}"; do
-	wait "$p" || true
+	while kill -0 "$p" 2>/dev/null; do
+		wait "$p" || true
+	done
 done
+[ "$interrupted" -eq 0 ] || die "interrupted"
 
 failed=()
 i=0

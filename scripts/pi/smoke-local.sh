@@ -2,7 +2,8 @@
 # smoke-local.sh exercises run.sh end to end without a board: PI_SSH=local,
 # the arm64 binary from `make cross` under qemu-aarch64-static, results in a
 # temporary folder. It fails unless the fetched run folder holds bench.txt
-# with "goarch: arm64" and an env.json. CI runs it through `make test-arm`.
+# with "goarch: arm64" and an env.json, or unless --performance left a fake
+# cpufreq folder (PI_CPUFREQ_DIR) changed. CI runs it through `make test-arm`.
 #
 # usage: scripts/pi/smoke-local.sh [DEFERBENCH RUN FLAGS...]   (default -quick -count 1)
 set -euo pipefail
@@ -16,10 +17,22 @@ if [ ${#flags[@]} -eq 0 ]; then
 	flags=(-quick -count 1)
 fi
 
-echo "== PI_SSH=local scripts/pi/run.sh localhost ${flags[*]}"
-PI_SSH=local PI_LOCAL_MACHINE=aarch64 "$here/run.sh" --idle-timeout 0 --results "$tmp" localhost "${flags[@]}"
+# A fake cpufreq folder, so that --performance and the restore run too.
+cpufreq="$tmp/cpufreq"
+mkdir -p "$cpufreq/policy0" "$cpufreq/policy4" "$tmp/results"
+echo ondemand >"$cpufreq/policy0/scaling_governor"
+echo schedutil >"$cpufreq/policy4/scaling_governor"
 
-runs=("$tmp"/*/)
+echo "== PI_SSH=local scripts/pi/run.sh --performance localhost ${flags[*]}"
+PI_SSH=local PI_LOCAL_MACHINE=aarch64 PI_CPUFREQ_DIR="$cpufreq" \
+	"$here/run.sh" --performance --idle-timeout 0 --results "$tmp/results" localhost "${flags[@]}"
+
+if [ "$(cat "$cpufreq/policy0/scaling_governor" "$cpufreq/policy4/scaling_governor" | tr '\n' ' ')" != "ondemand schedutil " ]; then
+	echo "smoke-local: governors not restored: $(cat "$cpufreq"/policy*/scaling_governor | tr '\n' ' ')" >&2
+	exit 1
+fi
+
+runs=("$tmp/results"/*/)
 [ -d "${runs[0]}" ] || {
 	echo "smoke-local: run.sh fetched no run folder" >&2
 	exit 1
