@@ -1,0 +1,181 @@
+package cmdbuffer_test
+
+import (
+	"cmp"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/strategies/cmdbuffer"
+)
+
+type zzCmd struct {
+	id   int
+	fail bool // fails the first time it is applied
+}
+
+type zzLog struct {
+	applied []int
+	failed  map[int]bool
+}
+
+func zzApply(l *zzLog, _ deferral.Pos, c *zzCmd) error {
+	if c.fail && !l.failed[c.id] {
+		l.failed[c.id] = true
+		return errors.New("first try fails")
+	}
+	l.applied = append(l.applied, c.id)
+	return nil
+}
+
+type zzPending struct {
+	key      uint64
+	rec, seq int
+	id       int
+	fail     bool
+}
+
+// Differential test of the generic Buffer against a model: every commit applies the pending
+// commands in (sort key, recorder, FIFO) order up to the first failure, which stays pending
+// with its suffix; commands staged after a failure join the pending set in their place.
+// Random keys (mostly 0, so both the sweep and the keyed path run, and switches between them
+// after failures), closures, and failures that succeed on retry.
+func TestZZBufferMatchesModel(t *testing.T) {
+	for seed := range uint64(300) {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		log := &zzLog{failed: map[int]bool{}}
+		b := cmdbuffer.New(log, zzApply)
+		recs := make([]*cmdbuffer.Recorder[zzLog, zzCmd], 1+rng.IntN(4))
+		for i := range recs {
+			recs[i] = b.NewRecorder()
+		}
+		seqs := make([]int, len(recs))
+		var model []zzPending
+		var want []int
+		next := 0
+		for step := range 40 {
+			switch op := rng.IntN(10); {
+			case op < 7: // stage a few
+				for range 1 + rng.IntN(5) {
+					ri := rng.IntN(len(recs))
+					key := uint64(0)
+					if rng.IntN(4) == 0 {
+						key = uint64(rng.IntN(3))
+					}
+					next++
+					id, fail := next, rng.IntN(8) == 0
+					if rng.IntN(4) == 0 {
+						recs[ri].StageFuncKeyed(key, func(l *zzLog) error {
+							if fail && !l.failed[id] {
+								l.failed[id] = true
+								return errors.New("closure fails once")
+							}
+							l.applied = append(l.applied, id)
+							return nil
+						})
+					} else {
+						recs[ri].StageKeyed(key, zzCmd{id: id, fail: fail})
+					}
+					model = append(model, zzPending{key, ri, seqs[ri], id, fail})
+					seqs[ri]++
+				}
+			case op < 9: // commit
+				slices.SortStableFunc(model, func(a, c zzPending) int {
+					if r := cmp.Compare(a.key, c.key); r != 0 {
+						return r
+					}
+					if r := cmp.Compare(a.rec, c.rec); r != 0 {
+						return r
+					}
+					return cmp.Compare(a.seq, c.seq)
+				})
+				failedAt := -1
+				for i, p := range model {
+					if p.fail {
+						model[i].fail = false // succeeds next time
+						failedAt = i
+						break
+					}
+					want = append(want, p.id)
+				}
+				err := b.Commit()
+				if failedAt >= 0 {
+					model = model[failedAt:]
+					if err == nil {
+						t.Fatalf("seed %d step %d: commit succeeded, want failure at id %d", seed, step, model[0].id)
+					}
+				} else {
+					model = model[:0]
+					clear(seqs) // FIFO positions count from the drained commit
+					if err != nil {
+						t.Fatalf("seed %d step %d: commit: %v", seed, step, err)
+					}
+				}
+			default: // discard
+				if n := b.Discard(); n != len(model) {
+					t.Fatalf("seed %d step %d: discard = %d, want %d", seed, step, n, len(model))
+				}
+				model = model[:0]
+				clear(seqs)
+			}
+			if !slices.Equal(log.applied, want) {
+				t.Fatalf("seed %d step %d: applied\n%v\nwant\n%v", seed, step, log.applied, want)
+			}
+			if p := b.Pending(); p != len(model) {
+				t.Fatalf("seed %d step %d: pending %d, want %d", seed, step, p, len(model))
+			}
+		}
+	}
+}
+
+type zzV struct{ N int64 }
+
+var zzC = ecs.NewComponent[zzV]("zzcb.C", nil)
+
+// Discard called by a closure command during the commit: the commit must neither panic nor
+// apply what was discarded.
+func TestZZDiscardInsideClosure(t *testing.T) {
+	t.Skip("known bug: Discard from a closure during Commit resets the buffers mid-sweep: index out of range panic; see lead")
+	w := ecs.NewWorld()
+	s := cmdbuffer.NewECS(w)
+	r := s.NewRecorder()
+	r.Create(zzC.Value(zzV{1}))
+	r.Do(func(*ecs.World) error { s.Discard(); return nil })
+	r.Create(zzC.Value(zzV{2}))
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				t.Errorf("commit panicked: %v", v)
+			}
+		}()
+		_ = s.Commit()
+	}()
+}
+
+// Commands a closure stages during the commit (into a recorder the commit already swept) are
+// lost: the end of the commit resets every recorder. They must apply, now or at the next
+// commit.
+func TestZZStageFromClosureNotLost(t *testing.T) {
+	t.Skip("known bug: commands staged by a closure into an already-swept recorder (or any, in keyed mode) are dropped by the end-of-commit reset: lost write; see lead")
+	w := ecs.NewWorld()
+	s := cmdbuffer.NewECS(w)
+	r0, r1 := s.NewRecorder(), s.NewRecorder()
+	r1.Do(func(*ecs.World) error {
+		r0.Create(zzC.Value(zzV{1}))
+		return nil
+	})
+	if err := s.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if s.Pending() > 0 {
+		if err := s.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w.Len() != 1 {
+		t.Errorf("world has %d entities, want 1: the create staged from the closure was lost", w.Len())
+	}
+}
