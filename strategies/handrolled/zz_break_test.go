@@ -1,0 +1,215 @@
+package handrolled_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/strategies/handrolled"
+)
+
+type zzCmd struct {
+	id   int
+	at   deferral.Pos // where the model says it was staged
+	fail bool         // fails the first time
+}
+
+type zzLog struct {
+	applied []int
+	failed  map[int]bool
+	bad     []string
+}
+
+func zzApply(l *zzLog, at deferral.Pos, c *zzCmd) error {
+	if at != c.at {
+		l.bad = append(l.bad, fmt.Sprintf("id %d applied at %+v, staged at %+v", c.id, at, c.at))
+	}
+	if c.fail && !l.failed[c.id] {
+		l.failed[c.id] = true
+		return errors.New("first try fails")
+	}
+	l.applied = append(l.applied, c.id)
+	return nil
+}
+
+// Differential test of Gather against a model of hand-over order: explicit hand-overs in call
+// order, then (at commit) the recorders not handed over in first-stage order; a failure keeps
+// its suffix, which the next commit applies before newly gathered commands; positions count
+// from the last drained commit.
+func TestZZGatherMatchesModel(t *testing.T) {
+	for seed := range uint64(300) {
+		rng := rand.New(rand.NewPCG(seed, 5))
+		log := &zzLog{failed: map[int]bool{}}
+		g := handrolled.New(log, zzApply)
+		nrec := 1 + rng.IntN(4)
+		recs := make([]*handrolled.Recorder[zzLog, zzCmd], nrec)
+		for i := range recs {
+			recs[i] = g.NewRecorder()
+		}
+		type item struct {
+			id   int
+			fail bool
+		}
+		var (
+			gathered []item
+			handed   [][]item
+			open     []int
+			listed   = make([]bool, nrec)
+			local    = make([][]item, nrec)
+			fifo     = make([]int, nrec)
+			want     []int
+			next     int
+		)
+		handover := func(r int) {
+			if len(local[r]) > 0 {
+				handed = append(handed, local[r])
+				local[r] = nil
+			}
+		}
+		pending := func() int {
+			n := len(gathered)
+			for _, h := range handed {
+				n += len(h)
+			}
+			for _, l := range local {
+				n += len(l)
+			}
+			return n
+		}
+		for step := range 50 {
+			switch op := rng.IntN(12); {
+			case op < 6:
+				r := rng.IntN(nrec)
+				next++
+				it := item{next, rng.IntN(7) == 0}
+				recs[r].Stage(zzCmd{id: it.id, at: deferral.Pos{Recorder: r, Index: fifo[r]}, fail: it.fail})
+				fifo[r]++
+				if !listed[r] {
+					listed[r] = true
+					open = append(open, r)
+				}
+				local[r] = append(local[r], it)
+			case op < 8:
+				r := rng.IntN(nrec)
+				recs[r].Handover()
+				handover(r)
+			case op < 11:
+				for _, r := range open {
+					handover(r)
+					listed[r] = false
+				}
+				open = open[:0]
+				for _, h := range handed {
+					gathered = append(gathered, h...)
+				}
+				handed = handed[:0]
+				failedAt := -1
+				for i, it := range gathered {
+					if it.fail {
+						gathered[i].fail = false
+						failedAt = i
+						break
+					}
+					want = append(want, it.id)
+				}
+				err := g.Commit()
+				if failedAt >= 0 {
+					gathered = gathered[failedAt:]
+					if err == nil {
+						t.Fatalf("seed %d step %d: commit succeeded, want a failure", seed, step)
+					}
+				} else {
+					gathered = gathered[:0]
+					clear(fifo)
+					if err != nil {
+						t.Fatalf("seed %d step %d: commit: %v", seed, step, err)
+					}
+				}
+			default:
+				n, err := g.Discard()
+				if err != nil || n != pending() {
+					t.Fatalf("seed %d step %d: discard = %d, %v; want %d", seed, step, n, err, pending())
+				}
+				gathered, handed, open = gathered[:0], handed[:0], open[:0]
+				clear(listed)
+				clear(local)
+				clear(fifo)
+			}
+			if !slices.Equal(log.applied, want) {
+				t.Fatalf("seed %d step %d: applied\n%v\nwant\n%v", seed, step, log.applied, want)
+			}
+			if p := g.Pending(); p != pending() {
+				t.Fatalf("seed %d step %d: pending %d, want %d", seed, step, p, pending())
+			}
+			if len(log.bad) > 0 {
+				t.Fatalf("seed %d step %d: %v", seed, step, log.bad)
+			}
+		}
+	}
+}
+
+type zzV struct{ N int64 }
+
+var zzC = ecs.NewComponent[zzV]("zzhr.C", nil)
+
+// A closure command that panics mid-commit propagates; afterwards the strategy must still
+// commit (the panicking command stays pending, as a failing one would).
+func TestZZPanicInClosureThenRetry(t *testing.T) {
+	t.Skip("known bug: ECS.Commit skips core.End when Gather.Commit panics, so every later Commit is ErrReentry and Discard drops nothing; see lead")
+	w := ecs.NewWorld()
+	s := handrolled.NewECS(w)
+	r := s.NewRecorder()
+	r.Create(zzC.Value(zzV{1}))
+	boom := true
+	r.Do(func(*ecs.World) error {
+		if boom {
+			panic("boom")
+		}
+		return nil
+	})
+	r.Create(zzC.Value(zzV{2}))
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("panic did not propagate")
+			}
+		}()
+		_ = s.Commit()
+	}()
+	if n := s.Pending(); n != 2 {
+		t.Errorf("pending after panic = %d, want 2", n)
+	}
+	boom = false
+	if err := s.Commit(); err != nil {
+		t.Fatalf("commit after a panicking closure: %v", err)
+	}
+	if w.Len() != 2 {
+		t.Errorf("world has %d entities, want 2", w.Len())
+	}
+}
+
+// A closure command that stages a create and a destroy of that create's placeholder: they
+// apply at the next commit, where the destroy must reach the entity the create became.
+func TestZZStageCreateDestroyFromClosure(t *testing.T) {
+	t.Skip("known bug: a placeholder minted inside a commit carries that commit's epoch but applies in the next, so commands naming it are skipped; see lead")
+	w := ecs.NewWorld()
+	s := handrolled.NewECS(w)
+	r := s.NewRecorder()
+	r.Do(func(*ecs.World) error {
+		p := r.Create(zzC.Value(zzV{1}))
+		r.Destroy(p)
+		return nil
+	})
+	for i := 0; i < 3 && (i == 0 || s.Pending() > 0); i++ {
+		if err := s.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w.Len() != 0 {
+		t.Errorf("world has %d entities, want 0: the destroy of the closure's placeholder was skipped", w.Len())
+	}
+}
