@@ -15,7 +15,7 @@ help:
 	@echo "make bench        run the default suite into results/<date>-<host>-<goarch>/ (BENCHFLAGS=...)"
 	@echo "make bench-quick  run the smoke suite (deferbench run -quick)"
 	@echo "make cross        build bin/deferbench-linux-{arm64,arm,amd64} (Raspberry Pi: docs/pi-setup.md)"
-	@echo "make test-arm     go test -short for arm64 and arm (GOARM=7) under qemu-user, then scripts/pi local mode"
+	@echo "make test-arm     shellcheck; go test -short for arm64 and arm (GOARM=7) under qemu-user; scripts/pi local mode"
 
 build:
 	$(GO) build -o $(BIN)/deferbench ./cmd/deferbench
@@ -43,9 +43,11 @@ bench-quick: build
 cross:
 	scripts/cross.sh
 
-# The test suite for arm64 and arm under qemu-user (installs Debian's qemu-user-static when
-# missing), then scripts/pi/run.sh end to end in PI_SSH=local mode with the arm64 binary.
+# shellcheck on scripts/, then the test suite for arm64 and arm under qemu-user (installs
+# Debian's shellcheck and qemu-user-static when missing), then scripts/pi/run.sh end to end in
+# PI_SSH=local mode with the arm64 binary.
 test-arm: cross
+	scripts/lint-sh.sh
 	scripts/test-arm.sh
 	scripts/pi/smoke-local.sh
 

@@ -30,8 +30,8 @@ fi
 
 echo "ensure-qemu: installing Debian's qemu-user-static" >&2
 export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]}" apt-get update -qq >&2
-"${sudo[@]}" apt-get install -y -qq qemu-user-static >&2
+${sudo[@]+"${sudo[@]}"} apt-get update -qq >&2
+${sudo[@]+"${sudo[@]}"} apt-get install -y -qq qemu-user-static >&2
 
 if ! have_qemu; then
 	echo "ensure-qemu: qemu-user-static installed but qemu-aarch64-static/qemu-arm-static still not on PATH" >&2
