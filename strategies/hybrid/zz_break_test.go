@@ -1,0 +1,180 @@
+package hybrid_test
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/strategies/hybrid"
+)
+
+// Random DAGs (explicit edges) on 1…8 workers, some nodes failing or panicking: every node
+// that runs runs once, after all its predecessors finished; exactly the nodes downstream of a
+// failure are skipped; Execute returns one *NodeError per failed node.
+func TestZZRandomDAGSchedule(t *testing.T) {
+	for seed := range uint64(200) {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		n := 1 + rng.IntN(30)
+		g := hybrid.NewGraph()
+		g.SetWorkers(1 + rng.IntN(8))
+		preds := make([][]int, n)
+		fail := make([]int, n) // 0 ok, 1 error, 2 panic
+		finished := make([]atomic.Bool, n)
+		runs := make([]atomic.Int32, n)
+		var bad atomic.Value
+		nodes := make([]*hybrid.Node, n)
+		for i := range n {
+			if rng.IntN(8) == 0 {
+				fail[i] = 1 + rng.IntN(2)
+			}
+			for j := range i {
+				if rng.IntN(5) == 0 {
+					preds[i] = append(preds[i], j)
+				}
+			}
+			nodes[i] = g.AddNode("n"+string(rune('A'+i)), func(context.Context, *hybrid.Node) error {
+				runs[i].Add(1)
+				for _, p := range preds[i] {
+					if !finished[p].Load() {
+						bad.Store("node ran before a predecessor finished")
+					}
+				}
+				defer finished[i].Store(true)
+				switch fail[i] {
+				case 1:
+					return errors.New("fails")
+				case 2:
+					panic("boom")
+				}
+				return nil
+			})
+			for _, p := range preds[i] {
+				nodes[i].After(nodes[p])
+			}
+		}
+		if err := g.Compile(); err != nil {
+			t.Fatal(err)
+		}
+		// expected: skipped when any predecessor failed or was skipped
+		skipped := make([]bool, n)
+		wantErrs := 0
+		for i := range n {
+			for _, p := range preds[i] {
+				if skipped[p] || fail[p] != 0 {
+					skipped[i] = true
+				}
+			}
+			if !skipped[i] && fail[i] != 0 {
+				wantErrs++
+			}
+		}
+		for round := range 3 {
+			for i := range n {
+				finished[i].Store(false)
+				runs[i].Store(0)
+			}
+			err := g.Execute(context.Background())
+			if v := bad.Load(); v != nil {
+				t.Fatalf("seed %d round %d: %v", seed, round, v)
+			}
+			for i := range n {
+				want := int32(1)
+				if skipped[i] {
+					want = 0
+				}
+				if got := runs[i].Load(); got != want {
+					t.Fatalf("seed %d round %d: node %d ran %d times, want %d", seed, round, i, got, want)
+				}
+			}
+			var nerrs int
+			if err != nil {
+				if j, ok := err.(interface{ Unwrap() []error }); ok {
+					nerrs = len(j.Unwrap())
+				} else {
+					nerrs = 1
+				}
+			}
+			if nerrs != wantErrs {
+				t.Fatalf("seed %d round %d: %d errors (%v), want %d", seed, round, nerrs, err, wantErrs)
+			}
+		}
+	}
+}
+
+// Execute called concurrently with itself: each call either runs the whole graph or returns
+// ErrRunning; appends from the runs that ran are all committed, once.
+func TestZZConcurrentExecute(t *testing.T) {
+	target, buf := newInts("buf")
+	g := hybrid.NewGraph()
+	g.SetWorkers(4)
+	const K = 6
+	for i := range K {
+		g.AddNode("app"+string(rune('a'+i)), func(_ context.Context, n *hybrid.Node) error {
+			r := buf.Recorder(n)
+			for j := range 10 {
+				r.Stage(i*10 + j)
+			}
+			return nil
+		}, hybrid.Append(buf))
+	}
+	g.AddFlushNode(buf)
+	if err := g.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	var ran, refused atomic.Int32
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				switch err := g.Execute(context.Background()); {
+				case err == nil:
+					ran.Add(1)
+				case errors.Is(err, hybrid.ErrRunning):
+					refused.Add(1)
+				default:
+					t.Errorf("execute: %v", err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if got, want := len(target.v), int(ran.Load())*K*10; got != want {
+		t.Errorf("committed %d commands, want %d (%d runs)", got, want, ran.Load())
+	}
+	for run := 0; run+K*10 <= len(target.v); run += K * 10 {
+		for k := range K * 10 {
+			if target.v[run+k] != k {
+				t.Fatalf("run at %d: command %d is %d, want node order, FIFO", run, k, target.v[run+k])
+			}
+		}
+	}
+}
+
+type zzV struct{ N int64 }
+
+var zzC = ecs.NewComponent[zzV]("zzhy.C", nil)
+
+// Discard called by a closure command during Commit must not panic.
+func TestZZDiscardInsideClosure(t *testing.T) {
+	t.Skip("known bug: Discard from a closure during Commit resets cmdbuffer's buffers mid-sweep: index out of range panic; see lead")
+	w := ecs.NewWorld()
+	s := hybrid.NewECS(w)
+	r := s.NewRecorder()
+	r.Create(zzC.Value(zzV{1}))
+	r.Do(func(*ecs.World) error { s.Discard(); return nil })
+	r.Create(zzC.Value(zzV{2}))
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				t.Errorf("commit panicked: %v", v)
+			}
+		}()
+		_ = s.Commit()
+	}()
+}
