@@ -16,6 +16,7 @@
 // Sources, relative to the capture root:
 //
 //	/proc/cpuinfo                     CPU model, ARM "Features" (atomics = LSE)
+//	/proc/self/auxv                   arm64 only, live only: AT_HWCAP's ATOMICS bit
 //	/proc/sys/kernel/osrelease        kernel (uname -r)
 //	/proc/sys/kernel/hostname         hostname
 //	/proc/device-tree/model           board model (NUL-terminated)
@@ -31,6 +32,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -76,9 +78,11 @@ type Env struct {
 	// kernel), as a decimal string.
 	PageSize string `json:"page_size"`
 	// LSEAtomics says whether the CPU has the ARMv8.1 Large System
-	// Extension atomics ("atomics" in /proc/cpuinfo Features): "yes", "no",
-	// [NotApplicable] on a CPU that is not ARM, or [Unknown]. Go's arm64
-	// runtime uses them for atomics and mutexes when present.
+	// Extension atomics: "yes", "no", [NotApplicable] on a CPU that is not
+	// ARM, or [Unknown]. Go's arm64 runtime uses them for atomics and
+	// mutexes when the kernel's AT_HWCAP says so; an arm64 process reads
+	// that from /proc/self/auxv (under qemu-user: the emulated CPU's), any
+	// other capture reads "atomics" in /proc/cpuinfo Features.
 	LSEAtomics string `json:"lse_atomics"`
 	// Governor is the cpufreq governor: the one all policies share, or
 	// "policy0=x,policy4=y" when they differ.
@@ -224,6 +228,13 @@ func (s Source) Capture() Env {
 	} else {
 		e.CPUModel, e.LSEAtomics = Unknown, Unknown
 	}
+	if runtime.GOARCH == "arm64" && filepath.Clean(root) == "/" {
+		if auxv, err := os.ReadFile("/proc/self/auxv"); err == nil {
+			if hwcap, ok := auxvValue(auxv, atHWCAP); ok {
+				e.LSEAtomics = yesNo(hwcap&hwcapAtomics != 0)
+			}
+		}
+	}
 	e.PageSize = Unknown
 	if smaps, ok := rd("proc/self/smaps"); ok {
 		e.PageSize = parsePageSize(smaps)
@@ -314,6 +325,27 @@ func parseCPUInfo(s string) (model, lse string) {
 		lse = Unknown
 	}
 	return model, lse
+}
+
+// AT_HWCAP and its arm64 ATOMICS bit (linux/arch/arm64/include/uapi/asm/hwcap.h).
+const (
+	atHWCAP      = 16
+	hwcapAtomics = 1 << 8
+)
+
+// auxvValue returns the value of key in a 64-bit little-endian auxiliary
+// vector (pairs of key, value; AT_NULL ends it).
+func auxvValue(auxv []byte, key uint64) (uint64, bool) {
+	for i := 0; i+16 <= len(auxv); i += 16 {
+		k, v := binary.LittleEndian.Uint64(auxv[i:]), binary.LittleEndian.Uint64(auxv[i+8:])
+		if k == 0 {
+			break
+		}
+		if k == key {
+			return v, true
+		}
+	}
+	return 0, false
 }
 
 func parsePageSize(smaps string) string {

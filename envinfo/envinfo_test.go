@@ -1,10 +1,12 @@
 package envinfo
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -302,5 +304,49 @@ func TestCaptureHost(t *testing.T) {
 func TestReplayRunnerMissing(t *testing.T) {
 	if _, err := ReplayRunner(t.TempDir())("vcgencmd", "get_throttled"); err == nil {
 		t.Error("ReplayRunner on a root without cmd/vcgencmd: want an error, got nil")
+	}
+}
+
+func TestAuxvValue(t *testing.T) {
+	le := func(vals ...uint64) []byte {
+		b := make([]byte, 0, 8*len(vals))
+		for _, v := range vals {
+			b = binary.LittleEndian.AppendUint64(b, v)
+		}
+		return b
+	}
+	tests := []struct {
+		name string
+		auxv []byte
+		want uint64
+		ok   bool
+	}{
+		{"hwcap with atomics", le(6, 4096, 16, 0x1ff, 0, 0), 0x1ff, true},
+		{"hwcap without atomics", le(16, 0xff, 0, 0), 0xff, true},
+		{"no hwcap", le(6, 4096, 0, 0), 0, false},
+		{"hwcap after AT_NULL is ignored", le(0, 0, 16, 0x100), 0, false},
+		{"truncated", le(16)[:8], 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := auxvValue(tt.auxv, atHWCAP)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("%s: auxvValue = %#x, %v; want %#x, %v", tt.name, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestLSEAtomicsLive checks the live capture against the CPU: on arm64 it is
+// yes or no (auxv or cpuinfo), never n/a; elsewhere it is not "yes".
+func TestLSEAtomicsLive(t *testing.T) {
+	e := Capture()
+	switch runtime.GOARCH {
+	case "arm64":
+		if e.LSEAtomics != "yes" && e.LSEAtomics != "no" {
+			t.Errorf("LSEAtomics on arm64 = %q, want yes or no", e.LSEAtomics)
+		}
+	default:
+		if e.LSEAtomics == "yes" {
+			t.Errorf("LSEAtomics on %s = yes, want no, n/a or unknown", runtime.GOARCH)
+		}
 	}
 }
