@@ -20,13 +20,15 @@ func Example() {
 	})
 	r.Stage(draw{mesh: 1, material: 7})
 	last := r.Stage(draw{mesh: 2, material: 3}) // every staged command is a task
-	count := g.Read(func(q *[]draw) error { fmt.Println("reader sees", len(*q), "draws"); return nil })
+	seen := 0
+	count := g.Read(func(q *[]draw) error { seen = len(*q); return nil })
 	fmt.Println("parked:", g.Pending())
 	if err := g.Flush(); err != nil {
 		fmt.Println(err)
 	}
 	fmt.Println("last draw applied:", last.Wait() == nil)
 	count.Wait()
+	fmt.Println("reader sees", seen, "draws")
 	// Output:
 	// parked: 2
 	// last draw applied: true
