@@ -27,7 +27,7 @@ var frameSizes = []int{1000, 10000, 100000}
 var frameScenario = Scenario{
 	Name: "Frame",
 	Description: "the particle frame (workload.Sim.StepParallel with workload.Replace, 5% replaced per frame) " +
-		"with GOMAXPROCS producers; ns/op per frame",
+		"with GOMAXPROCS producers; ns/op per frame; gc/frame = collections per frame",
 	Variants: func(cfg VariantConfig) []Variant {
 		sizes := frameSizes
 		if cfg.Quick {
@@ -82,17 +82,26 @@ func frame(b *testing.B, factory deferral.Factory, n int) error {
 	if err != nil {
 		return err
 	}
+	// gc/frame counts the collections that completed during timed frames.
+	var ms runtime.MemStats
+	gcs := uint32(0)
+	runtime.ReadMemStats(&ms)
+	gc0 := ms.NumGC
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if i > 0 && i%frameSegment == 0 {
 			b.StopTimer()
+			runtime.ReadMemStats(&ms)
+			gcs += ms.NumGC - gc0
 			if err := fs.close(); err != nil {
 				return err
 			}
 			if fs, err = newFrameSim(factory, n); err != nil {
 				return err
 			}
+			runtime.ReadMemStats(&ms)
+			gc0 = ms.NumGC
 			b.StartTimer()
 		}
 		if err := fs.sim.StepParallel(frameDt, procs, decide); err != nil {
@@ -100,5 +109,8 @@ func frame(b *testing.B, factory deferral.Factory, n int) error {
 		}
 	}
 	b.StopTimer()
+	runtime.ReadMemStats(&ms)
+	gcs += ms.NumGC - gc0
+	b.ReportMetric(float64(gcs)/float64(b.N), "gc/frame")
 	return fs.close()
 }

@@ -158,3 +158,10 @@ func measure(c Case, name string) (*benchfmt.Result, error) {
 	}
 	return res, nil
 }
+
+// The defaults of deferbench run: count 10 (benchstat needs at least 6 for a confidence
+// interval) and 50ms per benchmark.
+const (
+	DefaultCount     = 10
+	DefaultBenchtime = "50ms"
+)

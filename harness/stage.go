@@ -2,6 +2,8 @@ package harness
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/deferbench/deferbench/deferral"
@@ -23,7 +25,7 @@ var sink struct {
 var stageScenario = Scenario{
 	Name: "Stage",
 	Description: "one producer stages commands through one recorder (deferral.Recorder.Set, or Do with a small closure); " +
-		"ns/op per staged command, buffers dropped every 1024 commands",
+		"ns/op per staged command, buffers dropped every 1024 commands; heap-B/cmd = live heap per staged command before commit",
 	Variants: func(VariantConfig) []Variant {
 		return []Variant{
 			{Params: []Param{{"cmd", "typed"}}, Arg: "typed"},
@@ -73,6 +75,10 @@ func stageBaselineTyped(b *testing.B) error {
 	}
 	b.StopTimer()
 	sink.cmds = buf
+	var grow []deferral.Command
+	reportRetained(b, "baseline/typed", func(i int) {
+		grow = append(grow, deferral.Command{Verb: deferral.VerbSet, Entity: ents[i&(stageBatch-1)], Bundle: workload.Position.Value(workload.Vec2{X: float64(i)})})
+	}, func() { runtime.KeepAlive(grow); grow = nil })
 	return nil
 }
 
@@ -95,6 +101,11 @@ func stageBaselineClosure(b *testing.B) error {
 	}
 	b.StopTimer()
 	sink.fns = fns
+	var grow []func(*ecs.World) error
+	reportRetained(b, "baseline/closure", func(i int) {
+		e, v := ents[i&(stageBatch-1)], workload.Vec2{X: float64(i)}
+		grow = append(grow, func(w *ecs.World) error { return workload.Position.Set(w, e, v) })
+	}, func() { runtime.KeepAlive(grow); grow = nil })
 	return nil
 }
 
@@ -137,5 +148,54 @@ func stageStrategy(b *testing.B, s StrategyInfo, closure bool) error {
 	}
 	b.StopTimer()
 	st.Discard()
+	reportRetained(b, fmt.Sprintf("%s/closure=%v", s.Name, closure), func(i int) {
+		e, v := ents[i&(stageBatch-1)], workload.Vec2{X: float64(i)}
+		if closure {
+			r.Do(func(w *ecs.World) error { return workload.Position.Set(w, e, v) })
+		} else {
+			r.Set(e, workload.Position.Value(v))
+		}
+	}, func() { handover(st, r); st.Discard() })
 	return st.Close()
 }
+
+// retainedCommands is how many commands reportRetained stages.
+const retainedCommands = 1 << 14
+
+// reportRetained reports heap-B/cmd: the live heap, after a GC, that retainedCommands staged
+// commands hold before they are committed or dropped (storage, slack capacity, closures,
+// tasks). stage stages command i; drop drops them all. Not timed.
+//
+// testing.Benchmark calls a body several times while it sizes b.N; the measurement is made at
+// the first call of a benchmark and reused by the later ones, keyed by the benchmark's name.
+func reportRetained(b *testing.B, key string, stage func(i int), drop func()) {
+	retainedMu.Lock()
+	v, ok := retained[key]
+	retainedMu.Unlock()
+	if ok {
+		drop()
+		b.ReportMetric(v, "heap-B/cmd")
+		return
+	}
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	h0 := ms.HeapAlloc
+	for i := range retainedCommands {
+		stage(i)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	h1 := ms.HeapAlloc
+	drop()
+	v = max(float64(h1)-float64(h0), 0) / retainedCommands
+	retainedMu.Lock()
+	retained[key] = v
+	retainedMu.Unlock()
+	b.ReportMetric(v, "heap-B/cmd")
+}
+
+var (
+	retainedMu sync.Mutex
+	retained   = map[string]float64{}
+)

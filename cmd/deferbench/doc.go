@@ -8,6 +8,7 @@
 //
 //	commands:
 //	  run      run the benchmark suite and write bench.txt and env.json into a results directory
+//	  compare  compare two runs (bench.txt files or results directories) metric by metric: medians, 95% CIs, change and Mann-Whitney p
 //	  list     list the scenarios and strategies with descriptions
 //	  env      print the environment capture (CPU, cores, Go, kernel, governor, clocks, temperature, throttling) as JSON
 //	  help     show the commands, or one command's flags
@@ -23,6 +24,10 @@
 //	bench.txt   results in the Go benchmark format, file-level config lines first
 //	            (goos, goarch, cpu, go, deferbench, host-model, kernel, governor, …)
 //	env.json    the environment captured before and after the run, and the run's options
+//	summary.json  per benchmark and unit: median and 95% confidence interval over the
+//	            repetitions (golang.org/x/perf/benchmath); with -profile, the CPU attribution
+//	profiles/   with -profile: <Scenario>-<strategy>-{cpu,heap,mutex,block}.pb.gz, for
+//	            go tool pprof
 //
 //	usage: deferbench run [flags]
 //
@@ -30,13 +35,15 @@
 //
 //	flags:
 //	  -benchtime string
-//	    	time ("100ms") or iterations ("1000x") per benchmark, as go test -benchtime (default "100ms")
+//	    	time ("100ms") or iterations ("1000x") per benchmark, as go test -benchtime (default "50ms")
 //	  -count int
 //	    	repetitions of every benchmark (benchstat needs at least 6 for a confidence interval) (default 10)
 //	  -out string
 //	    	results directory (default results/<yyyymmdd-hhmmss>-<host>-<goarch>)
 //	  -procs string
 //	    	comma-separated GOMAXPROCS values to run every benchmark at (default the current GOMAXPROCS)
+//	  -profile
+//	    	after the timed runs, run each scenario and strategy once more with profiling on: write profiles/<Scenario>-<strategy>-{cpu,heap,mutex,block}.pb.gz and a CPU attribution table
 //	  -quick
 //	    	smoke run: benchtime 20ms, count 3, smallest sizes
 //	  -scenarios string
@@ -57,6 +64,31 @@
 // until the run completes. An interrupted run (SIGINT, SIGTERM) stops after the benchmark in
 // progress, keeps what finished, marks bench.txt and env.json partial and exits with status
 // 130. A results directory that cannot be written fails before any benchmark runs.
+//
+// Profiles are collected after the timed runs, in separate untimed runs (profiling perturbs
+// timing): each scenario and strategy runs once more with the CPU profiler on and mutex and
+// block profiling enabled; the heap, mutex and block files hold what that run added. The
+// attribution table charges each CPU sample to the first of lock (sync mutex frames), alloc
+// (runtime.mallocgc), gc, apply (Core.Apply, Commit, Flush), stage (Recorder methods,
+// StageKeyed) found walking from the leaf, else other.
+//
+// # Compare
+//
+//	usage: deferbench compare [flags] OLD NEW
+//
+//	compare two runs (bench.txt files or results directories) metric by metric: medians, 95% CIs, change and Mann-Whitney p
+//
+//	flags:
+//	  -alpha float
+//	    	significance level of the Mann-Whitney U test (default 0.05)
+//
+// Compare matches benchmarks by full name and unit and prints, per unit, the median and 95%
+// confidence interval of each side, the change, and the p-value of a Mann-Whitney U test
+// (golang.org/x/perf/benchmath, as benchstat); "~" marks a change that is not significant.
+// To compare strategies within one run, or x86 with arm64, stock benchstat reads bench.txt
+// directly:
+//
+//	benchstat -col goarch -ignore cpu x86/bench.txt arm64/bench.txt
 //
 // # List
 //

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/deferbench/deferbench/harness"
+	"github.com/google/pprof/profile"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -37,6 +38,8 @@ func TestUsageErrors(t *testing.T) {
 		{"list", "-v"},
 		{"env", "extra"},
 		{"help", "nope"},
+		{"compare", "a"},
+		{"compare", "-alpha", "2", "a", "b"},
 	}
 	var got bytes.Buffer
 	for _, args := range cases {
@@ -283,3 +286,58 @@ func TestCancelledBeforeAnything(t *testing.T) {
 }
 
 func gomaxprocs() int { return runtime.GOMAXPROCS(0) }
+
+// TestProfileAndCompare runs a tiny suite with -profile, checks the profiles parse and
+// summary.json has summaries and the attribution, then compares the run with itself.
+func TestProfileAndCompare(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the profiler over every strategy")
+	}
+	out := filepath.Join(t.TempDir(), "r")
+	var stdout, stderr bytes.Buffer
+	args := []string{"run", "-scenarios", "Stage", "-count", "2", "-benchtime", "50x", "-profile", "-out", out}
+	if err := runContext(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("deferbench %q: %v\n%s", args, err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "CPU attribution") {
+		t.Errorf("no attribution table on stdout:\n%s", stdout.String())
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "profiles", "*.pb.gz"))
+	if want := 4 * len(harness.Strategies); len(files) != want {
+		t.Errorf("%d profiles, want %d: %v", len(files), want, files)
+	}
+	for _, f := range files {
+		r, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := profile.Parse(r); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+		r.Close()
+	}
+	var sum struct {
+		Summaries   []harness.Summary `json:"summaries"`
+		Attribution struct {
+			ByStrategy []harness.Attribution `json:"by_strategy"`
+		} `json:"attribution"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Summaries) == 0 || len(sum.Attribution.ByStrategy) != len(harness.Strategies) {
+		t.Errorf("summary.json: %d summaries, %d attribution rows; want some and %d", len(sum.Summaries), len(sum.Attribution.ByStrategy), len(harness.Strategies))
+	}
+
+	stdout.Reset()
+	if err := runContext(context.Background(), []string{"compare", out, filepath.Join(out, "bench.txt")}, &stdout, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "Stage/strategy=cmdbuffer/cmd=typed") || !strings.Contains(stdout.String(), "ns/op") {
+		t.Errorf("compare output lacks rows:\n%s", stdout.String())
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/deferbench/deferbench/envinfo"
@@ -23,8 +24,8 @@ import (
 
 // Defaults of deferbench run, and of deferbench run -quick.
 const (
-	defaultCount     = 10
-	defaultBenchtime = "100ms"
+	defaultCount     = harness.DefaultCount
+	defaultBenchtime = harness.DefaultBenchtime
 	quickCount       = 3
 	quickBenchtime   = "20ms"
 )
@@ -42,6 +43,7 @@ var runCommand = &command{
 		fs.StringVar(&o.strategies, "strategies", "", "comma-separated strategies to run (default all; see deferbench list)")
 		fs.StringVar(&o.procs, "procs", "", "comma-separated GOMAXPROCS values to run every benchmark at (default the current GOMAXPROCS)")
 		fs.StringVar(&o.out, "out", "", "results directory (default results/<yyyymmdd-hhmmss>-<host>-<goarch>)")
+		fs.BoolVar(&o.profile, "profile", false, "after the timed runs, run each scenario and strategy once more with profiling on: write profiles/<Scenario>-<strategy>-{cpu,heap,mutex,block}.pb.gz and a CPU attribution table")
 		return func(args []string) error {
 			if err := noArgs("run", args); err != nil {
 				return err
@@ -67,6 +69,7 @@ type runOptions struct {
 	benchtime                    string
 	scenarios, strategies, procs string
 	out                          string
+	profile                      bool
 }
 
 // splitList splits a comma-separated flag value, dropping empty elements.
@@ -217,12 +220,61 @@ func runSuite(e *env, o runOptions) (err error) {
 	if err := writeJSON(envPath, doc); err != nil {
 		return err
 	}
+	sum := summaryFile{Deferbench: harness.Version(), Partial: partial, Summaries: harness.Summarize(bf.Results())}
+	if runErr == nil && o.profile {
+		as, err := harness.ProfileRun(e.ctx, opt, filepath.Join(out, "profiles"), func(group string) {
+			fmt.Fprintf(e.stderr, "deferbench: profiling %s\n", group)
+		})
+		if err != nil {
+			runErr = fmt.Errorf("profiles: %w", err)
+		}
+		if len(as) > 0 {
+			sum.Attribution = &attribution{Categories: harness.AttributionCategories, ByStrategy: harness.StrategyAttribution(as), ByScenario: as}
+			writeAttribution(e.stdout, sum.Attribution.ByStrategy)
+		}
+	}
+	if err := writeJSON(filepath.Join(out, "summary.json"), sum); err != nil {
+		return err
+	}
 	if runErr != nil {
 		return fmt.Errorf("%w; kept %d finished results in %s, marked partial", wrapRunErr(runErr), len(bf.Results()), out)
 	}
 	fmt.Fprintf(e.stderr, "deferbench: %d results in %s (%s); compare with: benchstat -col /strategy %s\n",
 		len(bf.Results()), out, time.Since(start).Round(time.Second), benchPath)
 	return nil
+}
+
+// summaryFile is summary.json: per benchmark and unit the median and 95% confidence interval
+// over the repetitions (golang.org/x/perf/benchmath), and with -profile the CPU attribution.
+type summaryFile struct {
+	Deferbench  string            `json:"deferbench"`
+	Partial     string            `json:"partial,omitempty"`
+	Summaries   []harness.Summary `json:"summaries"`
+	Attribution *attribution      `json:"attribution,omitempty"`
+}
+
+type attribution struct {
+	Categories []string              `json:"categories"`
+	ByStrategy []harness.Attribution `json:"by_strategy"`
+	ByScenario []harness.Attribution `json:"by_scenario"`
+}
+
+// writeAttribution prints one row per strategy: the share of its CPU in each category.
+func writeAttribution(w io.Writer, as []harness.Attribution) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "CPU attribution\tcpu-s\t")
+	for _, c := range harness.AttributionCategories {
+		fmt.Fprintf(tw, "%s\t", c)
+	}
+	fmt.Fprintln(tw)
+	for _, a := range as {
+		fmt.Fprintf(tw, "%s\t%.2f\t", a.Strategy, a.CPU)
+		for _, c := range harness.AttributionCategories {
+			fmt.Fprintf(tw, "%.1f%%\t", 100*a.Share[c])
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
 }
 
 func wrapRunErr(err error) error {

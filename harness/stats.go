@@ -1,0 +1,216 @@
+package harness
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+)
+
+// Summary is the distribution of one metric of one benchmark over the repetitions of a run:
+// the median and its 95% confidence interval (benchmath.AssumeNothing, as benchstat).
+type Summary struct {
+	Name     string   `json:"name"` // full benchmark name, without the Benchmark prefix
+	Unit     string   `json:"unit"`
+	N        int      `json:"n"`
+	Median   float64  `json:"median"`
+	Lo       float64  `json:"ci95_lo"`
+	Hi       float64  `json:"ci95_hi"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// key identifies one metric of one benchmark.
+type key struct{ name, unit string }
+
+// unitValue returns a value in the unit it was written in (the reader turns ns/op into
+// sec/op; summaries keep ns/op).
+func unitValue(v benchfmt.Value) (float64, string) {
+	if v.OrigUnit != "" {
+		return v.OrigValue, v.OrigUnit
+	}
+	return v.Value, v.Unit
+}
+
+// collect groups the values of results by (full name, unit), keeping first-seen order.
+func collect(results []*benchfmt.Result) ([]key, map[key][]float64) {
+	var order []key
+	vals := map[key][]float64{}
+	for _, r := range results {
+		for _, v := range r.Values {
+			x, u := unitValue(v)
+			k := key{string(r.Name), u}
+			if _, ok := vals[k]; !ok {
+				order = append(order, k)
+			}
+			vals[k] = append(vals[k], x)
+		}
+	}
+	return order, vals
+}
+
+// Summarize summarizes every metric of every benchmark in results.
+func Summarize(results []*benchfmt.Result) []Summary {
+	order, vals := collect(results)
+	out := make([]Summary, 0, len(order))
+	for _, k := range order {
+		s := benchmath.NewSample(vals[k], &benchmath.DefaultThresholds)
+		sum := benchmath.AssumeNothing.Summary(s, 0.95)
+		row := Summary{Name: k.name, Unit: k.unit, N: len(vals[k]), Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi}
+		for _, w := range append(s.Warnings, sum.Warnings...) {
+			row.Warnings = append(row.Warnings, w.Error())
+		}
+		if math.IsInf(row.Lo, 0) || math.IsNaN(row.Lo) {
+			row.Lo = row.Median
+		}
+		if math.IsInf(row.Hi, 0) || math.IsNaN(row.Hi) {
+			row.Hi = row.Median
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// Comparison is one metric of one benchmark in two result sets.
+type Comparison struct {
+	Name, Unit string
+	Old, New   Summary
+	Delta      float64 // New.Median/Old.Median − 1; NaN when Old.Median is 0
+	P          float64 // Mann-Whitney U test p-value
+	Alpha      float64
+	// Significant: P < Alpha, with enough samples for the test to tell.
+	Significant bool
+	Note        string // why there is no verdict, if there is none
+}
+
+// Compare compares every metric present in both old and new, matched by full benchmark name
+// and unit, with benchmath's Mann-Whitney U test at alpha (0 means 0.05). Metrics present in
+// only one set are left out.
+func Compare(old, new []*benchfmt.Result, alpha float64) []Comparison {
+	if alpha == 0 {
+		alpha = 0.05
+	}
+	th := benchmath.DefaultThresholds
+	th.CompareAlpha = alpha
+	order, ov := collect(old)
+	_, nv := collect(new)
+	sums := func(rs []*benchfmt.Result) map[key]Summary {
+		m := map[key]Summary{}
+		for _, s := range Summarize(rs) {
+			m[key{s.Name, s.Unit}] = s
+		}
+		return m
+	}
+	oldSums, newSums := sums(old), sums(new)
+	var out []Comparison
+	for _, k := range order {
+		if _, ok := nv[k]; !ok {
+			continue
+		}
+		s1 := benchmath.NewSample(ov[k], &th)
+		s2 := benchmath.NewSample(nv[k], &th)
+		c := benchmath.AssumeNothing.Compare(s1, s2)
+		row := Comparison{Name: k.name, Unit: k.unit, Old: oldSums[k], New: newSums[k], P: c.P, Alpha: c.Alpha, Delta: math.NaN()}
+		if row.Old.Median != 0 {
+			row.Delta = row.New.Median/row.Old.Median - 1
+		}
+		if len(c.Warnings) > 0 {
+			row.Note = c.Warnings[0].Error()
+		}
+		row.Significant = c.P < c.Alpha && len(c.Warnings) == 0
+		out = append(out, row)
+	}
+	return out
+}
+
+// ReadResults reads every result of a Go benchmark format file. A results directory stands
+// for its bench.txt.
+func ReadResults(path string) ([]*benchfmt.Result, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = strings.TrimRight(path, "/") + "/bench.txt"
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var rs []*benchfmt.Result
+	r := benchfmt.NewReader(f, path)
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.Result:
+			rs = append(rs, rec.Clone())
+		case *benchfmt.SyntaxError:
+			return nil, rec
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("%s: no benchmark results", path)
+	}
+	return rs, nil
+}
+
+// WriteComparison prints comparisons as a table: per unit, one row per benchmark with the
+// old and new medians ± their 95% confidence interval (as % of the median), the change and the
+// p-value; "~" marks a change that is not significant.
+func WriteComparison(w io.Writer, cs []Comparison, oldLabel, newLabel string) error {
+	byUnit := map[string][]Comparison{}
+	var units []string
+	for _, c := range cs {
+		if _, ok := byUnit[c.Unit]; !ok {
+			units = append(units, c.Unit)
+		}
+		byUnit[c.Unit] = append(byUnit[c.Unit], c)
+	}
+	sort.SliceStable(units, func(i, j int) bool { return unitRank(units[i]) < unitRank(units[j]) })
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	for i, u := range units {
+		if i > 0 {
+			fmt.Fprintln(tw, "\t\t\t\t\t")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\tdelta\tp\t\n", u, oldLabel, newLabel)
+		for _, c := range byUnit[u] {
+			delta := "~"
+			if c.Significant {
+				delta = fmt.Sprintf("%+.2f%%", 100*c.Delta)
+			}
+			if c.Note != "" {
+				delta = "? (" + c.Note + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", c.Name, fmtSummary(c.Old), fmtSummary(c.New), delta, fmtP(c))
+		}
+	}
+	return tw.Flush()
+}
+
+func unitRank(u string) int {
+	switch u {
+	case "ns/op", "sec/op":
+		return 0
+	case "B/op":
+		return 1
+	case "allocs/op":
+		return 2
+	}
+	return 3
+}
+
+func fmtSummary(s Summary) string {
+	if s.Median == 0 {
+		return "0"
+	}
+	pct := 100 * math.Max(s.Median-s.Lo, s.Hi-s.Median) / math.Abs(s.Median)
+	return fmt.Sprintf("%.4g ± %.0f%%", s.Median, pct)
+}
+
+func fmtP(c Comparison) string {
+	return fmt.Sprintf("p=%.3f n=%d+%d", c.P, c.Old.N, c.New.N)
+}

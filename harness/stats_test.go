@@ -1,0 +1,200 @@
+package harness
+
+import (
+	"context"
+	"math"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/strategies/cmdbuffer"
+	"golang.org/x/perf/benchfmt"
+)
+
+func results(name string, vals ...float64) []*benchfmt.Result {
+	var rs []*benchfmt.Result
+	for _, v := range vals {
+		rs = append(rs, &benchfmt.Result{Name: benchfmt.Name(name), Iters: 1, Values: []benchfmt.Value{{Value: v, Unit: "ns/op"}}})
+	}
+	return rs
+}
+
+func TestCompare(t *testing.T) {
+	old := results("Stage/cmd=typed-2", 10, 10.1, 9.9, 10.2, 9.8, 10, 10.1, 9.9, 10, 10)
+	slow := results("Stage/cmd=typed-2", 11, 11.1, 10.9, 11.2, 10.8, 11, 11.1, 10.9, 11, 11)
+	cs := Compare(old, slow, 0)
+	if len(cs) != 1 {
+		t.Fatalf("Compare returned %d rows, want 1", len(cs))
+	}
+	c := cs[0]
+	if !c.Significant || c.P >= 0.05 || math.Abs(c.Delta-0.1) > 0.01 {
+		t.Errorf("10%% slower: significant %v, p %v, delta %v; want significant, p < 0.05, delta ≈ +10%%", c.Significant, c.P, c.Delta)
+	}
+	if cs := Compare(old, old, 0); cs[0].Significant {
+		t.Errorf("a sample against itself is significant (p %v)", cs[0].P)
+	}
+	if cs := Compare(old[:3], slow[:3], 0); cs[0].Significant || cs[0].Note == "" {
+		t.Errorf("n=3: significant %v, note %q; want no verdict and a note", cs[0].Significant, cs[0].Note)
+	}
+	var out strings.Builder
+	if err := WriteComparison(&out, cs, "old", "new"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Stage/cmd=typed-2") || !strings.Contains(out.String(), "ns/op") {
+		t.Errorf("WriteComparison output lacks the row or unit:\n%s", out.String())
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	s := Summarize(results("X-2", 1, 2, 3, 4, 5, 6, 7, 8, 9, 10))
+	if len(s) != 1 || s[0].N != 10 || s[0].Median != 5.5 || s[0].Lo > 5.5 || s[0].Hi < 5.5 || s[0].Unit != "ns/op" {
+		t.Errorf("Summarize = %+v; want n 10, median 5.5 inside its CI, unit ns/op", s)
+	}
+}
+
+// spun is cmdbuffer's ECS strategy rebuilt from its public generic parts, with an optional
+// busy loop in every typed staging call: the sensitivity self-test's known extra cost.
+type spun struct {
+	core  *deferral.Core
+	buf   *cmdbuffer.Buffer[ecs.World, deferral.Command]
+	spins int
+}
+
+type spunSink struct {
+	deferral.Sink
+	spins int
+}
+
+var spinState uint64
+
+//go:noinline
+func spin(n int) {
+	x := spinState
+	for range n {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	spinState = x
+}
+
+func (s spunSink) StageKeyed(k uint64, c deferral.Command) {
+	spin(s.spins)
+	s.Sink.StageKeyed(k, c)
+}
+
+func spunFactory(spins int) deferral.Factory {
+	return func(w *ecs.World) deferral.Strategy {
+		core := deferral.NewCore(w)
+		buf := cmdbuffer.New(w, func(_ *ecs.World, at deferral.Pos, c *deferral.Command) error { return core.Apply(at, c) })
+		return &spun{core: core, buf: buf, spins: spins}
+	}
+}
+
+func (s *spun) Name() string                        { return "spun" }
+func (s *spun) Capabilities() deferral.Capabilities { return deferral.Capabilities{} }
+func (s *spun) World() *ecs.World                   { return s.core.World() }
+func (s *spun) NewRecorder() *deferral.Recorder {
+	return s.core.NewRecorder(spunSink{Sink: s.buf.NewRecorder(), spins: s.spins})
+}
+func (s *spun) Commit() error {
+	if err := s.core.Begin(); err != nil {
+		return err
+	}
+	err := s.buf.Commit()
+	s.core.End(err == nil)
+	return err
+}
+func (s *spun) Pending() int { return s.buf.Pending() }
+func (s *spun) Discard() int {
+	n := s.buf.Discard()
+	s.core.Discarded()
+	return n
+}
+func (s *spun) Resolve(p ecs.Entity) (ecs.Entity, error) { return s.core.Resolve(p) }
+func (s *spun) TakeReport() (deferral.Report, error)     { return s.core.TakeReport(s.Pending()) }
+func (s *spun) Close() error                             { return s.core.Close(s.Pending()) }
+
+// TestSensitivity is the harness's self-test: at the default count and benchtime, a strategy
+// made about 10% slower must be reported significantly slower (p < 0.05) by Compare on the
+// typed Stage benchmark. It measures, so it is skipped with -short.
+func TestSensitivity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures timing: run without -short")
+	}
+	// Other processes' load swings a shared machine's speed by far more than 10% within a
+	// second; the test needs the CPUs to itself.
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			if load, err := strconv.ParseFloat(f[0], 64); err == nil && load > float64(runtime.NumCPU())/2 {
+				t.Skipf("load average %.2f on %d CPUs: too busy to resolve a 10%% difference", load, runtime.NumCPU())
+			}
+		}
+	}
+	typed := stageScenario
+	typed.Variants = func(cfg VariantConfig) []Variant { return stageScenario.Variants(cfg)[:1] }
+	base := StrategyInfo{Name: "base", Factory: spunFactory(0)}
+
+	// Calibrate the spins so the slow strategy really costs about 10% more: an isolated
+	// busy loop overlaps with the staging work in an out-of-order core, so its cost in place
+	// is found by measuring (medians of 3 interleaved pairs at a short benchtime).
+	if err := setBenchtime("20ms"); err != nil {
+		t.Fatal(err)
+	}
+	median := func(f deferral.Factory) float64 {
+		c := Plan([]Scenario{typed}, []StrategyInfo{{Name: "x", Factory: f}}, false, nil)[0]
+		var v []float64
+		for range 3 {
+			r, err := measure(c, "calibrate")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ns, _ := r.Value("ns/op")
+			v = append(v, ns)
+		}
+		sort.Float64s(v)
+		return v[1]
+	}
+	spins, ratio := 4, 1.0
+	for range 8 {
+		ratio = median(spunFactory(spins)) / median(spunFactory(0))
+		if ratio >= 1.08 && ratio <= 1.14 {
+			break
+		}
+		next := float64(spins) * 0.10 / max(ratio-1, 0.01)
+		spins = max(1, min(int(math.Round(next)), 4*spins))
+	}
+	t.Logf("adding %d spins per staged command: calibrated at %+.1f%%", spins, 100*(ratio-1))
+
+	slow := StrategyInfo{Name: "slow", Factory: spunFactory(spins)}
+	opt := Options{Scenarios: []Scenario{typed}, Strategies: []StrategyInfo{base, slow}, Count: DefaultCount, Benchtime: DefaultBenchtime}
+	var old, new []*benchfmt.Result
+	err := Run(context.Background(), opt, func(r *benchfmt.Result) error {
+		r = r.Clone()
+		name := string(r.Name)
+		r.Name = benchfmt.Name(strings.Replace(strings.Replace(name, "/strategy=base", "", 1), "/strategy=slow", "", 1))
+		if strings.Contains(name, "strategy=slow") {
+			new = append(new, r)
+		} else {
+			old = append(old, r)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range Compare(old, new, 0.05) {
+		if c.Unit != "ns/op" {
+			continue
+		}
+		t.Logf("%s: %+.1f%%, p=%.4f", c.Name, 100*c.Delta, c.P)
+		if !c.Significant || c.Delta <= 0 {
+			t.Errorf("%s: a strategy ~10%% slower is reported %+.1f%% with p=%.4f (significant %v); want significantly slower", c.Name, 100*c.Delta, c.P, c.Significant)
+		}
+		return
+	}
+	t.Fatal("no ns/op comparison")
+}
