@@ -84,15 +84,19 @@ func (s *ECS) Handover(r *deferral.Recorder) {
 
 // Commit gathers and applies every pending command; see Gather.Commit and the deferral
 // failure policy. Errors: *deferral.CommandError, deferral.ErrClosed, deferral.ErrReentry.
-func (s *ECS) Commit() error {
+func (s *ECS) Commit() (err error) {
 	if err := s.core.Begin(); err != nil {
 		return err
 	}
-	err := s.g.Commit()
+	// A command that panics leaves itself and what follows pending; the deferred End keeps
+	// the core usable (not stuck inside a commit) while the panic propagates.
+	drained := false
+	defer func() { s.core.End(drained) }()
+	err = s.g.Commit()
 	if errors.Is(err, ErrCommitting) {
 		err = fmt.Errorf("commit: %w", deferral.ErrReentry)
 	}
-	s.core.End(err == nil)
+	drained = err == nil
 	return err
 }
 

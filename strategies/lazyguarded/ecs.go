@@ -74,15 +74,19 @@ func (s *ECS) NewRecorder() *deferral.Recorder {
 // the lenient rules. On a failing command it returns its *deferral.CommandError; that command
 // and the ones behind it stay parked, and the next Commit resumes there. Errors also:
 // deferral.ErrClosed, deferral.ErrReentry (a commit from inside a command).
-func (s *ECS) Commit() error {
+func (s *ECS) Commit() (err error) {
 	if err := s.core.Begin(); err != nil {
 		return err
 	}
-	err := s.g.Flush()
+	// A command that panics leaves itself and what follows pending; the deferred End keeps
+	// the core usable (not stuck inside a commit) while the panic propagates.
+	drained := false
+	defer func() { s.core.End(drained) }()
+	err = s.g.Flush()
 	if errors.Is(err, ErrFlushing) {
 		err = fmt.Errorf("commit: %w", deferral.ErrReentry)
 	}
-	s.core.End(err == nil)
+	drained = err == nil
 	return err
 }
 

@@ -180,3 +180,38 @@ func TestECSReadersWaitSeesCommit(t *testing.T) {
 		t.Fatalf("read saw %d entities, want 1", seen)
 	}
 }
+
+// TestECSPanicKeepsPending: a command that panics propagates the panic, stays pending with
+// the commands behind it, and the strategy commits again afterwards (no stuck commit).
+func TestECSPanicKeepsPending(t *testing.T) {
+	w := ecs.NewWorld()
+	s := lazyguarded.NewECS(w, lazyguarded.ReadersWait)
+	r := s.NewRecorder()
+	r.Create(pos.Value(vec{1, 1}))
+	fail := true
+	r.Do(func(*ecs.World) error {
+		if fail {
+			panic("command panicked")
+		}
+		return nil
+	})
+	r.Create(pos.Value(vec{2, 2}))
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("commit did not propagate the panic")
+			}
+		}()
+		s.Commit()
+	}()
+	if s.Pending() != 2 || w.Len() != 1 {
+		t.Fatalf("after panic: pending %d entities %d, want 2 1", s.Pending(), w.Len())
+	}
+	fail = false
+	if err := s.Commit(); err != nil {
+		t.Fatalf("commit after panic: %v", err)
+	}
+	if w.Len() != 2 || s.Pending() != 0 {
+		t.Fatalf("after retry: entities %d pending %d, want 2 0", w.Len(), s.Pending())
+	}
+}
