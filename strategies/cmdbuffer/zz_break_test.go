@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/deferbench/deferbench/deferral"
@@ -177,5 +178,44 @@ func TestZZStageFromClosureNotLost(t *testing.T) {
 	}
 	if w.Len() != 1 {
 		t.Errorf("world has %d entities, want 1: the create staged from the closure was lost", w.Len())
+	}
+}
+
+// Recorders minted concurrently (NewRecorder may be called from any goroutine): the commit
+// order across recorders is recorder number order, and the number is Recorder.Index. The
+// ECS strategy numbers a recorder twice, in the buffer and in the core, under two locks; when
+// two mints interleave, the buffer's order disagrees with Index.
+func TestZZConcurrentMintOrderMatchesIndex(t *testing.T) {
+	t.Skip("known bug: ECS.NewRecorder numbers the buffer recorder and the deferral.Recorder under separate locks; concurrent mints commit in an order that disagrees with Recorder.Index (and CommandError.Pos.Recorder names the buffer's number); see lead")
+	for round := range 50 {
+		w := ecs.NewWorld()
+		s := cmdbuffer.NewECS(w)
+		const P = 32
+		recs := make([]*deferral.Recorder, P)
+		var start, done sync.WaitGroup
+		start.Add(1)
+		for i := range P {
+			done.Add(1)
+			go func() {
+				defer done.Done()
+				start.Wait()
+				recs[i] = s.NewRecorder()
+			}()
+		}
+		start.Done()
+		done.Wait()
+		for _, r := range recs {
+			r.Create(zzC.Value(zzV{int64(r.Index())}))
+		}
+		if err := s.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		rep, _ := s.TakeReport()
+		for k, e := range rep.Created {
+			v, _ := zzC.Get(w, e)
+			if v.N != int64(k) {
+				t.Fatalf("round %d: create #%d came from recorder Index %d, want recorder order", round, k, v.N)
+			}
+		}
 	}
 }
