@@ -110,6 +110,7 @@ func (g *Gather[T, C]) Pending() int {
 // applies it command by command. On a failing command it returns the error (apply's, or a
 // *deferral.CommandError for a closure): the commands before it stay applied, it and the ones
 // after it stay pending in the gathered slice, and the next Commit resumes there.
+// Commands staged during the commit (by a closure) are left for the next Commit.
 // Errors also: ErrCommitting from inside a command.
 func (g *Gather[T, C]) Commit() error {
 	if g.committing {

@@ -249,7 +249,8 @@ func (g *Guarded[T]) Pending() int {
 // Flush drains the pipe: it takes the write hold (waiting for running readers to leave and
 // admitting no new ones), then runs, in pipe order, every write job parked when Flush was
 // called, together with the reads queued between them (ReadersWait; they run on the calling
-// goroutine, in their FIFO place). Writes submitted during the flush park for the next one.
+// goroutine, in their FIFO place). Writes submitted during the flush (from a job, or another
+// goroutine) park for the next one.
 //
 // When a write job fails, Flush stops: that job and every job behind it stay in the pipe (its
 // task does not complete), the jobs before it stay done, and Flush returns the job's error
