@@ -200,7 +200,7 @@ cleanup() {
 	local rc=$?
 	if [ -n "$child" ]; then
 		echo "stopping deferbench run (what finished stays in its run folder on the host)"
-		rsh "$cur_host" "kill -TERM \$(cat $rpidfile) 2>/dev/null" </dev/null || true
+		rsh "$cur_host" "kill -TERM \$(cat $rpidfile) 2>/dev/null; rm -f $rpidfile" </dev/null || true
 		kill -TERM "$child" 2>/dev/null || true
 		wait "$child" 2>/dev/null || true
 	fi
