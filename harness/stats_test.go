@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -197,4 +198,32 @@ func TestSensitivity(t *testing.T) {
 		return
 	}
 	t.Fatal("no ns/op comparison")
+}
+
+func TestPlot(t *testing.T) {
+	var rs []*benchfmt.Result
+	add := func(name string, vals ...benchfmt.Value) {
+		rs = append(rs, &benchfmt.Result{Name: benchfmt.Name(name), Iters: 1, Values: vals})
+	}
+	for _, st := range []string{"baseline", "cmdbuffer"} {
+		add("Stage/strategy="+st+"/cmd=typed-2", benchfmt.Value{Value: 20, Unit: "ns/op"})
+		add("Frame/strategy="+st+"/entities=1000-2", benchfmt.Value{Value: 1e5, Unit: "ns/op"})
+		add("Frame/strategy="+st+"/entities=10000-2", benchfmt.Value{Value: 1e6, Unit: "ns/op"})
+		for _, p := range []string{"1", "2"} {
+			add("Contention/strategy="+st+"/producers="+p+"-2", benchfmt.Value{Value: 30, Unit: "ns/op"},
+				benchfmt.Value{Value: 1, Unit: "efficiency"}, benchfmt.Value{Value: 3e7, Unit: "cmds/s"})
+		}
+	}
+	dir := t.TempDir()
+	files, err := Plot(rs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Stage.svg", "Stage.png", "Frame.svg", "Contention-efficiency-2.png", "Contention-throughput-2.svg"}
+	for _, w := range want {
+		fi, err := os.Stat(filepath.Join(dir, w))
+		if err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v (size %v); files: %v", w, err, fi, files)
+		}
+	}
 }

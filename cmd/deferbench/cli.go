@@ -59,7 +59,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{runCommand, compareCommand, listCommand, envCommand, helpCommand}
+	commands = []*command{runCommand, compareCommand, plotCommand, listCommand, envCommand, helpCommand}
 }
 
 func lookup(name string) *command {

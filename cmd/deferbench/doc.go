@@ -9,6 +9,7 @@
 //	commands:
 //	  run      run the benchmark suite and write bench.txt and env.json into a results directory
 //	  compare  compare two runs (bench.txt files or results directories) metric by metric: medians, 95% CIs, change and Mann-Whitney p
+//	  plot     draw the results in DIR/bench.txt as charts in DIR/plots (SVG and PNG)
 //	  list     list the scenarios and strategies with descriptions
 //	  env      print the environment capture (CPU, cores, Go, kernel, governor, clocks, temperature, throttling) as JSON
 //	  help     show the commands, or one command's flags
@@ -26,6 +27,7 @@
 //	env.json    the environment captured before and after the run, and the run's options
 //	summary.json  per benchmark and unit: median and 95% confidence interval over the
 //	            repetitions (golang.org/x/perf/benchmath); with -profile, the CPU attribution
+//	plots/      charts of the results, SVG and PNG (see the plot command)
 //	profiles/   with -profile: <Scenario>-<strategy>-{cpu,heap,mutex,block}.pb.gz, for
 //	            go tool pprof
 //
@@ -89,6 +91,17 @@
 // directly:
 //
 //	benchstat -col goarch -ignore cpu x86/bench.txt arm64/bench.txt
+//
+// # Plot
+//
+//	usage: deferbench plot DIR
+//
+//	draw the results in DIR/bench.txt as charts in DIR/plots (SVG and PNG)
+//
+// Plot draws, per scenario, the median ns/op of every variant and strategy as bars on a log
+// scale; for Frame, ns per frame against entities; for Contention, efficiency and cmds/s
+// against producers, one chart per GOMAXPROCS. Run draws the same charts into its results
+// directory when it finishes.
 //
 // # List
 //

@@ -40,6 +40,8 @@ func TestUsageErrors(t *testing.T) {
 		{"help", "nope"},
 		{"compare", "a"},
 		{"compare", "-alpha", "2", "a", "b"},
+		{"plot"},
+		{"plot", "/nonexistent-dir"},
 	}
 	var got bytes.Buffer
 	for _, args := range cases {

@@ -236,6 +236,9 @@ func runSuite(e *env, o runOptions) (err error) {
 	if err := writeJSON(filepath.Join(out, "summary.json"), sum); err != nil {
 		return err
 	}
+	if _, err := harness.Plot(bf.Results(), filepath.Join(out, "plots")); err != nil {
+		fmt.Fprintf(e.stderr, "deferbench: plots: %v\n", err)
+	}
 	if runErr != nil {
 		return fmt.Errorf("%w; kept %d finished results in %s, marked partial", wrapRunErr(runErr), len(bf.Results()), out)
 	}
