@@ -106,6 +106,11 @@ done
 passthrough=("$@")
 
 [ ${#hosts[@]} -gt 0 ] || die "no hosts given; usage: scripts/pi/run.sh [OPTIONS] HOST... [DEFERBENCH RUN FLAGS] (see --help)"
+for ((i = 0; i < ${#hosts[@]}; i++)); do
+	for ((j = i + 1; j < ${#hosts[@]}; j++)); do
+		[ "${hosts[i]}" != "${hosts[j]}" ] || die "host ${hosts[i]} given twice"
+	done
+done
 for a in ${passthrough[@]+"${passthrough[@]}"}; do
 	case $a in
 	-out | -out=* | --out | --out=*) die "run.sh sets -out itself; use --results DIR for the local folder" ;;
