@@ -32,7 +32,15 @@ func (r *Recorder) SetSortKey(k uint64) { r.key = k }
 // placeholder. The placeholder can be named by later commands of any recorder of the same
 // strategy; after the commit, Strategy.Resolve tells what it became.
 func (r *Recorder) Create(b ecs.Bundle) ecs.Entity {
-	if e := r.core.epoch; r.epoch != e {
+	e := r.core.epoch
+	if r.core.active {
+		// Staged by a closure during a commit: it applies in the next commit, so it
+		// belongs to the next epoch.
+		if e++; e == 0 {
+			e = 1
+		}
+	}
+	if r.epoch != e {
 		r.epoch, r.seq = e, 0
 	}
 	p := ecs.NewPlaceholder(r.core.owner, uint32(r.index)<<16|r.epoch&0xffff, r.seq)

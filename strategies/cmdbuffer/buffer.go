@@ -25,8 +25,9 @@ type Buffer[T, C any] struct {
 	mu   sync.Mutex // guards recs while minting
 	recs []*Recorder[T, C]
 
-	plan   []ref // the keyed commit order, kept across a failed commit
-	cursor int   // first pending entry of plan
+	plan       []ref // the keyed commit order, kept across a failed commit
+	cursor     int   // first pending entry of plan
+	committing bool  // inside Commit: Discard is refused, staging goes to the next commit
 
 	hooks     Hooks[C]
 	seen      map[uint64]int // scratch for Dedup and Reduce, reused across commits
@@ -138,30 +139,38 @@ func (b *Buffer[T, C]) Pending() int {
 }
 
 // Discard drops every pending command, keeping buffer capacity, and returns how many it
-// dropped.
+// dropped. Called from inside a commit (by a closure command) it is refused: it drops nothing
+// and returns 0.
 func (b *Buffer[T, C]) Discard() int {
+	if b.committing {
+		return 0
+	}
 	n := b.Pending()
-	b.reset()
-	return n
-}
-
-func (b *Buffer[T, C]) reset() {
 	for _, r := range b.recorders() {
-		r.reset()
+		r.drop(len(r.cmds), len(r.funcs))
 	}
 	b.plan = b.plan[:0]
 	b.cursor = 0
+	return n
 }
 
 // Commit applies every pending command to the target in commit order: sort key, then
 // recorder number, then FIFO. It returns the first command's error (the failure policy keeps
 // it and the rest pending) or nil when everything applied. The cost is proportional to the
-// pending commands plus the number of recorders.
+// pending commands plus the number of recorders. Commands that closures stage while the
+// commit runs are applied by the next commit; Commit from inside a closure is refused with
+// deferral.ErrReentry.
 func (b *Buffer[T, C]) Commit() error {
+	if b.committing {
+		return fmt.Errorf("cmdbuffer: commit: %w", deferral.ErrReentry)
+	}
+	b.committing = true
+	defer func() { b.committing = false }()
 	recs := b.recorders()
 	keyed := len(b.plan) > b.cursor || b.hooks.active()
 	for _, r := range recs {
 		keyed = keyed || r.keyed
+		r.end, r.fend = len(r.cmds), len(r.funcs)
 	}
 	if keyed {
 		if err := b.commitKeyed(recs); err != nil {
@@ -174,7 +183,11 @@ func (b *Buffer[T, C]) Commit() error {
 			}
 		}
 	}
-	b.reset()
+	for _, r := range recs {
+		r.drop(r.end, r.fend)
+	}
+	b.plan = b.plan[:0]
+	b.cursor = 0
 	return nil
 }
 
@@ -183,14 +196,14 @@ func (b *Buffer[T, C]) sweep(r *Recorder[T, C]) error {
 	t, apply := b.target, b.apply
 	for {
 		// Closures staged before typed record r.next come first.
-		for r.fnext < len(r.funcs) && r.funcs[r.fnext].at <= r.next {
+		for r.fnext < r.fend && r.funcs[r.fnext].at <= r.next {
 			if err := b.runFunc(t, deferral.Pos{Recorder: r.index, Index: r.next + r.fnext}, r.funcs[r.fnext].fn); err != nil {
 				return err
 			}
 			r.funcs[r.fnext].fn = nil
 			r.fnext++
 		}
-		if r.next == len(r.cmds) {
+		if r.next == r.end {
 			return nil
 		}
 		if err := apply(t, deferral.Pos{Recorder: r.index, Index: r.next + r.fnext}, &r.cmds[r.next]); err != nil {
@@ -205,11 +218,11 @@ func (b *Buffer[T, C]) sweep(r *Recorder[T, C]) error {
 func (b *Buffer[T, C]) commitKeyed(recs []*Recorder[T, C]) error {
 	plan := append(b.plan[:0], b.plan[b.cursor:]...)
 	for _, r := range recs {
-		for ; r.fnext < len(r.funcs); r.fnext++ {
+		for ; r.fnext < r.fend; r.fnext++ {
 			f := r.funcs[r.fnext]
 			plan = append(plan, ref{key: f.key, rec: int32(r.index), idx: int32(r.fnext), seq: int64(f.at + r.fnext), fn: true})
 		}
-		for ; r.next < len(r.cmds); r.next++ {
+		for ; r.next < r.end; r.next++ {
 			plan = append(plan, ref{key: r.keyAt(r.next), rec: int32(r.index), idx: int32(r.next), seq: int64(r.next + r.funcsBefore(r.next))})
 		}
 	}
@@ -251,6 +264,8 @@ type Recorder[T, C any] struct {
 	key   uint64 // sort key for Stage and StageFunc
 	next  int    // typed commands consumed (applied, or moved into a keyed plan)
 	fnext int    // closures consumed
+	end   int    // typed commands the running commit covers (staged before it began)
+	fend  int    // closures the running commit covers
 	// pad keeps recorders that are allocated together from sharing a cache line.
 	_ [64]byte
 }
@@ -317,13 +332,24 @@ func (r *Recorder[T, C]) funcsBefore(i int) int {
 	return n
 }
 
-func (r *Recorder[T, C]) reset() {
-	r.cmds = r.cmds[:0]
-	r.keys = r.keys[:0]
-	r.keyed = false
-	clear(r.funcs)
-	r.funcs = r.funcs[:0]
-	r.next, r.fnext = 0, 0
+// drop forgets the first n typed commands and nf closures (applied or discarded), keeping
+// capacity; whatever was staged after them (by closures during a commit) moves to the front.
+func (r *Recorder[T, C]) drop(n, nf int) {
+	r.cmds = r.cmds[:copy(r.cmds, r.cmds[n:])]
+	if r.keyed {
+		r.keys = r.keys[:copy(r.keys, r.keys[n:])]
+	}
+	kept := copy(r.funcs, r.funcs[nf:])
+	clear(r.funcs[kept:])
+	r.funcs = r.funcs[:kept]
+	for i := range r.funcs {
+		r.funcs[i].at -= n
+	}
+	if len(r.cmds) == 0 && len(r.funcs) == 0 {
+		r.keys = r.keys[:0]
+		r.keyed = false
+	}
+	r.next, r.fnext, r.end, r.fend = 0, 0, 0, 0
 }
 
 // runHooks applies the hooks to each run of typed commands in plan and returns the shortened

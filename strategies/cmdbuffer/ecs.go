@@ -1,6 +1,8 @@
 package cmdbuffer
 
 import (
+	"sync"
+
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
 )
@@ -11,6 +13,7 @@ import (
 type ECS struct {
 	core *deferral.Core
 	buf  *Buffer[ecs.World, deferral.Command]
+	mint sync.Mutex // numbers the buffer recorder and the deferral.Recorder as one step
 }
 
 var _ deferral.Strategy = (*ECS)(nil)
@@ -47,7 +50,12 @@ func (s *ECS) World() *ecs.World { return s.core.World() }
 func (s *ECS) Buffer() *Buffer[ecs.World, deferral.Command] { return s.buf }
 
 // NewRecorder mints a recorder with its own private buffer.
-func (s *ECS) NewRecorder() *deferral.Recorder { return s.core.NewRecorder(s.buf.NewRecorder()) }
+// It may be called from any goroutine.
+func (s *ECS) NewRecorder() *deferral.Recorder {
+	s.mint.Lock()
+	defer s.mint.Unlock()
+	return s.core.NewRecorder(s.buf.NewRecorder())
+}
 
 // Commit applies every pending command; see Buffer.Commit and the deferral failure policy.
 // A closure that panics leaves itself and the rest pending, as a failing command would, and
@@ -71,8 +79,12 @@ func (s *ECS) Commit() (err error) {
 // Pending returns the number of staged commands not yet applied.
 func (s *ECS) Pending() int { return s.buf.Pending() }
 
-// Discard drops every pending command and returns how many.
+// Discard drops every pending command and returns how many. From inside a commit (a closure
+// command) it is refused: it drops nothing and returns 0.
 func (s *ECS) Discard() int {
+	if s.core.Active() {
+		return 0
+	}
 	n := s.buf.Discard()
 	s.core.Discarded()
 	return n
