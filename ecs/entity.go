@@ -6,8 +6,9 @@ import "fmt"
 // low 31 bits only.
 const placeholderBit = 1 << 31
 
-// maxGeneration is the last generation a slot may carry; a slot that reaches it is retired
-// instead of reused, so a stale handle can never alias a wrapped generation.
+// maxGeneration marks a retired slot: destroying an entity of generation maxGeneration-1 (the
+// last one a slot normally carries) retires its slot instead of freeing it for reuse, so a
+// stale handle can never alias a wrapped generation.
 const maxGeneration = placeholderBit - 1
 
 // Entity is a generational handle: 12 bytes naming a world, a slot and the slot's generation.

@@ -176,10 +176,14 @@ func (w *World) Destroy(e Entity) error {
 	w.pos[slot] = tombstone
 	w.holes++
 	w.live--
-	if w.gens[slot] < maxGeneration {
+	if w.gens[slot] < maxGeneration-1 {
 		w.gens[slot]++
 		w.free = append(w.free, slot)
-	} // else: retired, never reused
+	} else {
+		// Retired, never reused. A free slot's generation stays below maxGeneration, so
+		// Check tells the retired slot's last handle (dead) from older ones (stale).
+		w.gens[slot] = maxGeneration
+	}
 	if w.holes > 64 && w.holes > len(w.order)/2 {
 		w.compact()
 	}

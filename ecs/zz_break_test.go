@@ -280,3 +280,47 @@ func zzMask(v *zzVals, ids [4]ecs.ComponentID) ecs.Mask {
 	}
 	return m
 }
+
+// The entity before the last one of a slot: a handle is stale once its slot was reused by a
+// newer entity, and stays stale after that newer entity, the slot's last, retires the slot —
+// it must not turn back into ErrDead.
+func TestZZRetiredSlotOlderHandleIsStale(t *testing.T) {
+	w := ecs.NewWorld()
+	e0, err := w.Create(ecs.Bundle{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Destroy(e0); err != nil {
+		t.Fatal(err)
+	}
+	ecs.SetNextGeneration(w, e0.Slot(), ecs.MaxGeneration-1)
+	prev, _ := w.Create(ecs.Bundle{})
+	if err := w.Destroy(prev); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Check(prev); !errors.Is(err, ecs.ErrDead) {
+		t.Fatalf("Check(just destroyed) = %v, want ErrDead", err)
+	}
+	n, _ := w.Create(ecs.Bundle{}) // free slots are reused last-in first-out
+	if n.Slot() == prev.Slot() {
+		if err := w.Check(prev); !errors.Is(err, ecs.ErrStale) {
+			t.Errorf("Check(prev) while its slot holds %v = %v, want ErrStale", n, err)
+		}
+		if err := w.Destroy(n); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Check(n); !errors.Is(err, ecs.ErrDead) {
+			t.Errorf("Check(last entity of the slot) = %v, want ErrDead", err)
+		}
+		if err := w.Check(prev); !errors.Is(err, ecs.ErrStale) {
+			t.Errorf("Check(older handle of a retired slot) = %v, want ErrStale", err)
+		}
+	} else if err := w.Check(prev); !errors.Is(err, ecs.ErrDead) {
+		t.Errorf("Check(last entity of a retired slot) = %v, want ErrDead", err)
+	}
+	for range 3 {
+		if m, _ := w.Create(ecs.Bundle{}); m.Slot() == prev.Slot() {
+			t.Fatalf("retired slot reused by %v", m)
+		}
+	}
+}
