@@ -113,3 +113,300 @@ func TestZZResolveAcrossEpochWrap(t *testing.T) {
 		t.Errorf("world has %d entities, want 4", w.Len())
 	}
 }
+
+type zzLife struct{ T float64 }
+type zzTag struct{ N int32 }
+
+var (
+	zzLifeC = ecs.NewComponent[zzLife]("zz.life", func(l zzLife) bool { return l.T > 0 })
+	zzTagC  = ecs.NewComponent[zzTag]("zz.tag", nil)
+)
+
+// zzHandle is one handle the fuzz test names: the same entity in the world under test (e) and
+// in the model world (m), or a placeholder with the epoch it was minted in.
+type zzHandle struct {
+	e, m  ecs.Entity
+	ph    bool
+	epoch int
+}
+
+// zzStaged is one staged command as the model sees it.
+type zzStaged struct {
+	verb  deferral.Verb
+	h     int // index into handles
+	comp  int // 0 life, 1 tag
+	value int32
+}
+
+// FuzzZZCoreLenient drives deferral.Core with several recorders (committed recorder by
+// recorder, FIFO, a failure keeping its suffix) and checks every command against an
+// independent model of SPEC §4.2's table built on the strict World API: world hash, report
+// counts, Resolve answers and the failing command's position after every commit.
+func FuzzZZCoreLenient(f *testing.F) {
+	f.Add([]byte{0, 1, 0, 9, 2, 3, 5, 0, 1, 1, 4, 2, 3, 0, 6, 0, 5, 5, 7, 1})
+	f.Add([]byte{0, 200, 1, 3, 0, 9, 3, 4, 9, 9, 6, 6, 2, 2, 8, 0, 5, 1, 5, 2, 6, 7, 7, 0})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		ops = ops[:min(len(ops), 900)]
+		w, mw := ecs.NewWorld(), ecs.NewWorld()
+		other := ecs.NewWorld()
+		foreign, _ := other.Create(ecs.Bundle{})
+		c := deferral.NewCore(w)
+		const R = 3
+		sinks := make([]*zzSink, R)
+		recs := make([]*deferral.Recorder, R)
+		for i := range R {
+			sinks[i] = &zzSink{}
+			recs[i] = c.NewRecorder(sinks[i])
+		}
+		staged := make([][]zzStaged, R) // model's pending, per recorder
+		handles := []zzHandle{{}, {e: foreign, m: foreign}}
+		created := map[int]ecs.Entity{} // placeholder handle index → model entity (this epoch)
+		culled := map[int]bool{}
+		epoch, tabEpoch := 0, -1
+		var want deferral.Report
+		failed, failedRec := false, 0
+		val := func(comp int, v int32) ecs.Bundle {
+			if comp == 0 {
+				return zzLifeC.Value(zzLife{float64(v)})
+			}
+			return zzTagC.Value(zzTag{v})
+		}
+		ids := [2]ecs.ComponentID{zzLifeC.ID(), zzTagC.ID()}
+		// apply applies one staged command to the model; false when it fails.
+		apply := func(s zzStaged) bool {
+			h := handles[s.h]
+			if s.verb == deferral.VerbCreate {
+				if s.value <= 0 { // life ≤ 0: culled
+					culled[s.h] = true
+					want.IgnoredCreates++
+					want.Applied++
+					return true
+				}
+				e, err := mw.Create(val(0, s.value))
+				if err != nil {
+					t.Fatalf("model create: %v", err)
+				}
+				created[s.h] = e
+				want.Applied++
+				return true
+			}
+			m, ok := h.m, true
+			if h.ph {
+				m, ok = created[s.h]
+				ok = ok && h.epoch == epoch
+			}
+			alive := ok && mw.Alive(m)
+			switch s.verb {
+			case deferral.VerbDestroy:
+				switch {
+				case !ok:
+					want.Skipped++
+				case !alive:
+					want.IgnoredDestroys++
+				default:
+					if err := mw.Destroy(m); err != nil {
+						t.Fatalf("model destroy: %v", err)
+					}
+					want.Destroyed++
+				}
+			case deferral.VerbAdd, deferral.VerbRemove, deferral.VerbSet:
+				if !alive {
+					want.Skipped++
+					break
+				}
+				has := mw.Has(m, ids[s.comp])
+				switch {
+				case s.verb == deferral.VerbAdd:
+					if err := mw.Upsert(m, val(s.comp, s.value)); err != nil {
+						t.Fatalf("model upsert: %v", err)
+					}
+				case s.verb == deferral.VerbRemove && !has:
+					want.NoopRemoves++
+				case s.verb == deferral.VerbRemove:
+					if err := mw.Remove(m, ids[s.comp]); err != nil {
+						t.Fatalf("model remove: %v", err)
+					}
+				case !has:
+					return false // Set of a missing component fails
+				default:
+					if err := mw.Set(m, val(s.comp, s.value)); err != nil {
+						t.Fatalf("model set: %v", err)
+					}
+				}
+			}
+			want.Applied++
+			return true
+		}
+		for i := 0; i+2 < len(ops); i += 3 {
+			op, x, y := ops[i]%10, ops[i+1], ops[i+2]
+			ri := int(x) % R
+			hi := int(y) % len(handles)
+			comp := int(x>>2) & 1
+			value := int32(y>>1) - 20 // add/set values of life may be invalid: keep them valid below
+			switch op {
+			case 0, 1: // create (value ≤ 0 is culled)
+				p := recs[ri].Create(zzLifeC.Value(zzLife{float64(value)}))
+				handles = append(handles, zzHandle{e: p, ph: true, epoch: epoch})
+				staged[ri] = append(staged[ri], zzStaged{deferral.VerbCreate, len(handles) - 1, 0, value})
+			case 2:
+				recs[ri].Destroy(handles[hi].e)
+				staged[ri] = append(staged[ri], zzStaged{deferral.VerbDestroy, hi, 0, 0})
+			case 3, 4:
+				v := max(value, 1)
+				recs[ri].Add(handles[hi].e, val(comp, v))
+				staged[ri] = append(staged[ri], zzStaged{deferral.VerbAdd, hi, comp, v})
+			case 5:
+				recs[ri].Remove(handles[hi].e, ids[comp])
+				staged[ri] = append(staged[ri], zzStaged{deferral.VerbRemove, hi, comp, 0})
+			case 6:
+				v := max(value, 1)
+				recs[ri].Set(handles[hi].e, val(comp, v))
+				staged[ri] = append(staged[ri], zzStaged{deferral.VerbSet, hi, comp, v})
+			case 7, 8: // commit, recorder by recorder
+				if err := c.Begin(); err != nil {
+					t.Fatal(err)
+				}
+				tabEpoch = epoch
+				var cerr error
+				var failRec, failIdx int
+				for r := 0; r < R && cerr == nil; r++ {
+					for k := range sinks[r].cmds {
+						if cerr = c.Apply(deferral.Pos{Recorder: r, Index: k}, &sinks[r].cmds[k]); cerr != nil {
+							sinks[r].cmds = sinks[r].cmds[k:]
+							failRec, failIdx = r, k
+							break
+						}
+					}
+					if cerr == nil {
+						sinks[r].cmds = sinks[r].cmds[:0]
+					}
+				}
+				c.End(cerr == nil)
+				mfail, mrec, midx := false, 0, 0
+				for r := 0; r < R && !mfail; r++ {
+					for k, s := range staged[r] {
+						if !apply(s) {
+							staged[r] = staged[r][k:]
+							mfail, mrec, midx = true, r, k
+							break
+						}
+					}
+					if !mfail {
+						staged[r] = staged[r][:0]
+					}
+				}
+				var ce *deferral.CommandError
+				switch {
+				case mfail != (cerr != nil):
+					t.Fatalf("op %d: commit error %v, model fails %v", i, cerr, mfail)
+				case mfail && (!errors.As(cerr, &ce) || ce.Pos != (deferral.Pos{Recorder: mrec, Index: midx}) || failRec != mrec || failIdx != midx):
+					t.Fatalf("op %d: commit error %v, model fails at recorder %d index %d", i, cerr, mrec, midx)
+				case mfail && !errors.Is(cerr, ecs.ErrMissingComponent):
+					t.Fatalf("op %d: commit error %v, want ErrMissingComponent", i, cerr)
+				}
+				// Resolve answers for every placeholder, against the table of this commit.
+				for k, h := range handles {
+					if !h.ph {
+						continue
+					}
+					got, err := c.Resolve(h.e)
+					switch {
+					case h.epoch != tabEpoch:
+						if !errors.Is(err, deferral.ErrUnresolved) {
+							t.Fatalf("op %d: resolve of an expired placeholder: %v, %v", i, got, err)
+						}
+					default:
+						m, ok := created[k]
+						switch {
+						case culled[k]:
+							if !errors.Is(err, deferral.ErrCulled) {
+								t.Fatalf("op %d: resolve culled: %v", i, err)
+							}
+						case ok:
+							if err != nil || got.Slot() != m.Slot() || got.Generation() != m.Generation() {
+								t.Fatalf("op %d: resolve = %v, %v; model %v", i, got, err, m)
+							}
+						default:
+							if !errors.Is(err, deferral.ErrUnresolved) {
+								t.Fatalf("op %d: resolve of an unapplied placeholder: %v, %v", i, got, err)
+							}
+						}
+					}
+				}
+				failed, failedRec = mfail, mrec
+				if !mfail {
+					epoch++
+					created, culled = map[int]ecs.Entity{}, map[int]bool{}
+				}
+			case 9: // discard, or fix the failing Set by adding the component strictly
+				if failed && y&1 == 0 {
+					for r := range R {
+						if r != failedRec {
+							continue
+						}
+						s := staged[r][0]
+						h := handles[s.h]
+						m, e := h.m, h.e
+						if h.ph {
+							m = created[s.h]
+							got, err := c.Resolve(h.e)
+							if err != nil {
+								t.Fatalf("op %d: resolve the failing set's placeholder: %v", i, err)
+							}
+							e = got
+						}
+						if err := w.Upsert(e, val(s.comp, 1)); err != nil {
+							t.Fatalf("op %d: fix: %v", i, err)
+						}
+						if err := mw.Upsert(m, val(s.comp, 1)); err != nil {
+							t.Fatalf("op %d: model fix: %v", i, err)
+						}
+						break
+					}
+					break
+				}
+				for r := range R {
+					sinks[r].cmds = sinks[r].cmds[:0]
+					staged[r] = staged[r][:0]
+				}
+				c.Discarded()
+				epoch++
+				created, culled = map[int]ecs.Entity{}, map[int]bool{}
+				failed = false
+			}
+			// strict handles for the entities both worlds hold: every live entity, by slot
+			if op == 7 || op == 8 || op == 9 {
+				for e := range w.Entities() {
+					m := ecs.Entity{}
+					for me := range mw.Entities() {
+						if me.Slot() == e.Slot() {
+							m = me
+						}
+					}
+					if len(handles) < 300 { // indexes must stay stable: staged commands name them
+						handles = append(handles, zzHandle{e: e, m: m})
+					}
+				}
+			}
+			if w.Hash() != mw.Hash() {
+				t.Fatalf("op %d (%d): world differs from the model", i, op)
+			}
+			pending := 0
+			for r := range R {
+				pending += len(staged[r])
+			}
+			if pending == 0 {
+				got, err := c.TakeReport(0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want.Created = got.Created
+				if got.Destroyed != want.Destroyed || got.IgnoredDestroys != want.IgnoredDestroys || got.IgnoredCreates != want.IgnoredCreates ||
+					got.Skipped != want.Skipped || got.NoopRemoves != want.NoopRemoves || got.Applied != want.Applied {
+					t.Fatalf("op %d: report %+v, model %+v", i, got, want)
+				}
+				want = deferral.Report{}
+			}
+		}
+	})
+}
