@@ -130,6 +130,7 @@ func readers(b *testing.B, s StrategyInfo, nreaders int) error {
 		rec.Set(ents[i&(stageBatch-1)], workload.Position.Value(workload.Vec2{X: float64(i)}))
 		if i%readersBatch == readersBatch-1 {
 			if err := commit(); err != nil {
+				st.Discard() // release readers waiting behind the parked suffix
 				stopReaders()
 				return err
 			}
@@ -138,6 +139,9 @@ func readers(b *testing.B, s StrategyInfo, nreaders int) error {
 	err = commit() // a reader waiting behind parked writes needs the last flush to finish
 	elapsed := b.Elapsed()
 	b.StopTimer()
+	if err != nil {
+		st.Discard()
+	}
 	stopReaders()
 	if err != nil {
 		return err
