@@ -38,10 +38,16 @@ type Core struct {
 	tabEp  uint32         // epoch of res
 	tabOwn uint32         // owner id of tabEp
 	res    [][]resolution // per recorder, per create sequence number
-	report Report
-	failed bool
-	closed bool
-	active bool // inside a commit
+	// Placeholders minted by closures during a commit of tabEp belong to the next epoch
+	// (aheadOwn's); a retry of a failed commit applies them while tabEp is still current, so
+	// their resolutions go to a table of their own.
+	aheadOwn  uint32
+	nextOwner uint32         // owner id the next 16-bit epoch period will use; 0: not drawn yet
+	resAhead  [][]resolution // per recorder, per create sequence number, for tabEp's next epoch
+	report    Report
+	failed    bool
+	closed    bool
+	active    bool // inside a commit
 }
 
 // NewCore returns a Core bound to w.
@@ -98,9 +104,18 @@ func (c *Core) Begin() error {
 	}
 	c.active = true
 	if c.tabEp != c.epoch {
-		c.tabEp, c.tabOwn = c.epoch, c.owner
+		c.tabEp, c.tabOwn, c.aheadOwn = c.epoch, c.owner, c.owner
+		if wraps(c.epoch) {
+			if c.nextOwner == 0 {
+				c.nextOwner = newOwner()
+			}
+			c.aheadOwn = c.nextOwner
+		}
 		for i := range c.res {
 			c.res[i] = c.res[i][:0]
+		}
+		for i := range c.resAhead {
+			c.resAhead[i] = c.resAhead[i][:0]
 		}
 	}
 	return nil
@@ -125,16 +140,40 @@ func (c *Core) Discarded() {
 }
 
 func (c *Core) advance() {
-	c.epoch++
-	if c.epoch == 0 {
-		c.epoch = 1
-	}
-	if c.epoch&0xffff == 0 {
+	if wraps(c.epoch) {
 		// Placeholders carry the epoch in 16 bits: a fresh owner id keeps one from 65536
 		// epochs ago from aliasing one of this epoch.
 		c.past = append(c.past, c.owner)
-		c.owner = newOwner()
+		c.owner = c.nextOwner
+		if c.owner == 0 {
+			c.owner = newOwner()
+		}
+		c.nextOwner = 0
 	}
+	c.epoch = nextEpoch(c.epoch)
+}
+
+// nextEpoch returns the epoch after e (0 is skipped).
+func nextEpoch(e uint32) uint32 {
+	if e++; e == 0 {
+		e = 1
+	}
+	return e
+}
+
+// wraps reports whether the 16 bits of the epoch placeholders carry wrap after e.
+func wraps(e uint32) bool { return nextEpoch(e)&0xffff <= e&0xffff }
+
+// table returns the resolution table a placeholder with owner and payload hi belongs to, or
+// nil when it belongs to no commit whose answers are current.
+func (c *Core) table(owner, hi uint32) *[][]resolution {
+	switch ep := hi & 0xffff; {
+	case owner == c.tabOwn && ep == c.tabEp&0xffff:
+		return &c.res
+	case owner == c.aheadOwn && ep == nextEpoch(c.tabEp)&0xffff:
+		return &c.resAhead
+	}
+	return nil
 }
 
 // resolve maps a command's entity to a real handle. ok is false for a placeholder that does
@@ -144,33 +183,37 @@ func (c *Core) resolve(e ecs.Entity) (ecs.Entity, bool) {
 	if !isPh {
 		return e, true
 	}
-	rec, ep := int(hi>>16), hi&0xffff
-	if owner != c.tabOwn || ep != c.tabEp&0xffff || rec >= len(c.res) || int(lo) >= len(c.res[rec]) {
+	rec, tab := int(hi>>16), c.table(owner, hi)
+	if tab == nil || rec >= len(*tab) || int(lo) >= len((*tab)[rec]) {
 		return ecs.Entity{}, false
 	}
-	r := c.res[rec][lo]
+	r := (*tab)[rec][lo]
 	return r.e, r.state == resCreated
 }
 
 // record stores what placeholder p became.
 func (c *Core) record(p ecs.Entity, r resolution) {
 	owner, hi, lo, isPh := p.PlaceholderParts()
-	if !isPh || owner != c.tabOwn || hi&0xffff != c.tabEp&0xffff {
+	var tab *[][]resolution
+	if isPh {
+		tab = c.table(owner, hi)
+	}
+	if tab == nil {
 		return // hand-built create record, or one from an earlier epoch: nothing can name it
 	}
 	rec := int(hi >> 16)
-	for len(c.res) <= rec {
-		c.res = append(c.res, nil)
+	for len(*tab) <= rec {
+		*tab = append(*tab, nil)
 	}
-	t := c.res[rec]
+	t := (*tab)[rec]
 	if int(lo) >= len(t) {
 		if int(lo) < cap(t) {
 			t = t[:lo+1]
-			clear(t[len(c.res[rec]):])
+			clear(t[len((*tab)[rec]):])
 		} else {
 			t = append(t, make([]resolution, int(lo)+1-len(t))...)
 		}
-		c.res[rec] = t
+		(*tab)[rec] = t
 	}
 	t[lo] = r
 }
@@ -257,14 +300,14 @@ func (c *Core) Resolve(p ecs.Entity) (ecs.Entity, error) {
 	switch {
 	case !isPh:
 		return ecs.Entity{}, fmt.Errorf("resolve %v: %w", p, ErrNotPlaceholder)
-	case owner != c.owner && owner != c.tabOwn && !slices.Contains(c.past, owner):
+	case owner != c.owner && owner != c.tabOwn && owner != c.aheadOwn && !slices.Contains(c.past, owner):
 		return ecs.Entity{}, fmt.Errorf("resolve %v: %w", p, ErrForeignPlaceholder)
 	}
-	rec := int(hi >> 16)
-	if owner != c.tabOwn || hi&0xffff != c.tabEp&0xffff || rec >= len(c.res) || int(lo) >= len(c.res[rec]) {
+	rec, tab := int(hi>>16), c.table(owner, hi)
+	if tab == nil || rec >= len(*tab) || int(lo) >= len((*tab)[rec]) {
 		return ecs.Entity{}, fmt.Errorf("resolve %v: %w", p, ErrUnresolved)
 	}
-	switch r := c.res[rec][lo]; r.state {
+	switch r := (*tab)[rec][lo]; r.state {
 	case resCreated:
 		return r.e, nil
 	case resCulled:

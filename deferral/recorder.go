@@ -18,6 +18,8 @@ type Recorder struct {
 	key   uint64
 	epoch uint32 // the commit epoch seq counts in
 	seq   uint32 // creates staged in epoch
+	ahead uint32 // the epoch aseq counts in: creates staged by closures during a commit
+	aseq  uint32 // creates staged in ahead
 }
 
 // Index returns the recorder's number: 0 for the first one its strategy minted.
@@ -32,19 +34,28 @@ func (r *Recorder) SetSortKey(k uint64) { r.key = k }
 // placeholder. The placeholder can be named by later commands of any recorder of the same
 // strategy; after the commit, Strategy.Resolve tells what it became.
 func (r *Recorder) Create(b ecs.Bundle) ecs.Entity {
-	e := r.core.epoch
-	if r.core.active {
-		// Staged by a closure during a commit: it applies in the next commit, so it
-		// belongs to the next epoch.
-		if e++; e == 0 {
-			e = 1
+	c := r.core
+	var p ecs.Entity
+	if c.active {
+		// Staged by a closure during a commit: it applies in a later commit (the next, or
+		// the retry of this one), so it belongs to the next epoch. It counts apart, so that
+		// creates staged in this epoch after a failed commit cannot repeat a number.
+		e := nextEpoch(c.epoch)
+		if r.ahead != e {
+			r.ahead, r.aseq = e, 0
 		}
+		p = ecs.NewPlaceholder(c.aheadOwn, uint32(r.index)<<16|e&0xffff, r.aseq)
+		r.aseq++
+	} else {
+		if e := c.epoch; r.epoch != e {
+			r.epoch, r.seq = e, 0
+			if r.ahead == e {
+				r.seq = r.aseq // after the ones closures staged for this epoch
+			}
+		}
+		p = ecs.NewPlaceholder(c.owner, uint32(r.index)<<16|r.epoch&0xffff, r.seq)
+		r.seq++
 	}
-	if r.epoch != e {
-		r.epoch, r.seq = e, 0
-	}
-	p := ecs.NewPlaceholder(r.core.owner, uint32(r.index)<<16|r.epoch&0xffff, r.seq)
-	r.seq++
 	r.sink.StageKeyed(r.key, Command{Verb: VerbCreate, Entity: p, Bundle: b})
 	return p
 }

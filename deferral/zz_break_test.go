@@ -410,3 +410,155 @@ func FuzzZZCoreLenient(f *testing.F) {
 		}
 	})
 }
+
+// zzClosureSink is a FIFO Sink whose closures run at commit (through Core.ApplyFunc).
+type zzClosureSink struct {
+	cmds []deferral.Command
+	fns  map[int]func(*ecs.World) error
+}
+
+func (s *zzClosureSink) StageKeyed(_ uint64, c deferral.Command) { s.cmds = append(s.cmds, c) }
+func (s *zzClosureSink) StageFuncKeyed(_ uint64, fn func(*ecs.World) error) {
+	if s.fns == nil {
+		s.fns = map[int]func(*ecs.World) error{}
+	}
+	s.fns[len(s.cmds)] = fn
+	s.cmds = append(s.cmds, deferral.Command{Verb: deferral.VerbFunc})
+}
+
+// commit applies the commands pending when it starts; commands staged during it (by
+// closures) wait for the next commit, as every strategy does. It returns the first error,
+// keeping that command and the rest pending.
+func (s *zzClosureSink) commit(c *deferral.Core) error {
+	if err := c.Begin(); err != nil {
+		return err
+	}
+	end := len(s.cmds)
+	for i := 0; i < end; i++ {
+		var err error
+		if s.cmds[i].Verb == deferral.VerbFunc {
+			err = c.ApplyFunc(deferral.Pos{Index: i}, s.fns[i])
+		} else {
+			err = c.Apply(deferral.Pos{Index: i}, &s.cmds[i])
+		}
+		if err != nil {
+			s.drop(i)
+			c.End(false)
+			return err
+		}
+	}
+	s.drop(end)
+	c.End(true) // succeeded: what closures staged belongs to the next commit
+	return nil
+}
+
+func (s *zzClosureSink) drop(n int) {
+	fns := map[int]func(*ecs.World) error{}
+	for i, fn := range s.fns {
+		if i >= n {
+			fns[i-n] = fn
+		}
+	}
+	s.cmds, s.fns = s.cmds[n:], fns
+}
+
+// A closure stages a create and a destroy of its placeholder; a later command of the same
+// commit fails. After the failing command is fixed, the retry applies the closure's create
+// and destroy: the destroy must reach the entity the create became.
+func TestZZClosurePlaceholderAppliedByRetry(t *testing.T) {
+	w := ecs.NewWorld()
+	c := deferral.NewCore(w)
+	s := &zzClosureSink{}
+	r := c.NewRecorder(s)
+	target, _ := w.Create(ecs.Bundle{})
+	var q ecs.Entity
+	r.Do(func(*ecs.World) error {
+		q = r.Create(tagC.Value(tag{7}))
+		r.Destroy(q)
+		return nil
+	})
+	r.Set(target, tagC.Value(tag{1})) // fails: target lacks tag
+	if err := s.commit(c); !errors.Is(err, ecs.ErrMissingComponent) {
+		t.Fatalf("commit: %v, want ErrMissingComponent", err)
+	}
+	if err := w.Add(target, tagC.Value(tag{0})); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.commit(c); err != nil { // the Set, then the closure's create and destroy
+		t.Fatal(err)
+	}
+	if len(s.cmds) != 0 {
+		t.Fatalf("%d commands still pending", len(s.cmds))
+	}
+	if w.Len() != 1 {
+		t.Errorf("world has %d entities, want 1: the destroy of the closure's placeholder was skipped", w.Len())
+	}
+	if _, err := c.Resolve(q); !errors.Is(err, deferral.ErrUnresolved) && err != nil {
+		t.Errorf("resolve the closure's placeholder: %v", err)
+	}
+}
+
+// A recorder mints during a commit that then fails; placeholders it mints afterwards, before
+// the retry, must not repeat one it minted before the commit.
+func TestZZPlaceholderUniqueAfterFailedCommitThatMinted(t *testing.T) {
+	w := ecs.NewWorld()
+	c := deferral.NewCore(w)
+	s := &zzClosureSink{}
+	r := c.NewRecorder(s)
+	target, _ := w.Create(ecs.Bundle{})
+	r.Set(target, tagC.Value(tag{1})) // fails: target lacks tag
+	p0 := r.Create(tagC.Value(tag{2}))
+	if err := c.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	ahead := r.Create(tagC.Value(tag{3})) // as a closure would, during the commit
+	c.End(false)                          // the commit failed at its first command
+	p1 := r.Create(tagC.Value(tag{4}))
+	if p1 == p0 || p1 == ahead {
+		t.Fatalf("placeholder %v minted again (before the commit %v, during it %v)", p1, p0, ahead)
+	}
+	// The retry applies everything; each placeholder resolves to its own entity.
+	if err := w.Add(target, tagC.Value(tag{0})); err != nil {
+		t.Fatal(err)
+	}
+	s.cmds = s.cmds[:0]
+	s.fns = nil
+	r.Set(target, tagC.Value(tag{1}))
+	r.Stage(deferral.Command{Verb: deferral.VerbCreate, Entity: p0, Bundle: tagC.Value(tag{2})})
+	r.Stage(deferral.Command{Verb: deferral.VerbCreate, Entity: p1, Bundle: tagC.Value(tag{4})})
+	if err := s.commit(c); err != nil {
+		t.Fatal(err)
+	}
+	e0, err0 := c.Resolve(p0)
+	e1, err1 := c.Resolve(p1)
+	if err0 != nil || err1 != nil || e0 == e1 {
+		t.Errorf("resolve p0 = %v, %v; p1 = %v, %v: want two distinct entities", e0, err0, e1, err1)
+	}
+}
+
+// A closure mints placeholders during the commit right before the 16-bit epoch wraps (the
+// owner id is renewed then); the next commit applies them, and commands naming them reach
+// their entities.
+func TestZZClosurePlaceholderAcrossEpochWrap(t *testing.T) {
+	w := ecs.NewWorld()
+	c := deferral.NewCore(w)
+	s := &zzClosureSink{}
+	r := c.NewRecorder(s)
+	for k := 0; k < 1<<16+3; k++ {
+		r.Do(func(*ecs.World) error {
+			q := r.Create(tagC.Value(tag{int32(k)}))
+			r.Add(q, lifeC.Value(life{1}))
+			return nil
+		})
+		if err := s.commit(c); err != nil { // applies the previous closure's create and add
+			t.Fatal(err)
+		}
+		rep, _ := c.TakeReport(0)
+		if k > 0 && (len(rep.Created) != 1 || rep.Skipped != 0) {
+			t.Fatalf("commit %d: created %d, skipped %d; want 1, 0", k, len(rep.Created), rep.Skipped)
+		}
+		if k > 0 && !lifeC.Has(w, rep.Created[0]) {
+			t.Fatalf("commit %d: the add naming the closure's placeholder did not apply", k)
+		}
+	}
+}
