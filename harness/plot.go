@@ -50,7 +50,7 @@ func (p parsedName) variant() string {
 		s = append(s, kv.Key+"="+kv.Value)
 	}
 	if p.procs != 1 {
-		s = append(s, "P"+strconv.Itoa(p.procs))
+		s = append(s, "GOMAXPROCS="+strconv.Itoa(p.procs))
 	}
 	return strings.Join(s, " ")
 }

@@ -227,3 +227,21 @@ func TestPlot(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteReport(t *testing.T) {
+	rs := results("Stage/strategy=cmdbuffer/cmd=typed-2", 30, 31, 29, 30, 30, 31, 29, 30)
+	rs = append(rs, results("Stage/strategy=baseline/cmd=typed-2", 20, 21, 19, 20, 20, 21, 19, 20)...)
+	var b strings.Builder
+	meta := ReportMeta{Config: []Config{{"goarch", "arm64"}}, Throttled: "yes", Partial: "true (3 of 9)",
+		Attribution: []Attribution{{Strategy: "cmdbuffer", CPU: 1, Share: map[string]float64{"stage": 0.5}}},
+		Plots:       []string{"plots/Stage.svg", "plots/Stage.png"}}
+	if err := WriteReport(&b, rs, meta); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"**Partial run**", "**Throttled**", "| goarch | arm64 |", "## Stage",
+		"| ns/op | cmdbuffer | baseline |", "| cmd=typed GOMAXPROCS=2 | 30 ±", "| cmdbuffer | 1.00 |", "50.0%", "![Stage](plots/Stage.svg)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+}

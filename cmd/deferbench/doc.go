@@ -27,6 +27,8 @@
 //	env.json    the environment captured before and after the run, and the run's options
 //	summary.json  per benchmark and unit: median and 95% confidence interval over the
 //	            repetitions (golang.org/x/perf/benchmath); with -profile, the CPU attribution
+//	report.md   the configuration, per scenario a table of medians ± 95% CI per strategy
+//	            and metric, the CPU attribution (with -profile) and the plots
 //	plots/      charts of the results, SVG and PNG (see the plot command)
 //	profiles/   with -profile: <Scenario>-<strategy>-{cpu,heap,mutex,block}.pb.gz, for
 //	            go tool pprof

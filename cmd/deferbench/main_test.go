@@ -228,6 +228,11 @@ func TestTinyRun(t *testing.T) {
 	if env.Partial != "" || env.Before == nil || env.After == nil {
 		t.Errorf("env.json: partial %q, before %d bytes, after %d bytes; want complete with both captures", env.Partial, len(env.Before), len(env.After))
 	}
+	for _, f := range []string{"summary.json", "report.md", "plots/Stage.svg", "plots/Frame.png"} {
+		if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
 	leftovers, _ := filepath.Glob(filepath.Join(out, ".*"))
 	if len(leftovers) > 0 {
 		t.Errorf("temporary files left behind: %v", leftovers)

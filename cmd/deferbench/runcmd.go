@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -236,8 +237,30 @@ func runSuite(e *env, o runOptions) (err error) {
 	if err := writeJSON(filepath.Join(out, "summary.json"), sum); err != nil {
 		return err
 	}
-	if _, err := harness.Plot(bf.Results(), filepath.Join(out, "plots")); err != nil {
+	plots, err := harness.Plot(bf.Results(), filepath.Join(out, "plots"))
+	if err != nil {
 		fmt.Fprintf(e.stderr, "deferbench: plots: %v\n", err)
+	}
+	meta := harness.ReportMeta{Config: bf.Config, Throttled: "unknown", Partial: partial}
+	for _, c := range bf.Config {
+		if c.Key == "throttled" {
+			meta.Throttled = c.Value
+		}
+	}
+	if sum.Attribution != nil {
+		meta.Attribution = sum.Attribution.ByStrategy
+	}
+	for _, p := range plots {
+		if rel, err := filepath.Rel(out, p); err == nil {
+			meta.Plots = append(meta.Plots, rel)
+		}
+	}
+	var report bytes.Buffer
+	if err := harness.WriteReport(&report, bf.Results(), meta); err != nil {
+		return err
+	}
+	if err := harness.WriteFileAtomic(filepath.Join(out, "report.md"), report.Bytes()); err != nil {
+		return err
 	}
 	if runErr != nil {
 		return fmt.Errorf("%w; kept %d finished results in %s, marked partial", wrapRunErr(runErr), len(bf.Results()), out)
