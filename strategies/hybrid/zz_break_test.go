@@ -177,3 +177,33 @@ func TestZZDiscardInsideClosure(t *testing.T) {
 		_ = s.Commit()
 	}()
 }
+
+// A closure stages a create and a destroy of its placeholder, and a later command of the same
+// commit fails. The retry (after the failing command is fixed) applies the closure's create
+// and destroy too: the destroy must reach the entity, which leaves only the fixed one.
+func TestZZClosurePlaceholderRetried(t *testing.T) {
+	w := ecs.NewWorld()
+	s := hybrid.Factory(w)
+	r := s.NewRecorder()
+	target, _ := w.Create(ecs.Bundle{})
+	r.Do(func(*ecs.World) error {
+		q := r.Create(zzC.Value(zzV{1}))
+		r.Destroy(q)
+		return nil
+	})
+	r.Set(target, zzC.Value(zzV{1})) // fails: target lacks the component
+	if err := s.Commit(); !errors.Is(err, ecs.ErrMissingComponent) {
+		t.Fatalf("commit: %v, want ErrMissingComponent", err)
+	}
+	if err := w.Add(target, zzC.Value(zzV{1})); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3 && (i == 0 || s.Pending() > 0); i++ {
+		if err := s.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w.Len() != 1 {
+		t.Errorf("world has %d entities, want 1: the destroy of the closure's placeholder was skipped", w.Len())
+	}
+}
