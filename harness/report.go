@@ -133,7 +133,7 @@ func reportCell(s Summary) string {
 		return "0"
 	}
 	pct := 100 * math.Max(s.Median-s.Lo, s.Hi-s.Median) / math.Abs(s.Median)
-	if s.N < 6 {
+	if s.NoCI {
 		return fmt.Sprintf("%.4g", s.Median)
 	}
 	return fmt.Sprintf("%.4g ±%.0f%%", s.Median, pct)

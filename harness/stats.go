@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -16,12 +17,15 @@ import (
 // Summary is the distribution of one metric of one benchmark over the repetitions of a run:
 // the median and its 95% confidence interval (benchmath.AssumeNothing, as benchstat).
 type Summary struct {
-	Name     string   `json:"name"` // full benchmark name, without the Benchmark prefix
-	Unit     string   `json:"unit"`
-	N        int      `json:"n"`
-	Median   float64  `json:"median"`
-	Lo       float64  `json:"ci95_lo"`
-	Hi       float64  `json:"ci95_hi"`
+	Name   string  `json:"name"` // full benchmark name, without the Benchmark prefix
+	Unit   string  `json:"unit"`
+	N      int     `json:"n"`
+	Median float64 `json:"median"`
+	Lo     float64 `json:"ci95_lo"`
+	Hi     float64 `json:"ci95_hi"`
+	// NoCI: too few samples for a confidence interval (fewer than 6 at 95%); Lo and Hi are
+	// then the median.
+	NoCI     bool     `json:"no_ci,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
 }
 
@@ -65,11 +69,8 @@ func Summarize(results []*benchfmt.Result) []Summary {
 		for _, w := range append(s.Warnings, sum.Warnings...) {
 			row.Warnings = append(row.Warnings, w.Error())
 		}
-		if math.IsInf(row.Lo, 0) || math.IsNaN(row.Lo) {
-			row.Lo = row.Median
-		}
-		if math.IsInf(row.Hi, 0) || math.IsNaN(row.Hi) {
-			row.Hi = row.Median
+		if math.IsInf(row.Lo, 0) || math.IsNaN(row.Lo) || math.IsInf(row.Hi, 0) || math.IsNaN(row.Hi) {
+			row.Lo, row.Hi, row.NoCI = row.Median, row.Median, true
 		}
 		out = append(out, row)
 	}
@@ -171,7 +172,7 @@ func WriteComparison(w io.Writer, cs []Comparison, oldLabel, newLabel string) er
 		byUnit[c.Unit] = append(byUnit[c.Unit], c)
 	}
 	sort.SliceStable(units, func(i, j int) bool { return unitRank(units[i]) < unitRank(units[j]) })
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for i, u := range units {
 		if i > 0 {
 			fmt.Fprintln(tw, "\t\t\t\t\t")
@@ -204,6 +205,9 @@ func unitRank(u string) int {
 }
 
 func fmtSummary(s Summary) string {
+	if s.NoCI {
+		return fmt.Sprintf("%.4g ± ∞", s.Median)
+	}
 	if s.Median == 0 {
 		return "0"
 	}
@@ -213,4 +217,17 @@ func fmtSummary(s Summary) string {
 
 func fmtP(c Comparison) string {
 	return fmt.Sprintf("p=%.3f n=%d+%d", c.P, c.Old.N, c.New.N)
+}
+
+// StripProcs removes the -GOMAXPROCS suffix from every result's name, so results from
+// machines with different core counts match by scenario, strategy and parameters.
+func StripProcs(rs []*benchfmt.Result) {
+	for _, r := range rs {
+		name := string(r.Name)
+		if i := strings.LastIndexByte(name, '-'); i > strings.LastIndexByte(name, '/') && i > 0 {
+			if _, err := strconv.Atoi(name[i+1:]); err == nil {
+				r.Name = benchfmt.Name(name[:i])
+			}
+		}
+	}
 }

@@ -245,3 +245,14 @@ func TestWriteReport(t *testing.T) {
 		}
 	}
 }
+
+func TestStripProcs(t *testing.T) {
+	rs := append(results("Stage/strategy=a/cmd=typed-4", 1), results("Frame/strategy=a/entities=1000", 1)...)
+	rs = append(rs, results("Contention/strategy=a/producers=2-16", 1)...)
+	StripProcs(rs)
+	for i, want := range []string{"Stage/strategy=a/cmd=typed", "Frame/strategy=a/entities=1000", "Contention/strategy=a/producers=2"} {
+		if got := string(rs[i].Name); got != want {
+			t.Errorf("StripProcs: %q, want %q", got, want)
+		}
+	}
+}

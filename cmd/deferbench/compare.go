@@ -14,6 +14,7 @@ var compareCommand = &command{
 	summary: "compare two runs (bench.txt files or results directories) metric by metric: medians, 95% CIs, change and Mann-Whitney p",
 	setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 		alpha := fs.Float64("alpha", 0.05, "significance level of the Mann-Whitney U test")
+		ignoreProcs := fs.Bool("ignore-procs", false, "match benchmarks without their -GOMAXPROCS suffix (machines with different core counts)")
 		return func(args []string) error {
 			if len(args) != 2 {
 				return usagef("compare: want two arguments OLD NEW, got %d", len(args))
@@ -28,6 +29,10 @@ var compareCommand = &command{
 			new, err := harness.ReadResults(args[1])
 			if err != nil {
 				return err
+			}
+			if *ignoreProcs {
+				harness.StripProcs(old)
+				harness.StripProcs(new)
 			}
 			cs := harness.Compare(old, new, *alpha)
 			if len(cs) == 0 {

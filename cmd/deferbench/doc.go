@@ -85,6 +85,8 @@
 //	flags:
 //	  -alpha float
 //	    	significance level of the Mann-Whitney U test (default 0.05)
+//	  -ignore-procs
+//	    	match benchmarks without their -GOMAXPROCS suffix (machines with different core counts)
 //
 // Compare matches benchmarks by full name and unit and prints, per unit, the median and 95%
 // confidence interval of each side, the change, and the p-value of a Mann-Whitney U test
