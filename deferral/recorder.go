@@ -16,10 +16,25 @@ type Recorder struct {
 	core  *Core
 	index int
 	key   uint64
-	epoch uint32 // the commit epoch seq counts in
-	seq   uint32 // creates staged in epoch
-	ahead uint32 // the epoch aseq counts in: creates staged by closures during a commit
-	aseq  uint32 // creates staged in ahead
+	// seqs numbers the creates staged per epoch, for the two epochs placeholders can be
+	// staged in: the current one, and the next (closures staging during a commit).
+	seqs [2]struct{ epoch, n uint32 }
+}
+
+// nextSeq returns the next create number of epoch e and counts it. cur is the core's epoch.
+func (r *Recorder) nextSeq(e, cur uint32) uint32 {
+	for i := range r.seqs {
+		if s := &r.seqs[i]; s.epoch == e {
+			s.n++
+			return s.n - 1
+		}
+	}
+	i := 0 // replace a counter of an epoch that is over
+	if s := r.seqs[0]; s.epoch == cur || s.epoch == nextEpoch(cur) {
+		i = 1
+	}
+	r.seqs[i].epoch, r.seqs[i].n = e, 1
+	return 0
 }
 
 // Index returns the recorder's number: 0 for the first one its strategy minted.
@@ -35,27 +50,14 @@ func (r *Recorder) SetSortKey(k uint64) { r.key = k }
 // strategy; after the commit, Strategy.Resolve tells what it became.
 func (r *Recorder) Create(b ecs.Bundle) ecs.Entity {
 	c := r.core
-	var p ecs.Entity
+	e, owner := c.epoch, c.owner
 	if c.active {
 		// Staged by a closure during a commit: it applies in a later commit (the next, or
-		// the retry of this one), so it belongs to the next epoch. It counts apart, so that
-		// creates staged in this epoch after a failed commit cannot repeat a number.
-		e := nextEpoch(c.epoch)
-		if r.ahead != e {
-			r.ahead, r.aseq = e, 0
-		}
-		p = ecs.NewPlaceholder(c.aheadOwn, uint32(r.index)<<16|e&0xffff, r.aseq)
-		r.aseq++
-	} else {
-		if e := c.epoch; r.epoch != e {
-			r.epoch, r.seq = e, 0
-			if r.ahead == e {
-				r.seq = r.aseq // after the ones closures staged for this epoch
-			}
-		}
-		p = ecs.NewPlaceholder(c.owner, uint32(r.index)<<16|r.epoch&0xffff, r.seq)
-		r.seq++
+		// the retry of this one), so it belongs to the next epoch, which counts its creates
+		// apart from this one's.
+		e, owner = nextEpoch(e), c.aheadOwn
 	}
+	p := ecs.NewPlaceholder(owner, uint32(r.index)<<16|e&0xffff, r.nextSeq(e, c.epoch))
 	r.sink.StageKeyed(r.key, Command{Verb: VerbCreate, Entity: p, Bundle: b})
 	return p
 }
