@@ -37,13 +37,15 @@ type zzPending struct {
 	rec, seq int
 	id       int
 	fail     bool
+	child    *zzPending // a closure's: the command it stages when it runs, for the next commit
 }
 
 // Differential test of the generic Buffer against a model: every commit applies the pending
 // commands in (sort key, recorder, FIFO) order up to the first failure, which stays pending
 // with its suffix; commands staged after a failure join the pending set in their place.
 // Random keys (mostly 0, so both the sweep and the keyed path run, and switches between them
-// after failures), closures, and failures that succeed on retry.
+// after failures), closures (some staging a command while the commit runs, which the next
+// commit applies), and failures that succeed on retry.
 func TestZZBufferMatchesModel(t *testing.T) {
 	for seed := range uint64(300) {
 		rng := rand.New(rand.NewPCG(seed, 11))
@@ -68,19 +70,27 @@ func TestZZBufferMatchesModel(t *testing.T) {
 					}
 					next++
 					id, fail := next, rng.IntN(8) == 0
+					var child *zzPending
 					if rng.IntN(4) == 0 {
+						if rng.IntN(2) == 0 {
+							next++
+							child = &zzPending{key: uint64(rng.IntN(3)), rec: rng.IntN(len(recs)), id: next}
+						}
 						recs[ri].StageFuncKeyed(key, func(l *zzLog) error {
 							if fail && !l.failed[id] {
 								l.failed[id] = true
 								return errors.New("closure fails once")
 							}
 							l.applied = append(l.applied, id)
+							if child != nil {
+								recs[child.rec].StageKeyed(child.key, zzCmd{id: child.id})
+							}
 							return nil
 						})
 					} else {
 						recs[ri].StageKeyed(key, zzCmd{id: id, fail: fail})
 					}
-					model = append(model, zzPending{key, ri, seqs[ri], id, fail})
+					model = append(model, zzPending{key, ri, seqs[ri], id, fail, child})
 					seqs[ri]++
 				}
 			case op < 9: // commit
@@ -94,6 +104,7 @@ func TestZZBufferMatchesModel(t *testing.T) {
 					return cmp.Compare(a.seq, c.seq)
 				})
 				failedAt := -1
+				var late []zzPending // staged by closures while the commit runs
 				for i, p := range model {
 					if p.fail {
 						model[i].fail = false // succeeds next time
@@ -101,16 +112,20 @@ func TestZZBufferMatchesModel(t *testing.T) {
 						break
 					}
 					want = append(want, p.id)
+					if c := p.child; c != nil {
+						c.seq = seqs[c.rec]
+						seqs[c.rec]++
+						late = append(late, *c)
+					}
 				}
 				err := b.Commit()
 				if failedAt >= 0 {
-					model = model[failedAt:]
+					model = append(model[failedAt:], late...)
 					if err == nil {
 						t.Fatalf("seed %d step %d: commit succeeded, want failure at id %d", seed, step, model[0].id)
 					}
 				} else {
-					model = model[:0]
-					clear(seqs) // FIFO positions count from the drained commit
+					model = append(model[:0], late...)
 					if err != nil {
 						t.Fatalf("seed %d step %d: commit: %v", seed, step, err)
 					}
@@ -120,7 +135,6 @@ func TestZZBufferMatchesModel(t *testing.T) {
 					t.Fatalf("seed %d step %d: discard = %d, want %d", seed, step, n, len(model))
 				}
 				model = model[:0]
-				clear(seqs)
 			}
 			if !slices.Equal(log.applied, want) {
 				t.Fatalf("seed %d step %d: applied\n%v\nwant\n%v", seed, step, log.applied, want)
