@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -17,8 +18,8 @@ func TestPlanInterleavesStrategies(t *testing.T) {
 		t.Fatal(err)
 	}
 	cases := Plan(sc, Strategies, false, []int{2})
-	if len(cases) != 2*len(Strategies) {
-		t.Fatalf("Plan(Stage) has %d cases, want %d", len(cases), 2*len(Strategies))
+	if len(cases) != 3*len(Strategies) {
+		t.Fatalf("Plan(Stage) has %d cases, want %d", len(cases), 3*len(Strategies))
 	}
 	for i, c := range cases {
 		want := Strategies[i%len(Strategies)].Name
@@ -84,7 +85,7 @@ func TestRunAll(t *testing.T) {
 		name := string(r.Name)
 		if strings.HasSuffix(name, "-2") {
 			suffixed++
-		} else if strings.Contains(name[strings.LastIndexByte(name, '/'):], "-") {
+		} else if regexp.MustCompile(`-[0-9]+$`).MatchString(name) {
 			t.Errorf("%s: unexpected suffix (want -2, or none at GOMAXPROCS=1)", name)
 		}
 		if strings.HasPrefix(name, "Contention/") {

@@ -18,7 +18,7 @@ import (
 const readersBatch = 256
 
 // readerSamples caps the latency samples one reader keeps (a ring of the latest).
-const readerSamples = 1 << 15
+const readerSamples = 1 << 13
 
 // guardedReader is the optional interface of a strategy whose reads of the world must go
 // through it (lazyguarded: a read is a job on the target's pipe, which waits behind parked

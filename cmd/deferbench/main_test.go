@@ -204,14 +204,15 @@ func TestTinyRun(t *testing.T) {
 	for _, name := range []string{
 		"Stage/strategy=baseline/cmd=typed", "Stage/strategy=cmdbuffer/cmd=typed",
 		"Stage/strategy=baseline/cmd=closure", "Stage/strategy=cmdbuffer/cmd=closure",
+		"Stage/strategy=baseline/cmd=closure-large", "Stage/strategy=cmdbuffer/cmd=closure-large",
 		"Frame/strategy=cmdbuffer/entities=1000",
 	} {
 		if count[name+suffix] != 2 {
 			t.Errorf("bench.txt has %d results for %s, want 2 (have %v)", count[name+suffix], name+suffix, count)
 		}
 	}
-	if len(count) != 5 {
-		t.Errorf("bench.txt has %d distinct benchmarks, want 5: %v", len(count), count)
+	if len(count) != 7 {
+		t.Errorf("bench.txt has %d distinct benchmarks, want 7: %v", len(count), count)
 	}
 	var env struct {
 		Partial string          `json:"partial"`
