@@ -349,3 +349,17 @@ func TestProfileAndCompare(t *testing.T) {
 		t.Errorf("compare output lacks rows:\n%s", stdout.String())
 	}
 }
+
+// TestRunEntryPoint drives run itself (the function main wraps) with a bad flag: one line on
+// stderr through exitCode, status 2.
+func TestRunEntryPoint(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := exitCode(run([]string{"run", "-strategies", "nope"}, &stdout, &stderr), &stderr)
+	if code != 2 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), `unknown strategy "nope"`) {
+		t.Errorf("run -strategies nope: status %d, stderr %q; want 2 and one line naming nope", code, stderr.String())
+	}
+	stdout.Reset()
+	if code := exitCode(run([]string{"list"}, &stdout, &stderr), &stderr); code != 0 || !strings.Contains(stdout.String(), "cmdbuffer") {
+		t.Errorf("run list: status %d, output %q", code, stdout.String())
+	}
+}
