@@ -1,7 +1,6 @@
 package deferral
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/deferbench/deferbench/ecs"
@@ -56,15 +55,16 @@ func (c *Command) componentName() string {
 	return ""
 }
 
-// Wrap returns err as a *CommandError naming at, unless it already is one (the ECS Core's
-// errors are). Generic strategies use it for the errors of typed apply functions, verb
-// VerbTyped, and of closures, verb VerbFunc.
+// Wrap returns err as a *CommandError naming at, unless it already is one naming at (the ECS
+// Core's errors are). A *CommandError for another position — a nested commit's, returned by a
+// closure — is wrapped like any other error, so the outer error names the outer command.
+// Generic strategies use Wrap for the errors of typed apply functions, verb VerbTyped, and of
+// closures, verb VerbFunc.
 func Wrap(at Pos, verb Verb, err error) error {
 	if err == nil {
 		return nil
 	}
-	var ce *CommandError
-	if errors.As(err, &ce) {
+	if ce, ok := err.(*CommandError); ok && ce.Pos == at {
 		return err
 	}
 	return &CommandError{Pos: at, Verb: verb, Err: err}

@@ -121,9 +121,10 @@ func (c *Core) Begin() error {
 	return nil
 }
 
-// End finishes a commit begun with Begin. drained tells whether nothing is pending any more:
-// then the next placeholders belong to a new epoch and the failure flag clears; otherwise the
-// commit failed and the strategy keeps its suffix pending.
+// End finishes a commit begun with Begin. drained tells whether the commit applied everything
+// it covered (commands closures staged during it may be pending for the next commit): then the
+// next placeholders belong to a new epoch and the failure flag clears; otherwise the commit
+// failed and the strategy keeps its suffix pending.
 func (c *Core) End(drained bool) {
 	c.active = false
 	c.failed = !drained

@@ -108,8 +108,12 @@ func TestWrap(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Verb != deferral.VerbTyped || !errors.Is(err, base) {
 		t.Fatalf("Wrap = %#v", err)
 	}
-	if again := deferral.Wrap(deferral.Pos{}, deferral.VerbFunc, err); again != err {
-		t.Fatalf("Wrap of a CommandError = %v, want it unchanged", again)
+	if again := deferral.Wrap(deferral.Pos{Recorder: 2, Index: 3}, deferral.VerbFunc, err); again != err {
+		t.Fatalf("Wrap of a CommandError at the same position = %v, want it unchanged", again)
+	}
+	outer := deferral.Wrap(deferral.Pos{Recorder: 0, Index: 9}, deferral.VerbFunc, err)
+	if !errors.As(outer, &ce) || ce.Pos.Index != 9 || !errors.Is(outer, base) {
+		t.Fatalf("Wrap of a nested CommandError = %v, want one naming index 9 that wraps it", outer)
 	}
 	if deferral.Wrap(deferral.Pos{}, deferral.VerbFunc, nil) != nil {
 		t.Fatal("Wrap(nil) != nil")

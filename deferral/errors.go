@@ -26,8 +26,9 @@ var (
 	ErrCulled = errors.New("placeholder's create was culled")
 	// ErrInvalidCommand: a zero or malformed command record.
 	ErrInvalidCommand = errors.New("invalid command")
-	// ErrReentry: a commit, frame or structural call from inside a decision callback.
-	ErrReentry = errors.New("refused inside a frame's decisions: stage it instead")
+	// ErrReentry: a commit, frame or discard called from inside a frame's decisions or from a
+	// closure command while a commit runs.
+	ErrReentry = errors.New("reentry refused: called from inside decisions or a running commit")
 )
 
 // CommandError is the error of a commit that stopped at one command. The command named by Pos

@@ -44,6 +44,10 @@ type Sim struct {
 	frame    int
 	expired  int
 	deciding atomic.Bool
+	// unfinished: the last frame's decisions or commit failed; the next frame is refused
+	// while the commands it left are pending (SPEC §4.3). Commands that closures staged for
+	// the next commit during a successful commit do not block it.
+	unfinished bool
 
 	dead      []ecs.Entity // expired this frame; reused
 	survivors []ecs.Entity // alive after cleanup, creation order; reused
@@ -128,8 +132,11 @@ func (s *Sim) precheck(op string, dt float64) error {
 	if s.deciding.Load() {
 		return fmt.Errorf("%s: %w", op, deferral.ErrReentry)
 	}
-	if n := s.strat.Pending(); n > 0 {
-		return fmt.Errorf("%s: %d commands pending: %w", op, n, deferral.ErrPending)
+	if s.unfinished {
+		if n := s.strat.Pending(); n > 0 {
+			return fmt.Errorf("%s: %d commands pending after a failed frame: %w", op, n, deferral.ErrPending)
+		}
+		s.unfinished = false
 	}
 	if s.w.Iterating() {
 		return fmt.Errorf("%s: %w", op, ecs.ErrIterating)
@@ -173,7 +180,9 @@ func (s *Sim) frameBody(dt float64, decide func(View) error) error {
 		s.expired++
 	}
 	s.dead = dead[:0]
-	// Decisions.
+	// Decisions. Until the commit succeeds the frame is unfinished, whatever ends it (an
+	// error or a panic in a callback or a closure).
+	s.unfinished = true
 	frame := s.frame
 	if decide != nil {
 		survivors := s.survivors[:0]
@@ -191,6 +200,7 @@ func (s *Sim) frameBody(dt float64, decide func(View) error) error {
 	if err := s.strat.Commit(); err != nil {
 		return fmt.Errorf("frame %d: %w", frame, err)
 	}
+	s.unfinished = false
 	return nil
 }
 
@@ -254,7 +264,11 @@ func (s *Sim) Commit() error {
 	if s.deciding.Load() {
 		return fmt.Errorf("commit: %w", deferral.ErrReentry)
 	}
-	return s.strat.Commit()
+	err := s.strat.Commit()
+	if err == nil {
+		s.unfinished = false
+	}
+	return err
 }
 
 // Discard drops the commands a failed frame left pending and returns how many it dropped.
@@ -263,6 +277,7 @@ func (s *Sim) Discard() (int, error) {
 	if s.deciding.Load() {
 		return 0, fmt.Errorf("discard: %w", deferral.ErrReentry)
 	}
+	s.unfinished = false
 	return s.strat.Discard(), nil
 }
 

@@ -32,12 +32,16 @@ import (
 // commit-order-reproducible rule the world after each frame is the one workload.Sim.StepParallel
 // reaches with the cmdbuffer strategy, for any P and GOMAXPROCS.
 type ParticleFrame[V any] struct {
-	s      *ECS
-	w      *ecs.World
-	g      *Graph
-	view   func(w *ecs.World, survivors []ecs.Entity, frame int) V
-	decide func(v V, chunk int, part []ecs.Entity, rec *deferral.Recorder) error
-	parts  int
+	// unfinished: the last frame's decisions or flush failed; the next frame is refused
+	// while the commands it left are pending (SPEC §4.3). Commands that closures staged for
+	// the next commit during a successful flush do not block it.
+	unfinished bool
+	s          *ECS
+	w          *ecs.World
+	g          *Graph
+	view       func(w *ecs.World, survivors []ecs.Entity, frame int) V
+	decide     func(v V, chunk int, part []ecs.Entity, rec *deferral.Recorder) error
+	parts      int
 
 	dt        float64
 	frame     int
@@ -127,8 +131,11 @@ func (f *ParticleFrame[V]) Step(dt float64) error {
 	if f.s.deciding.Load() > 0 {
 		return fmt.Errorf("step: %w", deferral.ErrReentry)
 	}
-	if n := f.s.Pending(); n > 0 {
-		return fmt.Errorf("step: %d commands pending: %w", n, deferral.ErrPending)
+	if f.unfinished {
+		if n := f.s.Pending(); n > 0 {
+			return fmt.Errorf("step: %d commands pending after a failed frame: %w", n, deferral.ErrPending)
+		}
+		f.unfinished = false
 	}
 	if f.w.Iterating() {
 		return fmt.Errorf("step: %w", ecs.ErrIterating)
@@ -143,6 +150,7 @@ func (f *ParticleFrame[V]) Step(dt float64) error {
 		f.frame++
 	}
 	if err != nil {
+		f.unfinished = true
 		return fmt.Errorf("frame %d: %w", frame, err)
 	}
 	return nil
@@ -150,7 +158,13 @@ func (f *ParticleFrame[V]) Step(dt float64) error {
 
 // Commit retries the commit of a failed frame (a no-op when nothing is pending). Errors:
 // deferral.ErrReentry from inside decisions, or the commit's error (failure policy).
-func (f *ParticleFrame[V]) Commit() error { return f.s.Commit() }
+func (f *ParticleFrame[V]) Commit() error {
+	err := f.s.Commit()
+	if err == nil && f.s.deciding.Load() == 0 {
+		f.unfinished = false
+	}
+	return err
+}
 
 // Discard drops the commands a failed frame left pending and returns how many. Errors:
 // deferral.ErrReentry from inside decisions (nothing dropped).
@@ -158,6 +172,7 @@ func (f *ParticleFrame[V]) Discard() (int, error) {
 	if f.s.deciding.Load() > 0 {
 		return 0, fmt.Errorf("discard: %w", deferral.ErrReentry)
 	}
+	f.unfinished = false
 	return f.s.Discard(), nil
 }
 
