@@ -61,6 +61,7 @@ type Gather[T, C any] struct {
 	segs        []segment[T, C]
 	next, snext int // first pending command of gathered; its segment
 	committing  bool
+	applying    bool // past the gather step of a commit: hand-overs now belong to the next commit
 }
 
 // New returns a Gather bound to target that applies typed commands with apply. A closure that
@@ -119,6 +120,8 @@ func (g *Gather[T, C]) Commit() error {
 	g.committing = true
 	defer func() { g.committing = false }()
 	g.gather()
+	g.applying = true
+	defer func() { g.applying = false }()
 	t := g.target
 	for ; g.next < len(g.gathered); g.next++ {
 		for g.snext+1 < len(g.segs) && g.segs[g.snext+1].start <= g.next {
@@ -138,7 +141,8 @@ func (g *Gather[T, C]) Commit() error {
 		}
 	}
 	for _, sg := range g.segs {
-		sg.r.handed = 0
+		sg.r.handed -= sg.r.inCommit // what closures handed over meanwhile stays counted
+		sg.r.inCommit = 0
 	}
 	clear(g.gathered) // drop closures
 	g.gathered, g.segs = g.gathered[:0], g.segs[:0]
@@ -165,6 +169,9 @@ func (g *Gather[T, C]) gather() {
 			h.r.local = h.items[:0]
 		}
 	}
+	for _, h := range g.handed {
+		h.r.inCommit = h.r.handed
+	}
 	clear(g.handed)
 	g.handed = g.handed[:0]
 }
@@ -182,13 +189,13 @@ func (g *Gather[T, C]) Discard() (int, error) {
 		clear(r.local)
 		r.local = r.local[:0]
 		r.listed = false
-		r.handed = 0
+		r.handed, r.inCommit = 0, 0
 	}
 	clear(g.open)
 	g.open = g.open[:0]
 	for _, h := range g.handed {
 		n += len(h.items)
-		h.r.handed = 0
+		h.r.handed, h.r.inCommit = 0, 0
 		clear(h.items)
 		if h.r.local == nil {
 			h.r.local = h.items[:0]
@@ -198,7 +205,7 @@ func (g *Gather[T, C]) Discard() (int, error) {
 	g.handed = g.handed[:0]
 	g.mu.Unlock()
 	for _, sg := range g.segs {
-		sg.r.handed = 0
+		sg.r.handed, sg.r.inCommit = 0, 0
 	}
 	clear(g.gathered)
 	g.gathered, g.segs = g.gathered[:0], g.segs[:0]
@@ -211,11 +218,12 @@ func (g *Gather[T, C]) Discard() (int, error) {
 // implements deferral.Stager[T, C]; sort keys are accepted and ignored. Use it from one
 // goroutine at a time.
 type Recorder[T, C any] struct {
-	g      *Gather[T, C]
-	index  int
-	local  []item[T, C]
-	listed bool // in g.open since the last commit
-	handed int  // commands handed over since the last drained commit: FIFO base of the next
+	g        *Gather[T, C]
+	index    int
+	local    []item[T, C]
+	listed   bool // in g.open since the last commit
+	handed   int  // commands handed over since the last drained commit: FIFO base of the next
+	inCommit int  // of handed, the commands the running (or failed) commit gathered
 	// pad keeps recorders that are allocated together from sharing a cache line.
 	_ [64]byte
 }
@@ -276,7 +284,11 @@ func (r *Recorder[T, C]) handoverLocked() {
 	if len(r.local) == 0 {
 		return
 	}
-	r.g.handed = append(r.g.handed, handout[T, C]{r: r, items: r.local, base: r.handed})
+	base := r.handed
+	if r.g.applying {
+		base -= r.inCommit // handed over by a closure: first of the next commit
+	}
+	r.g.handed = append(r.g.handed, handout[T, C]{r: r, items: r.local, base: base})
 	r.handed += len(r.local)
 	r.local = nil
 }

@@ -50,9 +50,15 @@ func runClosure[T any](t *T, at deferral.Pos, fn func(*T) error) error {
 // Index returns the recorder's number, 0 for the first minted on its Guarded.
 func (r *Recorder[T, C]) Index() int { return r.index }
 
-// pos names the next staged command: its FIFO index counts from the last drained flush.
+// pos names the next staged command: its FIFO index counts from the last drained flush. A
+// command a job stages during a flush counts in the generation after it, as it is applied by
+// the next flush.
 func (r *Recorder[T, C]) pos() deferral.Pos {
-	if gen := r.g.gen.Load(); gen != r.gen {
+	gen := r.g.gen.Load()
+	if r.g.inFlush.Load() {
+		gen++
+	}
+	if gen != r.gen {
 		r.gen, r.n = gen, 0
 	}
 	at := deferral.Pos{Recorder: r.index, Index: r.n}
