@@ -59,7 +59,8 @@ func TestSummarize(t *testing.T) {
 }
 
 // spun is cmdbuffer's ECS strategy rebuilt from its public generic parts, with an optional
-// busy loop in every typed staging call: the sensitivity self-test's known extra cost.
+// busy loop in its typed staging (see spunSink.StageKeyed): the sensitivity self-test's known
+// extra cost.
 type spun struct {
 	core  *deferral.Core
 	buf   *cmdbuffer.Buffer[ecs.World, deferral.Command]
@@ -69,6 +70,7 @@ type spun struct {
 type spunSink struct {
 	deferral.Sink
 	spins int
+	n     *int
 }
 
 var spinState uint64
@@ -82,8 +84,13 @@ func spin(n int) {
 	spinState = x
 }
 
+// StageKeyed spins 64×spins iterations every 64th command: a dependency chain that long
+// outlasts what an out-of-order core overlaps with the surrounding work, so its cost adds up
+// (a short chain per command would mostly hide in the staging's own latency).
 func (s spunSink) StageKeyed(k uint64, c deferral.Command) {
-	spin(s.spins)
+	if *s.n++; *s.n&63 == 0 {
+		spin(64 * s.spins)
+	}
 	s.Sink.StageKeyed(k, c)
 }
 
@@ -99,7 +106,7 @@ func (s *spun) Name() string                        { return "spun" }
 func (s *spun) Capabilities() deferral.Capabilities { return deferral.Capabilities{} }
 func (s *spun) World() *ecs.World                   { return s.core.World() }
 func (s *spun) NewRecorder() *deferral.Recorder {
-	return s.core.NewRecorder(spunSink{Sink: s.buf.NewRecorder(), spins: s.spins})
+	return s.core.NewRecorder(spunSink{Sink: s.buf.NewRecorder(), spins: s.spins, n: new(int)})
 }
 func (s *spun) Commit() error {
 	if err := s.core.Begin(); err != nil {
@@ -127,10 +134,10 @@ func TestSensitivity(t *testing.T) {
 		t.Skip("measures timing: run without -short")
 	}
 	// Other processes' load swings a shared machine's speed by far more than 10% within a
-	// second; the test needs the CPUs to itself.
+	// second; the test needs the CPUs mostly to itself.
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		if f := strings.Fields(string(b)); len(f) > 0 {
-			if load, err := strconv.ParseFloat(f[0], 64); err == nil && load > float64(runtime.NumCPU())/2 {
+			if load, err := strconv.ParseFloat(f[0], 64); err == nil && load > float64(runtime.NumCPU()) {
 				t.Skipf("load average %.2f on %d CPUs: too busy to resolve a 10%% difference", load, runtime.NumCPU())
 			}
 		}
@@ -148,7 +155,7 @@ func TestSensitivity(t *testing.T) {
 	median := func(f deferral.Factory) float64 {
 		c := Plan([]Scenario{typed}, []StrategyInfo{{Name: "x", Factory: f}}, false, nil)[0]
 		var v []float64
-		for range 3 {
+		for range 5 {
 			r, err := measure(c, "calibrate")
 			if err != nil {
 				t.Fatal(err)
@@ -157,16 +164,20 @@ func TestSensitivity(t *testing.T) {
 			v = append(v, ns)
 		}
 		sort.Float64s(v)
-		return v[1]
+		return v[2]
 	}
-	spins, ratio := 4, 1.0
+	spins, ratio, calibrated := 4, 1.0, false
 	for range 8 {
 		ratio = median(spunFactory(spins)) / median(spunFactory(0))
 		if ratio >= 1.08 && ratio <= 1.14 {
+			calibrated = true
 			break
 		}
 		next := float64(spins) * 0.10 / max(ratio-1, 0.01)
 		spins = max(1, min(int(math.Round(next)), 4*spins))
+	}
+	if !calibrated {
+		t.Skipf("could not calibrate a 10%% cost (last: %d spins, %+.1f%%): machine too noisy", spins, 100*(ratio-1))
 	}
 	t.Logf("adding %d spins per staged command: calibrated at %+.1f%%", spins, 100*(ratio-1))
 
