@@ -61,7 +61,8 @@
 //	benchstat -col /strategy results/<dir>/bench.txt
 //
 // Units are ns/op (total time / iterations, in floating point), B/op and allocs/op (also per
-// op, in floating point). The baseline strategy is the in-run lower bound: the same command
+// op, in floating point). The first repetition sizes each benchmark's iteration count as go
+// test does, ramping up to the benchtime; later repetitions run that count directly. The baseline strategy is the in-run lower bound: the same command
 // record appended to a preallocated slice.
 //
 // bench.txt is rewritten atomically after every benchmark and carries a "partial" config line
