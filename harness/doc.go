@@ -1,0 +1,34 @@
+// Package harness measures deferbench's strategies side by side: the scenario and strategy
+// tables, the runner over testing.Benchmark, the output in the Go benchmark format
+// (golang.org/x/perf/benchfmt), summaries and comparisons (golang.org/x/perf/benchmath),
+// profiles with a CPU attribution (github.com/google/pprof/profile), plots (gonum.org/v1/plot)
+// and report.md. The deferbench command is a thin layer over it.
+//
+// # Tables
+//
+// Strategies lists what is measured; Scenarios lists how. Every scenario runs every strategy
+// in the table (a scenario's Bench returns nil only for a strategy it cannot run, such as the
+// baseline where a deferral.Strategy is needed), so adding a strategy to the comparison is one
+// line in Strategies:
+//
+//	{Name: "mine", Description: "…", Factory: mine.Factory},
+//
+// The baseline is the in-run lower bound, not a strategy: the same deferral.Command record
+// appended to a preallocated slice.
+//
+// # Names and units
+//
+// A case is named <Scenario>/strategy=<s>/<key>=<value>... plus the -GOMAXPROCS suffix (none
+// at GOMAXPROCS=1), so that benchstat -col /strategy puts strategies side by side. ns/op is
+// T/N in floating point; B/op and allocs/op are per op in floating point too; scenarios add
+// named metrics (cmds/s, efficiency, p50-read-ns, p99-read-ns, reads/s, distinct-states,
+// heap-B/cmd, gc/frame).
+//
+// # Method
+//
+// Run interleaves strategies within each repetition (every strategy of a variant back to
+// back, then the next variant), so drift hits them all alike. The first repetition sizes b.N
+// as go test does; later repetitions run that many iterations. Profiles are taken by
+// ProfileRun in separate, untimed runs. Benchmarks run one at a time and set GOMAXPROCS, so
+// nothing else in the process should depend on it meanwhile.
+package harness
