@@ -132,7 +132,7 @@ func (w *World) Create(b Bundle) (Entity, error) {
 		slot = w.free[n-1]
 		w.free = w.free[:n-1]
 	} else {
-		if len(w.gens) >= math.MaxUint32-1 {
+		if uint64(len(w.gens)) >= math.MaxUint32-1 {
 			return Entity{}, fmt.Errorf("create: %w", ErrWorldFull)
 		}
 		slot = uint32(len(w.gens))
