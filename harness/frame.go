@@ -26,8 +26,8 @@ var frameSizes = []int{1000, 10000, 100000}
 
 var frameScenario = Scenario{
 	Name: "Frame",
-	Description: "the particle frame (workload.Sim.StepParallel with workload.Replace, 5% replaced per frame) " +
-		"with GOMAXPROCS producers; ns/op per frame; gc/frame = collections per frame",
+	Description: "the particle frame (workload.Sim.StepParallel with workload.Replace, 5% replaced per frame; " +
+		"hybrid runs it as its task graph) with GOMAXPROCS producers; ns/op per frame; gc/frame = collections per frame",
 	Variants: func(cfg VariantConfig) []Variant {
 		sizes := frameSizes
 		if cfg.Quick {
@@ -44,28 +44,49 @@ var frameScenario = Scenario{
 			return nil // a frame needs a deferral.Strategy
 		}
 		n := v.Arg.(int)
-		return func(b *testing.B) error { return frame(b, s.Factory, n) }
+		return func(b *testing.B) error { return frame(b, s, n) }
 	},
 }
 
 // frameSim is one segment's simulation.
 type frameSim struct {
-	st  deferral.Strategy
-	sim *workload.Sim
+	st   deferral.Strategy
+	step func(dt float64) error
 }
 
-func newFrameSim(f deferral.Factory, n int) (*frameSim, error) {
+func newFrameSim(s StrategyInfo, n int) (*frameSim, error) {
 	w := ecs.NewWorld()
 	if err := workload.Populate(w, n, frameSeed); err != nil {
 		return nil, fmt.Errorf("frame setup: %w", err)
 	}
-	st := f(w)
-	fs := &frameSim{st: st, sim: workload.NewSim(st)}
+	st := s.Factory(w)
+	procs, decide := runtime.GOMAXPROCS(0), workload.Replace(frameSeed, frameRate)
+	fs := &frameSim{st: st}
+	if s.FrameStepper != nil {
+		step, err := s.FrameStepper(st, procs, decide)
+		if err != nil {
+			return nil, fmt.Errorf("frame setup: %w", err)
+		}
+		fs.step = step
+	} else {
+		sim := workload.NewSim(st)
+		fs.step = func(dt float64) error { return sim.StepParallel(dt, procs, decide) }
+	}
 	// One untimed frame mints the recorders and grows the buffers to their working size.
-	if err := fs.sim.StepParallel(frameDt, runtime.GOMAXPROCS(0), workload.Replace(frameSeed, frameRate)); err != nil {
+	if err := fs.frame(frameDt); err != nil {
 		return nil, fmt.Errorf("frame setup: %w", err)
 	}
 	return fs, nil
+}
+
+// frame runs one frame and takes its receipts, as a game loop would (reports accumulate until
+// taken).
+func (f *frameSim) frame(dt float64) error {
+	if err := f.step(dt); err != nil {
+		return err
+	}
+	_, err := f.st.TakeReport()
+	return err
 }
 
 func (f *frameSim) close() error {
@@ -75,10 +96,8 @@ func (f *frameSim) close() error {
 	return nil
 }
 
-func frame(b *testing.B, factory deferral.Factory, n int) error {
-	procs := runtime.GOMAXPROCS(0)
-	decide := workload.Replace(frameSeed, frameRate)
-	fs, err := newFrameSim(factory, n)
+func frame(b *testing.B, s StrategyInfo, n int) error {
+	fs, err := newFrameSim(s, n)
 	if err != nil {
 		return err
 	}
@@ -97,14 +116,14 @@ func frame(b *testing.B, factory deferral.Factory, n int) error {
 			if err := fs.close(); err != nil {
 				return err
 			}
-			if fs, err = newFrameSim(factory, n); err != nil {
+			if fs, err = newFrameSim(s, n); err != nil {
 				return err
 			}
 			runtime.ReadMemStats(&ms)
 			gc0 = ms.NumGC
 			b.StartTimer()
 		}
-		if err := fs.sim.StepParallel(frameDt, procs, decide); err != nil {
+		if err := fs.frame(frameDt); err != nil {
 			return fmt.Errorf("frame %d: %w", i, err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/deferbench/deferbench/strategies/handrolled"
 	"github.com/deferbench/deferbench/strategies/hybrid"
 	"github.com/deferbench/deferbench/strategies/lazyguarded"
+	"github.com/deferbench/deferbench/workload"
 )
 
 // StrategyInfo describes one strategy the harness measures. Every scenario runs every strategy
@@ -21,6 +22,10 @@ type StrategyInfo struct {
 	// Factory makes the strategy over a world. It is nil for the baseline, which is not a
 	// deferral.Strategy: scenarios that need a strategy skip it.
 	Factory deferral.Factory
+	// FrameStepper, when set, drives the Frame scenario the design's own way instead of
+	// workload.Sim.StepParallel: it returns a function that runs one frame of dt with
+	// producers producers deciding with decide. hybrid runs the frame as its task graph.
+	FrameStepper func(st deferral.Strategy, producers int, decide workload.ParallelDecisions) (step func(dt float64) error, err error)
 }
 
 // Baseline reports whether s is the in-run lower bound rather than a strategy.
@@ -37,7 +42,7 @@ var Strategies = []StrategyInfo{
 	{Name: "lazyguarded", Description: "design 1: every staged command is a task on the target's mutex-guarded FIFO pipe; readers wait behind parked writes", Factory: lazyguarded.Factory},
 	{Name: "lazyguarded-pass", Description: "design 1, readers pass parked writes (stale reads, opt-in)", Factory: lazyguarded.FactoryPass},
 	{Name: "handrolled", Description: "design 3: producers fill their own slices and hand them over; commit gathers in hand-over order and applies", Factory: handrolled.Factory},
-	{Name: "hybrid", Description: "design 4: cmdbuffer's buffers with a recorder per graph node; commit in (sort key, recorder, FIFO) order", Factory: hybrid.Factory},
+	{Name: "hybrid", Description: "design 4: cmdbuffer's buffers with a recorder per graph node; commit in (sort key, recorder, FIFO) order", Factory: hybrid.Factory, FrameStepper: hybridFrame},
 }
 
 // StrategyNames returns the names in Strategies, in order.
@@ -84,4 +89,18 @@ func selectByName[T any](table []T, names []string, what string, name func(T) st
 		}
 	}
 	return out, nil
+}
+
+// hybridFrame runs the particle frame as hybrid's static task graph: movement, lifetime,
+// cleanup, the decide nodes in parallel, the derived flush node, a render read.
+func hybridFrame(st deferral.Strategy, producers int, decide workload.ParallelDecisions) (func(float64) error, error) {
+	h, ok := st.(*hybrid.ECS)
+	if !ok {
+		return nil, fmt.Errorf("hybrid frame: strategy is %T, want *hybrid.ECS", st)
+	}
+	pf, err := hybrid.NewParticleFrame(h, producers, workload.NewView, decide)
+	if err != nil {
+		return nil, err
+	}
+	return pf.Step, nil
 }
