@@ -340,3 +340,35 @@ func (c *Core) Close(pending int) error {
 
 // Active reports whether a commit is running (between Begin and End).
 func (c *Core) Active() bool { return c.active }
+
+// Commit runs one commit of the strategy owning c: Begin, then apply — the strategy's walk
+// over its pending commands in its order, through Apply and ApplyFunc, keeping the failing
+// command and those after it pending — then End. A panic in apply (a closure that panicked)
+// ends the commit as failed, so the strategy stays usable, and goes on to the caller.
+// Errors: those of Begin (ErrClosed, ErrReentry), or apply's.
+func (c *Core) Commit(apply func() error) (err error) {
+	if err := c.Begin(); err != nil {
+		return err
+	}
+	ok := false
+	defer func() { c.End(ok) }()
+	err = apply()
+	ok = err == nil
+	return err
+}
+
+// Discard runs the strategy's drop of its pending commands and records it (placeholders staged
+// before it never resolve; the failure flag clears). From inside a commit (a closure command)
+// it is refused: drop is not called and Discard returns 0. drop returns how many it dropped,
+// and ok false when it refused too.
+func (c *Core) Discard(drop func() (n int, ok bool)) int {
+	if c.active {
+		return 0
+	}
+	n, ok := drop()
+	if !ok {
+		return 0
+	}
+	c.Discarded()
+	return n
+}

@@ -60,21 +60,7 @@ func (s *ECS) NewRecorder() *deferral.Recorder {
 // Commit applies every pending command; see Buffer.Commit and the deferral failure policy.
 // A closure that panics leaves itself and the rest pending, as a failing command would, and
 // the panic goes on to the caller.
-func (s *ECS) Commit() (err error) {
-	if err := s.core.Begin(); err != nil {
-		return err
-	}
-	ended := false
-	defer func() {
-		if !ended {
-			s.core.End(false)
-		}
-	}()
-	err = s.buf.Commit()
-	ended = true
-	s.core.End(err == nil)
-	return err
-}
+func (s *ECS) Commit() error { return s.core.Commit(s.buf.Commit) }
 
 // Pending returns the number of staged commands not yet applied.
 func (s *ECS) Pending() int { return s.buf.Pending() }
@@ -82,12 +68,7 @@ func (s *ECS) Pending() int { return s.buf.Pending() }
 // Discard drops every pending command and returns how many. From inside a commit (a closure
 // command) it is refused: it drops nothing and returns 0.
 func (s *ECS) Discard() int {
-	if s.core.Active() {
-		return 0
-	}
-	n := s.buf.Discard()
-	s.core.Discarded()
-	return n
+	return s.core.Discard(func() (int, bool) { return s.buf.Discard(), true })
 }
 
 // Resolve answers what a placeholder became in the last commit.

@@ -84,20 +84,14 @@ func (s *ECS) Handover(r *deferral.Recorder) {
 
 // Commit gathers and applies every pending command; see Gather.Commit and the deferral
 // failure policy. Errors: *deferral.CommandError, deferral.ErrClosed, deferral.ErrReentry.
-func (s *ECS) Commit() (err error) {
-	if err := s.core.Begin(); err != nil {
+func (s *ECS) Commit() error {
+	return s.core.Commit(func() error {
+		err := s.g.Commit()
+		if errors.Is(err, ErrCommitting) {
+			err = fmt.Errorf("commit: %w", deferral.ErrReentry)
+		}
 		return err
-	}
-	// A command that panics leaves itself and what follows pending; the deferred End keeps
-	// the core usable (not stuck inside a commit) while the panic propagates.
-	drained := false
-	defer func() { s.core.End(drained) }()
-	err = s.g.Commit()
-	if errors.Is(err, ErrCommitting) {
-		err = fmt.Errorf("commit: %w", deferral.ErrReentry)
-	}
-	drained = err == nil
-	return err
+	})
 }
 
 // Pending returns the number of staged commands not yet applied.
@@ -105,15 +99,10 @@ func (s *ECS) Pending() int { return s.g.Pending() }
 
 // Discard drops every pending command and returns how many. It does nothing inside a commit.
 func (s *ECS) Discard() int {
-	if s.core.Active() {
-		return 0
-	}
-	n, err := s.g.Discard()
-	if err != nil {
-		return 0
-	}
-	s.core.Discarded()
-	return n
+	return s.core.Discard(func() (int, bool) {
+		n, err := s.g.Discard()
+		return n, err == nil
+	})
 }
 
 // Resolve answers what a placeholder became in the last commit.

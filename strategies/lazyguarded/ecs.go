@@ -74,20 +74,14 @@ func (s *ECS) NewRecorder() *deferral.Recorder {
 // the lenient rules. On a failing command it returns its *deferral.CommandError; that command
 // and the ones behind it stay parked, and the next Commit resumes there. Errors also:
 // deferral.ErrClosed, deferral.ErrReentry (a commit from inside a command).
-func (s *ECS) Commit() (err error) {
-	if err := s.core.Begin(); err != nil {
+func (s *ECS) Commit() error {
+	return s.core.Commit(func() error {
+		err := s.g.Flush()
+		if errors.Is(err, ErrFlushing) {
+			err = fmt.Errorf("commit: %w", deferral.ErrReentry)
+		}
 		return err
-	}
-	// A command that panics leaves itself and what follows pending; the deferred End keeps
-	// the core usable (not stuck inside a commit) while the panic propagates.
-	drained := false
-	defer func() { s.core.End(drained) }()
-	err = s.g.Flush()
-	if errors.Is(err, ErrFlushing) {
-		err = fmt.Errorf("commit: %w", deferral.ErrReentry)
-	}
-	drained = err == nil
-	return err
+	})
 }
 
 // Pending returns the number of parked commands.
@@ -95,15 +89,10 @@ func (s *ECS) Pending() int { return s.g.Pending() }
 
 // Discard drops every parked command and returns how many. It does nothing inside a commit.
 func (s *ECS) Discard() int {
-	if s.core.Active() {
-		return 0
-	}
-	n, err := s.g.Discard()
-	if err != nil {
-		return 0
-	}
-	s.core.Discarded()
-	return n
+	return s.core.Discard(func() (int, bool) {
+		n, err := s.g.Discard()
+		return n, err == nil
+	})
 }
 
 // Resolve answers what a placeholder became in the last commit.
