@@ -1,0 +1,34 @@
+package harness_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestCorePackagesImportOnlyTheStandardLibrary guards SPEC §3: importing a strategy pulls in
+// nothing outside the standard library and the module's own core packages.
+func TestCorePackagesImportOnlyTheStandardLibrary(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command on PATH")
+	}
+	core := []string{"ecs", "deferral", "conformance", "strategies/...", "workload"}
+	args := []string{"list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}"}
+	for _, p := range core {
+		args = append(args, "github.com/deferbench/deferbench/"+p)
+	}
+	out, err := exec.Command("go", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if !strings.HasPrefix(dep, "github.com/deferbench/deferbench/") {
+			t.Errorf("core packages import %s, outside the standard library", dep)
+			continue
+		}
+		rest := strings.TrimPrefix(dep, "github.com/deferbench/deferbench/")
+		if strings.HasPrefix(rest, "harness") || strings.HasPrefix(rest, "cmd") || strings.HasPrefix(rest, "envinfo") {
+			t.Errorf("core packages import %s, a harness package", dep)
+		}
+	}
+}
