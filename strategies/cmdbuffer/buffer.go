@@ -34,8 +34,8 @@ type Buffer[T, C any] struct {
 	coalesced int
 }
 
-// Hooks are opt-in commit-time transformations of the typed tier, the seam the design study
-// names for merge, sort and dedup (seed 003, design 2). They see the commit order (sort key,
+// Hooks are opt-in commit-time transformations of the typed tier, the seam a typed tier opens
+// for merge, sort and dedup, which opaque closures cannot offer. They see the commit order (sort key,
 // recorder, FIFO) and work on each run of typed commands between two closures: closures are
 // barriers no hook moves a command across. A command a hook drops counts as consumed.
 type Hooks[C any] struct {

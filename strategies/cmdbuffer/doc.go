@@ -3,8 +3,8 @@
 //
 // A Buffer defers writes to a target of any type T. Producers stage through recorders the
 // buffer mints, one per producer goroutine; each recorder owns private storage, so staging
-// takes no lock and touches nothing shared. Commands come in two tiers, after the design study
-// behind deferbench (seed 003, design 2, itself after Unreal's RHI command lists): the typed
+// takes no lock and touches nothing shared. Commands come in two tiers, after Unreal's RHI
+// command lists (typed commands beside a lambda tier): the typed
 // tier stores a plain command record C by value, contiguously, and is applied by one apply
 // function; the closure tier stores a func(*T) error beside the records for whatever the typed
 // records cannot say.

@@ -37,7 +37,7 @@ type segment[T, C any] struct {
 }
 
 // Gather defers commands of type C to a target of type T the way a careful programmer does
-// without a library (seed 003, design 3): every producer appends to its own slice; a producer
+// without a library (design 3): every producer appends to its own slice; a producer
 // that is done hands its slice over to a mutex-guarded list; Commit gathers the handed-over
 // slices, in hand-over order, into one slice and applies it. There are no hooks, no arena and
 // no sort: the apply order across producers is the hand-over order, i.e. completion order,

@@ -1,7 +1,7 @@
 // Package hybrid is design 4 of deferbench: the cmdbuffer command buffer (design 2) plus a
 // static task graph whose nodes declare their access to resources, so that the flush of a
-// buffer is a node with derived edges instead of something wired by hand (seed 003, §3.4 and
-// the rendering example of §5; the access-declared graph follows Unreal's Render Dependency
+// buffer is a node with derived edges instead of something wired by hand (the
+// access-declared graph follows Unreal's Render Dependency
 // Graph, built once and run many times instead of rebuilt per frame).
 //
 // # The graph

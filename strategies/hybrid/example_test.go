@@ -12,7 +12,7 @@ import (
 	"github.com/deferbench/deferbench/workload"
 )
 
-// The rendering example of the design study (seed 003 §5): game-side nodes record draw
+// The rendering example: game-side nodes record draw
 // commands in parallel without touching the render queue, a flush node applies them sorted by
 // material, and a render-side node consumes the queue. Every edge is derived from the declared
 // accesses; a HUD node that reads the queue before the flush sees the previous frame.

@@ -181,7 +181,7 @@ func TestCycleNamesNodes(t *testing.T) {
 			t.Fatalf("Execute after a failed Compile = %v, want ErrNotCompiled", err)
 		}
 	})
-	// Mutual deferral (seed 003 §3.4): a node that reads the buffer's target after its flush
+	// Mutual deferral: a node that reads the buffer's target after its flush
 	// and also appends to the buffer.
 	t.Run("mutual deferral", func(t *testing.T) {
 		g := hybrid.NewGraph()

@@ -20,7 +20,7 @@ const (
 // construction: NewReadersWait or NewReadersPass.
 type ReaderMode uint8
 
-// The two reader modes of seed design 1.
+// The two reader modes of design 1.
 const (
 	// ReadersWait keeps the pipe a pipe: a read queued behind a parked write waits for the
 	// flush and observes exactly the writes submitted before it (pure lazy; no reader
@@ -52,7 +52,7 @@ var (
 // Task is the handle of one job on the pipe: its control block. Wait blocks until the job ran
 // (or was discarded); Done is closed then. The task of a parked write completes only when a
 // flush applies it or Discard drops it — waiting on it from the goroutine that would flush
-// deadlocks, which is seed design 1's own caveat about lazy tasks.
+// deadlocks, the known caveat of lazy tasks.
 type Task struct {
 	done chan struct{}
 	err  error
@@ -82,7 +82,7 @@ type job[T any] struct {
 	next   *job[T]
 }
 
-// Guarded is a target of type T behind a per-object FIFO pipe of jobs (seed 003, design 1,
+// Guarded is a target of type T behind a per-object FIFO pipe of jobs (design 1,
 // lazy Guarded). Each job declares Read or Write access. Admission: readers run concurrently
 // with readers, a writer runs alone, and the pipe is FIFO — the first job that cannot be
 // admitted holds back every job behind it.

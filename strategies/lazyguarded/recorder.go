@@ -13,7 +13,7 @@ type ApplyFunc[T, C any] func(t *T, at deferral.Pos, c *C) error
 // Recorder stages typed commands C and closures as write jobs on a Guarded[T]'s pipe. It
 // implements deferral.Stager[T, C]. Every staged command becomes a full job (closure, control
 // block, completion channel) enqueued under the pipe's mutex: that per-command cost and
-// contention is what seed design 1 pays. Use a recorder from one goroutine at a time; mint one
+// contention is what design 1 pays. Use a recorder from one goroutine at a time; mint one
 // per producer with NewRecorder. Sort keys are accepted and ignored: the apply order is pipe
 // order.
 type Recorder[T, C any] struct {
