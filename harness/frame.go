@@ -22,7 +22,7 @@ const (
 	frameSegment = 50
 )
 
-var frameSizes = []int{1000, 10000, 100000}
+var frameSizes = []int{1000, 10000, 100000, 1000000}
 
 var frameScenario = Scenario{
 	Name: "Frame",
