@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,15 +14,15 @@ import (
 	"golang.org/x/perf/benchfmt"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // parsedName is a benchmark name taken apart: Scenario/strategy=s/k=v...-procs.
 type parsedName struct {
 	scenario, strategy string
 	params             []Param // without strategy
-	procs              int
+	procs              int     // the -N suffix; 1 without one (as go test names them)
 }
 
 func parseName(name string) parsedName {
@@ -44,13 +45,11 @@ func parseName(name string) parsedName {
 	return p
 }
 
-func (p parsedName) variant() string {
+// variantNoProcs is the parameters other than the strategy, "k=v k=v".
+func (p parsedName) variantNoProcs() string {
 	var s []string
 	for _, kv := range p.params {
 		s = append(s, kv.Key+"="+kv.Value)
-	}
-	if p.procs != 1 {
-		s = append(s, "GOMAXPROCS="+strconv.Itoa(p.procs))
 	}
 	return strings.Join(s, " ")
 }
@@ -64,34 +63,47 @@ func (p parsedName) param(k string) string {
 	return ""
 }
 
-// Plot draws results into dir as SVG and PNG and returns the files written: per scenario a
-// bar chart of median ns/op per variant and strategy (log scale); for Frame, ns/op against
-// entities; for Contention, efficiency and cmds/s against producers, one chart per GOMAXPROCS.
+// Plot chart names, without the .svg/.png extension.
+const (
+	// PlotFrameScaling is Frame's ns/frame against entities (log-log), drawn when the run has
+	// at least two entity counts; Frame's per-variant bar chart is "Frame" like every scenario's.
+	PlotFrameScaling = "Frame-scaling"
+	// PlotDeterminism is the distinct final states per strategy (1 = reproducible).
+	PlotDeterminism = "Determinism"
+)
+
+// Plot draws results into dir as SVG and PNG and returns the files it wrote, each once:
+//   - SCENARIO: per scenario but Contention and Determinism, a bar chart of the median ns/op
+//     of every variant and strategy (log scale);
+//   - Frame-scaling: Frame's ns/frame against entities (log-log), with two or more entity counts;
+//   - Contention-efficiency-G and Contention-throughput-G: efficiency and cmds/s against
+//     producers, one chart per GOMAXPROCS G;
+//   - Determinism: distinct final states per strategy (1 = reproducible).
+//
+// The legend stands right of the data; baseline is grey and the other strategies take
+// clearly different hues in first-seen order.
 func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("plot: %w", err)
-	}
-	type point struct {
-		n      parsedName
-		median float64
 	}
 	byUnit := map[string][]point{}
 	for _, s := range Summarize(results) {
 		byUnit[s.Unit] = append(byUnit[s.Unit], point{parseName(s.Name), s.Median})
 	}
 	var files []string
+	names := map[string]bool{}
 	save := func(p *plot.Plot, name string) error {
+		if names[name] {
+			return fmt.Errorf("plot %s: two charts with one name", name)
+		}
+		names[name] = true
 		for _, ext := range []string{"svg", "png"} {
-			wt, err := p.WriterTo(20*vg.Centimeter, 12*vg.Centimeter, ext)
+			b, err := render(p, 20*vg.Centimeter, 12*vg.Centimeter, ext)
 			if err != nil {
 				return fmt.Errorf("plot %s: %w", name, err)
 			}
-			var buf bytes.Buffer
-			if _, err := wt.WriteTo(&buf); err != nil {
-				return fmt.Errorf("plot %s: %w", name, err)
-			}
 			f := filepath.Join(dir, name+"."+ext)
-			if err := WriteFileAtomic(f, buf.Bytes()); err != nil {
+			if err := WriteFileAtomic(f, b); err != nil {
 				return err
 			}
 			files = append(files, f)
@@ -102,92 +114,47 @@ func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
 	// Strategies and scenarios in first-seen order.
 	var strategies, scenarios []string
 	seen := map[string]bool{}
-	for _, pt := range byUnit["ns/op"] {
-		if !seen["s:"+pt.n.strategy] {
-			seen["s:"+pt.n.strategy] = true
-			strategies = append(strategies, pt.n.strategy)
-		}
-		if !seen["c:"+pt.n.scenario] {
-			seen["c:"+pt.n.scenario] = true
-			scenarios = append(scenarios, pt.n.scenario)
+	for _, u := range []string{"ns/op", "distinct-states"} {
+		for _, pt := range byUnit[u] {
+			if !seen["s:"+pt.n.strategy] {
+				seen["s:"+pt.n.strategy] = true
+				strategies = append(strategies, pt.n.strategy)
+			}
+			if !seen["c:"+pt.n.scenario] {
+				seen["c:"+pt.n.scenario] = true
+				scenarios = append(scenarios, pt.n.scenario)
+			}
 		}
 	}
-	colour := func(i int) color.Color { return plotutil.Color(i) }
+	colour := palette(strategies)
 
-	// Bar charts, one per scenario (Contention and Determinism have their own or none).
 	for _, sc := range scenarios {
 		if sc == "Contention" || sc == "Determinism" {
 			continue
 		}
-		var variants []string
-		vi := map[string]int{}
-		val := map[[2]string]float64{}
-		for _, pt := range byUnit["ns/op"] {
-			if pt.n.scenario != sc {
-				continue
-			}
-			v := pt.n.variant()
-			if _, ok := vi[v]; !ok {
-				vi[v] = len(variants)
-				variants = append(variants, v)
-			}
-			val[[2]string{pt.n.strategy, v}] = pt.median
+		p := barChart(byUnit["ns/op"], sc, "ns/op", true, strategies, colour)
+		if p == nil {
+			continue
 		}
-		p := plot.New()
-		p.Title.Text = sc + ": median ns/op (log scale)"
-		p.Y.Label.Text = "ns/op"
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-		p.Legend.Top = true
-		w := vg.Points(float64(60) / float64(max(len(strategies), 1)))
-		// A log axis has no zero: the bars stand on an undrawn base chart at the floor.
-		floor := yFloor(val)
-		fl := make(plotter.Values, len(variants))
-		for j := range fl {
-			fl[j] = floor
-		}
-		n := 0
-		for i, st := range strategies {
-			vs := make(plotter.Values, len(variants))
-			has := false
-			for j, v := range variants {
-				if x := val[[2]string{st, v}]; x > 0 {
-					vs[j] = x - floor
-					has = true
-				}
-			}
-			if !has {
-				continue
-			}
-			base, err := plotter.NewBarChart(fl, w)
-			if err != nil {
-				return files, fmt.Errorf("plot %s: %w", sc, err)
-			}
-			bars, err := plotter.NewBarChart(vs, w)
-			if err != nil {
-				return files, fmt.Errorf("plot %s: %w", sc, err)
-			}
-			bars.StackOn(base)
-			bars.Color = colour(i)
-			bars.LineStyle.Width = 0
-			bars.Offset = vg.Length(float64(n)-float64(len(strategies)-1)/2) * w
-			n++
-			p.Add(bars)
-			p.Legend.Add(st, bars)
-		}
-		p.NominalX(variants...)
-		p.Y.Min = floor
+		p.Title.Text = sc + ": median time per op (log scale)"
+		p.Y.Label.Text = "time per op"
 		if err := save(p, sc); err != nil {
 			return files, err
 		}
 	}
 
-	// Frame: ns/op against entities, log-log.
-	if err := linePlot(byUnit["ns/op"], "Frame", "entities", "Frame: ns per frame", "ns/frame", true, strategies, colour, save, func(pt point) (parsedName, float64) { return pt.n, pt.median }); err != nil {
-		return files, err
+	// Frame: time per frame against entities, log-log.
+	if p := linePlot(byUnit["ns/op"], "Frame", "entities", -1, "ns/op", true, strategies, colour); p != nil {
+		p.Title.Text = "Frame: time per frame against entities (log-log)"
+		p.Y.Label.Text = "time per frame"
+		if err := save(p, PlotFrameScaling); err != nil {
+			return files, err
+		}
 	}
+
 	// Contention: efficiency and throughput against producers, per GOMAXPROCS.
-	for _, m := range []struct{ unit, file, label string }{{"efficiency", "Contention-efficiency", "efficiency"}, {"cmds/s", "Contention-throughput", "cmds/s"}} {
+	for _, m := range []struct{ unit, file, label string }{
+		{"efficiency", "Contention-efficiency", "efficiency"}, {"cmds/s", "Contention-throughput", "cmds/s"}} {
 		procs := map[int]bool{}
 		for _, pt := range byUnit[m.unit] {
 			if pt.n.scenario == "Contention" {
@@ -200,78 +167,212 @@ func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
 		}
 		sort.Ints(ps)
 		for _, g := range ps {
-			var pts []point
-			for _, pt := range byUnit[m.unit] {
-				if pt.n.scenario == "Contention" && pt.n.procs == g {
-					pts = append(pts, pt)
-				}
+			p := linePlot(byUnit[m.unit], "Contention", "producers", g, m.unit, false, strategies, colour)
+			if p == nil {
+				continue
 			}
-			title := fmt.Sprintf("Contention: %s at GOMAXPROCS=%d", m.label, g)
-			if err := linePlot(pts, "Contention", "producers", title, m.label, false, strategies, colour, func(p *plot.Plot, _ string) error {
-				return save(p, fmt.Sprintf("%s-%d", m.file, g))
-			}, func(pt point) (parsedName, float64) { return pt.n, pt.median }); err != nil {
+			p.Title.Text = fmt.Sprintf("Contention: %s at GOMAXPROCS=%d", m.label, g)
+			p.Y.Label.Text = m.label
+			if err := save(p, fmt.Sprintf("%s-%d", m.file, g)); err != nil {
 				return files, err
 			}
+		}
+	}
+
+	// Determinism: distinct final states per strategy.
+	if p := barChart(byUnit["distinct-states"], "Determinism", "distinct-states", false, strategies, colour); p != nil {
+		runs := 0.0
+		for _, pt := range byUnit["distinct-states"] {
+			if r, err := strconv.ParseFloat(pt.n.param("runs"), 64); err == nil && pt.n.scenario == "Determinism" {
+				runs = math.Max(runs, r)
+			}
+		}
+		p.Title.Text = "Determinism: distinct final states over the runs (1 = reproducible)"
+		p.Y.Label.Text = "distinct final states"
+		p.Y.Min = 0
+		p.Y.Max = math.Max(p.Y.Max, runs) + 1
+		p.Y.Tick.Marker = integerTicks{}
+		if err := save(p, PlotDeterminism); err != nil {
+			return files, err
 		}
 	}
 	return files, nil
 }
 
-func yFloor(val map[[2]string]float64) float64 {
-	lo := 0.0
-	for _, v := range val {
-		if v > 0 && (lo == 0 || v < lo) {
-			lo = v
-		}
-	}
-	if lo == 0 {
-		return 1
-	}
-	return lo / 2
+type point struct {
+	n      parsedName
+	median float64
 }
 
-// linePlot draws one line per strategy of pts in scenario sc, x = the numeric parameter key.
-func linePlot[P any](pts []P, sc, key, title, ylabel string, logY bool, strategies []string, colour func(int) color.Color,
-	save func(*plot.Plot, string) error, get func(P) (parsedName, float64)) error {
-	lines := map[string]plotter.XYs{}
-	for _, pt := range pts {
-		n, v := get(pt)
-		if n.scenario != sc {
-			continue
-		}
-		x, err := strconv.ParseFloat(n.param(key), 64)
-		if err != nil {
-			continue
-		}
-		lines[n.strategy] = append(lines[n.strategy], plotter.XY{X: x, Y: v})
+// palette gives every strategy a colour: baseline grey, the others the Okabe-Ito hues
+// (distinguishable with colour-blindness) in order.
+func palette(strategies []string) func(string) color.Color {
+	hues := []color.Color{
+		color.RGBA{0x00, 0x72, 0xB2, 0xff}, // blue
+		color.RGBA{0xD5, 0x5E, 0x00, 0xff}, // vermillion
+		color.RGBA{0xE6, 0x9F, 0x00, 0xff}, // orange
+		color.RGBA{0x00, 0x9E, 0x73, 0xff}, // bluish green
+		color.RGBA{0xCC, 0x79, 0xA7, 0xff}, // reddish purple
+		color.RGBA{0x56, 0xB4, 0xE9, 0xff}, // sky blue
+		color.RGBA{0x00, 0x00, 0x00, 0xff}, // black
+		color.RGBA{0xF0, 0xE4, 0x42, 0xff}, // yellow
 	}
-	if len(lines) == 0 {
+	m := map[string]color.Color{}
+	i := 0
+	for _, s := range strategies {
+		if s == "baseline" {
+			m[s] = color.RGBA{0x99, 0x99, 0x99, 0xff}
+			continue
+		}
+		m[s] = hues[i%len(hues)]
+		i++
+	}
+	return func(s string) color.Color { return m[s] }
+}
+
+// barChart draws the values of scenario sc among pts: one group of bars per variant (x), one
+// bar per strategy. On a log axis the bars stand on an undrawn base at the axis floor. It
+// returns nil when sc has no values.
+func barChart(pts []point, sc, unit string, logY bool, strategies []string, colour func(string) color.Color) *plot.Plot {
+	procs := map[int]bool{}
+	for _, pt := range pts {
+		if pt.n.scenario == sc {
+			procs[pt.n.procs] = true
+		}
+	}
+	label := func(n parsedName) string {
+		v := strings.ReplaceAll(n.variantNoProcs(), " ", "\n")
+		if len(procs) > 1 {
+			v = strings.TrimSpace(v + "\nGOMAXPROCS=" + strconv.Itoa(n.procs))
+		}
+		return v
+	}
+	var variants []string
+	vi := map[string]int{}
+	val := map[[2]string]float64{}
+	onlyProcs := 0
+	for _, pt := range pts {
+		if pt.n.scenario != sc {
+			continue
+		}
+		v := label(pt.n)
+		if _, ok := vi[v]; !ok {
+			vi[v] = len(variants)
+			variants = append(variants, v)
+		}
+		val[[2]string{pt.n.strategy, v}] = pt.median
+		onlyProcs = pt.n.procs
+	}
+	if len(variants) == 0 {
 		return nil
 	}
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = key
-	p.Y.Label.Text = ylabel
-	p.X.Scale = plot.LogScale{}
-	xs := map[float64]bool{}
-	for _, xy := range lines {
-		for _, pt := range xy {
-			xs[pt.X] = true
+	var drawn []string
+	lo, hi := math.Inf(1), 0.0
+	for _, st := range strategies {
+		has := false
+		for _, v := range variants {
+			if x, ok := val[[2]string{st, v}]; ok {
+				has = true
+				if x > 0 {
+					lo, hi = math.Min(lo, x), math.Max(hi, x)
+				}
+			}
+		}
+		if has {
+			drawn = append(drawn, st)
 		}
 	}
+	p := newPlot()
+	if len(procs) == 1 {
+		p.X.Label.Text = fmt.Sprintf("GOMAXPROCS=%d", onlyProcs)
+	}
+	floor := 0.0
+	if logY {
+		if hi == 0 {
+			lo, hi = 1, 10
+		}
+		floor = niceBelow(lo / 1.5)
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = humanTicks{unit: unit, log: true}
+	} else {
+		p.Y.Tick.Marker = humanTicks{unit: unit}
+	}
+	// Each category is one unit wide; the bars of a group fill about 75% of it.
+	slot := 20*vg.Centimeter - 8*vg.Centimeter // less the y axis and the legend
+	w := slot / vg.Length(len(variants)) * 0.75 / vg.Length(max(len(drawn), 1))
+	w = min(w, vg.Points(40))
+	base := make(plotter.Values, len(variants))
+	for j := range base {
+		base[j] = floor
+	}
+	for i, st := range drawn {
+		vs := make(plotter.Values, len(variants))
+		for j, v := range variants {
+			if x := val[[2]string{st, v}]; x > floor {
+				vs[j] = x - floor
+			}
+		}
+		bars, err := plotter.NewBarChart(vs, w)
+		if err != nil {
+			continue // only for negative values, which no metric has
+		}
+		if logY {
+			b0, _ := plotter.NewBarChart(base, w)
+			bars.StackOn(b0)
+		}
+		bars.Color = colour(st)
+		bars.LineStyle.Width = 0
+		bars.Offset = vg.Length(float64(i)-float64(len(drawn)-1)/2) * w
+		p.Add(bars)
+		p.Legend.Add(st, bars)
+	}
+	p.NominalX(variants...)
+	p.X.Min, p.X.Max = -0.5, float64(len(variants))-0.5
+	if logY {
+		p.Y.Min, p.Y.Max = floor, niceAbove(hi*1.3)
+	} else {
+		p.Y.Min, p.Y.Max = 0, hi*1.1
+	}
+	return p
+}
+
+// linePlot draws one line per strategy of the values of scenario sc among pts against the
+// numeric parameter key (log x), at GOMAXPROCS procs (-1: any). It returns nil when there are
+// fewer than two x values.
+func linePlot(pts []point, sc, key string, procs int, unit string, logY bool, strategies []string, colour func(string) color.Color) *plot.Plot {
+	lines := map[string]plotter.XYs{}
+	xs := map[float64]bool{}
+	hi := 0.0
+	for _, pt := range pts {
+		if pt.n.scenario != sc || (procs >= 0 && pt.n.procs != procs) {
+			continue
+		}
+		x, err := strconv.ParseFloat(pt.n.param(key), 64)
+		if err != nil || x <= 0 || (logY && pt.median <= 0) {
+			continue
+		}
+		lines[pt.n.strategy] = append(lines[pt.n.strategy], plotter.XY{X: x, Y: pt.median})
+		xs[x] = true
+		hi = math.Max(hi, pt.median)
+	}
+	if len(xs) < 2 {
+		return nil
+	}
+	p := newPlot()
+	p.X.Label.Text = key
+	p.X.Scale = plot.LogScale{}
 	var ticks []plot.Tick
 	for x := range xs {
-		ticks = append(ticks, plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'f', -1, 64)})
+		ticks = append(ticks, plot.Tick{Value: x, Label: FormatValue(x, "")})
 	}
 	sort.Slice(ticks, func(a, b int) bool { return ticks[a].Value < ticks[b].Value })
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.X.Padding = vg.Points(12)
+	p.Y.Tick.Marker = humanTicks{unit: unit, log: logY}
 	if logY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
-	p.Legend.Top = true
-	for i, st := range strategies {
+	for _, st := range strategies {
 		xy := lines[st]
 		if len(xy) == 0 {
 			continue
@@ -279,11 +380,154 @@ func linePlot[P any](pts []P, sc, key, title, ylabel string, logY bool, strategi
 		sort.Slice(xy, func(a, b int) bool { return xy[a].X < xy[b].X })
 		l, s, err := plotter.NewLinePoints(xy)
 		if err != nil {
-			return fmt.Errorf("plot %s: %w", sc, err)
+			continue // only for NaN or infinite values, which Summarize does not give
 		}
-		l.Color, s.Color = colour(i), colour(i)
+		l.Color, s.Color = colour(st), colour(st)
+		l.Width = vg.Points(1.5)
+		s.Shape = draw.CircleGlyph{}
+		s.Radius = vg.Points(2.5)
 		p.Add(l, s)
 		p.Legend.Add(st, l, s)
 	}
-	return save(p, sc)
+	if !logY {
+		p.Y.Min, p.Y.Max = 0, hi*1.1
+	}
+	return p
+}
+
+func newPlot() *plot.Plot {
+	p := plot.New()
+	p.Title.Padding = vg.Points(8)
+	p.X.Label.Padding = vg.Points(4)
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// render draws p on a w×h canvas in format ext with a margin, the legend in a column right of
+// the plot (so it never covers the data) and a white background.
+func render(p *plot.Plot, w, h vg.Length, ext string) ([]byte, error) {
+	c, err := draw.NewFormattedCanvas(w, h, ext)
+	if err != nil {
+		return nil, err
+	}
+	dc := draw.New(c)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	margin := vg.Points(10)
+	dc = draw.Crop(dc, margin, -margin, margin, -margin)
+
+	leg := p.Legend
+	p.Legend = plot.NewLegend()
+	defer func() { p.Legend = leg }()
+	lw := leg.Rectangle(dc).Size().X
+	if lw == 0 {
+		p.Draw(dc)
+	} else {
+		gap := vg.Points(12)
+		p.Draw(draw.Crop(dc, 0, -(lw + gap), 0, 0))
+		top := p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding + vg.Points(6)
+		leg.Left, leg.Top = true, true
+		leg.Padding = vg.Points(3)
+		leg.Draw(draw.Crop(dc, dc.Size().X-lw, 0, 0, -top))
+	}
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// humanTicks marks an axis in human units (FormatValue of unit): on a log axis at 1-2-5 (or
+// every integer mantissa over less than about a decade) steps of every decade, with the
+// minor steps unlabelled over many decades; on a linear axis at gonum's default steps.
+type humanTicks struct {
+	unit string
+	log  bool
+}
+
+// Ticks implements plot.Ticker.
+func (t humanTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !t.log {
+		ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+		for i := range ticks {
+			if ticks[i].Label != "" {
+				ticks[i].Label = tickLabel(ticks[i].Value, t.unit)
+			}
+		}
+		return ticks
+	}
+	if lo <= 0 {
+		lo = hi / 1000
+	}
+	span := math.Log10(hi / lo)
+	labelled := map[int]bool{1: true, 2: true, 5: true}
+	switch {
+	case span <= 1.2:
+		labelled = map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true, 7: true, 8: true, 9: true}
+	case span > 3:
+		labelled = map[int]bool{1: true}
+	}
+	var ticks []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		for m := 1; m <= 9; m++ {
+			v := float64(m) * math.Pow(10, e)
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			tk := plot.Tick{Value: v}
+			if labelled[m] {
+				tk.Label = tickLabel(v, t.unit)
+			}
+			ticks = append(ticks, tk)
+		}
+	}
+	return ticks
+}
+
+// tickLabel is FormatValue without trailing zeros: "0.5", "1.2 µs".
+func tickLabel(v float64, unit string) string {
+	s := FormatValue(v, unit)
+	num, suffix := s, ""
+	if i := strings.IndexFunc(s, func(r rune) bool { return !strings.ContainsRune("0123456789.-", r) }); i >= 0 {
+		num, suffix = s[:i], s[i:]
+	}
+	if strings.Contains(num, ".") {
+		num = strings.TrimRight(strings.TrimRight(num, "0"), ".")
+	}
+	return num + suffix
+}
+
+// integerTicks marks every integer of a small count axis (every nth of a larger one).
+type integerTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (integerTicks) Ticks(lo, hi float64) []plot.Tick {
+	step := math.Max(1, math.Ceil((hi-lo)/10))
+	var ticks []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+	}
+	return ticks
+}
+
+// niceBelow is the largest 1-2-5 step (1, 2, 5, 10, 20, …) at most x; niceAbove the smallest
+// at least x.
+func niceBelow(x float64) float64 {
+	e := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{5, 2, 1} {
+		if m*e <= x {
+			return m * e
+		}
+	}
+	return e
+}
+
+func niceAbove(x float64) float64 {
+	e := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*e >= x*(1-1e-12) {
+			return m * e
+		}
+	}
+	return 10 * e
 }

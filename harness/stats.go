@@ -1,10 +1,12 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -129,11 +131,16 @@ func Compare(old, new []*benchfmt.Result, alpha float64) []Comparison {
 	return out
 }
 
+// ErrNotResults is why ReadResults refuses a file that holds no Go benchmark results.
+var ErrNotResults = errors.New("not a Go benchmark results file")
+
 // ReadResults reads every result of a Go benchmark format file. A results directory stands
-// for its bench.txt.
+// for its bench.txt. Errors name the file: a missing one (or a directory without bench.txt)
+// wraps fs.ErrNotExist, a file without results or with a malformed benchmark line wraps
+// ErrNotResults.
 func ReadResults(path string) ([]*benchfmt.Result, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		path = strings.TrimRight(path, "/") + "/bench.txt"
+		path = filepath.Join(path, "bench.txt")
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -147,16 +154,58 @@ func ReadResults(path string) ([]*benchfmt.Result, error) {
 		case *benchfmt.Result:
 			rs = append(rs, rec.Clone())
 		case *benchfmt.SyntaxError:
-			return nil, rec
+			return nil, fmt.Errorf("%s: %w (%v)", path, ErrNotResults, rec)
 		}
 	}
 	if err := r.Err(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(rs) == 0 {
-		return nil, fmt.Errorf("%s: no benchmark results", path)
+		return nil, fmt.Errorf("%s: %w (no benchmark lines)", path, ErrNotResults)
 	}
 	return rs, nil
+}
+
+// Partial is the PartialKey configuration of results (why their run is incomplete), "" for
+// a complete run.
+func Partial(results []*benchfmt.Result) string {
+	for _, r := range results {
+		for _, c := range r.Config {
+			if c.Key == PartialKey && len(c.Value) > 0 {
+				return string(c.Value)
+			}
+		}
+	}
+	return ""
+}
+
+// Unmatched lists the benchmark names (any unit) present in only one of old and new, each in
+// first-seen order: what Compare leaves out.
+func Unmatched(old, new []*benchfmt.Result) (onlyOld, onlyNew []string) {
+	names := func(rs []*benchfmt.Result) ([]string, map[string]bool) {
+		var order []string
+		set := map[string]bool{}
+		for _, r := range rs {
+			if n := string(r.Name); !set[n] {
+				set[n] = true
+				order = append(order, n)
+			}
+		}
+		return order, set
+	}
+	oo, oset := names(old)
+	no, nset := names(new)
+	for _, n := range oo {
+		if !nset[n] {
+			onlyOld = append(onlyOld, n)
+		}
+	}
+	for _, n := range no {
+		if !oset[n] {
+			onlyNew = append(onlyNew, n)
+		}
+	}
+	return onlyOld, onlyNew
 }
 
 // WriteComparison prints comparisons as a table: per unit, one row per benchmark with the
@@ -205,29 +254,59 @@ func unitRank(u string) int {
 }
 
 func fmtSummary(s Summary) string {
-	if s.NoCI {
-		return fmt.Sprintf("%.4g ± ∞", s.Median)
+	m := FormatValue(s.Median, s.Unit)
+	switch {
+	case s.NoCI:
+		return m + " ±∞"
+	case s.Median == 0:
+		return m
 	}
-	if s.Median == 0 {
-		return "0"
-	}
-	pct := 100 * math.Max(s.Median-s.Lo, s.Hi-s.Median) / math.Abs(s.Median)
-	return fmt.Sprintf("%.4g ± %.0f%%", s.Median, pct)
+	return m + " " + ciPercent(s)
 }
 
 func fmtP(c Comparison) string {
 	return fmt.Sprintf("p=%.3f n=%d+%d", c.P, c.Old.N, c.New.N)
 }
 
-// StripProcs removes the -GOMAXPROCS suffix from every result's name, so results from
-// machines with different core counts match by scenario, strategy and parameters.
-func StripProcs(rs []*benchfmt.Result) {
-	for _, r := range rs {
-		name := string(r.Name)
-		if i := strings.LastIndexByte(name, '-'); i > strings.LastIndexByte(name, '/') && i > 0 {
-			if _, err := strconv.Atoi(name[i+1:]); err == nil {
-				r.Name = benchfmt.Name(name[:i])
+// IgnoreProcs renames results so that runs on machines with different core counts match
+// by scenario, strategy and parameters: it removes the -GOMAXPROCS suffix from every
+// benchmark that each of the result sets ran at one GOMAXPROCS only. A benchmark that one
+// set ran at several GOMAXPROCS (Contention's GOMAXPROCS variants, say) keeps its suffix in
+// every set, so the values are never pooled: it then matches only at equal GOMAXPROCS.
+// IgnoreProcs returns those kept benchmarks' names without the suffix, sorted.
+func IgnoreProcs(sets ...[]*benchfmt.Result) (kept []string) {
+	multi := map[string]bool{}
+	for _, rs := range sets {
+		procs := map[string]string{}
+		for _, r := range rs {
+			base, suffix := splitProcs(string(r.Name))
+			if p, ok := procs[base]; ok && p != suffix {
+				multi[base] = true
+			}
+			procs[base] = suffix
+		}
+	}
+	for _, rs := range sets {
+		for _, r := range rs {
+			if base, _ := splitProcs(string(r.Name)); !multi[base] {
+				r.Name = benchfmt.Name(base)
 			}
 		}
 	}
+	for b := range multi {
+		kept = append(kept, b)
+	}
+	sort.Strings(kept)
+	return kept
+}
+
+// splitProcs splits a benchmark name into its base and its -GOMAXPROCS suffix ("" for
+// none, GOMAXPROCS=1).
+func splitProcs(name string) (base, suffix string) {
+	if i := strings.LastIndexByte(name, '-'); i > strings.LastIndexByte(name, '/') && i > 0 {
+		if _, err := strconv.Atoi(name[i+1:]); err == nil {
+			return name[:i], name[i:]
+		}
+	}
+	return name, ""
 }

@@ -2,6 +2,8 @@ package harness
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -249,21 +251,76 @@ func TestWriteReport(t *testing.T) {
 	if err := WriteReport(&b, rs, meta); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"**Partial run**", "**Throttled**", "| goarch | arm64 |", "## Stage",
-		"| ns/op | cmdbuffer | baseline |", "| cmd=typed GOMAXPROCS=2 | 30 ±", "| cmdbuffer | 1.00 |", "50.0%", "![Stage](plots/Stage.svg)"} {
+	for _, want := range []string{"**partial: 3 of 9 benchmarks finished**", "**Throttled**", "| goarch | arm64 |", "## Stage (GOMAXPROCS=2)",
+		"| ns/op | cmdbuffer | baseline |", "| cmd=typed | 30 ns ±3% | 20 ns ±5% |", "| cmdbuffer | 1.00 |", "50.0%", "![Stage](plots/Stage.svg)"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}
 	}
 }
 
-func TestStripProcs(t *testing.T) {
-	rs := append(results("Stage/strategy=a/cmd=typed-4", 1), results("Frame/strategy=a/entities=1000", 1)...)
-	rs = append(rs, results("Contention/strategy=a/producers=2-16", 1)...)
-	StripProcs(rs)
-	for i, want := range []string{"Stage/strategy=a/cmd=typed", "Frame/strategy=a/entities=1000", "Contention/strategy=a/producers=2"} {
-		if got := string(rs[i].Name); got != want {
-			t.Errorf("StripProcs: %q, want %q", got, want)
-		}
+func TestIgnoreProcs(t *testing.T) {
+	old := append(results("Stage/strategy=a/cmd=typed-4", 1), results("Frame/strategy=a/entities=1000", 1)...)
+	for _, suffix := range []string{"", "-4", "-8"} {
+		old = append(old, results("Contention/strategy=a/producers=2"+suffix, 1)...)
+	}
+	new := append(results("Stage/strategy=a/cmd=typed-16", 1), results("Contention/strategy=a/producers=2-16", 1)...)
+	kept := IgnoreProcs(old, new)
+	if len(kept) != 1 || kept[0] != "Contention/strategy=a/producers=2" {
+		t.Errorf("IgnoreProcs kept %q apart, want only the Contention benchmark run at three GOMAXPROCS", kept)
+	}
+	var got []string
+	for _, r := range append(old, new...) {
+		got = append(got, string(r.Name))
+	}
+	want := []string{"Stage/strategy=a/cmd=typed", "Frame/strategy=a/entities=1000",
+		"Contention/strategy=a/producers=2", "Contention/strategy=a/producers=2-4", "Contention/strategy=a/producers=2-8",
+		"Stage/strategy=a/cmd=typed", "Contention/strategy=a/producers=2-16"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("IgnoreProcs names:\n got %q\nwant %q", got, want)
+	}
+	// The GOMAXPROCS variants stay apart: one row each, never one pooled row.
+	cs := Compare(old, old, 0)
+	if len(cs) != 5 {
+		t.Errorf("Compare after IgnoreProcs: %d rows, want 5 (the three GOMAXPROCS apart)", len(cs))
+	}
+}
+
+func TestUnmatched(t *testing.T) {
+	old := append(results("A-2", 1, 2), results("B-2", 1)...)
+	new := append(results("B-2", 1), results("C-2", 1, 2)...)
+	o, n := Unmatched(old, new)
+	if strings.Join(o, ",") != "A-2" || strings.Join(n, ",") != "C-2" {
+		t.Errorf("Unmatched = %q, %q; want [A-2], [C-2]", o, n)
+	}
+}
+
+func TestPartial(t *testing.T) {
+	rs := results("A-2", 1)
+	if got := Partial(rs); got != "" {
+		t.Errorf("Partial of a complete run = %q", got)
+	}
+	rs[0].Config = append(rs[0].Config, benchfmt.Config{Key: PartialKey, Value: []byte("true (1 of 9 benchmarks: interrupted)"), File: true})
+	if got := Partial(rs); got != "true (1 of 9 benchmarks: interrupted)" {
+		t.Errorf("Partial = %q", got)
+	}
+}
+
+func TestReadResultsErrors(t *testing.T) {
+	dir := t.TempDir()
+	readme := filepath.Join(dir, "README.md")
+	os.WriteFile(readme, []byte("# deferbench\n\nA benchmark.\n"), 0o644)
+	if _, err := ReadResults(readme); !errors.Is(err, ErrNotResults) || !strings.Contains(err.Error(), readme) {
+		t.Errorf("ReadResults(README.md) = %v; want ErrNotResults naming the file", err)
+	}
+	if _, err := ReadResults(filepath.Join(dir, "nope")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadResults(missing) = %v; want fs.ErrNotExist", err)
+	}
+	if _, err := ReadResults(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadResults(directory without bench.txt) = %v; want fs.ErrNotExist", err)
+	}
+	os.WriteFile(filepath.Join(dir, "bench.txt"), []byte("goos: linux\nBenchmarkA-2 10 5 ns/op\n"), 0o644)
+	if rs, err := ReadResults(dir); err != nil || len(rs) != 1 {
+		t.Errorf("ReadResults(results directory) = %d results, %v; want 1", len(rs), err)
 	}
 }

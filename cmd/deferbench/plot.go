@@ -12,25 +12,30 @@ import (
 var plotCommand = &command{
 	name:    "plot",
 	args:    "DIR",
-	summary: "draw the results in DIR/bench.txt as charts in DIR/plots (SVG and PNG)",
+	summary: "draw the results in DIR/bench.txt as charts in DIR/plots (SVG and PNG); DIR may be the bench.txt itself",
 	setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 		return func(args []string) error {
 			if len(args) != 1 {
 				return usagef("plot: want one results directory, got %d arguments", len(args))
 			}
 			dir := args[0]
-			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			fi, err := os.Stat(dir)
+			if err != nil {
 				return usagef("plot: %s is not a results directory", dir)
 			}
-			rs, err := harness.ReadResults(dir)
+			if !fi.IsDir() {
+				dir = filepath.Dir(dir) // a bench.txt: plot next to it
+			}
+			rs, err := readRun("plot", args[0])
 			if err != nil {
 				return err
 			}
-			files, err := harness.Plot(rs, filepath.Join(dir, "plots"))
+			out := filepath.Join(dir, "plots")
+			files, err := harness.Plot(rs, out)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stderr, "deferbench: %d plots in %s\n", len(files), filepath.Join(dir, "plots"))
+			fmt.Fprintf(e.stderr, "deferbench: %d plot files (%d charts as SVG and PNG) in %s\n", len(files), len(files)/2, out)
 			return nil
 		}
 	},
