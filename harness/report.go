@@ -221,7 +221,7 @@ func FormatValue(v float64, unit string) string {
 	case unitIsBytes(unit):
 		return scaled(v, 1024, []string{" B", " KiB", " MiB", " GiB", " TiB"})
 	case unit == "efficiency":
-		return sig3(v, true)
+		return sig3(v, false)
 	}
 	return scaled(v, 1000, []string{"", "k", "M", "G", "T"})
 }
@@ -256,20 +256,24 @@ func mustParse(s string) float64 {
 	return f
 }
 
-// sig3 formats v with three significant digits without an exponent for |v| ≥ 0.001
-// (92.7, 1.20, 0.250), at least 100 as an integer, and an integer as itself when ints.
+// sig3 formats v with three significant digits without an exponent for |v| ≥ 1e-9
+// (92.7, 1.20, 0.250), at least 100 as an integer, and, when ints, a value that rounds to
+// an integer as that integer (48.0002 → "48", not "48.0").
 func sig3(v float64, ints bool) string {
 	a := math.Abs(v)
 	switch {
 	case v == 0:
 		return "0"
-	case a < 0.001:
+	case a < 1e-9:
 		return strconv.FormatFloat(v, 'g', 3, 64)
 	case a >= 100 || (ints && v == math.Trunc(v)):
 		return strconv.FormatFloat(math.Round(v), 'f', -1, 64)
 	}
 	d := 2 - int(math.Floor(math.Log10(a)))
 	s := strconv.FormatFloat(v, 'f', d, 64)
+	if r := mustParse(s); ints && r == math.Trunc(r) { // 48.0002 B/op → "48"
+		return strconv.FormatFloat(r, 'f', -1, 64)
+	}
 	if d > 0 && strings.Contains(s, ".") { // 9.996 → "10.00": keep three digits
 		if r := mustParse(s); math.Abs(r) >= math.Pow(10, float64(3-d)) {
 			s = strconv.FormatFloat(v, 'f', d-1, 64)

@@ -29,7 +29,12 @@ func TestFormatValue(t *testing.T) {
 		{3.6e7, "cmds/s", "36.0M"},
 		{1234, "reads/s", "1.23k"},
 		{4, "allocs/op", "4"},
+		{4.0000226, "allocs/op", "4"},
+		{48.00025, "B/op", "48 B"},
+		{1.00002e6, "ns/op", "1.00 ms"},
 		{0.547, "efficiency", "0.547"},
+		{1, "efficiency", "1.00"},
+		{9.54e-05, "allocs/op", "0.0000954"},
 		{1, "distinct-states", "1"},
 		{0, "ns/op", "0 ns"},
 	} {
