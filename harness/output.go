@@ -2,9 +2,12 @@ package harness
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"golang.org/x/perf/benchfmt"
 )
@@ -54,6 +57,204 @@ func CheckWritable(dir string) (created bool, err error) {
 	f.Close()
 	os.Remove(f.Name())
 	return created, nil
+}
+
+// LockFile is the file a run keeps in its results directory while it writes there
+// (RunDir): a second run refuses a directory that holds one.
+const LockFile = ".deferbench.lock"
+
+// Sentinels of DirError, for errors.Is.
+var (
+	// ErrDirTaken: the directory exists and is not empty, or is not a directory.
+	ErrDirTaken = errors.New("results directory taken")
+	// ErrDirInUse: another run holds the directory (its LockFile is there).
+	ErrDirInUse = errors.New("results directory in use")
+	// ErrDirUnusable: the directory cannot be created or written.
+	ErrDirUnusable = errors.New("results directory unusable")
+)
+
+// DirError is why OpenRunDir or NewRunDir refused a results directory: Problem is a short
+// phrase ("exists and is not empty", "cannot create it (permission denied)") and Kind one of
+// ErrDirTaken, ErrDirInUse, ErrDirUnusable, which Unwrap returns.
+type DirError struct {
+	Dir     string
+	Problem string
+	Kind    error
+}
+
+func (e *DirError) Error() string { return "results directory " + e.Dir + ": " + e.Problem }
+func (e *DirError) Unwrap() error { return e.Kind }
+
+// RunDir is a results directory held by one run: new, or empty when the run began, with
+// LockFile in it until Release. Opening one is atomic (os.Mkdir, then the lock file created
+// with O_EXCL), so two runs never share a directory and no run overwrites another's files.
+type RunDir struct {
+	Path    string
+	created []string // directories this run created, outermost first
+}
+
+// OpenRunDir holds dir for a run: it creates dir and any missing parents, or takes dir as it
+// is if it exists and is empty. It fails with a *DirError, leaving nothing behind, when dir
+// exists and is not empty or not a directory (ErrDirTaken), when another run holds it
+// (ErrDirInUse), or when it cannot be created or written (ErrDirUnusable).
+func OpenRunDir(dir string) (*RunDir, error) {
+	dir = filepath.Clean(dir)
+	d := &RunDir{Path: dir}
+	created, err := mkdirParents(filepath.Dir(dir))
+	d.created = created
+	if err != nil {
+		return nil, &DirError{Dir: dir, Problem: "cannot create it (" + shortReason(err) + ")", Kind: ErrDirUnusable}
+	}
+	if err := os.Mkdir(dir, 0o755); err == nil {
+		d.created = append(d.created, dir)
+	} else if !errors.Is(err, fs.ErrExist) {
+		d.remove()
+		return nil, &DirError{Dir: dir, Problem: "cannot create it (" + shortReason(err) + ")", Kind: ErrDirUnusable}
+	} else if err := checkEmpty(dir); err != nil {
+		d.remove()
+		return nil, err
+	}
+	if err := d.lock(); err != nil {
+		d.remove()
+		return nil, err
+	}
+	return d, nil
+}
+
+// NewRunDir holds a new results directory named base, or base-2, base-3, … when base is
+// taken: each name is tried with os.Mkdir, which fails when it exists, so concurrent runs get
+// different directories. It fails with a *DirError (ErrDirUnusable) when none can be created.
+func NewRunDir(base string) (*RunDir, error) {
+	base = filepath.Clean(base)
+	created, err := mkdirParents(filepath.Dir(base))
+	d := &RunDir{created: created}
+	if err != nil {
+		return nil, &DirError{Dir: base, Problem: "cannot create it (" + shortReason(err) + ")", Kind: ErrDirUnusable}
+	}
+	for n := 1; n <= 1000; n++ {
+		dir := base
+		if n > 1 {
+			dir = fmt.Sprintf("%s-%d", base, n)
+		}
+		err := os.Mkdir(dir, 0o755)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			d.remove()
+			return nil, &DirError{Dir: dir, Problem: "cannot create it (" + shortReason(err) + ")", Kind: ErrDirUnusable}
+		}
+		d.Path = dir
+		d.created = append(d.created, dir)
+		if err := d.lock(); err != nil {
+			d.remove()
+			return nil, err
+		}
+		return d, nil
+	}
+	d.remove()
+	return nil, &DirError{Dir: base, Problem: "it and " + base + "-2 … -1000 exist", Kind: ErrDirTaken}
+}
+
+// Release removes the lock file: the run is done writing.
+func (d *RunDir) Release() error {
+	if err := os.Remove(filepath.Join(d.Path, LockFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("release %s: %w", d.Path, err)
+	}
+	return nil
+}
+
+// Discard releases d and removes the directories the run created, if they are empty: a run
+// that wrote nothing leaves nothing behind.
+func (d *RunDir) Discard() {
+	d.Release()
+	d.remove()
+}
+
+func (d *RunDir) remove() {
+	for i := len(d.created) - 1; i >= 0; i-- {
+		os.Remove(d.created[i]) // only if empty
+	}
+	d.created = nil
+}
+
+func (d *RunDir) lock() error {
+	f, err := os.OpenFile(filepath.Join(d.Path, LockFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return &DirError{Dir: d.Path, Problem: "another deferbench run is writing into it (" + LockFile + ")", Kind: ErrDirInUse}
+	}
+	if err != nil {
+		return &DirError{Dir: d.Path, Problem: "cannot write into it (" + shortReason(err) + ")", Kind: ErrDirUnusable}
+	}
+	fmt.Fprintf(f, "%d\n", os.Getpid())
+	return f.Close()
+}
+
+// checkEmpty refuses an existing dir that is not an empty directory.
+func checkEmpty(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return &DirError{Dir: dir, Problem: "cannot use it (" + shortReason(err) + ")", Kind: ErrDirUnusable}
+	}
+	if !fi.IsDir() {
+		return &DirError{Dir: dir, Problem: "exists and is not a directory", Kind: ErrDirTaken}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return &DirError{Dir: dir, Problem: "cannot read it (" + shortReason(err) + ")", Kind: ErrDirUnusable}
+	}
+	for _, e := range entries {
+		if e.Name() == LockFile {
+			return &DirError{Dir: dir, Problem: "another deferbench run is writing into it (" + LockFile + ")", Kind: ErrDirInUse}
+		}
+	}
+	if len(entries) > 0 {
+		return &DirError{Dir: dir, Problem: "exists and is not empty", Kind: ErrDirTaken}
+	}
+	return nil
+}
+
+// mkdirParents creates dir and its missing parents, and returns those it created, outermost
+// first; on failure it removes them again.
+func mkdirParents(dir string) ([]string, error) {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err == nil {
+			if !fi.IsDir() {
+				return nil, fmt.Errorf("%s is not a directory", d)
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return nil, err
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	var created []string
+	for i := len(missing) - 1; i >= 0; i-- {
+		if err := os.Mkdir(missing[i], 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			for j := len(created) - 1; j >= 0; j-- {
+				os.Remove(created[j])
+			}
+			return nil, err
+		} else if err == nil {
+			created = append(created, missing[i])
+		}
+	}
+	return created, nil
+}
+
+// shortReason is err without the operation and path: "permission denied".
+func shortReason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // Config is one file-level configuration line of the benchmark format ("goos: linux").

@@ -100,11 +100,39 @@ func delta(before, after *profile.Profile) (*profile.Profile, error) {
 	return profile.Merge([]*profile.Profile{after, b})
 }
 
+type profileGroup struct {
+	scenario, strategy string
+	cases              []Case
+}
+
+// profileGroups groups opt's cases by scenario and strategy, in plan order.
+func profileGroups(opt Options) []*profileGroup {
+	var groups []*profileGroup
+	index := map[[2]string]*profileGroup{}
+	for _, c := range Plan(opt.Scenarios, opt.Strategies, opt.Quick, opt.Procs) {
+		k := [2]string{c.Scenario, c.Strategy}
+		g := index[k]
+		if g == nil {
+			g = &profileGroup{scenario: c.Scenario, strategy: c.Strategy}
+			index[k] = g
+			groups = append(groups, g)
+		}
+		g.cases = append(g.cases, c)
+	}
+	return groups
+}
+
+// ProfileGroups returns the number of (scenario, strategy) groups ProfileRun profiles with
+// opt: the most Attributions it returns.
+func ProfileGroups(opt Options) int { return len(profileGroups(opt)) }
+
 // ProfileRun runs every case of opt once more per (scenario, strategy) group, untimed, with
 // the CPU profiler on and mutex and block profiling enabled, and writes
 // <dir>/<Scenario>-<strategy>-{cpu,heap,mutex,block}.pb.gz (heap, mutex and block hold what
 // the group added, as a difference of the cumulative profiles). It returns the CPU attribution
-// of each group. progress, when set, is called with each group's file prefix.
+// of each group. progress, when set, is called with each group's file prefix. It stops between
+// groups when ctx is done and returns the attributions of the groups that finished, whose
+// files are written, with ctx's error wrapped.
 func ProfileRun(ctx context.Context, opt Options, dir string, progress func(string)) ([]Attribution, error) {
 	if err := setBenchtime(opt.Benchtime); err != nil {
 		return nil, err
@@ -118,26 +146,11 @@ func ProfileRun(ctx context.Context, opt Options, dir string, progress func(stri
 	defer runtime.SetMutexProfileFraction(0)
 	defer runtime.SetBlockProfileRate(0)
 
-	type group struct {
-		scenario, strategy string
-		cases              []Case
-	}
-	var groups []*group
-	index := map[[2]string]*group{}
-	for _, c := range Plan(opt.Scenarios, opt.Strategies, opt.Quick, opt.Procs) {
-		k := [2]string{c.Scenario, c.Strategy}
-		g := index[k]
-		if g == nil {
-			g = &group{scenario: c.Scenario, strategy: c.Strategy}
-			index[k] = g
-			groups = append(groups, g)
-		}
-		g.cases = append(g.cases, c)
-	}
+	groups := profileGroups(opt)
 	var out []Attribution
 	for _, g := range groups {
 		if err := ctx.Err(); err != nil {
-			return out, fmt.Errorf("profiles stopped: %w", err)
+			return out, fmt.Errorf("profiles stopped after %d of %d: %w", len(out), len(groups), err)
 		}
 		prefix := g.scenario + "-" + g.strategy
 		if progress != nil {

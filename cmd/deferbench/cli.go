@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // usageError is bad input on the command line: exit status 2.
@@ -52,6 +54,7 @@ type command struct {
 	name    string
 	args    string // synopsis after the name, e.g. "[flags]"
 	summary string
+	detail  string // more of the help text, after the summary; optional
 	setup   func(fs *flag.FlagSet, e *env) func(args []string) error
 }
 
@@ -120,8 +123,49 @@ func newFlagSet(c *command) *flag.FlagSet {
 	return fs
 }
 
-// flagError turns the flag package's error into one line naming the command, the flag and
-// the valid flags.
+// flagWants says what a flag's value must be, for the flags whose type alone does not say it
+// (keyed "command -flag").
+var flagWants = map[string]string{
+	"run -count":     "a whole number ≥ 1",
+	"compare -alpha": "a number in (0, 1)",
+}
+
+// flagWant says what value flag name of command c wants: from flagWants, else from its type.
+func flagWant(c *command, fs *flag.FlagSet, name string) string {
+	if w, ok := flagWants[c.name+" -"+name]; ok {
+		return w
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return "a valid value"
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return "a valid value"
+	}
+	switch g.Get().(type) {
+	case bool:
+		return "true or false"
+	case int, int64:
+		return "a whole number"
+	case uint, uint64:
+		return "a whole number ≥ 0"
+	case float64:
+		return "a number"
+	case time.Duration:
+		return "a duration like 100ms"
+	}
+	return "a valid value"
+}
+
+var (
+	badValueRE = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-([^:]+): `)
+	noValueRE  = regexp.MustCompile(`^flag needs an argument: -(.+)$`)
+)
+
+// flagError turns the flag package's error into one line naming the command, the flag, what
+// it wants and (for an unknown flag) the valid flags: "run: -count: want a whole number ≥ 1,
+// got "abc"".
 func flagError(c *command, fs *flag.FlagSet, err error) error {
 	var names []string
 	fs.VisitAll(func(f *flag.Flag) { names = append(names, "-"+f.Name) })
@@ -134,7 +178,13 @@ func flagError(c *command, fs *flag.FlagSet, err error) error {
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
 		return usagef("%s: unknown flag %s (valid: %s)", c.name, name, valid)
 	}
-	return usagef("%s: %s", c.name, msg)
+	if m := badValueRE.FindStringSubmatch(msg); m != nil {
+		return usagef("%s: -%s: want %s, got %s", c.name, m[2], flagWant(c, fs, m[2]), m[1])
+	}
+	if m := noValueRE.FindStringSubmatch(msg); m != nil {
+		return usagef("%s: -%s needs a value: want %s", c.name, m[1], flagWant(c, fs, m[1]))
+	}
+	return usagef("%s: %s", c.name, strings.ReplaceAll(msg, "\n", " "))
 }
 
 // writeUsage prints the top-level usage: one line per subcommand.
@@ -146,9 +196,12 @@ func writeUsage(w io.Writer) {
 	fmt.Fprintf(w, "\nRun 'deferbench help <command>' for a command's flags.\n")
 }
 
-// writeCommandHelp prints a subcommand's synopsis, summary and flags.
+// writeCommandHelp prints a subcommand's synopsis, summary, detail and flags.
 func writeCommandHelp(w io.Writer, c *command) {
 	fmt.Fprintf(w, "usage: %s\n\n%s\n", strings.TrimSpace("deferbench "+c.name+" "+c.args), c.summary)
+	if c.detail != "" {
+		fmt.Fprintf(w, "\n%s\n", c.detail)
+	}
 	fs := newFlagSet(c)
 	c.setup(fs, &env{ctx: context.Background(), stdout: io.Discard, stderr: io.Discard})
 	n := 0

@@ -7,9 +7,9 @@
 //	usage: deferbench <command> [arguments]
 //
 //	commands:
-//	  run      run the benchmark suite and write bench.txt and env.json into a results directory
+//	  run      run the benchmark suite and write the results into a new results directory
 //	  compare  compare two runs (bench.txt files or results directories) metric by metric: medians, 95% CIs, change and Mann-Whitney p
-//	  plot     draw the results in DIR/bench.txt as charts in DIR/plots (SVG and PNG)
+//	  plot     draw the results in DIR/bench.txt as charts in DIR/plots (SVG and PNG); DIR may be the bench.txt itself
 //	  list     list the scenarios and strategies with descriptions
 //	  env      print the environment capture (CPU, cores, Go, kernel, governor, clocks, temperature, throttling) as JSON
 //	  help     show the commands, or one command's flags
@@ -19,33 +19,32 @@
 // # Run
 //
 // Run times every scenario for every strategy (see the list command), Count times, interleaving
-// the strategies within each repetition so that machine drift hits them all alike, and writes
-// into the results directory:
-//
-//	bench.txt   results in the Go benchmark format, file-level config lines first
-//	            (goos, goarch, cpu, go, deferbench, host-model, kernel, governor, …)
-//	env.json    the environment captured before and after the run, and the run's options
-//	summary.json  per benchmark and unit: median and 95% confidence interval over the
-//	            repetitions (golang.org/x/perf/benchmath); with -profile, the CPU attribution
-//	report.md   the configuration, per scenario a table of medians ± 95% CI per strategy
-//	            and metric, the CPU attribution (with -profile) and the plots
-//	plots/      charts of the results, SVG and PNG (see the plot command)
-//	profiles/   with -profile: <Scenario>-<strategy>-{cpu,heap,mutex,block}.pb.gz, for
-//	            go tool pprof
+// the strategies within each repetition so that machine drift hits them all alike:
 //
 //	usage: deferbench run [flags]
 //
-//	run the benchmark suite and write bench.txt and env.json into a results directory
+//	run the benchmark suite and write the results into a new results directory
+//
+//	The results directory is -out, which must be new or empty, or by default
+//	results/<yyyymmdd-hhmmss>-<host>-<goarch>, with -2, -3, … added when that exists. It gets:
+//	  bench.txt     results in the Go benchmark format, for benchstat
+//	  env.json      the environment captured before and after the run, and the run's options
+//	  summary.json  per benchmark and unit: median and 95% confidence interval
+//	  report.md     the configuration, tables of medians ± 95% CI, the plots
+//	  plots/        charts of the results, SVG and PNG
+//	  profiles/     with -profile: <Scenario>-<strategy>-{cpu,heap,mutex,block}.pb.gz
+//	An interrupted or failed run keeps what finished and marks bench.txt, env.json,
+//	summary.json and report.md partial.
 //
 //	flags:
 //	  -benchtime string
 //	    	time ("100ms") or iterations ("1000x") per benchmark, as go test -benchtime (default "50ms")
 //	  -count int
-//	    	repetitions of every benchmark (benchstat needs at least 6 for a confidence interval) (default 10)
+//	    	repetitions of every benchmark, at least 1; below 6 warns (benchstat needs 6 for a confidence interval) (default 10)
 //	  -out string
-//	    	results directory (default results/<yyyymmdd-hhmmss>-<host>-<goarch>)
+//	    	results directory, new or empty (default results/<yyyymmdd-hhmmss>-<host>-<goarch>[-N])
 //	  -procs string
-//	    	comma-separated GOMAXPROCS values to run every benchmark at (default the current GOMAXPROCS)
+//	    	comma-separated GOMAXPROCS values to run every benchmark at, each at most max(256, 4×NumCPU) (default the current GOMAXPROCS)
 //	  -profile
 //	    	after the timed runs, run each scenario and strategy once more with profiling on: write profiles/<Scenario>-<strategy>-{cpu,heap,mutex,block}.pb.gz and a CPU attribution table
 //	  -quick
@@ -54,6 +53,11 @@
 //	    	comma-separated scenarios to run (default all; see deferbench list)
 //	  -strategies string
 //	    	comma-separated strategies to run (default all; see deferbench list)
+//
+// bench.txt starts with file-level config lines (goos, goarch, cpu, go, deferbench,
+// host-model, kernel, governor, …). summary.json's intervals come from
+// golang.org/x/perf/benchmath; with -profile, summary.json and report.md add the CPU
+// attribution.
 //
 // Names follow Benchmark<Scenario>/strategy=<s>/<key>=<value>-<GOMAXPROCS> (no suffix at
 // GOMAXPROCS=1), so benchstat puts the strategies side by side:
@@ -65,10 +69,27 @@
 // test does, ramping up to the benchtime; later repetitions run that count directly. The baseline strategy is the in-run lower bound: the same command
 // record appended to a preallocated slice.
 //
+// A run never writes into another run's directory. The default directory gets a suffix -2, -3,
+// … when its name is taken; an -out that exists and is not empty is refused before any
+// benchmark runs. Each name is claimed atomically (os.Mkdir, then a lock file .deferbench.lock
+// created exclusively and removed when the run ends), so of two runs given the same -out the
+// second fails. An -out that cannot be created or written fails before any benchmark runs,
+// leaving nothing behind. All of these are usage errors (status 2).
+//
 // bench.txt is rewritten atomically after every benchmark and carries a "partial" config line
 // until the run completes. An interrupted run (SIGINT, SIGTERM) stops after the benchmark in
-// progress, keeps what finished, marks bench.txt and env.json partial and exits with status
-// 130. A results directory that cannot be written fails before any benchmark runs.
+// progress, keeps what finished and exits with status 130; bench.txt's partial line, the
+// "partial" field of env.json and summary.json and the head of report.md then say what is
+// there: "174 of 1920 benchmarks finished (interrupted)", or, interrupted during -profile,
+// "all 1920 benchmarks finished; profiles of 3 of 12 scenario-strategy pairs (interrupted)".
+// A run that fails says "failed: " and the error instead of "interrupted" and exits with
+// status 1. A run stopped before its first benchmark finished leaves nothing behind.
+//
+// A -count below 6 runs, with a warning on stderr: benchstat computes no confidence interval
+// from fewer repetitions. -scenarios and -strategies keep the suite's order and ignore repeats;
+// -procs runs its values in the order given, repeats dropped, each at most max(256,
+// 4×NumCPU). An empty list or an empty name in one ("Stage,,Frame", "Stage,") is a usage
+// error.
 //
 // Profiles are collected after the timed runs, in separate untimed runs (profiling perturbs
 // timing): each scenario and strategy runs once more with the CPU profiler on and mutex and
@@ -87,7 +108,7 @@
 //	  -alpha float
 //	    	significance level of the Mann-Whitney U test (default 0.05)
 //	  -ignore-procs
-//	    	match benchmarks without their -GOMAXPROCS suffix (machines with different core counts)
+//	    	match benchmarks without their -GOMAXPROCS suffix (machines with different core counts); one that a run has at several GOMAXPROCS keeps them apart
 //
 // Compare matches benchmarks by full name and unit and prints, per unit, the median and 95%
 // confidence interval of each side, the change, and the p-value of a Mann-Whitney U test
@@ -101,7 +122,7 @@
 //
 //	usage: deferbench plot DIR
 //
-//	draw the results in DIR/bench.txt as charts in DIR/plots (SVG and PNG)
+//	draw the results in DIR/bench.txt as charts in DIR/plots (SVG and PNG); DIR may be the bench.txt itself
 //
 // Plot draws, per scenario, the median ns/op of every variant and strategy as bars on a log
 // scale; for Frame, ns per frame against entities; for Contention, efficiency and cmds/s
@@ -122,7 +143,8 @@
 //
 // # Exit status
 //
-// 0 on success; 2 for a usage error (unknown command, flag, scenario or strategy, or a bad
-// flag value), reported as one line naming the bad input and the valid values; 130 for an
-// interrupted run; 1 for any other failure.
+// 0 on success; 2 for a usage error (unknown command, flag, scenario or strategy, a bad flag
+// value, a results directory that is taken or cannot be written), reported as one line naming
+// the bad input and what is wanted ("run: -count: want a whole number ≥ 1, got "abc"");
+// 130 for an interrupted run; 1 for any other failure.
 package main

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -8,10 +9,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/deferbench/deferbench/harness"
@@ -29,11 +33,27 @@ func TestUsageErrors(t *testing.T) {
 		{"frobnicate"},
 		{"run", "-frobnicate"},
 		{"run", "-count", "0"},
-		{"run", "-count", "x"},
+		{"run", "-count", "-3"},
+		{"run", "-count", "abc"},
+		{"run", "-count", "1.5"},
+		{"run", "-count", "99999999999999999999"},
+		{"run", "-count"},
+		{"run", "-quick=maybe"},
 		{"run", "-benchtime", "soon"},
 		{"run", "-scenarios", "Stage,Nope"},
+		{"run", "-scenarios", ""},
+		{"run", "-scenarios", "Stage,,Frame"},
+		{"run", "-scenarios", "Stage,"},
+		{"run", "-scenarios", " , "},
 		{"run", "-strategies", "nope"},
+		{"run", "-strategies", ""},
+		{"run", "-strategies", ",baseline"},
 		{"run", "-procs", "0"},
+		{"run", "-procs", ""},
+		{"run", "-procs", "1,,2"},
+		{"run", "-procs", "2,"},
+		{"run", "-procs", "x"},
+		{"run", "-procs", "1,100000"},
 		{"run", "extra"},
 		{"list", "-v"},
 		{"env", "extra"},
@@ -47,7 +67,7 @@ func TestUsageErrors(t *testing.T) {
 	for _, args := range cases {
 		var stdout, stderr bytes.Buffer
 		out := filepath.Join(t.TempDir(), "r")
-		err := runContext(context.Background(), append(args, withOut(args, out)...), &stdout, &stderr)
+		err := runContext(context.Background(), withOut(args, out), &stdout, &stderr)
 		var line bytes.Buffer
 		code := exitCode(err, &line)
 		if code != 2 {
@@ -63,7 +83,8 @@ func TestUsageErrors(t *testing.T) {
 		// by placeholder.
 		msg := strings.ReplaceAll(line.String(), strings.Join(harness.StrategyNames(), ", "), "<strategies>")
 		msg = strings.ReplaceAll(msg, strings.Join(harness.ScenarioNames(), ", "), "<scenarios>")
-		fmt.Fprintf(&got, "deferbench %s\n%s", strings.Join(args, " "), msg)
+		msg = strings.ReplaceAll(msg, fmt.Sprintf("maximum %d ", maxProcs()), "maximum <max> ")
+		fmt.Fprintf(&got, "deferbench %s\n%s", shellJoin(args), msg)
 	}
 	golden := filepath.Join("testdata", "usage-errors.golden")
 	if *update {
@@ -80,12 +101,25 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-// withOut adds -out to run commands whose flags parse, so a mistaken run lands in a temp dir.
+// shellJoin joins args as a shell would need them: empty ones and ones with spaces quoted.
+func shellJoin(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = a
+		if a == "" || strings.ContainsAny(a, " \t'\"") {
+			q[i] = strconv.Quote(a)
+		}
+	}
+	return strings.Join(q, " ")
+}
+
+// withOut puts -out right after run for run commands whose flags parse, so a mistaken run
+// lands in a temp dir.
 func withOut(args []string, out string) []string {
 	if len(args) > 0 && args[0] == "run" && !strings.HasPrefix(strings.Join(args, " "), "run extra") {
-		return []string{"-out", out}
+		return append([]string{"run", "-out", out}, args[1:]...)
 	}
-	return nil
+	return args
 }
 
 func TestHelp(t *testing.T) {
@@ -96,6 +130,19 @@ func TestHelp(t *testing.T) {
 		}
 		if !strings.HasPrefix(stdout.String(), "usage: deferbench") {
 			t.Errorf("deferbench %q printed %q, want usage", args, stdout.String())
+		}
+	}
+}
+
+// TestHelpRunListsOutputs checks that help run names every file a run writes.
+func TestHelpRunListsOutputs(t *testing.T) {
+	var stdout bytes.Buffer
+	if err := runContext(context.Background(), []string{"help", "run"}, &stdout, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"bench.txt", "env.json", "summary.json", "report.md", "plots/", "profiles/", "-profile"} {
+		if !strings.Contains(stdout.String(), f) {
+			t.Errorf("help run does not name %s:\n%s", f, stdout.String())
 		}
 	}
 }
@@ -126,23 +173,224 @@ func TestEnv(t *testing.T) {
 	}
 }
 
-// TestUnwritableOut checks that an -out that cannot be created fails before any benchmark
-// runs.
-func TestUnwritableOut(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "file")
-	if err := os.WriteFile(file, nil, 0o644); err != nil {
+// TestOutErrors runs deferbench run with results directories it must refuse before any
+// benchmark runs: status 2, one line naming -out, the problem and the fix (paths under the
+// test's temp dir as <tmp>), and nothing created or removed.
+func TestOutErrors(t *testing.T) {
+	write := func(t *testing.T, path string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readOnly := func(t *testing.T, dir string) {
+		t.Helper()
+		if os.Geteuid() == 0 {
+			t.Skip("root writes into read-only directories")
+		}
+		if err := os.Mkdir(dir, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	}
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, tmp string) string // returns -out
+		want  string
+	}{
+		{"parent is a file", func(t *testing.T, tmp string) string {
+			write(t, filepath.Join(tmp, "file"))
+			return filepath.Join(tmp, "file", "r")
+		}, "deferbench: run: -out <tmp>/file/r: cannot create it (<tmp>/file is not a directory): choose a writable directory\n"},
+		{"grandparent is a file", func(t *testing.T, tmp string) string {
+			write(t, filepath.Join(tmp, "file"))
+			return filepath.Join(tmp, "file", "a", "r")
+		}, "deferbench: run: -out <tmp>/file/a/r: cannot create it (<tmp>/file is not a directory): choose a writable directory\n"},
+		{"out is a file", func(t *testing.T, tmp string) string {
+			write(t, filepath.Join(tmp, "file"))
+			return filepath.Join(tmp, "file")
+		}, "deferbench: run: -out <tmp>/file: exists and is not a directory: choose a new -out or remove it\n"},
+		{"out holds an earlier run", func(t *testing.T, tmp string) string {
+			dir := filepath.Join(tmp, "old")
+			os.Mkdir(dir, 0o755)
+			write(t, filepath.Join(dir, "bench.txt"))
+			return dir
+		}, "deferbench: run: -out <tmp>/old: exists and is not empty: choose a new -out or remove it\n"},
+		{"out held by another run", func(t *testing.T, tmp string) string {
+			dir := filepath.Join(tmp, "busy")
+			if _, err := harness.OpenRunDir(dir); err != nil {
+				t.Fatal(err)
+			}
+			return dir
+		}, "deferbench: run: -out <tmp>/busy: another deferbench run is writing into it (.deferbench.lock): choose a new -out\n"},
+		{"read-only parent", func(t *testing.T, tmp string) string {
+			readOnly(t, filepath.Join(tmp, "ro"))
+			return filepath.Join(tmp, "ro", "a", "r")
+		}, "deferbench: run: -out <tmp>/ro/a/r: cannot create it (permission denied): choose a writable directory\n"},
+		{"read-only empty out", func(t *testing.T, tmp string) string {
+			readOnly(t, filepath.Join(tmp, "ro"))
+			return filepath.Join(tmp, "ro")
+		}, "deferbench: run: -out <tmp>/ro: cannot write into it (permission denied): choose a writable directory\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			out := c.setup(t, tmp)
+			before := tree(tmp)
+			var stderr, line bytes.Buffer
+			err := runContext(context.Background(), []string{"run", "-scenarios", "Stage", "-strategies", "baseline", "-benchtime", "1x", "-count", "1", "-out", out}, io.Discard, &stderr)
+			if code := exitCode(err, &line); code != 2 {
+				t.Errorf("exit status %d, want 2 (err %v)", code, err)
+			}
+			if got := strings.ReplaceAll(line.String(), tmp, "<tmp>"); got != c.want {
+				t.Errorf("error\n%q, want\n%q", got, c.want)
+			}
+			if stderr.Len() > 0 {
+				t.Errorf("wrote to stderr before failing (a benchmark ran?):\n%s", stderr.String())
+			}
+			if after := tree(tmp); after != before {
+				t.Errorf("the directory changed:\nbefore:\n%s\nafter:\n%s", before, after)
+			}
+		})
+	}
+}
+
+// tree lists the paths under dir, one a line.
+func tree(dir string) string {
+	var b strings.Builder
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		fmt.Fprintf(&b, "%s\n", strings.TrimPrefix(p, dir))
+		return nil
+	})
+	return b.String()
+}
+
+// TestOutEmptyDirAndLock runs into an existing empty -out (allowed: mktemp -d), then checks
+// that the lock file is gone and that a second run into the now full directory is refused.
+func TestOutEmptyDirAndLock(t *testing.T) {
+	out := t.TempDir()
+	args := []string{"run", "-scenarios", "Stage", "-strategies", "baseline", "-benchtime", "1x", "-count", "1", "-out", out}
+	if err := runContext(context.Background(), args, io.Discard, io.Discard); err != nil {
+		t.Fatalf("run into an empty -out: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, harness.LockFile)); !os.IsNotExist(err) {
+		t.Errorf("lock file left behind after the run: %v", err)
+	}
+	bench, _ := os.ReadFile(filepath.Join(out, "bench.txt"))
+	err := runContext(context.Background(), args, io.Discard, io.Discard)
+	var line bytes.Buffer
+	if code := exitCode(err, &line); code != 2 || !strings.Contains(line.String(), "exists and is not empty: choose a new -out or remove it") {
+		t.Errorf("second run into %s: status %d, %q; want 2 and a refusal", out, code, line.String())
+	}
+	if again, _ := os.ReadFile(filepath.Join(out, "bench.txt")); !bytes.Equal(again, bench) {
+		t.Error("the refused run changed bench.txt")
+	}
+}
+
+// TestMain makes the test binary the deferbench command when DEFERBENCH_TEST_MAIN=1, so tests
+// can run it as separate processes (deferbench's harness is process-global: one run per
+// process).
+func TestMain(m *testing.M) {
+	if os.Getenv("DEFERBENCH_TEST_MAIN") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// deferbenchCmd is deferbench args as a separate process (the test binary, see TestMain).
+func deferbenchCmd(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "DEFERBENCH_TEST_MAIN=1")
+	return cmd
+}
+
+// TestConcurrentRunsSameOut runs two deferbench processes with the same -out: one started
+// while the other is running (it must be refused), then two started together (exactly one
+// runs, the other is refused with status 2).
+func TestConcurrentRunsSameOut(t *testing.T) {
+	args := []string{"run", "-scenarios", "Stage", "-strategies", "baseline", "-benchtime", "1x", "-count", "1"}
+
+	out := filepath.Join(t.TempDir(), "r")
+	first := deferbenchCmd(append(args, "-count", "2", "-out", out)...)
+	stderr, err := first.StderrPipe()
+	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
-	err := runContext(context.Background(), []string{"run", "-quick", "-out", filepath.Join(file, "r")}, io.Discard, &stderr)
-	if err == nil || !strings.Contains(err.Error(), "output directory") {
-		t.Fatalf("run with -out under a file: err %v, want an output directory error", err)
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
 	}
-	if exitCode(err, io.Discard) != 1 {
-		t.Errorf("exit status %d, want 1", exitCode(err, io.Discard))
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() && !strings.Contains(sc.Text(), "[1/") {
 	}
-	if strings.Contains(stderr.String(), "[1/") {
-		t.Errorf("a benchmark ran before the output check failed:\n%s", stderr.String())
+	// The first run has finished a benchmark; stopped, it holds -out until it continues.
+	if err := first.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	second := deferbenchCmd(append(args, "-out", out)...)
+	msg, err := second.CombinedOutput()
+	if err := first.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	if code := second.ProcessState.ExitCode(); code != 2 || !strings.Contains(string(msg), "another deferbench run is writing into it") {
+		t.Errorf("second run into %s while the first runs: status %d (%v), output %q; want 2 and in use", out, code, err, msg)
+	}
+	io.Copy(io.Discard, stderr)
+	if err := first.Wait(); err != nil {
+		t.Errorf("first run: %v", err)
+	}
+	if rs := readBench(t, filepath.Join(out, "bench.txt")); len(rs) != 6 {
+		t.Errorf("bench.txt has %d results, want the first run's 6", len(rs))
+	}
+
+	out = filepath.Join(t.TempDir(), "r")
+	var cmds []*exec.Cmd
+	for range 2 {
+		c := deferbenchCmd(append(args, "-out", out)...)
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, c)
+	}
+	var codes []int
+	for _, c := range cmds {
+		c.Wait()
+		codes = append(codes, c.ProcessState.ExitCode())
+	}
+	if !(codes[0] == 0 && codes[1] == 2 || codes[0] == 2 && codes[1] == 0) {
+		t.Errorf("two runs started together into %s: exit statuses %v, want one 0 and one 2", out, codes)
+	}
+	if rs := readBench(t, filepath.Join(out, "bench.txt")); len(rs) != 3 {
+		t.Errorf("bench.txt has %d results, want the one run's 3", len(rs))
+	}
+}
+
+// TestCountWarning: below 6 repetitions a run warns once on stderr; from 6 it does not.
+func TestCountWarning(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		warn string
+	}{
+		{[]string{"-count", "2"}, "deferbench: warning: -count 2 is below 6: benchstat needs at least 6 repetitions for a confidence interval; the medians will have none\n"},
+		{[]string{"-quick", "-benchtime", "1x"}, "deferbench: warning: -quick's count 3 is below 6: benchstat needs at least 6 repetitions for a confidence interval; the medians will have none\n"},
+		{[]string{"-count", "6"}, ""},
+	} {
+		var stderr bytes.Buffer
+		args := append([]string{"run", "-scenarios", "Stage", "-strategies", "baseline", "-benchtime", "1x", "-out", filepath.Join(t.TempDir(), "r")}, c.args...)
+		if err := runContext(context.Background(), args, io.Discard, &stderr); err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		var warns []string
+		for _, l := range strings.SplitAfter(stderr.String(), "\n") {
+			if strings.Contains(l, "warning") {
+				warns = append(warns, l)
+			}
+		}
+		switch {
+		case c.warn == "" && len(warns) > 0:
+			t.Errorf("%q warned: %q", c.args, warns)
+		case c.warn != "" && (len(warns) != 1 || warns[0] != c.warn):
+			t.Errorf("%q: warnings %q, want %q", c.args, warns, c.warn)
+		}
 	}
 }
 
@@ -259,22 +507,88 @@ func (w *cancelOnLine) Write(p []byte) (int, error) {
 }
 
 // TestInterruptedRun cancels a run after its first benchmark: the finished result stays in
-// bench.txt, marked partial, and the exit status is 130.
+// bench.txt, every file says what is there in one clean phrase, and the exit status is 130.
 func TestInterruptedRun(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	w := &cancelOnLine{marker: "[1/", cancel: cancel}
 	err := runContext(ctx, []string{"run", "-scenarios", "Stage", "-strategies", "baseline", "-benchtime", "10x", "-count", "3", "-out", out}, io.Discard, w)
-	if code := exitCode(err, io.Discard); code != 130 {
+	var line bytes.Buffer
+	if code := exitCode(err, &line); code != 130 {
 		t.Fatalf("interrupted run: exit status %d (err %v), want 130", code, err)
+	}
+	want := "deferbench: run: interrupted after 1 of 9 benchmarks: kept their results in " + out + "; bench.txt, env.json, summary.json and report.md say partial\n"
+	if line.String() != want {
+		t.Errorf("message\n%q, want\n%q", line.String(), want)
 	}
 	rs := readBench(t, filepath.Join(out, "bench.txt"))
 	if len(rs) != 1 {
 		t.Fatalf("bench.txt has %d results, want the 1 that finished", len(rs))
 	}
-	if p := rs[0].GetConfig("partial"); !strings.HasPrefix(p, "true") {
-		t.Errorf("partial config = %q, want true (…)", p)
+	checkPartial(t, out, "1 of 9 benchmarks finished (interrupted)")
+}
+
+// TestInterruptedProfile cancels a -profile run while it profiles its first scenario and
+// strategy: all timed results and that group's profiles stay, and every file says so.
+func TestInterruptedProfile(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := &cancelOnLine{marker: "deferbench: profiling ", cancel: cancel}
+	err := runContext(ctx, []string{"run", "-scenarios", "Stage", "-strategies", "baseline,cmdbuffer", "-benchtime", "10x", "-count", "1", "-profile", "-out", out}, io.Discard, w)
+	var line bytes.Buffer
+	if code := exitCode(err, &line); code != 130 {
+		t.Fatalf("interrupted run: exit status %d (err %v), want 130", code, err)
+	}
+	want := "deferbench: run: interrupted while profiling: kept all 6 results and the profiles of 1 of 2 scenario-strategy pairs in " + out + "; bench.txt, env.json, summary.json and report.md say partial\n"
+	if line.String() != want {
+		t.Errorf("message\n%q, want\n%q", line.String(), want)
+	}
+	if rs := readBench(t, filepath.Join(out, "bench.txt")); len(rs) != 6 {
+		t.Errorf("bench.txt has %d results, want 6", len(rs))
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "profiles", "*.pb.gz"))
+	if len(files) != 4 {
+		t.Errorf("%d profiles, want the 4 of Stage-baseline: %v", len(files), files)
+	}
+	checkPartial(t, out, "all 6 benchmarks finished; profiles of 1 of 2 scenario-strategy pairs (interrupted)")
+}
+
+// checkPartial checks that bench.txt, env.json, summary.json and report.md in out all carry
+// the partial marker want, and that no lock file is left.
+func checkPartial(t *testing.T, out, want string) {
+	t.Helper()
+	for _, r := range readBench(t, filepath.Join(out, "bench.txt")) {
+		if p := r.GetConfig("partial"); p != want {
+			t.Errorf("bench.txt: partial config = %q, want %q", p, want)
+			break
+		}
+	}
+	for _, f := range []string{"env.json", "summary.json"} {
+		var doc struct {
+			Partial string `json:"partial"`
+		}
+		b, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Partial != want {
+			t.Errorf("%s: partial = %q, want %q", f, doc.Partial, want)
+		}
+	}
+	report, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(report), want) {
+		t.Errorf("report.md does not say %q:\n%s", want, report)
+	}
+	if _, err := os.Stat(filepath.Join(out, harness.LockFile)); !os.IsNotExist(err) {
+		t.Errorf("lock file left behind: %v", err)
 	}
 }
 

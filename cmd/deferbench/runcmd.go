@@ -31,31 +31,44 @@ const (
 	quickBenchtime   = "20ms"
 )
 
+// runDetail is the part of deferbench help run between the summary and the flags.
+const runDetail = `The results directory is -out, which must be new or empty, or by default
+results/<yyyymmdd-hhmmss>-<host>-<goarch>, with -2, -3, … added when that exists. It gets:
+  bench.txt     results in the Go benchmark format, for benchstat
+  env.json      the environment captured before and after the run, and the run's options
+  summary.json  per benchmark and unit: median and 95% confidence interval
+  report.md     the configuration, tables of medians ± 95% CI, the plots
+  plots/        charts of the results, SVG and PNG
+  profiles/     with -profile: <Scenario>-<strategy>-{cpu,heap,mutex,block}.pb.gz
+An interrupted or failed run keeps what finished and marks bench.txt, env.json,
+summary.json and report.md partial.`
+
 var runCommand = &command{
 	name:    "run",
 	args:    "[flags]",
-	summary: "run the benchmark suite and write bench.txt and env.json into a results directory",
+	summary: "run the benchmark suite and write the results into a new results directory",
+	detail:  runDetail,
 	setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 		var o runOptions
 		fs.BoolVar(&o.quick, "quick", false, "smoke run: benchtime "+quickBenchtime+", count "+strconv.Itoa(quickCount)+", smallest sizes")
-		fs.IntVar(&o.count, "count", defaultCount, "repetitions of every benchmark (benchstat needs at least 6 for a confidence interval)")
+		fs.IntVar(&o.count, "count", defaultCount, "repetitions of every benchmark, at least 1; below 6 warns (benchstat needs 6 for a confidence interval)")
 		fs.StringVar(&o.benchtime, "benchtime", defaultBenchtime, "time (\"100ms\") or iterations (\"1000x\") per benchmark, as go test -benchtime")
 		fs.StringVar(&o.scenarios, "scenarios", "", "comma-separated scenarios to run (default all; see deferbench list)")
 		fs.StringVar(&o.strategies, "strategies", "", "comma-separated strategies to run (default all; see deferbench list)")
-		fs.StringVar(&o.procs, "procs", "", "comma-separated GOMAXPROCS values to run every benchmark at (default the current GOMAXPROCS)")
-		fs.StringVar(&o.out, "out", "", "results directory (default results/<yyyymmdd-hhmmss>-<host>-<goarch>)")
+		fs.StringVar(&o.procs, "procs", "", "comma-separated GOMAXPROCS values to run every benchmark at, each at most max(256, 4×NumCPU) (default the current GOMAXPROCS)")
+		fs.StringVar(&o.out, "out", "", "results directory, new or empty (default results/<yyyymmdd-hhmmss>-<host>-<goarch>[-N])")
 		fs.BoolVar(&o.profile, "profile", false, "after the timed runs, run each scenario and strategy once more with profiling on: write profiles/<Scenario>-<strategy>-{cpu,heap,mutex,block}.pb.gz and a CPU attribution table")
 		return func(args []string) error {
 			if err := noArgs("run", args); err != nil {
 				return err
 			}
-			set := map[string]bool{}
-			fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+			o.set = map[string]bool{}
+			fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
 			if o.quick {
-				if !set["count"] {
+				if !o.set["count"] {
 					o.count = quickCount
 				}
-				if !set["benchtime"] {
+				if !o.set["benchtime"] {
 					o.benchtime = quickBenchtime
 				}
 			}
@@ -71,49 +84,141 @@ type runOptions struct {
 	scenarios, strategies, procs string
 	out                          string
 	profile                      bool
+	set                          map[string]bool // flags given on the command line
 }
 
-// splitList splits a comma-separated flag value, dropping empty elements.
-func splitList(s string) []string {
+// minCICount is the fewest repetitions benchstat (golang.org/x/perf/benchmath) computes a 95%
+// confidence interval from; fewer runs, with a warning.
+const minCICount = 6
+
+// maxProcs is the largest -procs value: max(256, 4×NumCPU). More is almost surely a typo, and
+// the runtime would allocate per-P state for every one.
+func maxProcs() int { return max(256, 4*runtime.NumCPU()) }
+
+// parseNames splits the comma-separated value of -flag into names, keeping their order and
+// dropping repeats. An empty value or an empty name in the list is a usage error naming the
+// valid names. A flag not given means all: nil.
+func (o runOptions) parseNames(flagName, value string, valid []string) ([]string, error) {
+	if !o.set[flagName] {
+		return nil, nil
+	}
+	all := strings.Join(valid, ", ")
+	if strings.TrimSpace(value) == "" {
+		return nil, usagef("run: -%s %q: empty list (valid: %s; leave -%s out for all)", flagName, value, all, flagName)
+	}
 	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
+	seen := map[string]bool{}
+	for _, f := range strings.Split(value, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			return nil, usagef("run: -%s %q: empty name in the list (valid: %s)", flagName, value, all)
+		}
+		if !seen[f] {
+			seen[f] = true
 			out = append(out, f)
 		}
 	}
-	return out
+	return out, nil
+}
+
+// parseProcs parses -procs: positive GOMAXPROCS values up to maxProcs, repeats dropped.
+func (o runOptions) parseProcs() ([]int, error) {
+	if !o.set["procs"] {
+		return nil, nil
+	}
+	if strings.TrimSpace(o.procs) == "" {
+		return nil, usagef("run: -procs %q: empty list (want GOMAXPROCS values, e.g. 1,2,4; leave -procs out for the current GOMAXPROCS)", o.procs)
+	}
+	var procs []int
+	seen := map[int]bool{}
+	for _, p := range strings.Split(o.procs, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			return nil, usagef("run: -procs %q: empty value in the list (want GOMAXPROCS values, e.g. 1,2,4)", o.procs)
+		}
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 {
+			return nil, usagef("run: -procs: invalid GOMAXPROCS %q (want positive integers, e.g. 1,2,4)", p)
+		}
+		if n > maxProcs() {
+			return nil, usagef("run: -procs: GOMAXPROCS %d is above the maximum %d (max(256, 4×NumCPU))", n, maxProcs())
+		}
+		if !seen[n] {
+			seen[n] = true
+			procs = append(procs, n)
+		}
+	}
+	return procs, nil
 }
 
 // options validates o into harness options; every problem is a usage error.
 func (o runOptions) options() (harness.Options, error) {
 	var opt harness.Options
 	if o.count < 1 {
-		return opt, usagef("run: -count %d: must be at least 1", o.count)
+		return opt, usagef("run: -count: want %s, got %q", flagWants["run -count"], strconv.Itoa(o.count))
 	}
 	if err := harness.CheckBenchtime(o.benchtime); err != nil {
 		return opt, usagef("run: -benchtime %q: want a duration like 100ms or an iteration count like 1000x", o.benchtime)
 	}
-	sc, err := harness.SelectScenarios(splitList(o.scenarios))
+	scNames, err := o.parseNames("scenarios", o.scenarios, harness.ScenarioNames())
+	if err != nil {
+		return opt, err
+	}
+	stNames, err := o.parseNames("strategies", o.strategies, harness.StrategyNames())
+	if err != nil {
+		return opt, err
+	}
+	sc, err := harness.SelectScenarios(scNames)
 	if err != nil {
 		return opt, usagef("run: -scenarios: %v", err)
 	}
-	st, err := harness.SelectStrategies(splitList(o.strategies))
+	st, err := harness.SelectStrategies(stNames)
 	if err != nil {
 		return opt, usagef("run: -strategies: %v", err)
 	}
-	var procs []int
-	for _, p := range splitList(o.procs) {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 1 {
-			return opt, usagef("run: -procs: invalid GOMAXPROCS %q (want positive integers, e.g. 1,2,4)", p)
-		}
-		procs = append(procs, n)
+	procs, err := o.parseProcs()
+	if err != nil {
+		return opt, err
 	}
 	opt = harness.Options{Scenarios: sc, Strategies: st, Quick: o.quick, Count: o.count, Benchtime: o.benchtime, Procs: procs}
 	if opt.Cases() == 0 {
 		return opt, usagef("run: no benchmark matches -scenarios %q and -strategies %q", o.scenarios, o.strategies)
 	}
 	return opt, nil
+}
+
+// openOut holds the results directory: o.out, or a new one under results/. A directory that
+// is taken or cannot be written is a usage error naming it and the fix.
+func (o runOptions) openOut(now time.Time) (*harness.RunDir, error) {
+	var (
+		rd  *harness.RunDir
+		err error
+	)
+	if o.out == "" {
+		rd, err = harness.NewRunDir(defaultOut(now))
+	} else {
+		rd, err = harness.OpenRunDir(o.out)
+	}
+	var de *harness.DirError
+	if !errors.As(err, &de) {
+		return rd, err
+	}
+	name, fix := "-out "+o.out, ""
+	if o.out == "" {
+		name = "results directory " + de.Dir
+	}
+	switch {
+	case errors.Is(err, harness.ErrDirTaken):
+		fix = "choose a new -out or remove it"
+	case errors.Is(err, harness.ErrDirInUse):
+		fix = "choose a new -out"
+	default:
+		fix = "choose a writable directory"
+		if o.out == "" {
+			fix += " with -out"
+		}
+	}
+	return nil, usagef("run: %s: %s: %s", name, de.Problem, fix)
 }
 
 // defaultOut is results/<yyyymmdd-hhmmss>-<host>-<goarch>.
@@ -163,13 +268,18 @@ func runSuite(e *env, o runOptions) (err error) {
 		return err
 	}
 	start := time.Now()
-	out := o.out
-	if out == "" {
-		out = defaultOut(start)
-	}
-	created, err := harness.CheckWritable(out)
+	rd, err := o.openOut(start)
 	if err != nil {
 		return err
+	}
+	defer rd.Release()
+	out := rd.Path
+	if opt.Count < minCICount {
+		how := "-count " + strconv.Itoa(opt.Count)
+		if !o.set["count"] {
+			how = "-quick's count " + strconv.Itoa(opt.Count)
+		}
+		fmt.Fprintf(e.stderr, "deferbench: warning: %s is below %d: benchstat needs at least %d repetitions for a confidence interval; the medians will have none\n", how, minCICount, minCICount)
 	}
 	benchPath, envPath := filepath.Join(out, "bench.txt"), filepath.Join(out, "env.json")
 
@@ -188,7 +298,7 @@ func runSuite(e *env, o runOptions) (err error) {
 	bf := harness.NewBenchFile(benchPath)
 	bf.Config = harness.RunConfig(before.CPUModel, before.ConfigLines())
 	if err := writeJSON(envPath, doc); err != nil {
-		cleanup(out, created)
+		rd.Discard()
 		return err
 	}
 
@@ -196,24 +306,46 @@ func runSuite(e *env, o runOptions) (err error) {
 	opt.Progress = prog.event
 	runErr := harness.Run(e.ctx, opt, bf.Add)
 	prog.finish()
+	done, total := len(bf.Results()), opt.Cases()
 
-	if len(bf.Results()) == 0 && runErr != nil {
+	if done == 0 && runErr != nil {
 		// Nothing was measured: leave nothing half-written behind.
 		os.Remove(benchPath)
 		os.Remove(envPath)
-		cleanup(out, created)
-		return wrapRunErr(runErr)
+		rd.Discard()
+		if errors.Is(runErr, context.Canceled) {
+			return fmt.Errorf("run: %w before the first benchmark finished; nothing kept", errInterrupted)
+		}
+		return fmt.Errorf("run: %w", runErr)
 	}
 	after := envinfo.Capture()
 	doc.After = &after
-	doc.Finished = time.Now().UTC().Format(time.RFC3339)
 	th, _ := envinfo.Throttled(before, after)
 	doc.Throttled = &th
 	bf.Config = harness.RunConfig(before.CPUModel, envinfo.RunConfigLines(before, after))
-	partial := ""
-	if runErr != nil {
-		partial = fmt.Sprintf("true (%d of %d benchmarks: %v)", len(bf.Results()), opt.Cases(), runErr)
+
+	// With -profile, the profiles come before the files are finished, so that an interrupted
+	// profiling run marks them partial too.
+	var (
+		as       []harness.Attribution
+		profErr  error
+		profiled int
+		groups   = harness.ProfileGroups(opt)
+	)
+	if runErr == nil && o.profile {
+		as, profErr = harness.ProfileRun(e.ctx, opt, filepath.Join(out, "profiles"), func(group string) {
+			fmt.Fprintf(e.stderr, "deferbench: profiling %s\n", group)
+		})
+		profiled = len(as)
 	}
+	partial := ""
+	switch {
+	case runErr != nil:
+		partial = fmt.Sprintf("%d of %d benchmarks finished (%s)", done, total, stopReason(runErr))
+	case profErr != nil:
+		partial = fmt.Sprintf("all %d benchmarks finished; profiles of %d of %d scenario-strategy pairs (%s)", total, profiled, groups, stopReason(profErr))
+	}
+	doc.Finished = time.Now().UTC().Format(time.RFC3339)
 	doc.Partial = partial
 	if err := bf.Finish(partial); err != nil {
 		return err
@@ -222,17 +354,9 @@ func runSuite(e *env, o runOptions) (err error) {
 		return err
 	}
 	sum := summaryFile{Deferbench: harness.Version(), Partial: partial, Summaries: harness.Summarize(bf.Results())}
-	if runErr == nil && o.profile {
-		as, err := harness.ProfileRun(e.ctx, opt, filepath.Join(out, "profiles"), func(group string) {
-			fmt.Fprintf(e.stderr, "deferbench: profiling %s\n", group)
-		})
-		if err != nil {
-			runErr = fmt.Errorf("profiles: %w", err)
-		}
-		if len(as) > 0 {
-			sum.Attribution = &attribution{Categories: harness.AttributionCategories, ByStrategy: harness.StrategyAttribution(as), ByScenario: as}
-			writeAttribution(e.stdout, sum.Attribution.ByStrategy)
-		}
+	if len(as) > 0 {
+		sum.Attribution = &attribution{Categories: harness.AttributionCategories, ByStrategy: harness.StrategyAttribution(as), ByScenario: as}
+		writeAttribution(e.stdout, sum.Attribution.ByStrategy)
 	}
 	if err := writeJSON(filepath.Join(out, "summary.json"), sum); err != nil {
 		return err
@@ -262,12 +386,28 @@ func runSuite(e *env, o runOptions) (err error) {
 	if err := harness.WriteFileAtomic(filepath.Join(out, "report.md"), report.Bytes()); err != nil {
 		return err
 	}
-	if runErr != nil {
-		return fmt.Errorf("%w; kept %d finished results in %s, marked partial", wrapRunErr(runErr), len(bf.Results()), out)
+	const marked = "bench.txt, env.json, summary.json and report.md say partial"
+	switch {
+	case errors.Is(runErr, context.Canceled):
+		return fmt.Errorf("run: %w after %d of %d benchmarks: kept their results in %s; %s", errInterrupted, done, total, out, marked)
+	case runErr != nil:
+		return fmt.Errorf("run: %w: kept the %d of %d finished benchmarks in %s; %s", runErr, done, total, out, marked)
+	case errors.Is(profErr, context.Canceled):
+		return fmt.Errorf("run: %w while profiling: kept all %d results and the profiles of %d of %d scenario-strategy pairs in %s; %s", errInterrupted, total, profiled, groups, out, marked)
+	case profErr != nil:
+		return fmt.Errorf("run: profiles: %w: kept all %d results and the profiles of %d of %d scenario-strategy pairs in %s; %s", profErr, total, profiled, groups, out, marked)
 	}
 	fmt.Fprintf(e.stderr, "deferbench: %d results in %s (%s); compare with: benchstat -col /strategy %s\n",
-		len(bf.Results()), out, time.Since(start).Round(time.Second), benchPath)
+		done, out, time.Since(start).Round(time.Second), benchPath)
 	return nil
+}
+
+// stopReason is the short reason in a partial marker: "interrupted", or "failed: " and err.
+func stopReason(err error) string {
+	if errors.Is(err, context.Canceled) {
+		return "interrupted"
+	}
+	return "failed: " + err.Error()
 }
 
 // summaryFile is summary.json: per benchmark and unit the median and 95% confidence interval
@@ -301,19 +441,6 @@ func writeAttribution(w io.Writer, as []harness.Attribution) {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
-}
-
-func wrapRunErr(err error) error {
-	if errors.Is(err, context.Canceled) {
-		return fmt.Errorf("%w: %v", errInterrupted, err)
-	}
-	return err
-}
-
-func cleanup(dir string, created bool) {
-	if created {
-		os.Remove(dir) // only if empty
-	}
 }
 
 func names[T any](ts []T, name func(T) string) []string {

@@ -1,0 +1,135 @@
+package harness
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// TestNewRunDirSuffixes checks that a taken default name gets -2, -3, …, and that runs asking
+// for the same name at once all get different directories.
+func TestNewRunDirSuffixes(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "results", "20260101-000000-host-arm64")
+	var got []string
+	for range 3 {
+		d, err := NewRunDir(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, d.Path)
+	}
+	want := []string{base, base + "-2", base + "-3"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("run %d got %s, want %s", i+1, got[i], want[i])
+		}
+	}
+
+	const n = 16
+	paths := make(chan string, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			d, err := NewRunDir(base)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			paths <- d.Path
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(paths)
+	seen := map[string]bool{}
+	for p := range paths {
+		if seen[p] {
+			t.Errorf("%s handed out twice", p)
+		}
+		seen[p] = true
+	}
+	if len(seen) != n {
+		t.Errorf("%d directories for %d concurrent runs", len(seen), n)
+	}
+}
+
+// TestOpenRunDirOnce checks that of runs opening the same directory at once exactly one
+// holds it, the others fail with ErrDirInUse or ErrDirTaken, and that Discard removes what
+// the run created.
+func TestOpenRunDirOnce(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "a", "b", "r")
+	const n = 16
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		held []*RunDir
+	)
+	start := make(chan struct{})
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			d, err := OpenRunDir(dir)
+			if err != nil {
+				var de *DirError
+				if !errors.As(err, &de) || !(errors.Is(err, ErrDirInUse) || errors.Is(err, ErrDirTaken)) {
+					t.Errorf("OpenRunDir: %v, want a DirError in use or taken", err)
+				}
+				return
+			}
+			mu.Lock()
+			held = append(held, d)
+			mu.Unlock()
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if len(held) != 1 {
+		t.Fatalf("%d runs hold %s, want 1", len(held), dir)
+	}
+	held[0].Discard()
+	// The parents may have been created by a run that lost, so only dir is sure to go.
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("Discard left %s: %v", dir, err)
+	}
+
+	// Alone, a run that created the parents removes them too.
+	tmp2 := t.TempDir()
+	d, err := OpenRunDir(filepath.Join(tmp2, "a", "b", "r"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Discard()
+	if entries, _ := os.ReadDir(tmp2); len(entries) != 0 {
+		t.Errorf("Discard left %v in %s", entries, tmp2)
+	}
+}
+
+// TestOpenRunDirEmptyKept checks that an existing empty directory is used and, after Discard,
+// kept (the run did not create it), without the lock file.
+func TestOpenRunDirEmptyKept(t *testing.T) {
+	dir := t.TempDir()
+	d, err := OpenRunDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, LockFile)); err != nil {
+		t.Errorf("no lock file while held: %v", err)
+	}
+	if _, err := OpenRunDir(dir); !errors.Is(err, ErrDirInUse) {
+		t.Errorf("second OpenRunDir: %v, want ErrDirInUse", err)
+	}
+	d.Discard()
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 0 {
+		t.Errorf("after Discard: %v, %v; want the empty directory kept", entries, err)
+	}
+}
