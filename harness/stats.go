@@ -210,7 +210,8 @@ func Unmatched(old, new []*benchfmt.Result) (onlyOld, onlyNew []string) {
 
 // WriteComparison prints comparisons as a table: per unit, one row per benchmark with the
 // old and new medians ± their 95% confidence interval (as % of the median), the change and the
-// p-value; "~" marks a change that is not significant.
+// p-value; "~" marks a change that is not significant, "?N" a comparison without a verdict,
+// with the reason N in a note under the table.
 func WriteComparison(w io.Writer, cs []Comparison, oldLabel, newLabel string) error {
 	byUnit := map[string][]Comparison{}
 	var units []string
@@ -222,6 +223,8 @@ func WriteComparison(w io.Writer, cs []Comparison, oldLabel, newLabel string) er
 	}
 	sort.SliceStable(units, func(i, j int) bool { return unitRank(units[i]) < unitRank(units[j]) })
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	var notes []string // distinct notes, marked ?1, ?2, … in the rows
+	noteNo := map[string]int{}
 	for i, u := range units {
 		if i > 0 {
 			fmt.Fprintln(tw, "\t\t\t\t\t")
@@ -233,12 +236,27 @@ func WriteComparison(w io.Writer, cs []Comparison, oldLabel, newLabel string) er
 				delta = fmt.Sprintf("%+.2f%%", 100*c.Delta)
 			}
 			if c.Note != "" {
-				delta = "? (" + c.Note + ")"
+				if _, ok := noteNo[c.Note]; !ok {
+					notes = append(notes, c.Note)
+					noteNo[c.Note] = len(notes)
+				}
+				delta = fmt.Sprintf("?%d", noteNo[c.Note])
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", c.Name, fmtSummary(c.Old), fmtSummary(c.New), delta, fmtP(c))
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+	}
+	for i, n := range notes {
+		if _, err := fmt.Fprintf(w, "?%d: no verdict: %s\n", i+1, n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func unitRank(u string) int {

@@ -51,6 +51,15 @@ func TestCompare(t *testing.T) {
 	if !strings.Contains(out.String(), "Stage/cmd=typed-2") || !strings.Contains(out.String(), "ns/op") {
 		t.Errorf("WriteComparison output lacks the row or unit:\n%s", out.String())
 	}
+	out.Reset()
+	few := Compare(old[:3], slow[:3], 0)
+	few = append(few, Compare(results("B-2", 1, 2, 3), results("B-2", 1, 2, 3), 0)...)
+	if err := WriteComparison(&out, few, "old", "new"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(out.String(), few[0].Note) != 1 || strings.Count(out.String(), "?1") != 3 {
+		t.Errorf("WriteComparison: want the no-verdict reason once under the table, rows marked ?1:\n%s", out.String())
+	}
 }
 
 func TestSummarize(t *testing.T) {
