@@ -66,7 +66,8 @@ func (p parsedName) param(k string) string {
 // Plot chart names, without the .svg/.png extension.
 const (
 	// PlotFrameScaling is Frame's ns/frame against entities (log-log), drawn when the run has
-	// at least two entity counts; Frame's per-variant bar chart is "Frame" like every scenario's.
+	// at least two entity counts (PlotFrameScaling-G per GOMAXPROCS G when it ran at several);
+	// Frame's per-variant bar chart is "Frame" like every scenario's.
 	PlotFrameScaling = "Frame-scaling"
 	// PlotDeterminism is the distinct final states per strategy (1 = reproducible).
 	PlotDeterminism = "Determinism"
@@ -75,7 +76,8 @@ const (
 // Plot draws results into dir as SVG and PNG and returns the files it wrote, each once:
 //   - SCENARIO: per scenario but Contention and Determinism, a bar chart of the median ns/op
 //     of every variant and strategy (log scale);
-//   - Frame-scaling: Frame's ns/frame against entities (log-log), with two or more entity counts;
+//   - Frame-scaling: Frame's ns/frame against entities (log-log), with two or more entity
+//     counts; Frame-scaling-G per GOMAXPROCS G when Frame ran at several;
 //   - Contention-efficiency-G and Contention-throughput-G: efficiency and cmds/s against
 //     producers, one chart per GOMAXPROCS G;
 //   - Determinism: distinct final states per strategy (1 = reproducible).
@@ -143,11 +145,21 @@ func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
 		}
 	}
 
-	// Frame: time per frame against entities, log-log.
-	if p := linePlot(byUnit["ns/op"], "Frame", "entities", -1, "ns/op", true, strategies, colour); p != nil {
+	// Frame: time per frame against entities, log-log; per GOMAXPROCS if it ran at several.
+	frameProcs := procsOf(byUnit["ns/op"], "Frame")
+	for _, g := range frameProcs {
+		p := linePlot(byUnit["ns/op"], "Frame", "entities", g, "ns/op", true, strategies, colour)
+		if p == nil {
+			continue
+		}
 		p.Title.Text = "Frame: time per frame against entities (log-log)"
 		p.Y.Label.Text = "time per frame"
-		if err := save(p, PlotFrameScaling); err != nil {
+		name := PlotFrameScaling
+		if len(frameProcs) > 1 {
+			p.Title.Text = fmt.Sprintf("Frame: time per frame against entities at GOMAXPROCS=%d (log-log)", g)
+			name = fmt.Sprintf("%s-%d", PlotFrameScaling, g)
+		}
+		if err := save(p, name); err != nil {
 			return files, err
 		}
 	}
@@ -155,18 +167,7 @@ func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
 	// Contention: efficiency and throughput against producers, per GOMAXPROCS.
 	for _, m := range []struct{ unit, file, label string }{
 		{"efficiency", "Contention-efficiency", "efficiency"}, {"cmds/s", "Contention-throughput", "cmds/s"}} {
-		procs := map[int]bool{}
-		for _, pt := range byUnit[m.unit] {
-			if pt.n.scenario == "Contention" {
-				procs[pt.n.procs] = true
-			}
-		}
-		var ps []int
-		for p := range procs {
-			ps = append(ps, p)
-		}
-		sort.Ints(ps)
-		for _, g := range ps {
+		for _, g := range procsOf(byUnit[m.unit], "Contention") {
 			p := linePlot(byUnit[m.unit], "Contention", "producers", g, m.unit, false, strategies, colour)
 			if p == nil {
 				continue
@@ -197,6 +198,20 @@ func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// procsOf is the GOMAXPROCS values of scenario sc among pts, ascending.
+func procsOf(pts []point, sc string) []int {
+	seen := map[int]bool{}
+	var ps []int
+	for _, pt := range pts {
+		if pt.n.scenario == sc && !seen[pt.n.procs] {
+			seen[pt.n.procs] = true
+			ps = append(ps, pt.n.procs)
+		}
+	}
+	sort.Ints(ps)
+	return ps
 }
 
 type point struct {

@@ -115,6 +115,30 @@ func TestPlotSkipsSingleScaling(t *testing.T) {
 	}
 }
 
+// TestPlotFrameScalingPerProcs: Frame run at several GOMAXPROCS (run -procs) gets one scaling
+// chart per GOMAXPROCS rather than lines that mix them.
+func TestPlotFrameScalingPerProcs(t *testing.T) {
+	var rs []*benchfmt.Result
+	for _, procs := range []string{"", "-4"} {
+		for _, e := range []string{"1000", "10000"} {
+			rs = append(rs, &benchfmt.Result{Name: benchfmt.Name("Frame/strategy=a/entities=" + e + procs), Iters: 1,
+				Values: []benchfmt.Value{{Value: 1e5, Unit: "ns/op"}}})
+		}
+	}
+	files, err := Plot(rs, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, filepath.Base(f))
+	}
+	want := []string{"Frame.svg", "Frame.png", "Frame-scaling-1.svg", "Frame-scaling-1.png", "Frame-scaling-4.svg", "Frame-scaling-4.png"}
+	if !slices.Equal(names, want) {
+		t.Errorf("Plot wrote %v, want %v", names, want)
+	}
+}
+
 func TestHumanTicks(t *testing.T) {
 	labels := func(tk humanTicks, lo, hi float64) string {
 		var s []string
