@@ -138,8 +138,12 @@ func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
 		if p == nil {
 			continue
 		}
-		p.Title.Text = sc + ": median time per op (log scale)"
-		p.Y.Label.Text = "time per op"
+		per := "op"
+		if sc == "Frame" {
+			per = "frame"
+		}
+		p.Title.Text = sc + ": median time per " + per + " (log scale)"
+		p.Y.Label.Text = "time per " + per
 		if err := save(p, sc); err != nil {
 			return files, err
 		}
@@ -357,7 +361,7 @@ func barChart(pts []point, sc, unit string, logY bool, strategies []string, colo
 func linePlot(pts []point, sc, key string, procs int, unit string, logY bool, strategies []string, colour func(string) color.Color) *plot.Plot {
 	lines := map[string]plotter.XYs{}
 	xs := map[float64]bool{}
-	hi := 0.0
+	lo, hi := math.Inf(1), 0.0
 	for _, pt := range pts {
 		if pt.n.scenario != sc || (procs >= 0 && pt.n.procs != procs) {
 			continue
@@ -368,7 +372,7 @@ func linePlot(pts []point, sc, key string, procs int, unit string, logY bool, st
 		}
 		lines[pt.n.strategy] = append(lines[pt.n.strategy], plotter.XY{X: x, Y: pt.median})
 		xs[x] = true
-		hi = math.Max(hi, pt.median)
+		lo, hi = math.Min(lo, pt.median), math.Max(hi, pt.median)
 	}
 	if len(xs) < 2 {
 		return nil
@@ -378,7 +382,7 @@ func linePlot(pts []point, sc, key string, procs int, unit string, logY bool, st
 	p.X.Scale = plot.LogScale{}
 	var ticks []plot.Tick
 	for x := range xs {
-		ticks = append(ticks, plot.Tick{Value: x, Label: FormatValue(x, "")})
+		ticks = append(ticks, plot.Tick{Value: x, Label: tickLabel(x, "")})
 	}
 	sort.Slice(ticks, func(a, b int) bool { return ticks[a].Value < ticks[b].Value })
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
@@ -404,7 +408,9 @@ func linePlot(pts []point, sc, key string, procs int, unit string, logY bool, st
 		p.Add(l, s)
 		p.Legend.Add(st, l, s)
 	}
-	if !logY {
+	if logY {
+		p.Y.Min, p.Y.Max = niceBelow(lo/1.2), niceAbove(hi*1.2)
+	} else {
 		p.Y.Min, p.Y.Max = 0, hi*1.1
 	}
 	return p
