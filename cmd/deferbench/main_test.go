@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,6 +41,7 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "-count"},
 		{"run", "-quick=maybe"},
 		{"run", "-benchtime", "soon"},
+		{"run", "-benchtime", ""},
 		{"run", "-scenarios", "Stage,Nope"},
 		{"run", "-scenarios", ""},
 		{"run", "-scenarios", "Stage,,Frame"},
@@ -55,6 +57,7 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "-procs", "x"},
 		{"run", "-procs", "1,100000"},
 		{"run", "extra"},
+		{"run", "-out", ""},
 		{"list", "-v"},
 		{"env", "extra"},
 		{"help", "nope"},
@@ -116,7 +119,7 @@ func shellJoin(args []string) string {
 // withOut puts -out right after run for run commands whose flags parse, so a mistaken run
 // lands in a temp dir.
 func withOut(args []string, out string) []string {
-	if len(args) > 0 && args[0] == "run" && !strings.HasPrefix(strings.Join(args, " "), "run extra") {
+	if len(args) > 0 && args[0] == "run" && !strings.HasPrefix(strings.Join(args, " "), "run extra") && !slices.Contains(args, "-out") {
 		return append([]string{"run", "-out", out}, args[1:]...)
 	}
 	return args

@@ -104,7 +104,7 @@ func (o runOptions) parseNames(flagName, value string, valid []string) ([]string
 	}
 	all := strings.Join(valid, ", ")
 	if strings.TrimSpace(value) == "" {
-		return nil, usagef("run: -%s %q: empty list (valid: %s; leave -%s out for all)", flagName, value, all, flagName)
+		return nil, usagef("run: -%s %q: empty list (valid: %s; omit -%s for all)", flagName, value, all, flagName)
 	}
 	var out []string
 	seen := map[string]bool{}
@@ -127,7 +127,7 @@ func (o runOptions) parseProcs() ([]int, error) {
 		return nil, nil
 	}
 	if strings.TrimSpace(o.procs) == "" {
-		return nil, usagef("run: -procs %q: empty list (want GOMAXPROCS values, e.g. 1,2,4; leave -procs out for the current GOMAXPROCS)", o.procs)
+		return nil, usagef("run: -procs %q: empty list (want GOMAXPROCS values, e.g. 1,2,4; omit -procs for the current GOMAXPROCS)", o.procs)
 	}
 	var procs []int
 	seen := map[int]bool{}
@@ -157,7 +157,10 @@ func (o runOptions) options() (harness.Options, error) {
 	if o.count < 1 {
 		return opt, usagef("run: -count: want %s, got %q", flagWants["run -count"], strconv.Itoa(o.count))
 	}
-	if err := harness.CheckBenchtime(o.benchtime); err != nil {
+	if o.set["out"] && strings.TrimSpace(o.out) == "" {
+		return opt, usagef("run: -out %q: want a directory name (omit -out for results/<yyyymmdd-hhmmss>-<host>-<goarch>)", o.out)
+	}
+	if err := harness.CheckBenchtime(o.benchtime); err != nil || strings.TrimSpace(o.benchtime) == "" {
 		return opt, usagef("run: -benchtime %q: want a duration like 100ms or an iteration count like 1000x", o.benchtime)
 	}
 	scNames, err := o.parseNames("scenarios", o.scenarios, harness.ScenarioNames())
