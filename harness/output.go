@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/perf/benchfmt"
@@ -181,13 +183,25 @@ func (d *RunDir) remove() {
 func (d *RunDir) lock() error {
 	f, err := os.OpenFile(filepath.Join(d.Path, LockFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
-		return &DirError{Dir: d.Path, Problem: "another deferbench run is writing into it (" + LockFile + ")", Kind: ErrDirInUse}
+		return inUse(d.Path)
 	}
 	if err != nil {
 		return &DirError{Dir: d.Path, Problem: "cannot write into it (" + shortReason(err) + ")", Kind: ErrDirUnusable}
 	}
 	fmt.Fprintf(f, "%d\n", os.Getpid())
 	return f.Close()
+}
+
+// inUse is the DirError for a dir whose LockFile exists; it names the process id the file
+// holds, so that a user can tell a running run from a killed one.
+func inUse(dir string) error {
+	holder := LockFile
+	if b, err := os.ReadFile(filepath.Join(dir, LockFile)); err == nil {
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			holder = fmt.Sprintf("process %d, %s", pid, LockFile)
+		}
+	}
+	return &DirError{Dir: dir, Problem: "another deferbench run is writing into it (" + holder + ")", Kind: ErrDirInUse}
 }
 
 // checkEmpty refuses an existing dir that is not an empty directory.
@@ -205,7 +219,7 @@ func checkEmpty(dir string) error {
 	}
 	for _, e := range entries {
 		if e.Name() == LockFile {
-			return &DirError{Dir: dir, Problem: "another deferbench run is writing into it (" + LockFile + ")", Kind: ErrDirInUse}
+			return inUse(dir)
 		}
 	}
 	if len(entries) > 0 {

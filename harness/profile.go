@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -137,6 +138,8 @@ func ProfileRun(ctx context.Context, opt Options, dir string, progress func(stri
 	if err := setBenchtime(opt.Benchtime); err != nil {
 		return nil, err
 	}
+	f := flag.Lookup("test.benchtime")
+	defer f.Value.Set(f.DefValue)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("profiles: %w", err)
 	}

@@ -225,7 +225,7 @@ func TestOutErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			return dir
-		}, "deferbench: run: -out <tmp>/busy: another deferbench run is writing into it (.deferbench.lock): choose a new -out\n"},
+		}, "deferbench: run: -out <tmp>/busy: another deferbench run is writing into it (process <pid>, .deferbench.lock): choose a new -out\n"},
 		{"read-only parent", func(t *testing.T, tmp string) string {
 			readOnly(t, filepath.Join(tmp, "ro"))
 			return filepath.Join(tmp, "ro", "a", "r")
@@ -245,7 +245,9 @@ func TestOutErrors(t *testing.T) {
 			if code := exitCode(err, &line); code != 2 {
 				t.Errorf("exit status %d, want 2 (err %v)", code, err)
 			}
-			if got := strings.ReplaceAll(line.String(), tmp, "<tmp>"); got != c.want {
+			got := strings.ReplaceAll(line.String(), tmp, "<tmp>")
+			got = strings.ReplaceAll(got, fmt.Sprintf("process %d,", os.Getpid()), "process <pid>,")
+			if got != c.want {
 				t.Errorf("error\n%q, want\n%q", got, c.want)
 			}
 			if stderr.Len() > 0 {
