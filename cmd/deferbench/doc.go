@@ -72,8 +72,9 @@
 // A run never writes into another run's directory. The default directory gets a suffix -2, -3,
 // … when its name is taken; an -out that exists and is not empty is refused before any
 // benchmark runs. Each name is claimed atomically (os.Mkdir, then a lock file .deferbench.lock
-// created exclusively and removed when the run ends), so of two runs given the same -out the
-// second fails. An -out that cannot be created or written fails before any benchmark runs,
+// holding the run's process id, created exclusively and removed when the run ends), so of two
+// runs given the same -out the second fails, naming the first's process id. A run killed with
+// SIGKILL leaves its lock file behind. An -out that cannot be created or written fails before any benchmark runs,
 // leaving nothing behind. All of these are usage errors (status 2).
 //
 // bench.txt is rewritten atomically after every benchmark and carries a "partial" config line
