@@ -193,6 +193,7 @@ func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
 			}
 		}
 		p.Title.Text = "Determinism: distinct final states over the runs (1 = reproducible)"
+		p.X.Label.Text = "" // it sets GOMAXPROCS itself (1, NumCPU, 2×NumCPU)
 		p.Y.Label.Text = "distinct final states"
 		p.Y.Min = 0
 		p.Y.Max = math.Max(p.Y.Max, runs) + 1
@@ -460,7 +461,8 @@ func render(p *plot.Plot, w, h vg.Length, ext string) ([]byte, error) {
 
 // humanTicks marks an axis in human units (FormatValue of unit): on a log axis at 1-2-5 (or
 // every integer mantissa over less than about a decade) steps of every decade, with the
-// minor steps unlabelled over many decades; on a linear axis at gonum's default steps.
+// minor steps unlabelled over many decades; on a linear axis at five to seven labelled 1-2-5
+// steps.
 type humanTicks struct {
 	unit string
 	log  bool
@@ -469,11 +471,14 @@ type humanTicks struct {
 // Ticks implements plot.Ticker.
 func (t humanTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !t.log {
-		ticks := plot.DefaultTicks{}.Ticks(lo, hi)
-		for i := range ticks {
-			if ticks[i].Label != "" {
-				ticks[i].Label = tickLabel(ticks[i].Value, t.unit)
-			}
+		if !(hi > lo) {
+			return []plot.Tick{{Value: lo, Label: tickLabel(lo, t.unit)}}
+		}
+		step := niceAbove((hi - lo) / 6)
+		var ticks []plot.Tick
+		for i := math.Ceil(lo / step); i*step <= hi*(1+1e-9); i++ {
+			v := i * step
+			ticks = append(ticks, plot.Tick{Value: v, Label: tickLabel(v, t.unit)})
 		}
 		return ticks
 	}

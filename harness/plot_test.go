@@ -156,7 +156,8 @@ func TestHumanTicks(t *testing.T) {
 	}{
 		{humanTicks{unit: "ns/op", log: true}, 10, 2000, "10 ns,20 ns,50 ns,100 ns,200 ns,500 ns,1 µs,2 µs"},
 		{humanTicks{unit: "ns/op", log: true}, 1e3, 1e8, "1 µs,10 µs,100 µs,1 ms,10 ms,100 ms"},
-		{humanTicks{unit: "cmds/s"}, 0, 5e7, "0,25M,50M"},
+		{humanTicks{unit: "cmds/s"}, 0, 5e7, "0,10M,20M,30M,40M,50M"},
+		{humanTicks{unit: "efficiency"}, 0, 1.1, "0,0.2,0.4,0.6,0.8,1"},
 	} {
 		if got := labels(c.tk, c.lo, c.hi); got != c.want {
 			t.Errorf("%+v.Ticks(%v, %v) labels %s, want %s", c.tk, c.lo, c.hi, got, c.want)
