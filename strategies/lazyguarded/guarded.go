@@ -216,10 +216,20 @@ func (g *Guarded[T]) dispatch() {
 		}
 		return
 	}
+	g.extract(Read, func(j *job[T]) {
+		g.queued--
+		g.readers++
+		go g.run(j)
+	})
+}
+
+// extract unlinks every queued job of the given access from the pipe, in pipe order, and
+// hands each to take (its next link cleared). The other jobs keep their order. g.mu is held.
+func (g *Guarded[T]) extract(access Access, take func(j *job[T])) {
 	var prev *job[T]
 	for j := g.head; j != nil; {
 		next := j.next
-		if j.access != Read {
+		if j.access != access {
 			prev = j
 			j = next
 			continue
@@ -233,9 +243,7 @@ func (g *Guarded[T]) dispatch() {
 			g.tail = prev
 		}
 		j.next = nil
-		g.queued--
-		g.readers++
-		go g.run(j)
+		take(j)
 		j = next
 	}
 }
@@ -334,24 +342,9 @@ func (g *Guarded[T]) Discard() (int, error) {
 		g.mu.Unlock()
 		return 0, ErrFlushing
 	}
-	var dropped, dtail, prev *job[T]
+	var dropped, dtail *job[T]
 	n := 0
-	for j := g.head; j != nil; {
-		next := j.next
-		if j.access != Write {
-			prev = j
-			j = next
-			continue
-		}
-		if prev == nil {
-			g.head = next
-		} else {
-			prev.next = next
-		}
-		if g.tail == j {
-			g.tail = prev
-		}
-		j.next = nil
+	g.extract(Write, func(j *job[T]) {
 		if dtail == nil {
 			dropped = j
 		} else {
@@ -359,8 +352,7 @@ func (g *Guarded[T]) Discard() (int, error) {
 		}
 		dtail = j
 		n++
-		j = next
-	}
+	})
 	g.queued -= n
 	g.parked -= n
 	g.gen.Add(1)
