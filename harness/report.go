@@ -44,7 +44,7 @@ func WriteReport(w io.Writer, results []*benchfmt.Result, meta ReportMeta) error
 		fmt.Fprintln(b)
 	}
 	fmt.Fprintf(b, "Medians over the repetitions, ± the 95%% confidence interval as %% of the median "+
-		"(golang.org/x/perf/benchmath); a median without ± had too few repetitions for an interval (6 needed). "+
+		"(golang.org/x/perf/benchmath); a median without ± is zero (no relative interval) or had too few repetitions for an interval (6 needed). "+
 		"`benchstat -col /strategy bench.txt` gives the same with significance tests.\n\n")
 
 	var scenarios, strategies []string

@@ -117,7 +117,9 @@
 // To compare strategies within one run, or x86 with arm64, stock benchstat reads bench.txt
 // directly:
 //
-//	benchstat -col goarch -ignore cpu x86/bench.txt arm64/bench.txt
+//	benchstat -col goarch -ignore cpu,host-model,kernel,governor,lse-atomics,page-size,throttled,under-voltage x86/bench.txt arm64/bench.txt
+//
+// (both runs with the same -procs values: benchmark names end in -GOMAXPROCS).
 //
 // # Plot
 //
