@@ -4,6 +4,8 @@ GO      ?= go
 BIN     ?= bin
 # Flags for `make bench`, e.g. make bench BENCHFLAGS='-count 6 -scenarios Stage'.
 BENCHFLAGS ?=
+# Both modules of the repository: the library (root) and the CLI with its harness (cmd/deferbench).
+PKGS    ?= ./... ./cmd/deferbench/...
 
 .PHONY: all help build test fmt-check vet test-go bench bench-quick clean cross test-arm
 
@@ -28,10 +30,10 @@ fmt-check:
 	if [ -n "$$files" ]; then echo "gofmt needed on:"; echo "$$files"; exit 1; fi
 
 vet:
-	$(GO) vet ./...
+	$(GO) vet $(PKGS)
 
 test-go:
-	$(GO) test -race -short ./...
+	$(GO) test -race -short $(PKGS)
 
 bench: build
 	$(BIN)/deferbench run $(BENCHFLAGS)
@@ -39,7 +41,7 @@ bench: build
 bench-quick: build
 	$(BIN)/deferbench run -quick $(BENCHFLAGS)
 
-# ARM (SPEC §7): static builds for 64-bit and 32-bit Pi OS and x86-64 into bin/, checked with `file`.
+# ARM: static builds for 64-bit and 32-bit Pi OS and x86-64 into bin/, checked with `file`.
 cross:
 	scripts/cross.sh
 

@@ -3,7 +3,7 @@
 # 32-bit Pi OS) under qemu-user, installing Debian's qemu-user-static when it
 # is missing (see ensure-qemu.sh).
 #
-#	scripts/test-arm.sh [PACKAGES...]        default ./...
+#	scripts/test-arm.sh [PACKAGES...]        default ./... ./cmd/deferbench/...
 #
 # TEST_ARM_FLAGS holds the go test flags (default "-short"); TEST_ARM_ARCHES the
 # architectures (default "arm64 arm"). -race is not available for these targets
@@ -18,7 +18,7 @@ read -r -a flags <<<"${TEST_ARM_FLAGS--short}"
 arches=${TEST_ARM_ARCHES:-arm64 arm}
 pkgs=("$@")
 if [ ${#pkgs[@]} -eq 0 ]; then
-	pkgs=(./...)
+	pkgs=(./... ./cmd/deferbench/...)
 fi
 
 status=0

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/deferbench/deferbench/harness"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
 	"golang.org/x/perf/benchfmt"
 )
 

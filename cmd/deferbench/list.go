@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	"github.com/deferbench/deferbench/envinfo"
-	"github.com/deferbench/deferbench/harness"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/envinfo"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
 )
 
 var listCommand = &command{

@@ -20,7 +20,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/deferbench/deferbench/harness"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
 	"github.com/google/pprof/profile"
 	"golang.org/x/perf/benchfmt"
 )

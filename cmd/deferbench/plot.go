@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/deferbench/deferbench/harness"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
 )
 
 var plotCommand = &command{

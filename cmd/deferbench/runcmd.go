@@ -17,8 +17,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/deferbench/deferbench/envinfo"
-	"github.com/deferbench/deferbench/harness"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/envinfo"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )

@@ -3,7 +3,7 @@ package envinfo_test
 import (
 	"fmt"
 
-	"github.com/deferbench/deferbench/envinfo"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/envinfo"
 )
 
 // A Pi 4 recorded while under-voltage made the firmware throttle it: sysfs still
