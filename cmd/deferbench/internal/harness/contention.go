@@ -13,8 +13,15 @@ import (
 )
 
 // contentionRound is how many commands each producer stages per round of Contention; after a
-// round the owner drops them (Discard) at a sync point.
-const contentionRound = 1024
+// round the producers meet at a barrier and the owner drops what they staged (Discard) at a
+// sync point. A round is long (tens of microseconds to milliseconds) so that the barrier —
+// waking P goroutines and waiting for the last — costs under 1% of it: the noop row, whose
+// producers touch no memory, checks that (its efficiency is the harness's ceiling). With
+// 1024-command rounds the barrier dominated and every efficiency figure measured it.
+const contentionRound = 1 << 16
+
+// NoopName is the name of Contention's control row: producers that run a register-only loop.
+const NoopName = "noop"
 
 var contentionProducers = []int{1, 2, 4, 8, 16}
 
@@ -51,7 +58,8 @@ func contentionProcs(cfg VariantConfig) []int {
 var contentionScenario = Scenario{
 	Name: "Contention",
 	Description: "P producers stage typed commands concurrently into one target, each through its own recorder, " +
-		"swept over P and GOMAXPROCS; ns/op per command, cmds/s, efficiency = throughput(P) / (min(P, GOMAXPROCS) × throughput(1))",
+		"swept over P and GOMAXPROCS, in rounds of 65536 commands per producer; ns/op per command, cmds/s, " +
+		"efficiency = throughput(P) / (min(P, GOMAXPROCS) × throughput(1)); strategy=noop is the control (no memory touched)",
 	Variants: func(cfg VariantConfig) []Variant {
 		producers := contentionProducers
 		if cfg.Quick {
@@ -67,6 +75,9 @@ var contentionScenario = Scenario{
 	},
 	Bench: func(s StrategyInfo, v Variant) BenchFunc {
 		p := v.Arg.(int)
+		if s.ControlOf != "" {
+			return func(b *testing.B) error { return contentionNoop(b, p) }
+		}
 		return func(b *testing.B) error { return contention(b, s, p) }
 	},
 	Derive: deriveEfficiency,
@@ -111,9 +122,37 @@ func deriveEfficiency(r *benchfmt.Result, earlier func(string) *benchfmt.Result)
 }
 
 // contention times P producers staging b.N typed commands in all, in rounds of
-// contentionRound per producer; goroutines persist across rounds and meet at a barrier, after
-// which the owner discards what was staged.
+// contentionRound per producer; the owner goroutine is producer 0, the others persist across
+// rounds, and all meet at a barrier after which the owner discards what was staged.
 func contention(b *testing.B, s StrategyInfo, producers int) error {
+	return contentionRun(b, s, producers, false)
+}
+
+// contentionNoop times the control: the same producers, rounds and barrier, each command one
+// multiply-add on a register. Its efficiency below 1 is what the harness (barrier, scheduler)
+// costs; above 0.95 the strategies' figures measure the strategies.
+func contentionNoop(b *testing.B, producers int) error {
+	return contentionRun(b, StrategyInfo{Name: NoopName, ControlOf: "Contention"}, producers, true)
+}
+
+// noopOut holds each producer's loop result, one cache line apart, so the loop is not
+// dropped and producers share no line.
+type noopOut struct {
+	v uint64
+	_ [56]byte
+}
+
+// noopLoop is n steps of a linear congruential generator: registers only.
+//
+//go:noinline
+func noopLoop(x uint64, n int) uint64 {
+	for i := 0; i < n; i++ {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	return x
+}
+
+func contentionRun(b *testing.B, s StrategyInfo, producers int, noop bool) error {
 	w, ents, err := stageTargets()
 	if err != nil {
 		return err
@@ -121,11 +160,14 @@ func contention(b *testing.B, s StrategyInfo, producers int) error {
 	var st deferral.Strategy
 	recs := make([]*deferral.Recorder, producers)
 	bufs := make([][]deferral.Command, producers)
-	if s.Baseline() {
+	outs := make([]noopOut, producers)
+	switch {
+	case noop:
+	case s.Baseline():
 		for i := range bufs {
 			bufs[i] = make([]deferral.Command, 0, contentionRound)
 		}
-	} else {
+	default:
 		st = s.Factory(w)
 		for i := range recs {
 			recs[i] = st.NewRecorder()
@@ -134,6 +176,10 @@ func contention(b *testing.B, s StrategyInfo, producers int) error {
 	stride := stageBatch / producers
 	work := func(id, n int) {
 		off := id * stride
+		if noop {
+			outs[id].v = noopLoop(outs[id].v+uint64(id), n)
+			return
+		}
 		if s.Baseline() {
 			buf := bufs[id][:0]
 			for i := 0; i < n; i++ {
@@ -150,9 +196,11 @@ func contention(b *testing.B, s StrategyInfo, producers int) error {
 		}
 		handover(st, r)
 	}
+	// The owner goroutine is producer 0 (no hand-off for P = 1); producers 1…P-1 are
+	// goroutines that persist across rounds and wait on their channel between rounds.
 	start := make([]chan int, producers)
 	var wg sync.WaitGroup
-	for i := range start {
+	for i := 1; i < producers; i++ {
 		start[i] = make(chan int)
 		go func(id int) {
 			for n := range start[id] {
@@ -162,26 +210,31 @@ func contention(b *testing.B, s StrategyInfo, producers int) error {
 		}(i)
 	}
 	defer func() {
-		for _, c := range start {
+		for _, c := range start[1:] {
 			close(c)
 		}
 	}()
 	round := func(total int) {
 		per, extra := total/producers, total%producers
-		wg.Add(producers)
-		for i, c := range start {
+		wg.Add(producers - 1)
+		for i := 1; i < producers; i++ {
 			n := per
 			if i < extra {
 				n++
 			}
-			c <- n
+			start[i] <- n
 		}
+		n0 := per
+		if extra > 0 {
+			n0++
+		}
+		work(0, n0)
 		wg.Wait()
 		if st != nil {
 			st.Discard()
 		}
 	}
-	round(producers * contentionRound) // warm the buffers
+	round(min(b.N, producers*contentionRound)) // warm the buffers to the size the timed rounds use
 	b.ReportAllocs()
 	b.ResetTimer()
 	for left := b.N; left > 0; {
@@ -194,6 +247,9 @@ func contention(b *testing.B, s StrategyInfo, producers int) error {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cmds/s")
 	}
 	sink.n += len(bufs)
+	for _, o := range outs {
+		sink.n += int(o.v & 1)
+	}
 	if st != nil {
 		return st.Close()
 	}

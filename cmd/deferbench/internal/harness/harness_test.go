@@ -75,8 +75,11 @@ func TestRunAll(t *testing.T) {
 	if len(got) != opt.Cases() || events != 2*opt.Cases() {
 		t.Fatalf("Run emitted %d results and %d events, want %d and %d", len(got), events, opt.Cases(), 2*opt.Cases())
 	}
-	suffixed := 0
+	suffixed, noops := 0, 0
 	defer func() {
+		if noops == 0 {
+			t.Errorf("no Contention/strategy=%s result: the control row is missing", NoopName)
+		}
 		if suffixed == 0 || (len(opt.Procs) > 1 && suffixed == len(got)) {
 			t.Errorf("%d of %d results have the -2 suffix; want some (and, with GOMAXPROCS=1 too, not all)", suffixed, len(got))
 		}
@@ -87,6 +90,12 @@ func TestRunAll(t *testing.T) {
 			suffixed++
 		} else if regexp.MustCompile(`-[0-9]+$`).MatchString(name) {
 			t.Errorf("%s: unexpected suffix (want -2, or none at GOMAXPROCS=1)", name)
+		}
+		if strings.Contains(name, "/strategy="+NoopName+"/") {
+			noops++
+			if !strings.HasPrefix(name, "Contention/") {
+				t.Errorf("%s: the noop control runs only in Contention", name)
+			}
 		}
 		if strings.HasPrefix(name, "Contention/") {
 			eff, ok := r.Value("efficiency")

@@ -112,6 +112,9 @@ func Plan(scenarios []Scenario, strategies []StrategyInfo, quick bool, procs []i
 			}
 			for _, p := range ps {
 				for _, st := range strategies {
+					if st.ControlOf != "" && st.ControlOf != sc.Name {
+						continue
+					}
 					f := sc.Bench(st, v)
 					if f == nil {
 						continue

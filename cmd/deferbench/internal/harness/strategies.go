@@ -26,10 +26,13 @@ type StrategyInfo struct {
 	// workload.Sim.StepParallel: it returns a function that runs one frame of dt with
 	// producers producers deciding with decide. hybrid runs the frame as its task graph.
 	FrameStepper func(st deferral.Strategy, producers int, decide workload.ParallelDecisions) (step func(dt float64) error, err error)
+	// ControlOf, when set, names the only scenario this entry runs in: a control row that
+	// measures the harness itself, not a strategy (noop in Contention).
+	ControlOf string
 }
 
 // Baseline reports whether s is the in-run lower bound rather than a strategy.
-func (s StrategyInfo) Baseline() bool { return s.Factory == nil }
+func (s StrategyInfo) Baseline() bool { return s.Factory == nil && s.ControlOf == "" }
 
 // BaselineName is the name of the in-run lower bound.
 const BaselineName = "baseline"
@@ -43,6 +46,7 @@ var Strategies = []StrategyInfo{
 	{Name: "lazyguarded-pass", Description: "design 1, readers pass parked writes (stale reads, opt-in)", Factory: lazyguarded.FactoryPass},
 	{Name: "handrolled", Description: "design 3: producers fill their own slices and hand them over; commit gathers in hand-over order and applies", Factory: handrolled.Factory},
 	{Name: "hybrid", Description: "design 4: cmdbuffer's buffers with a recorder per graph node; commit in (sort key, recorder, FIFO) order", Factory: hybrid.Factory, FrameStepper: hybridFrame},
+	{Name: NoopName, Description: "control, not a strategy (Contention only): each producer runs a register-only loop, one step per command, touching no memory; its efficiency is the ceiling the harness itself allows", ControlOf: "Contention"},
 }
 
 // StrategyNames returns the names in Strategies, in order.
