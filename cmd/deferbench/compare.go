@@ -8,20 +8,40 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
 	"golang.org/x/perf/benchfmt"
 )
 
+// compareDetail is the part of deferbench help compare between the summary and the flags.
+const compareDetail = `Results are compared only under the same configuration: when the runs (or
+results inside one run) differ in a config key of bench.txt (goarch, cpu, host-model,
+kernel, governor, emulated, go, …) they are kept apart, and a note on stderr names the
+keys and the -ignore value that compares across them. -ignore machine stands for
+goarch,cpu,host-model,kernel,governor,lse-atomics,page-size (two machines; emulated
+stays apart unless named). A sample that is NaN, infinite or negative, or a result with
+zero iterations, is refused with its file and line.
+
+Gate: -fail 'sec/op>5%,allocs/op>0,B/op>0' exits with status 1 when a metric is worse
+than its threshold (relative with %, else absolute in the file's unit, ns for sec/op)
+and the difference is significant at -alpha. allocs/op, B/op and distinct-states whose
+samples all agree on each side are compared exactly, even from one sample; changes
+below 0.01 allocs/op or 1 B/op (amortised growth) never count. Exit status: 0 pass,
+1 gate failed, 2 bad input.`
+
 var compareCommand = &command{
 	name:    "compare",
 	args:    "[flags] OLD NEW",
-	summary: "compare two runs (bench.txt files or results directories) metric by metric: medians, 95% CIs, change and Mann-Whitney p",
+	summary: "compare two runs (bench.txt files or results directories) metric by metric: medians, 95% CIs, change and Mann-Whitney p; -fail gates",
+	detail:  compareDetail,
 	setup: func(fs *flag.FlagSet, e *env) func([]string) error {
-		alpha := fs.Float64("alpha", 0.05, "significance level of the Mann-Whitney U test")
+		var o compareFlags
+		o.define(fs)
 		ignoreProcs := fs.Bool("ignore-procs", false, "match benchmarks without their -GOMAXPROCS suffix (machines with different core counts); "+
 			"one that a run has at several GOMAXPROCS keeps them apart")
+		paired := fs.Bool("paired", false, "pair the i-th sample of each metric in OLD with the i-th in NEW (rounds of deferbench ab) and test the per-round ratios")
 		return func(args []string) error {
 			args, err := parseInterspersed(fs, args)
 			if err != nil {
@@ -34,9 +54,11 @@ var compareCommand = &command{
 			if len(args) != 2 {
 				return usagef("compare: want two arguments OLD NEW, got %d", len(args))
 			}
-			if !(*alpha > 0 && *alpha < 1) {
-				return usagef("compare: -alpha %v: want a value in (0, 1)", *alpha)
+			opt, err := o.options("compare")
+			if err != nil {
+				return err
 			}
+			opt.Paired = *paired
 			old, err := readRun("compare", args[0])
 			if err != nil {
 				return err
@@ -45,9 +67,8 @@ var compareCommand = &command{
 			if err != nil {
 				return err
 			}
-			oldLabel, newLabel := label(args[0]), label(args[1])
-			if oldLabel == newLabel {
-				oldLabel, newLabel = "old:"+oldLabel, "new:"+newLabel
+			if same(args[0], args[1]) {
+				fmt.Fprintf(e.stderr, "deferbench: compare: note: OLD and NEW are the same file (%s): every difference is 0\n", benchPath(args[1]))
 			}
 			for _, in := range []struct {
 				path string
@@ -66,17 +87,105 @@ var compareCommand = &command{
 			onlyOld, onlyNew := harness.Unmatched(old, new)
 			writeOnly(e.stderr, args[0], onlyOld)
 			writeOnly(e.stderr, args[1], onlyNew)
-			cs := harness.Compare(old, new, *alpha)
-			if len(cs) == 0 {
+			c := harness.CompareRuns(old, new, opt)
+			for _, n := range c.Notes {
+				fmt.Fprintf(e.stderr, "deferbench: compare: note: %s\n", n)
+			}
+			if len(c.Rows) == 0 {
 				hint := ""
-				if !*ignoreProcs {
+				switch {
+				case len(c.Differ) > 0:
+					hint = " under the same configuration (add -ignore " + c.Hint + " to compare across)"
+				case !*ignoreProcs:
 					hint = " (runs from machines with different core counts? try -ignore-procs)"
 				}
 				return usagef("compare: %s and %s have no benchmark and unit in common%s", args[0], args[1], hint)
 			}
-			return harness.WriteComparison(e.stdout, cs, oldLabel, newLabel)
+			return o.write(e, "compare", args[0], args[1], c)
 		}
 	},
+}
+
+// compareFlags are the flags compare and ab share: the test, the gate, the output.
+type compareFlags struct {
+	alpha  float64
+	ignore string
+	fail   string
+	format string
+}
+
+func (o *compareFlags) define(fs *flag.FlagSet) {
+	fs.Float64Var(&o.alpha, "alpha", 0.05, "significance level of the test")
+	fs.StringVar(&o.ignore, "ignore", "", "comma-separated config keys to compare across although their values differ (machine = goarch,cpu,host-model,kernel,governor,lse-atomics,page-size)")
+	fs.StringVar(&o.fail, "fail", o.fail, "gate: comma-separated unit>N% or unit>N thresholds, e.g. 'sec/op>5%,allocs/op>0,B/op>0'; exit 1 when a metric is worse beyond one and significant")
+	fs.StringVar(&o.format, "format", "text", "output format: text, markdown, csv or json")
+}
+
+func (o *compareFlags) options(cmd string) (harness.CompareOptions, error) {
+	var opt harness.CompareOptions
+	if !(o.alpha > 0 && o.alpha < 1) {
+		return opt, usagef("%s: -alpha %v: want a value in (0, 1)", cmd, o.alpha)
+	}
+	if !slices.Contains(harness.CompareFormats, o.format) {
+		return opt, usagef("%s: -format %q: want one of %s", cmd, o.format, strings.Join(harness.CompareFormats, ", "))
+	}
+	opt.Alpha = o.alpha
+	if strings.TrimSpace(o.ignore) != "" {
+		for _, k := range strings.Split(o.ignore, ",") {
+			if k = strings.TrimSpace(k); k != "" {
+				opt.Ignore = append(opt.Ignore, k)
+			}
+		}
+	}
+	if strings.TrimSpace(o.fail) != "" {
+		ts, err := harness.ParseThresholds(o.fail)
+		if err != nil {
+			return opt, usagef("%s: -fail: %v", cmd, err)
+		}
+		opt.Thresholds = ts
+	}
+	return opt, nil
+}
+
+// errGate is a failed gate: exit status 1.
+type errGate struct{ n int }
+
+func (e errGate) Error() string {
+	return fmt.Sprintf("gate failed: %s worse beyond the -fail thresholds", plural(e.n, "metric"))
+}
+
+// write prints c in the chosen format and turns a failed gate into errGate.
+func (o *compareFlags) write(e *env, cmd, oldPath, newPath string, c *harness.RunComparison) error {
+	doc := &harness.CompareDoc{Old: oldPath, New: newPath, OldLabel: label(oldPath), NewLabel: label(newPath), Comparison: c}
+	if strings.TrimSpace(o.fail) != "" {
+		doc.Fail = o.fail
+	}
+	if c.OldLabel != "" {
+		doc.OldLabel, doc.NewLabel = c.OldLabel, c.NewLabel
+		fmt.Fprintf(e.stderr, "deferbench: %s: note: comparing across machines: OLD %s is %q, NEW %s is %q\n", cmd, oldPath, c.OldLabel, newPath, c.NewLabel)
+	}
+	if err := harness.WriteCompare(e.stdout, o.format, doc); err != nil {
+		return err
+	}
+	if n := len(c.Failed()); n > 0 {
+		return fmt.Errorf("%s: %w", cmd, errGate{n})
+	}
+	return nil
+}
+
+// benchPath is the bench.txt a compare argument stands for.
+func benchPath(p string) string {
+	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+		return filepath.Join(p, "bench.txt")
+	}
+	return p
+}
+
+// same reports whether two compare arguments are the same file.
+func same(a, b string) bool {
+	fa, err1 := os.Stat(benchPath(a))
+	fb, err2 := os.Stat(benchPath(b))
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 // parseInterspersed parses flags that follow positional arguments too ("compare A B
@@ -121,8 +230,12 @@ func readRun(cmd, path string) ([]*benchfmt.Result, error) {
 			return nil, usagef("%s: %s has no bench.txt: give a bench.txt or a results directory", cmd, path)
 		}
 		return nil, usagef("%s: %s: no such file: give a bench.txt or a results directory", cmd, path)
+	case errors.Is(err, harness.ErrNotResults) && strings.Contains(err.Error(), "longer than"):
+		return nil, usagef("%s: %v", cmd, err)
 	case errors.Is(err, harness.ErrNotResults):
 		return nil, usagef("%s: %s is not a Go benchmark results file", cmd, path)
+	case errors.Is(err, harness.ErrBadValue), errors.Is(err, harness.ErrTooLarge):
+		return nil, usagef("%s: %v", cmd, err)
 	}
 	return nil, fmt.Errorf("%s: %w", cmd, err)
 }

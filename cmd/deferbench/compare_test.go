@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -54,7 +57,7 @@ func TestCompareBadInputs(t *testing.T) {
 		{[]string{"compare", "/nonexistent/old", good}, "deferbench: compare: /nonexistent/old: no such file: give a bench.txt or a results directory\n"},
 		{[]string{"compare", good, readme}, "deferbench: compare: " + readme + " is not a Go benchmark results file\n"},
 		{[]string{"compare", empty, good}, "deferbench: compare: " + empty + " has no bench.txt: give a bench.txt or a results directory\n"},
-		{[]string{"compare", good, good, "-bogus"}, "deferbench: compare: unknown flag -bogus (valid: -alpha, -ignore-procs)\n"},
+		{[]string{"compare", good, good, "-bogus"}, "deferbench: compare: unknown flag -bogus (valid: -alpha, -fail, -format, -ignore, -ignore-procs, -paired)\n"},
 		{[]string{"compare", good, good, "-alpha", "2"}, "deferbench: compare: -alpha 2: want a value in (0, 1)\n"},
 		{[]string{"compare", good, "-ignore-procs"}, "deferbench: compare: want two arguments OLD NEW, got 1\n"},
 		{[]string{"plot", empty}, "deferbench: plot: " + empty + " has no bench.txt: give a bench.txt or a results directory\n"},
@@ -150,6 +153,232 @@ func TestPlotCommand(t *testing.T) {
 		want := fmt.Sprintf("deferbench: %d plot files (%d charts as SVG and PNG) in %s\n", len(files), len(files)/2, filepath.Join(dir, "plots"))
 		if code != 0 || errOut != want || len(files) != 6 {
 			t.Errorf("plot %s: exit %d, stderr %q, %d files; want 0, %q, 6 files (Stage, Frame, Frame-scaling)", arg, code, errOut, len(files), want)
+		}
+	}
+}
+
+// writeFile writes content into name under a new temp directory and returns its path.
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestCompareRefusesBadSamples: one bad value anywhere in either input is refused with its
+// file, line and value (exit 2), before any statistics run; a NaN used to hang compare.
+func TestCompareRefusesBadSamples(t *testing.T) {
+	good := writeBench(t, nil, "Stage/strategy=a/cmd=typed-2 10")
+	head := "goos: linux\ngoarch: amd64\n\nBenchmarkStage/strategy=a/cmd=typed-2 1000 10 ns/op 0 allocs/op\n"
+	for _, c := range []struct{ line, want string }{
+		{"BenchmarkStage/strategy=a/cmd=typed-2 1000 NaN ns/op 0 allocs/op", "has NaN ns/op: want a finite number ≥ 0"},
+		{"BenchmarkStage/strategy=a/cmd=typed-2 1000 Inf ns/op 0 allocs/op", "has +Inf ns/op: want a finite number ≥ 0"},
+		{"BenchmarkStage/strategy=a/cmd=typed-2 1000 -Inf ns/op 0 allocs/op", "has -Inf ns/op: want a finite number ≥ 0"},
+		{"BenchmarkStage/strategy=a/cmd=typed-2 1000 10 ns/op -3 allocs/op", "has -3 allocs/op: want a finite number ≥ 0"},
+		{"BenchmarkStage/strategy=a/cmd=typed-2 0 10 ns/op 0 allocs/op", "ran 0 iterations: want at least 1"},
+	} {
+		bad := writeFile(t, "bench.txt", head+c.line+"\n")
+		for _, args := range [][]string{{"compare", good, bad}, {"compare", bad, good}, {"plot", bad}} {
+			out, errOut, code := cli(args...)
+			want := "deferbench: " + args[0] + ": " + bad + ":5: bad benchmark value: BenchmarkStage/strategy=a/cmd=typed-2 " + c.want
+			if code != 2 || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 || out != "" {
+				t.Errorf("%q with %q: exit %d, stderr %q, stdout %q; want exit 2 and one line starting %q", args, c.line, code, errOut, out, want)
+			}
+		}
+	}
+}
+
+// TestCompareKeepsMachinesApart: runs from different machines are never pooled silently.
+func TestCompareKeepsMachinesApart(t *testing.T) {
+	amd := writeBench(t, []string{"goarch: amd64", "cpu: AMD EPYC 7B13"}, "Stage/strategy=a/cmd=typed-2 10")
+	intel := writeBench(t, []string{"goarch: amd64", "cpu: Intel Xeon Platinum 8375C"}, "Stage/strategy=a/cmd=typed-2 19")
+	out, errOut, code := cli("compare", amd, intel)
+	if code != 2 || out != "" || !strings.Contains(errOut, "differ in cpu (AMD EPYC 7B13 / Intel Xeon Platinum 8375C): kept apart, never pooled; to compare across them, add -ignore machine") {
+		t.Errorf("AMD vs Intel: exit %d, stdout %q, stderr %q; want exit 2, no table, the cpu named", code, out, errOut)
+	}
+	out, errOut, code = cli("compare", "-ignore", "cpu", amd, intel)
+	if code != 0 || !strings.Contains(out, "AMD EPYC 7B13") || !strings.Contains(out, "+87.80%") || !strings.Contains(errOut, "comparing across machines") {
+		t.Errorf("-ignore cpu: exit %d, stderr %q; want the two CPUs side by side:\n%s", code, errOut, out)
+	}
+	// A file holding two machines' results: never pooled, each part with its like only.
+	mixed := filepath.Join(t.TempDir(), "mixed.txt")
+	a, _ := os.ReadFile(filepath.Join(amd, "bench.txt"))
+	b, _ := os.ReadFile(filepath.Join(intel, "bench.txt"))
+	os.WriteFile(mixed, append(a, b...), 0o644)
+	out, errOut, code = cli("compare", mixed, intel)
+	if code != 0 || !strings.Contains(errOut, "OLD mixes results that differ in cpu") || !strings.Contains(out, "[cpu=Intel Xeon Platinum 8375C]") || !strings.Contains(out, "n=6+6") {
+		t.Errorf("mixed OLD: exit %d, stderr %q; want the Intel rows only, n=6+6:\n%s", code, errOut, out)
+	}
+}
+
+// TestCompareSelf: comparing a file with itself, or a directory with its own bench.txt, is noted.
+func TestCompareSelf(t *testing.T) {
+	dir := writeBench(t, nil, "Stage/strategy=a/cmd=typed-2 10")
+	for _, args := range [][]string{{dir, dir}, {dir, filepath.Join(dir, "bench.txt")}} {
+		out, errOut, code := cli("compare", args[0], args[1])
+		if code != 0 || !strings.Contains(errOut, "note: OLD and NEW are the same file") || !strings.Contains(out, "~") {
+			t.Errorf("compare %q: exit %d, stderr %q:\n%s", args, code, errOut, out)
+		}
+	}
+}
+
+// stagingRun is a bench.txt of typed staging for cmdbuffer: ns per command and allocs/op
+// per repetition.
+func stagingRun(t *testing.T, ns []float64, allocs float64) string {
+	var b strings.Builder
+	b.WriteString("goos: linux\ngoarch: amd64\ncpu: Test CPU\n\n")
+	for _, x := range ns {
+		fmt.Fprintf(&b, "BenchmarkStage/strategy=cmdbuffer/cmd=typed-2 100000 %v ns/op %v B/op %v allocs/op\n", x, allocs*72, allocs)
+	}
+	return writeFile(t, "bench.txt", b.String())
+}
+
+// TestCompareGate: exit 1 only when a metric is worse beyond its threshold and significant.
+func TestCompareGate(t *testing.T) {
+	base := stagingRun(t, []float64{31.5, 31.8, 31.6, 31.9, 31.4, 31.7}, 0)
+	slower := stagingRun(t, []float64{413, 420, 415, 418, 411, 419}, 4)
+	slightly := stagingRun(t, []float64{32.1, 32.4, 32.2, 32.5, 32.0, 32.3}, 0)
+	amortised := stagingRun(t, []float64{31.6, 31.7, 31.5, 31.9, 31.4, 31.8}, 1.4e-6)
+	oneAlloc := stagingRun(t, []float64{31.6}, 1)
+	const gate = "sec/op>5%,allocs/op>0,B/op>0"
+	for _, c := range []struct {
+		name     string
+		old, new string
+		code     int
+		want     string
+	}{
+		{"lazyguarded's staging in cmdbuffer", base, slower, 1, "new: 4 allocs/op"},
+		{"+2% is within 5%", base, slightly, 0, "gate -fail " + gate + ": pass"},
+		{"amortised allocations do not trip allocs/op>0", base, amortised, 0, ": pass"},
+		{"0 → 1 alloc at n=1", base, oneAlloc, 1, "new: 1 allocs/op"},
+		{"faster is fine", slower, base, 0, ": pass"},
+	} {
+		out, errOut, code := cli("compare", "-fail", gate, c.old, c.new)
+		if code != c.code || !strings.Contains(out, c.want) || strings.Contains(out, "NaN") {
+			t.Errorf("%s: exit %d (want %d), stderr %q; want %q in:\n%s", c.name, code, c.code, errOut, c.want, out)
+		}
+		if c.code == 1 && !strings.Contains(errOut, "gate failed") {
+			t.Errorf("%s: stderr %q lacks the gate failure", c.name, errOut)
+		}
+	}
+	if _, errOut, code := cli("compare", base, slower); code != 0 {
+		t.Errorf("without -fail: exit %d (%s), want 0", code, errOut)
+	}
+	for _, bad := range []string{"sec/op", "sec/op>x", "sec/op>5%,,"} {
+		if _, errOut, code := cli("compare", "-fail", bad, base, slower); code != 2 || !strings.HasPrefix(errOut, "deferbench: compare: -fail: ") {
+			t.Errorf("-fail %q: exit %d, stderr %q; want exit 2", bad, code, errOut)
+		}
+	}
+	if _, errOut, code := cli("compare", "-format", "html", base, slower); code != 2 || !strings.Contains(errOut, "want one of text, markdown, csv, json") {
+		t.Errorf("-format html: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestCompareJSON decodes compare -format json: every row with medians, CIs, change, p,
+// verdict and gate; a change from 0 is null, not NaN.
+func TestCompareJSON(t *testing.T) {
+	base := stagingRun(t, []float64{31.5, 31.8, 31.6, 31.9, 31.4, 31.7}, 0)
+	slower := stagingRun(t, []float64{413, 420, 415, 418, 411, 419}, 4)
+	out, errOut, code := cli("compare", "-format", "json", "-fail", "sec/op>5%,allocs/op>0", base, slower)
+	if code != 1 {
+		t.Fatalf("exit %d (%s), want 1", code, errOut)
+	}
+	var doc struct {
+		Gate   string
+		Failed int
+		Alpha  float64
+		Rows   []struct {
+			Name, Unit, Verdict, Gate, Method string
+			Change, P                         *float64
+			Old, New                          struct {
+				N      int
+				Median float64
+				Lo     float64 `json:"ci95_lo"`
+				Hi     float64 `json:"ci95_hi"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if doc.Gate != "fail" || doc.Failed != 2 || doc.Alpha != 0.05 || len(doc.Rows) != 3 {
+		t.Fatalf("gate %q failed %d alpha %v rows %d; want fail, 2 (ns/op, allocs/op), 0.05, 3:\n%s", doc.Gate, doc.Failed, doc.Alpha, len(doc.Rows), out)
+	}
+	for _, r := range doc.Rows {
+		if r.Verdict != "worse" || r.Old.N != 6 || r.New.N != 6 || r.New.Lo > r.New.Median || r.New.Hi < r.New.Median {
+			t.Errorf("row %+v", r)
+		}
+		switch r.Unit {
+		case "ns/op":
+			if r.Change == nil || *r.Change < 11 || r.P == nil || *r.P >= 0.05 || r.Gate != "fail" || r.Method != "u-test" {
+				t.Errorf("ns/op row: %+v", r)
+			}
+		case "allocs/op":
+			if r.Change != nil || r.P != nil || r.Method != "exact" || r.New.Median != 4 || r.Gate != "fail" {
+				t.Errorf("allocs/op row: change %v p %v %+v; want null change and p, exact, 4, fail", r.Change, r.P, r)
+			}
+		}
+	}
+	csvOut, _, _ := cli("compare", "-format", "csv", base, slower)
+	if recs, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll(); err != nil || len(recs) != 4 || recs[0][0] != "name" {
+		t.Errorf("csv: %v, %d records:\n%s", err, len(recs), csvOut)
+	}
+}
+
+// TestCompareMarkdownGolden renders compare -format markdown of two fixed runs against a
+// golden file: gate result, regressions, improvements, unchanged rows collapsed.
+func TestCompareMarkdownGolden(t *testing.T) {
+	out, errOut, code := cli("compare", "-format", "markdown", "-fail", "sec/op>5%,allocs/op>0,B/op>0",
+		"testdata/gate/old.txt", "testdata/gate/new.txt")
+	if code != 1 {
+		t.Fatalf("exit %d (%s), want 1", code, errOut)
+	}
+	golden := "testdata/gate/compare.md.golden"
+	if *update {
+		os.WriteFile(golden, []byte(out), 0o644)
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != string(want) {
+		t.Errorf("markdown differs from %s (go test -run TestCompareMarkdownGolden -update to rewrite):\n%s", golden, out)
+	}
+	reg, imp, det := strings.Index(out, "#### Regressions"), strings.Index(out, "#### Improvements"), strings.Index(out, "<details><summary>No significant change")
+	if !(reg >= 0 && reg < imp && imp < det) {
+		t.Errorf("sections out of order (regressions %d, improvements %d, unchanged %d)", reg, imp, det)
+	}
+}
+
+// TestCompareBoards runs the README's board recipes on runs shaped like an x86 VM, a Pi 4 and
+// a Pi 5: without -ignore they are kept apart; with it the machines are side by side, the
+// columns named by what tells them apart (goarch, or the board model for two arm64 boards).
+func TestCompareBoards(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const recipe = "deferbench compare -ignore machine "
+	if !strings.Contains(string(readme), recipe+"results/<x86-run> results/<pi-run>") || !strings.Contains(string(readme), recipe+"results/<pi4-run> results/<pi5-run>") {
+		t.Fatalf("README lacks the recipes %q", recipe)
+	}
+	for _, c := range []struct {
+		old, new   string
+		oldL, newL string
+	}{
+		{"x86", "pi4", "amd64", "arm64"},
+		{"pi4", "pi5", "Raspberry Pi 4 Model B Rev 1.5", "Raspberry Pi 5 Model B Rev 1.0"},
+	} {
+		o, n := "testdata/boards/"+c.old, "testdata/boards/"+c.new
+		if _, errOut, code := cli("compare", o, n); code != 2 || !strings.Contains(errOut, "kept apart") {
+			t.Errorf("%s vs %s without -ignore: exit %d, stderr %q; want them kept apart", c.old, c.new, code, errOut)
+		}
+		out, errOut, code := cli("compare", "-ignore", "machine", o, n)
+		header := regexp.MustCompile(`(?m)^ns/op\s+` + regexp.QuoteMeta(c.oldL) + `\s+` + regexp.QuoteMeta(c.newL) + `\s+delta`)
+		if code != 0 || !header.MatchString(out) || strings.Count(out, "Stage/strategy=cmdbuffer/cmd=typed-4 ") != 3 || strings.Contains(out, "?") {
+			t.Errorf("%s vs %s: exit %d, stderr %q; want the boards side by side, every row with a verdict:\n%s", c.old, c.new, code, errOut, out)
 		}
 	}
 }

@@ -8,7 +8,7 @@
 //
 //	commands:
 //	  run      run the benchmark suite and write the results into a new results directory
-//	  compare  compare two runs (bench.txt files or results directories) metric by metric: medians, 95% CIs, change and Mann-Whitney p
+//	  compare  compare two runs (bench.txt files or results directories) metric by metric: medians, 95% CIs, change and Mann-Whitney p; -fail gates
 //	  plot     draw the results in DIR/bench.txt as charts in DIR/plots (SVG and PNG); DIR may be the bench.txt itself
 //	  list     list the scenarios and strategies with descriptions
 //	  env      print the environment capture (CPU, cores, Go, kernel, governor, clocks, temperature, throttling) as JSON
@@ -103,23 +103,51 @@
 //
 //	usage: deferbench compare [flags] OLD NEW
 //
-//	compare two runs (bench.txt files or results directories) metric by metric: medians, 95% CIs, change and Mann-Whitney p
+//	compare two runs (bench.txt files or results directories) metric by metric: medians, 95% CIs, change and Mann-Whitney p; -fail gates
+//
+//	Results are compared only under the same configuration: when the runs (or
+//	results inside one run) differ in a config key of bench.txt (goarch, cpu, host-model,
+//	kernel, governor, emulated, go, …) they are kept apart, and a note on stderr names the
+//	keys and the -ignore value that compares across them. -ignore machine stands for
+//	goarch,cpu,host-model,kernel,governor,lse-atomics,page-size (two machines; emulated
+//	stays apart unless named). A sample that is NaN, infinite or negative, or a result with
+//	zero iterations, is refused with its file and line.
+//
+//	Gate: -fail 'sec/op>5%,allocs/op>0,B/op>0' exits with status 1 when a metric is worse
+//	than its threshold (relative with %, else absolute in the file's unit, ns for sec/op)
+//	and the difference is significant at -alpha. allocs/op, B/op and distinct-states whose
+//	samples all agree on each side are compared exactly, even from one sample; changes
+//	below 0.01 allocs/op or 1 B/op (amortised growth) never count. Exit status: 0 pass,
+//	1 gate failed, 2 bad input.
 //
 //	flags:
 //	  -alpha float
-//	    	significance level of the Mann-Whitney U test (default 0.05)
+//	    	significance level of the test (default 0.05)
+//	  -fail string
+//	    	gate: comma-separated unit>N% or unit>N thresholds, e.g. 'sec/op>5%,allocs/op>0,B/op>0'; exit 1 when a metric is worse beyond one and significant
+//	  -format string
+//	    	output format: text, markdown, csv or json (default "text")
+//	  -ignore string
+//	    	comma-separated config keys to compare across although their values differ (machine = goarch,cpu,host-model,kernel,governor,lse-atomics,page-size)
 //	  -ignore-procs
 //	    	match benchmarks without their -GOMAXPROCS suffix (machines with different core counts); one that a run has at several GOMAXPROCS keeps them apart
+//	  -paired
+//	    	pair the i-th sample of each metric in OLD with the i-th in NEW (rounds of deferbench ab) and test the per-round ratios
 //
-// Compare matches benchmarks by full name and unit and prints, per unit, the median and 95%
-// confidence interval of each side, the change, and the p-value of a Mann-Whitney U test
-// (golang.org/x/perf/benchmath, as benchstat); "~" marks a change that is not significant.
-// To compare strategies within one run, or x86 with arm64, stock benchstat reads bench.txt
-// directly:
+// Compare matches benchmarks by configuration, full name and unit and prints, per unit, the
+// median and 95% confidence interval of each side, the change, and the p-value of a
+// Mann-Whitney U test (golang.org/x/perf/benchmath, as benchstat); "~" marks a change that is
+// not significant, "new: 4 allocs/op" a metric that was 0. Two machines side by side (the
+// columns named by goarch, or by board model for two arm64 boards), or stock benchstat:
 //
-//	benchstat -col goarch -ignore cpu,host-model,kernel,governor,lse-atomics,page-size,throttled,under-voltage x86/bench.txt arm64/bench.txt
+//	deferbench compare -ignore machine results/<pi4-run> results/<pi5-run>
+//	benchstat -col host-model -ignore cpu,kernel,governor,lse-atomics,page-size,throttled,under-voltage,deferbench pi4/bench.txt pi5/bench.txt
 //
-// (both runs with the same -procs values: benchmark names end in -GOMAXPROCS).
+// (both runs with the same -procs values: benchmark names end in -GOMAXPROCS). With -paired
+// (deferbench ab's rounds) the change is the median of the per-round ratios and the test the
+// Wilcoxon signed-rank test on their logarithms. -format json writes every row with
+// medians, CIs, change, p, method, verdict and gate; markdown suits a pull-request comment:
+// regressions, improvements, then the unchanged rows collapsed. docs/ci.md has CI recipes.
 //
 // # Plot
 //

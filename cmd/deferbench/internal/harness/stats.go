@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -147,17 +148,28 @@ func ReadResults(path string) ([]*benchfmt.Result, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > MaxResultsBytes {
+		return nil, fmt.Errorf("%s: %w: %d bytes, more than %d MiB", path, ErrTooLarge, fi.Size(), MaxResultsBytes>>20)
+	}
 	var rs []*benchfmt.Result
-	r := benchfmt.NewReader(f, path)
+	r := benchfmt.NewReader(io.LimitReader(f, MaxResultsBytes+1), path)
 	for r.Scan() {
 		switch rec := r.Result().(type) {
 		case *benchfmt.Result:
+			if err := CheckResult(rec); err != nil {
+				return nil, err
+			}
+			if len(rs) == MaxResults {
+				return nil, fmt.Errorf("%s: %w: more than %d benchmark lines", path, ErrTooLarge, MaxResults)
+			}
 			rs = append(rs, rec.Clone())
 		case *benchfmt.SyntaxError:
 			return nil, fmt.Errorf("%s: %w (%v)", path, ErrNotResults, rec)
 		}
 	}
-	if err := r.Err(); err != nil {
+	if err := r.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("%s: %w (a line longer than %d KiB after line %d)", path, ErrNotResults, bufio.MaxScanTokenSize>>10, lineCount(rs))
+	} else if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(rs) == 0 {

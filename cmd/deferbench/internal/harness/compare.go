@@ -1,0 +1,721 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/aclements/go-moremath/stats"
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+)
+
+// Limits on what ReadResults accepts, so that no input file can make a reader use unbounded
+// memory or time: a results file of at most MaxResultsBytes bytes holding at most MaxResults
+// benchmark lines (a full default run is about 1,600 lines and 200 KB).
+const (
+	MaxResultsBytes = 64 << 20
+	MaxResults      = 200_000
+)
+
+// ErrBadValue is why ReadResults refuses a benchmark line whose iteration count is not
+// positive or one of whose values is not a finite number ≥ 0 (NaN, ±Inf, negative).
+var ErrBadValue = errors.New("bad benchmark value")
+
+// ErrTooLarge is why ReadResults refuses a file over MaxResultsBytes or MaxResults lines.
+var ErrTooLarge = errors.New("results file too large")
+
+// CheckResult refuses a result that statistics must never see: zero or negative iterations,
+// or a value that is not a finite number ≥ 0. The error names the file and line, the value and
+// its unit, and wraps ErrBadValue.
+func CheckResult(r *benchfmt.Result) error {
+	file, line := r.Pos()
+	if r.Iters <= 0 {
+		return fmt.Errorf("%s:%d: %w: Benchmark%s ran %d iterations: want at least 1 (rerun it or delete the line)",
+			file, line, ErrBadValue, r.Name, r.Iters)
+	}
+	for _, v := range r.Values {
+		x, u := unitValue(v)
+		if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+			return fmt.Errorf("%s:%d: %w: Benchmark%s has %s %s: want a finite number ≥ 0 (rerun it or delete the line)",
+				file, line, ErrBadValue, r.Name, strconv.FormatFloat(x, 'g', -1, 64), u)
+		}
+	}
+	return nil
+}
+
+// annotationKeys are configuration keys that describe how a run went or what was measured,
+// not the machine or its settings: results that differ only in these are compared.
+var annotationKeys = map[string]bool{
+	PartialKey:      true,
+	"deferbench":    true, // the version under test: two builds are what an A/B compares
+	"throttled":     true, // noted instead (see CompareRuns)
+	"under-voltage": true,
+}
+
+// MachineKeys are the configuration keys that describe a machine by nature (and so always
+// differ between two machines); "-ignore machine" stands for them. emulated is not one of
+// them: an emulated run is never compared with a real one unless named.
+var MachineKeys = []string{"goarch", "cpu", "host-model", "kernel", "governor", "lse-atomics", "page-size"}
+
+// Threshold is one gate condition: a metric in Unit that gets worse by more than Value
+// (a fraction when Relative, else an absolute amount in the unit as written in the file, ns
+// for sec/op) fails the gate.
+type Threshold struct {
+	Unit     string  `json:"unit"`
+	Value    float64 `json:"value"`
+	Relative bool    `json:"relative"`
+	Text     string  `json:"text"` // as given: "sec/op>5%"
+}
+
+// ParseThresholds parses a gate: comma-separated unit>N% (relative) or unit>N (absolute)
+// conditions, e.g. "sec/op>5%,allocs/op>0,B/op>0". sec/op and ns/op name the same metric.
+func ParseThresholds(s string) ([]Threshold, error) {
+	var out []Threshold
+	seen := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			return nil, fmt.Errorf("empty condition in %q (want unit>N%% or unit>N, e.g. sec/op>5%%,allocs/op>0)", s)
+		}
+		u, v, ok := strings.Cut(f, ">")
+		u, v = strings.TrimSpace(u), strings.TrimSpace(v)
+		if !ok || u == "" || strings.ContainsAny(u, " <>=") {
+			return nil, fmt.Errorf("condition %q: want unit>N%% or unit>N, e.g. sec/op>5%%", f)
+		}
+		t := Threshold{Unit: canonUnit(u), Text: f}
+		if num, pct := strings.CutSuffix(v, "%"); pct {
+			t.Relative, v = true, num
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+			return nil, fmt.Errorf("condition %q: want a finite number ≥ 0 after >, got %q", f, v)
+		}
+		if t.Relative {
+			x /= 100
+		}
+		t.Value = x
+		if seen[t.Unit] {
+			return nil, fmt.Errorf("condition %q: a second threshold for %s", f, u)
+		}
+		seen[t.Unit] = true
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// canonUnit maps the names of time per operation onto the unit bench.txt writes.
+func canonUnit(u string) string {
+	if u == "sec/op" || u == "time/op" {
+		return "ns/op"
+	}
+	return u
+}
+
+// Tolerance is the smallest change of a metric in unit that counts: 0.01 allocs/op (one
+// allocation per hundred operations) and 1 B/op, so that an amortised allocation (a slice
+// that grows once in a million operations: 1e-6 allocs/op) never counts as a change; 0
+// for every other unit.
+func Tolerance(unit string) float64 {
+	switch unit {
+	case "allocs/op":
+		return 0.01
+	case "B/op":
+		return 1
+	}
+	return 0
+}
+
+// deterministic reports whether unit is a count that does not depend on timing, so that
+// samples that all agree (within Tolerance) are compared exactly, without a test.
+func deterministic(unit string) bool {
+	return unit == "allocs/op" || unit == "B/op" || unit == "distinct-states"
+}
+
+// HigherIsBetter reports whether a larger value of unit is an improvement: rates (…/s) and
+// efficiency. Everything else (time, bytes, allocations, distinct-states) is better lower.
+func HigherIsBetter(unit string) bool {
+	return strings.HasSuffix(unit, "/s") || unit == "efficiency" || unit == "speedup"
+}
+
+// Verdicts of a Row.
+const (
+	Worse     = "worse"
+	Better    = "better"
+	Unchanged = "unchanged" // no significant change, or one within the unit's tolerance
+	NoVerdict = "unknown"   // too few samples to tell, or all values equal in a test
+)
+
+// Methods of a Row.
+const (
+	MethodUTest  = "u-test"      // Mann-Whitney U test on the two samples
+	MethodPaired = "signed-rank" // Wilcoxon signed-rank test on per-round log ratios
+	MethodExact  = "exact"       // deterministic counts whose samples all agree
+)
+
+// Row is one metric of one benchmark compared between two runs.
+type Row struct {
+	Name   string  `json:"name"`
+	Unit   string  `json:"unit"`
+	Config string  `json:"config,omitempty"` // the configuration, when the runs hold several
+	Old    Summary `json:"old"`
+	New    Summary `json:"new"`
+	// Change is the relative change of the median, New/Old − 1 (with Method signed-rank: the
+	// median of the per-round ratios − 1); NaN when Old's median is 0.
+	Change float64 `json:"-"`
+	// Ratio, with Method signed-rank: the median per-round ratio New/Old and its 95% CI.
+	Ratio *Summary `json:"ratio,omitempty"`
+	Diff  float64  `json:"diff"` // New.Median − Old.Median, in Unit
+	// P is the test's p-value; NaN with Method exact.
+	P           float64 `json:"-"`
+	Method      string  `json:"method"`
+	Significant bool    `json:"significant"`
+	Verdict     string  `json:"verdict"`
+	Note        string  `json:"note,omitempty"` // why there is no verdict
+	// Gate: "fail" or "pass" when a threshold applies to Unit, else "".
+	Gate      string `json:"gate,omitempty"`
+	Threshold string `json:"threshold,omitempty"`
+}
+
+// CompareOptions says how CompareRuns compares.
+type CompareOptions struct {
+	Alpha float64 // significance level, 0 means 0.05
+	// Ignore lists configuration keys along which results are compared although their values
+	// differ ("machine" stands for MachineKeys).
+	Ignore []string
+	// Paired pairs the i-th sample of a metric in old with the i-th in new (rounds of an A/B
+	// run) and tests the per-round ratios; a metric whose sample counts differ falls back to
+	// the U test.
+	Paired     bool
+	Thresholds []Threshold
+}
+
+// RunComparison is the outcome of CompareRuns.
+type RunComparison struct {
+	Rows []Row
+	// Notes are what the caller should say on stderr: configurations kept apart, pooled
+	// configurations the user asked for, throttled runs, thresholds matching no row.
+	Notes []string
+	// Differ are the configuration keys whose values differ between or inside the runs and
+	// were kept apart; Hint is the -ignore value that would compare across them.
+	Differ []string
+	Hint   string
+	// Labels name the sides by the configuration value that tells them apart, when the user
+	// compares across machines (-ignore): "amd64" vs "arm64", or the boards' models.
+	OldLabel, NewLabel string
+	Alpha              float64
+	Method             string
+}
+
+// Failed returns the rows that fail the gate.
+func (c *RunComparison) Failed() []Row {
+	var out []Row
+	for _, r := range c.Rows {
+		if r.Gate == "fail" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ExpandIgnore turns an -ignore list into the set of keys, expanding "machine".
+func ExpandIgnore(keys []string) map[string]bool {
+	out := map[string]bool{}
+	for _, k := range keys {
+		if k == "machine" {
+			for _, m := range MachineKeys {
+				out[m] = true
+			}
+			continue
+		}
+		out[k] = true
+	}
+	return out
+}
+
+// config is the identity of a result: its configuration minus annotations and ignored keys.
+type config struct {
+	id   string
+	vals map[string]string
+}
+
+func configOf(r *benchfmt.Result, ignore map[string]bool) config {
+	vals := map[string]string{}
+	for _, c := range r.Config {
+		if annotationKeys[c.Key] || ignore[c.Key] || len(c.Value) == 0 {
+			continue
+		}
+		vals[c.Key] = string(c.Value)
+	}
+	keys := make([]string, 0, len(vals))
+	for k := range vals {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k + "=" + vals[k] + "\x00")
+	}
+	return config{b.String(), vals}
+}
+
+// fullConfig is every non-annotation key of r, for labels and notes.
+func fullConfig(rs []*benchfmt.Result) map[string][]string {
+	out := map[string][]string{}
+	for _, r := range rs {
+		for _, c := range r.Config {
+			if len(c.Value) == 0 || annotationKeys[c.Key] {
+				continue
+			}
+			v := string(c.Value)
+			if !contains(out[c.Key], v) {
+				out[c.Key] = append(out[c.Key], v)
+			}
+		}
+	}
+	return out
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// gkey identifies one metric of one benchmark under one configuration.
+type gkey struct{ cfg, name, unit string }
+
+type sideData struct {
+	order []gkey
+	vals  map[gkey][]float64
+	cfgs  map[string]config
+}
+
+func gather(rs []*benchfmt.Result, ignore map[string]bool) sideData {
+	d := sideData{vals: map[gkey][]float64{}, cfgs: map[string]config{}}
+	for _, r := range rs {
+		c := configOf(r, ignore)
+		d.cfgs[c.id] = c
+		for _, v := range r.Values {
+			x, u := unitValue(v)
+			k := gkey{c.id, string(r.Name), u}
+			if _, ok := d.vals[k]; !ok {
+				d.order = append(d.order, k)
+			}
+			d.vals[k] = append(d.vals[k], x)
+		}
+	}
+	return d
+}
+
+// differing returns the keys whose values differ among cfgs (a missing key counts as a value).
+func differing(cfgs ...config) []string {
+	keys := map[string]bool{}
+	for _, c := range cfgs {
+		for k := range c.vals {
+			keys[k] = true
+		}
+	}
+	var out []string
+	for k := range keys {
+		v, ok := cfgs[0].vals[k]
+		for _, c := range cfgs[1:] {
+			if w, ok2 := c.vals[k]; ok2 != ok || w != v {
+				out = append(out, k)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func valuesOf(key string, cfgs []config) string {
+	var vs []string
+	for _, c := range cfgs {
+		v, ok := c.vals[key]
+		if !ok {
+			v = "(none)"
+		}
+		if !contains(vs, v) {
+			vs = append(vs, v)
+		}
+	}
+	return strings.Join(vs, " / ")
+}
+
+func sortedCfgs(m map[string]config) []config {
+	out := make([]config, 0, len(m))
+	for _, c := range m {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}
+
+// CompareRuns compares every metric present in both old and new under the same
+// configuration. Results whose configurations differ (cpu, goarch, host-model, kernel,
+// emulated, … every key except the annotations partial, deferbench, throttled and
+// under-voltage), between the runs or inside one, are kept apart and named in Notes and
+// Differ, unless opt.Ignore names the keys. Deterministic counts (allocs/op, B/op,
+// distinct-states) whose samples all agree within Tolerance are compared exactly; the
+// rest with the Mann-Whitney U test, or with opt.Paired the Wilcoxon signed-rank test
+// on per-round ratios, at opt.Alpha. Each row gets a verdict and, when a threshold names its
+// unit, a gate result. The inputs must have passed CheckResult (ReadResults checks).
+func CompareRuns(old, new []*benchfmt.Result, opt CompareOptions) *RunComparison {
+	if opt.Alpha == 0 {
+		opt.Alpha = 0.05
+	}
+	ignore := ExpandIgnore(opt.Ignore)
+	od, nd := gather(old, ignore), gather(new, ignore)
+	c := &RunComparison{Alpha: opt.Alpha, Method: MethodUTest}
+	if opt.Paired {
+		c.Method = MethodPaired
+	}
+
+	// Configurations kept apart.
+	all := map[string]config{}
+	for id, cf := range od.cfgs {
+		all[id] = cf
+	}
+	for id, cf := range nd.cfgs {
+		all[id] = cf
+	}
+	if len(all) > 1 {
+		cfgs := sortedCfgs(all)
+		c.Differ = differing(cfgs...)
+		var parts []string
+		for _, k := range c.Differ {
+			parts = append(parts, fmt.Sprintf("%s (%s)", k, valuesOf(k, cfgs)))
+		}
+		where := "OLD and NEW differ in"
+		switch {
+		case len(od.cfgs) > 1 && len(nd.cfgs) > 1:
+			where = "OLD and NEW each mix results that differ in"
+		case len(od.cfgs) > 1:
+			where = "OLD mixes results that differ in"
+		case len(nd.cfgs) > 1:
+			where = "NEW mixes results that differ in"
+		}
+		hint := append([]string{}, opt.Ignore...)
+		if machineOnly(c.Differ) {
+			hint = append(hint, "machine")
+		} else {
+			hint = append(hint, c.Differ...)
+		}
+		c.Hint = strings.Join(hint, ",")
+		c.Notes = append(c.Notes, fmt.Sprintf("%s %s: kept apart, never pooled; to compare across them, add -ignore %s",
+			where, strings.Join(parts, ", "), c.Hint))
+	}
+	// Configurations pooled on request: say what was pooled inside one run.
+	for _, in := range []struct {
+		name string
+		rs   []*benchfmt.Result
+	}{{"OLD", old}, {"NEW", new}} {
+		var mixed []string
+		for k, vs := range fullConfig(in.rs) {
+			if ignore[k] && len(vs) > 1 {
+				mixed = append(mixed, fmt.Sprintf("%s (%s)", k, strings.Join(vs, " / ")))
+			}
+		}
+		sort.Strings(mixed)
+		if len(mixed) > 0 {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s mixes results that differ in %s: pooled, as -ignore asks", in.name, strings.Join(mixed, ", ")))
+		}
+		if th := annotation(in.rs, "throttled"); th == "yes" {
+			c.Notes = append(c.Notes, in.name+" was throttled during its run (throttled: yes): its timings are suspect")
+		}
+	}
+	c.OldLabel, c.NewLabel = sideLabels(old, new, ignore)
+
+	multi := len(all) > 1
+	for _, k := range od.order {
+		nv, ok := nd.vals[k]
+		if !ok {
+			continue
+		}
+		row := compareRow(k.name, k.unit, od.vals[k], nv, opt)
+		if multi {
+			row.Config = configLabel(all[k.cfg], c.Differ)
+		}
+		gate(&row, opt.Thresholds)
+		c.Rows = append(c.Rows, row)
+	}
+	for _, t := range opt.Thresholds {
+		found := false
+		for _, r := range c.Rows {
+			if r.Unit == t.Unit {
+				found = true
+				break
+			}
+		}
+		if !found && len(c.Rows) > 0 {
+			c.Notes = append(c.Notes, fmt.Sprintf("-fail %s: no compared metric is in %s", t.Text, t.Unit))
+		}
+	}
+	return c
+}
+
+// annotation returns the value of annotation key in rs ("" when absent).
+func annotation(rs []*benchfmt.Result, key string) string {
+	for _, r := range rs {
+		for _, c := range r.Config {
+			if c.Key == key && len(c.Value) > 0 {
+				return string(c.Value)
+			}
+		}
+	}
+	return ""
+}
+
+// sideLabels names the two sides by the ignored key that tells them apart, preferring
+// goarch, then host-model, then cpu; "" when none does.
+func sideLabels(old, new []*benchfmt.Result, ignore map[string]bool) (string, string) {
+	of, nf := fullConfig(old), fullConfig(new)
+	for _, k := range []string{"goarch", "host-model", "cpu"} {
+		if !ignore[k] || len(of[k]) != 1 || len(nf[k]) != 1 || of[k][0] == nf[k][0] {
+			continue
+		}
+		return of[k][0], nf[k][0]
+	}
+	return "", ""
+}
+
+func configLabel(c config, keys []string) string {
+	var parts []string
+	for _, k := range keys {
+		v, ok := c.vals[k]
+		if !ok {
+			v = "(none)"
+		}
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, " ")
+}
+
+// agree reports whether all of xs lie within tol of each other.
+func agree(xs []float64, tol float64) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range xs {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return hi-lo <= tol
+}
+
+func summarize(name, unit string, xs []float64) Summary {
+	s := benchmath.NewSample(xs, &benchmath.DefaultThresholds)
+	sum := benchmath.AssumeNothing.Summary(s, 0.95)
+	row := Summary{Name: name, Unit: unit, N: len(xs), Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi}
+	if math.IsInf(row.Lo, 0) || math.IsNaN(row.Lo) || math.IsInf(row.Hi, 0) || math.IsNaN(row.Hi) {
+		row.Lo, row.Hi, row.NoCI = row.Median, row.Median, true
+	}
+	return row
+}
+
+func compareRow(name, unit string, ov, nv []float64, opt CompareOptions) Row {
+	row := Row{Name: name, Unit: unit, Old: summarize(name, unit, ov), New: summarize(name, unit, nv), P: math.NaN(), Change: math.NaN()}
+	row.Diff = row.New.Median - row.Old.Median
+	if row.Old.Median != 0 {
+		row.Change = row.New.Median/row.Old.Median - 1
+	}
+	tol := Tolerance(unit)
+	switch {
+	case deterministic(unit) && agree(ov, tol) && agree(nv, tol):
+		row.Method = MethodExact
+		row.Significant = math.Abs(row.Diff) > tol
+	case opt.Paired && len(ov) == len(nv) && allPositive(ov) && allPositive(nv):
+		row.Method = MethodPaired
+		ratios := make([]float64, len(ov))
+		logs := make([]float64, len(ov))
+		for i := range ov {
+			ratios[i] = nv[i] / ov[i]
+			logs[i] = math.Log(ratios[i])
+		}
+		rs := summarize(name, unit, ratios)
+		row.Ratio = &rs
+		row.Change = rs.Median - 1
+		p, n := SignedRankP(logs)
+		row.P = p
+		if minP := signedRankMinP(n); minP > opt.Alpha && p > opt.Alpha {
+			row.Note = fmt.Sprintf("need ≥ %d rounds with a difference to detect one at alpha %v", signedRankNeed(opt.Alpha), opt.Alpha)
+		}
+		row.Significant = p < opt.Alpha
+	default:
+		row.Method = MethodUTest
+		th := benchmath.DefaultThresholds
+		th.CompareAlpha = opt.Alpha
+		cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(ov, &th), benchmath.NewSample(nv, &th))
+		row.P = cmp.P
+		if len(cmp.Warnings) > 0 && errors.Is(cmp.Warnings[0], stats.ErrSamplesEqual) {
+			break // every value on both sides the same: no change, nothing to test
+		}
+		if len(cmp.Warnings) > 0 {
+			row.Note = cmp.Warnings[0].Error()
+		}
+		row.Significant = cmp.P < cmp.Alpha && len(cmp.Warnings) == 0
+	}
+	if row.Significant && math.Abs(row.Diff) <= tol {
+		row.Significant = false // a real but amortised change: below the unit's resolution
+	}
+	switch {
+	case row.Note != "":
+		row.Verdict = NoVerdict
+	case !row.Significant:
+		row.Verdict = Unchanged
+	case (row.Diff > 0) != HigherIsBetter(unit):
+		row.Verdict = Worse
+	default:
+		row.Verdict = Better
+	}
+	return row
+}
+
+func allPositive(xs []float64) bool {
+	for _, x := range xs {
+		if !(x > 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// gate applies the threshold for row's unit, if any.
+func gate(row *Row, ts []Threshold) {
+	for _, t := range ts {
+		if t.Unit != row.Unit {
+			continue
+		}
+		row.Threshold = t.Text
+		row.Gate = "pass"
+		if row.Verdict != Worse {
+			return
+		}
+		worse := math.Abs(row.Diff)
+		if t.Relative {
+			if row.Old.Median != 0 {
+				worse = math.Abs(row.Change)
+			} else {
+				worse = math.Inf(1) // 0 → non-zero: beyond any relative threshold
+			}
+		}
+		if worse > t.Value {
+			row.Gate = "fail"
+		}
+		return
+	}
+}
+
+// SignedRankP returns the two-sided p-value of the Wilcoxon signed-rank test that the
+// differences d are centred on 0, and the number of non-zero differences it used. Zero
+// differences are dropped and ties get their average rank; the p-value is exact (the
+// permutation distribution of the signs, ties included) up to 50 differences and from the
+// normal approximation with tie and continuity corrections beyond. With no non-zero
+// difference p is 1.
+func SignedRankP(d []float64) (p float64, n int) {
+	type v struct {
+		abs float64
+		pos bool
+	}
+	var xs []v
+	for _, x := range d {
+		if x != 0 && !math.IsNaN(x) {
+			xs = append(xs, v{math.Abs(x), x > 0})
+		}
+	}
+	n = len(xs)
+	if n == 0 {
+		return 1, 0
+	}
+	sort.Slice(xs, func(i, j int) bool { return xs[i].abs < xs[j].abs })
+	ranks2 := make([]int, n) // doubled ranks: integers even with ties
+	tie := 0.0
+	for i := 0; i < n; {
+		j := i
+		for j < n && xs[j].abs == xs[i].abs {
+			j++
+		}
+		for k := i; k < j; k++ {
+			ranks2[k] = i + 1 + j
+		}
+		if t := float64(j - i); t > 1 {
+			tie += t*t*t - t
+		}
+		i = j
+	}
+	w2 := 0
+	for i, x := range xs {
+		if x.pos {
+			w2 += ranks2[i]
+		}
+	}
+	if n <= 50 {
+		total := n * (n + 1)
+		cnt := make([]float64, total+1)
+		cnt[0] = 1
+		for _, r := range ranks2 {
+			for s := total; s >= r; s-- {
+				cnt[s] += cnt[s-r]
+			}
+		}
+		var le, ge float64
+		for s, k := range cnt {
+			if s <= w2 {
+				le += k
+			}
+			if s >= w2 {
+				ge += k
+			}
+		}
+		return math.Min(1, 2*math.Min(le, ge)/math.Ldexp(1, n)), n
+	}
+	nf := float64(n)
+	mean := nf * (nf + 1) / 4
+	sd := math.Sqrt(nf*(nf+1)*(2*nf+1)/24 - tie/48)
+	z := float64(w2)/2 - mean
+	if sd == 0 {
+		return 1, n
+	}
+	z = (math.Abs(z) - 0.5) / sd
+	if z < 0 {
+		z = 0
+	}
+	return math.Min(1, math.Erfc(z/math.Sqrt2)), n
+}
+
+// signedRankMinP is the smallest two-sided p-value the signed-rank test reaches with n
+// differences: all of one sign.
+func signedRankMinP(n int) float64 { return math.Min(1, 2*math.Ldexp(1, -n)) }
+
+// signedRankNeed is the fewest differences with which the signed-rank test can reach alpha.
+func signedRankNeed(alpha float64) int {
+	n := 1
+	for signedRankMinP(n) > alpha && n < 64 {
+		n++
+	}
+	return n
+}
+
+// lineCount is the line of the last of rs, 0 for none.
+func lineCount(rs []*benchfmt.Result) int {
+	if len(rs) == 0 {
+		return 0
+	}
+	_, l := rs[len(rs)-1].Pos()
+	return l
+}
+
+// machineOnly reports whether every key is one of MachineKeys.
+func machineOnly(keys []string) bool {
+	for _, k := range keys {
+		if !contains(MachineKeys, k) {
+			return false
+		}
+	}
+	return len(keys) > 0
+}

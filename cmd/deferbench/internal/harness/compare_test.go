@@ -1,0 +1,210 @@
+package harness
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// bruteSignedRank is the two-sided signed-rank p-value by enumerating every sign assignment.
+func bruteSignedRank(d []float64) float64 {
+	var abs []float64
+	var pos []bool
+	for _, x := range d {
+		if x != 0 {
+			abs = append(abs, math.Abs(x))
+			pos = append(pos, x > 0)
+		}
+	}
+	n := len(abs)
+	rank := make([]float64, n)
+	for i := range abs {
+		less, eq := 0, 0
+		for j := range abs {
+			if abs[j] < abs[i] {
+				less++
+			} else if abs[j] == abs[i] {
+				eq++
+			}
+		}
+		rank[i] = float64(less) + float64(eq+1)/2
+	}
+	w := 0.0
+	for i := range abs {
+		if pos[i] {
+			w += rank[i]
+		}
+	}
+	le, ge := 0, 0
+	for m := 0; m < 1<<n; m++ {
+		s := 0.0
+		for i := range n {
+			if m>>i&1 == 1 {
+				s += rank[i]
+			}
+		}
+		if s <= w+1e-9 {
+			le++
+		}
+		if s >= w-1e-9 {
+			ge++
+		}
+	}
+	return math.Min(1, 2*float64(min(le, ge))/float64(int(1)<<n))
+}
+
+func TestSignedRankP(t *testing.T) {
+	for _, d := range [][]float64{
+		{1, 2, 3, 4, 5, 6},
+		{1, 2, 3, -4, 5, 6, 7, -0.5, 9, 10},
+		{1, 2, 2, -4, 5, 5, 7, -0.5, 9, 10, 0},
+		{-1, 1, -2, 2, 3, -3},
+		{0.1, -0.2, 0.3, -0.4, 0.5, 0.6, -0.7, 0.8, 0.9, -1, 1.1, 1.2},
+	} {
+		p, _ := SignedRankP(d)
+		if want := bruteSignedRank(d); math.Abs(p-want) > 1e-12 {
+			t.Errorf("SignedRankP(%v) = %v, want %v", d, p, want)
+		}
+	}
+	if p, n := SignedRankP([]float64{0, 0}); p != 1 || n != 0 {
+		t.Errorf("all-zero differences: p=%v n=%d, want 1, 0", p, n)
+	}
+	// Beyond the exact limit the normal approximation must agree with the exact test's
+	// neighbourhood: 60 differences all positive are overwhelmingly significant.
+	d := make([]float64, 60)
+	for i := range d {
+		d[i] = float64(i + 1)
+	}
+	if p, _ := SignedRankP(d); p > 1e-6 {
+		t.Errorf("60 positive differences: p = %v, want < 1e-6", p)
+	}
+}
+
+func TestParseThresholds(t *testing.T) {
+	ts, err := ParseThresholds("sec/op>5%, allocs/op>0,B/op>16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Threshold{{"ns/op", 0.05, true, "sec/op>5%"}, {"allocs/op", 0, false, "allocs/op>0"}, {"B/op", 16, false, "B/op>16"}}
+	if fmt.Sprint(ts) != fmt.Sprint(want) {
+		t.Errorf("got %v, want %v", ts, want)
+	}
+	for _, bad := range []string{"", "sec/op", "sec/op>", "sec/op>x%", "sec/op>-1%", ">5%", "sec/op>NaN", "sec/op>5%,,", "ns/op>1,sec/op>2"} {
+		if _, err := ParseThresholds(bad); err == nil {
+			t.Errorf("ParseThresholds(%q): no error", bad)
+		}
+	}
+}
+
+// cfgResults builds results named name with the given values of unit (one result each).
+func cfgResults(config string, name, unit string, vals ...float64) []*benchfmt.Result {
+	var b strings.Builder
+	b.WriteString(config)
+	for _, v := range vals {
+		fmt.Fprintf(&b, "Benchmark%s 100 %v %s\n", name, v, unit)
+	}
+	r := benchfmt.NewReader(strings.NewReader(b.String()), "x")
+	var rs []*benchfmt.Result
+	for r.Scan() {
+		if res, ok := r.Result().(*benchfmt.Result); ok {
+			rs = append(rs, res.Clone())
+		}
+	}
+	return rs
+}
+
+func TestCompareRunsGate(t *testing.T) {
+	gate, _ := ParseThresholds("sec/op>5%,allocs/op>0,B/op>0,distinct-states>0")
+	noisy := func(m float64) []float64 {
+		return []float64{m, m * 1.01, m * 0.99, m * 1.005, m * 0.995, m * 1.002}
+	}
+	for _, c := range []struct {
+		name     string
+		unit     string
+		old, new []float64
+		paired   bool
+		verdict  string
+		gate     string
+		method   string
+	}{
+		{"0 to 1 alloc at n=1 is exact and fails", "allocs/op", []float64{0}, []float64{1}, false, Worse, "fail", MethodExact},
+		{"amortised growth is no allocation", "allocs/op", []float64{0, 0, 0}, []float64{1e-6, 2e-6, 1.4e-6}, false, Unchanged, "pass", MethodExact},
+		{"amortised 4 to 4.00002 is no change", "allocs/op", []float64{4, 4.00001}, []float64{4.00002, 4.00002}, false, Unchanged, "pass", MethodExact},
+		{"B/op 0 to 48", "B/op", []float64{0, 0, 0}, []float64{48, 48, 48}, false, Worse, "fail", MethodExact},
+		{"distinct-states 1 to 3", "distinct-states", []float64{1}, []float64{3}, false, Worse, "fail", MethodExact},
+		{"fewer allocations", "allocs/op", []float64{4}, []float64{0}, false, Better, "pass", MethodExact},
+		{"+10% time, significant", "ns/op", noisy(100), noisy(110), false, Worse, "fail", MethodUTest},
+		{"+3% time, significant but within 5%", "ns/op", noisy(100), noisy(103), false, Worse, "pass", MethodUTest},
+		{"-10% time", "ns/op", noisy(100), noisy(90), false, Better, "pass", MethodUTest},
+		{"+10% time at n=1 is no verdict", "ns/op", []float64{100}, []float64{110}, false, NoVerdict, "pass", MethodUTest},
+		{"+10% time paired", "ns/op", noisy(100), noisy(110), true, Worse, "fail", MethodPaired},
+		{"paired at 3 rounds: no verdict", "ns/op", []float64{100, 101, 99}, []float64{110, 111, 109}, true, NoVerdict, "pass", MethodPaired},
+		{"lower throughput is worse", "cmds/s", noisy(100), noisy(80), false, Worse, "", MethodUTest},
+		{"timing samples that agree are still tested", "ns/op", []float64{100}, []float64{100}, false, Unchanged, "pass", MethodUTest},
+	} {
+		cmp := CompareRuns(cfgResults("", "X", c.unit, c.old...), cfgResults("", "X", c.unit, c.new...),
+			CompareOptions{Thresholds: gate, Paired: c.paired})
+		if len(cmp.Rows) != 1 {
+			t.Errorf("%s: %d rows, want 1", c.name, len(cmp.Rows))
+			continue
+		}
+		r := cmp.Rows[0]
+		if r.Verdict != c.verdict || r.Gate != c.gate || r.Method != c.method {
+			t.Errorf("%s: verdict %s, gate %q, method %s (p=%v, note %q); want %s, %q, %s", c.name, r.Verdict, r.Gate, r.Method, r.P, r.Note, c.verdict, c.gate, c.method)
+		}
+	}
+}
+
+func TestCompareRunsKeepsConfigsApart(t *testing.T) {
+	amd := "goarch: amd64\ncpu: AMD EPYC\n"
+	intel := "goarch: amd64\ncpu: Intel Xeon\n"
+	old := cfgResults(amd, "X", "ns/op", 10, 11, 10, 11, 10, 11)
+	new := cfgResults(intel, "X", "ns/op", 20, 21, 20, 21, 20, 21)
+	c := CompareRuns(old, new, CompareOptions{})
+	if len(c.Rows) != 0 || fmt.Sprint(c.Differ) != "[cpu]" || !strings.Contains(strings.Join(c.Notes, "\n"), "differ in cpu (AMD EPYC / Intel Xeon): kept apart") {
+		t.Errorf("AMD vs Intel: rows %v, differ %v, notes %q; want no row, cpu named", c.Rows, c.Differ, c.Notes)
+	}
+	c = CompareRuns(old, new, CompareOptions{Ignore: []string{"cpu"}})
+	if len(c.Rows) != 1 || c.OldLabel != "AMD EPYC" || c.NewLabel != "Intel Xeon" {
+		t.Errorf("-ignore cpu: %d rows, labels %q %q; want 1 row labelled by cpu", len(c.Rows), c.OldLabel, c.NewLabel)
+	}
+	// One input mixing two machines: each part is compared only with its like.
+	mixed := append(cfgResults(amd, "X", "ns/op", 10, 11, 10, 11, 10, 11), cfgResults(intel, "X", "ns/op", 30, 31, 30, 31, 30, 31)...)
+	c = CompareRuns(mixed, new, CompareOptions{})
+	if len(c.Rows) != 1 || c.Rows[0].Old.Median != 30.5 || c.Rows[0].Config != "cpu=Intel Xeon" || !strings.Contains(c.Notes[0], "OLD mixes") {
+		t.Errorf("mixed OLD: rows %+v, notes %q; want the Intel part only, labelled", c.Rows, c.Notes)
+	}
+	// The build under test, a throttled run and a partial marker are not the machine.
+	c = CompareRuns(cfgResults("deferbench: v1+aaaa\n"+amd, "X", "ns/op", 1), cfgResults("deferbench: v1+bbbb\nthrottled: yes\n"+amd, "X", "ns/op", 1), CompareOptions{})
+	if len(c.Rows) != 1 || len(c.Differ) != 0 || !strings.Contains(strings.Join(c.Notes, "\n"), "NEW was throttled") {
+		t.Errorf("two builds on one machine: rows %d, differ %v, notes %q", len(c.Rows), c.Differ, c.Notes)
+	}
+}
+
+func TestReadResultsRefusesBadValues(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ line, want string }{
+		{"BenchmarkX 100 NaN ns/op", "bench.txt:3: bad benchmark value: BenchmarkX has NaN ns/op"},
+		{"BenchmarkX 100 +Inf ns/op", "bench.txt:3: bad benchmark value: BenchmarkX has +Inf ns/op"},
+		{"BenchmarkX 100 10 ns/op -1 allocs/op", "bench.txt:3: bad benchmark value: BenchmarkX has -1 allocs/op"},
+		{"BenchmarkX 0 10 ns/op", "bench.txt:3: bad benchmark value: BenchmarkX ran 0 iterations"},
+		{"BenchmarkX -5 10 ns/op", "bench.txt:3: bad benchmark value: BenchmarkX ran -5 iterations"},
+	} {
+		p := filepath.Join(dir, "bench.txt")
+		os.WriteFile(p, []byte("goos: linux\nBenchmarkX 100 10 ns/op\n"+c.line+"\n"), 0o644)
+		_, err := ReadResults(p)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "want ") {
+			t.Errorf("%q: error %v, want one containing %q", c.line, err, c.want)
+		}
+	}
+	p := filepath.Join(dir, "long.txt")
+	os.WriteFile(p, []byte("BenchmarkX 100 10 ns/op\nBenchmarkY 1 "+strings.Repeat("1 u ", 1<<15)+"\n"), 0o644)
+	if _, err := ReadResults(p); err == nil || !strings.Contains(err.Error(), "longer than 64 KiB") {
+		t.Errorf("a 128 KiB line: error %v", err)
+	}
+}
