@@ -95,6 +95,7 @@ func checks(caps deferral.Capabilities) []check {
 		{"FrameOrder", checkFrameOrder},
 		{"FrameReentryRefused", checkFrameReentry},
 		{"FrameDecisionErrorKeepsPending", checkFrameDecisionError},
+		{readsName(caps), checkReads},
 	}
 }
 

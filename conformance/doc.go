@@ -19,7 +19,10 @@
 // OrderReproducibleByRecorder (ReproducibleOrder only: recorder number, then FIFO; keys are
 // ignored), OrderFIFOOnly (neither: FIFO within each recorder and a valid interleaving of
 // them). The determinism subtest likewise runs as DeterminismReproducible (DistinctStates must
-// be 1) or DeterminismNotClaimed (it must run cleanly; the count is logged).
+// be 1) or DeterminismNotClaimed (it must run cleanly; the count is logged). A strategy
+// declaring ReadsPreviousVersion implements deferral.VersionReader, and ReadsPreviousVersion
+// checks that readers running during staging and commits see whole published versions, in
+// order; ReadsNotVersioned checks that a strategy not declaring it offers no such read.
 //
 // # Replay
 //

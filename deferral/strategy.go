@@ -51,6 +51,19 @@ type Capabilities struct {
 	SortKeys bool
 	// Order describes the cross-recorder apply order in words, for reports.
 	Order string
+	// ReadsPreviousVersion: the strategy implements VersionReader, and a read through it sees
+	// the last published version, never staged commands nor a commit in progress, and
+	// runs concurrently with staging and with the next commit. False: reads of the world are
+	// the owner's business at a sync point (or the strategy's own read path, e.g. lazyguarded).
+	ReadsPreviousVersion bool
+}
+
+// VersionReader is implemented by strategies that declare Capabilities.ReadsPreviousVersion.
+// Read runs fn on the last published version of the target, from any goroutine, while
+// recorders stage and while the owner commits; fn must only read the world it is given and
+// must not keep it after returning. Read returns fn's error.
+type VersionReader interface {
+	Read(fn func(w *ecs.World) error) error
 }
 
 // Report is the receipts of one or more commits, accumulated until taken.

@@ -148,7 +148,9 @@ func (c Component[T]) Get(w *World, e Entity) (T, error) {
 
 // Ptr returns a pointer to e's value of the component, or nil when e is not alive or lacks
 // it. The pointer is valid until the next structural change of the World. Writing through it
-// is allowed while a query iterates (it is not structural) and bypasses the validator.
+// is allowed while a query iterates (it is not structural) and bypasses the validator, and
+// World.Changes does not count it: a writer that keeps replicas in step calls
+// World.MarkChanged after such writes.
 func (c Component[T]) Ptr(w *World, e Entity) *T {
 	if w.Check(e) != nil || !w.masks[e.slot].Has(c.id) {
 		return nil
@@ -196,6 +198,7 @@ func (c Component[T]) put(w *World, e Entity, v T, add, set bool) error {
 	}
 	tc.data[e.slot] = v
 	w.masks[e.slot] |= 1 << c.id
+	w.changes++
 	return nil
 }
 

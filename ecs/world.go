@@ -28,6 +28,8 @@ type World struct {
 	live  int
 	cols  [MaxComponents]column
 	iters atomic.Int32 // queries iterating now
+	// changes counts successful changing calls (Changes); replica.go reads and sets it.
+	changes uint64
 }
 
 // NewWorld returns an empty World with a process-unique id.
@@ -154,6 +156,7 @@ func (w *World) Create(b Bundle) (Entity, error) {
 	w.pos[slot] = uint32(len(w.order))
 	w.order = append(w.order, slot)
 	w.live++
+	w.changes++
 	return Entity{world: w.id, slot: slot, gen: w.gens[slot]}, nil
 }
 
@@ -187,6 +190,7 @@ func (w *World) Destroy(e Entity) error {
 	if w.holes > 64 && w.holes > len(w.order)/2 {
 		w.compact()
 	}
+	w.changes++
 	return nil
 }
 
@@ -260,6 +264,7 @@ func (w *World) put(e Entity, b *Bundle, add, set bool) error {
 		w.cols[b.ids[i]].setFrom(e.slot, *b, i)
 	}
 	w.masks[e.slot] |= seen
+	w.changes++
 	return nil
 }
 
@@ -280,6 +285,7 @@ func (w *World) Remove(e Entity, id ComponentID) error {
 	}
 	w.cols[id].clear(e.slot)
 	w.masks[e.slot] &^= 1 << id
+	w.changes++
 	return nil
 }
 

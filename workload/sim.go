@@ -170,6 +170,9 @@ func (s *Sim) frameBody(dt float64, decide func(View) error) error {
 			dead = append(dead, e)
 		}
 	}
+	// Movement and lifetime wrote through Component.Ptr, which World.Changes does not count:
+	// announce it to whoever keeps a replica of w in step (strategies/versioned).
+	w.MarkChanged()
 	// Intrinsic cleanup.
 	s.expired = 0
 	for _, e := range dead {

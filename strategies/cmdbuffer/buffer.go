@@ -28,6 +28,8 @@ type Buffer[T, C any] struct {
 	plan       []ref // the keyed commit order, kept across a failed commit
 	cursor     int   // first pending entry of plan
 	committing bool  // inside Commit: Discard is refused, staging goes to the next commit
+	retain     bool  // SetRetain: a successful Commit keeps what it applied until Release
+	held       bool  // the last Commit kept what it applied
 
 	hooks     Hooks[C]
 	seen      map[uint64]int // scratch for Dedup and Reduce, reused across commits
@@ -151,7 +153,29 @@ func (b *Buffer[T, C]) Discard() int {
 	}
 	b.plan = b.plan[:0]
 	b.cursor = 0
+	b.held = false
 	return n
+}
+
+// SetRetain sets whether a successful Commit keeps the commands it applied in the recorders'
+// buffers until Release, instead of dropping them at its end: for a strategy that applies one
+// batch to two targets (versioned replays it on a second replica), the pointers Commit passed
+// to the apply function stay valid until then. Kept commands are not pending. Call it at a
+// sync point.
+func (b *Buffer[T, C]) SetRetain(on bool) { b.retain = on }
+
+// Release drops the commands the last Commit kept (SetRetain), keeping capacity; a no-op when
+// it kept none. The next Commit and Discard release first.
+func (b *Buffer[T, C]) Release() {
+	if !b.held {
+		return
+	}
+	b.held = false
+	for _, r := range b.recorders() {
+		r.drop(r.end, r.fend)
+	}
+	b.plan = b.plan[:0]
+	b.cursor = 0
 }
 
 // Commit applies every pending command to the target in commit order: sort key, then
@@ -164,6 +188,7 @@ func (b *Buffer[T, C]) Commit() error {
 	if b.committing {
 		return fmt.Errorf("cmdbuffer: commit: %w", deferral.ErrReentry)
 	}
+	b.Release()
 	b.committing = true
 	defer func() { b.committing = false }()
 	recs := b.recorders()
@@ -182,6 +207,10 @@ func (b *Buffer[T, C]) Commit() error {
 				return err
 			}
 		}
+	}
+	if b.retain {
+		b.held = true
+		return nil
 	}
 	for _, r := range recs {
 		r.drop(r.end, r.fend)

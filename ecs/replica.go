@@ -1,0 +1,112 @@
+package ecs
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+)
+
+// ErrNotReplica: CopyFrom between two worlds that are not replicas of each other (different
+// ids), or from a world into itself.
+var ErrNotReplica = errors.New("worlds are not replicas of each other")
+
+// Replica returns a deep copy of w that carries w's id, so every handle of w is valid in the
+// copy and names the same entity there: two replicas of one world. The copy has w's entities,
+// generations, free slots, creation order and component values (copied as Go assignment copies
+// them: a component holding a slice or pointer shares what it points to). From then on the two
+// evolve independently; the same calls in the same order on both keep them identical — equal
+// Hash, and equal handles returned by Create, because slots are allocated by the same rule.
+//
+// Replica only reads w, so it may run while other goroutines read w (Get, Query, Hash). A
+// handle of a third world is foreign to both replicas, as before. Keeping replicas apart is the
+// caller's job: a handle does not say which replica it was read from.
+func (w *World) Replica() *World {
+	r := &World{id: w.id}
+	r.copyState(w)
+	return r
+}
+
+// CopyFrom makes w identical to src, a replica of it (same ID): afterwards w holds src's
+// entities, generations, free slots, creation order and component values, and handles resolve
+// the same in both. It reuses w's storage: once w has grown to src's size, CopyFrom does not
+// allocate. It reads src only, so others may read src meanwhile; nothing may use w meanwhile.
+// Errors: ErrNotReplica (different ids, or src is w), ErrIterating (a query iterates w or w
+// is frozen). On error nothing changed.
+func (w *World) CopyFrom(src *World) error {
+	switch {
+	case src == w:
+		return fmt.Errorf("copy world %d from itself: %w", w.id, ErrNotReplica)
+	case src.id != w.id:
+		return fmt.Errorf("copy world %d into world %d: %w", src.id, w.id, ErrNotReplica)
+	case w.Iterating():
+		return fmt.Errorf("copy into world %d: %w", w.id, ErrIterating)
+	}
+	w.copyState(src)
+	w.changes++
+	return nil
+}
+
+// copyState copies every field of src that makes up the world's state into w, reusing w's
+// slices. It is the only code that knows World's fields besides world.go.
+func (w *World) copyState(src *World) {
+	w.gens = append(w.gens[:0], src.gens...)
+	w.alive = append(w.alive[:0], src.alive...)
+	w.masks = append(w.masks[:0], src.masks...)
+	w.pos = append(w.pos[:0], src.pos...)
+	w.order = append(w.order[:0], src.order...)
+	w.free = append(w.free[:0], src.free...)
+	w.holes, w.live = src.holes, src.live
+	for id, c := range src.cols {
+		if c == nil {
+			w.cols[id] = nil
+			continue
+		}
+		w.cols[id] = c.(replicaColumn).copyInto(w.cols[id])
+	}
+}
+
+// replicaColumn is what copying a world needs from a column.
+type replicaColumn interface {
+	// copyInto copies the column's values into dst (a column of the same component, or nil)
+	// and returns it, allocating only when dst is nil or too small.
+	copyInto(dst column) column
+	// storageBytes returns the bytes the column's value array holds (its capacity).
+	storageBytes() int
+}
+
+func (c *typedColumn[T]) copyInto(dst column) column {
+	d, ok := dst.(*typedColumn[T])
+	if !ok {
+		d = &typedColumn[T]{info: c.info, valid: c.valid}
+	}
+	d.data = append(d.data[:0], c.data...)
+	return d
+}
+
+func (c *typedColumn[T]) storageBytes() int { return cap(c.data) * int(c.info.size) }
+
+// Changes returns a counter that moves on every call that changes w: a successful Create,
+// Destroy, Add, Set, Upsert or Remove (World or Component), CopyFrom, and MarkChanged. A
+// failed call, a read, and a write through Component.Ptr do not move it. Only differences
+// between two readings mean something: equal readings mean no counted change happened in
+// between. Like the changing calls, read it from the goroutine that changes w.
+func (w *World) Changes() uint64 { return w.changes }
+
+// MarkChanged moves the Changes counter: call it after writing values through Component.Ptr
+// when something (a strategy keeping a replica of w in step) compares Changes readings.
+func (w *World) MarkChanged() { w.changes++ }
+
+// StorageBytes returns the bytes w's storage holds, by capacity: the per-slot arrays
+// (generation, liveness, component set, position in the live order), the live order, the free
+// list, every component column and the World value itself. What pointer-holding component
+// values point to is not counted. It reads w only.
+func (w *World) StorageBytes() int {
+	n := int(unsafe.Sizeof(*w)) +
+		cap(w.gens)*4 + cap(w.alive) + cap(w.masks)*8 + cap(w.pos)*4 + cap(w.order)*4 + cap(w.free)*4
+	for _, c := range w.cols {
+		if c != nil {
+			n += c.(replicaColumn).storageBytes()
+		}
+	}
+	return n
+}

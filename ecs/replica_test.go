@@ -1,0 +1,243 @@
+package ecs_test
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/deferbench/deferbench/ecs"
+)
+
+// churn applies the same seeded sequence of changing calls to every world in ws and returns
+// the handles each world's creates returned, in order.
+func churn(t *testing.T, seed uint64, steps int, ws ...*ecs.World) [][]ecs.Entity {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 1))
+	created := make([][]ecs.Entity, len(ws))
+	var live []ecs.Entity // handles of ws[0]; the same values name the same entities in the others
+	for range steps {
+		op, k := r.IntN(5), 0
+		if len(live) > 0 {
+			k = r.IntN(len(live))
+		} else {
+			op = 0 // nothing to name: create
+		}
+		v := float64(r.IntN(1000))
+		for i, w := range ws {
+			var err error
+			switch {
+			case op <= 1:
+				var e ecs.Entity
+				e, err = w.Create(Pos.Value(vec{v, -v}).With(HP.Value(hp{int32(v)})))
+				created[i] = append(created[i], e)
+				if i == 0 {
+					live = append(live, e)
+				}
+			case op == 2:
+				err = w.Destroy(live[k])
+			case op == 3:
+				err = w.Upsert(live[k], Vel.Value(vec{v, v}))
+			default:
+				if w.Has(live[k], HP.ID()) {
+					err = w.Remove(live[k], HP.ID())
+				}
+			}
+			if err != nil {
+				t.Fatalf("world %d op %d: %v", i, op, err)
+			}
+		}
+		if op == 2 && len(live) > 0 {
+			live = append(live[:k], live[k+1:]...)
+		}
+	}
+	return created
+}
+
+// TestReplicaHandlesValidInBoth: a replica carries the original's id, its handles are valid in
+// both, and the same calls on both keep them identical, slot reuse and compaction included.
+func TestReplicaHandlesValidInBoth(t *testing.T) {
+	w := ecs.NewWorld()
+	churn(t, 1, 500, w)
+	r := w.Replica()
+	if r.ID() != w.ID() || r.Hash() != w.Hash() || r.Len() != w.Len() || r.Slots() != w.Slots() {
+		t.Fatalf("replica: id %d len %d slots %d hash %#x; original: id %d len %d slots %d hash %#x",
+			r.ID(), r.Len(), r.Slots(), r.Hash(), w.ID(), w.Len(), w.Slots(), w.Hash())
+	}
+	for e := range w.Entities() {
+		if !r.Alive(e) || r.MaskOf(e) != w.MaskOf(e) {
+			t.Fatalf("%v: alive in replica %v, mask %b vs %b", e, r.Alive(e), r.MaskOf(e), w.MaskOf(e))
+		}
+		a, _ := Pos.Get(w, e)
+		b, _ := Pos.Get(r, e)
+		if a != b {
+			t.Fatalf("%v: position %v in the replica, %v in the original", e, b, a)
+		}
+	}
+	created := churn(t, 2, 2000, w, r) // destroys free slots, creates reuse them, holes compact
+	for i := range created[0] {
+		if created[0][i] != created[1][i] {
+			t.Fatalf("create %d: original returned %v, replica %v", i, created[0][i], created[1][i])
+		}
+	}
+	if r.Hash() != w.Hash() {
+		t.Fatalf("after the same calls: replica hash %#x, original %#x", r.Hash(), w.Hash())
+	}
+	other := ecs.NewWorld()
+	f := mustCreate(t, other, Pos.Value(vec{}))
+	if err := r.Check(f); !errors.Is(err, ecs.ErrForeign) {
+		t.Fatalf("a third world's handle in the replica: %v, want ErrForeign", err)
+	}
+}
+
+// TestReplicaIndependent: changing one replica leaves the other as it was.
+func TestReplicaIndependent(t *testing.T) {
+	w := ecs.NewWorld()
+	e := mustCreate(t, w, Pos.Value(vec{1, 1}))
+	r := w.Replica()
+	h := r.Hash()
+	if err := Pos.Set(w, e, vec{2, 2}); err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, w, Vel.Value(vec{}))
+	if err := w.Destroy(e); err != nil {
+		t.Fatal(err)
+	}
+	if r.Hash() != h || !r.Alive(e) {
+		t.Fatalf("replica changed with the original: hash %#x want %#x, alive %v", r.Hash(), h, r.Alive(e))
+	}
+	if p, _ := Pos.Get(r, e); p != (vec{1, 1}) {
+		t.Fatalf("replica's position %v, want {1 1}", p)
+	}
+}
+
+// TestCopyFrom: CopyFrom brings a replica to the source's state, strictly refuses worlds that
+// are not replicas and a frozen target, and does not allocate once the target has grown.
+func TestCopyFrom(t *testing.T) {
+	w := ecs.NewWorld()
+	churn(t, 3, 300, w)
+	r := w.Replica()
+	churn(t, 4, 300, w) // w moves on; r stays behind
+	if r.Hash() == w.Hash() {
+		t.Fatal("setup: replicas still equal")
+	}
+	before := r.Changes()
+	if err := r.CopyFrom(w); err != nil {
+		t.Fatal(err)
+	}
+	if r.Hash() != w.Hash() || r.Len() != w.Len() || r.Slots() != w.Slots() {
+		t.Fatalf("after CopyFrom: hash %#x len %d, want %#x len %d", r.Hash(), r.Len(), w.Hash(), w.Len())
+	}
+	if r.Changes() == before {
+		t.Error("CopyFrom did not move Changes")
+	}
+	created := churn(t, 5, 500, w, r)
+	for i := range created[0] {
+		if created[0][i] != created[1][i] {
+			t.Fatalf("create %d after CopyFrom: %v vs %v", i, created[0][i], created[1][i])
+		}
+	}
+	if allocs := testing.AllocsPerRun(10, func() {
+		if err := r.CopyFrom(w); err != nil {
+			t.Fatal(err)
+		}
+	}); allocs != 0 {
+		t.Errorf("CopyFrom into a grown replica: %v allocs, want 0", allocs)
+	}
+
+	other := ecs.NewWorld()
+	h := r.Hash()
+	for name, err := range map[string]error{
+		"another world": r.CopyFrom(other),
+		"itself":        r.CopyFrom(r),
+	} {
+		if !errors.Is(err, ecs.ErrNotReplica) {
+			t.Errorf("CopyFrom %s: %v, want ErrNotReplica", name, err)
+		}
+	}
+	thaw := r.Freeze()
+	if err := r.CopyFrom(w); !errors.Is(err, ecs.ErrIterating) {
+		t.Errorf("CopyFrom into a frozen world: %v, want ErrIterating", err)
+	}
+	thaw()
+	if r.Hash() != h {
+		t.Error("a refused CopyFrom changed the world")
+	}
+}
+
+// TestCopyFromDropsColumns: a column the source never made is dropped from the target, and a
+// pointer-holding component is copied by assignment.
+func TestCopyFromDropsColumns(t *testing.T) {
+	w := ecs.NewWorld()
+	e := mustCreate(t, w, Pos.Value(vec{}))
+	r := w.Replica()
+	if err := Label.Add(r, e, label{"only in r"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.CopyFrom(w); err != nil {
+		t.Fatal(err)
+	}
+	if Label.Has(r, e) || r.Hash() != w.Hash() {
+		t.Fatalf("after CopyFrom: label %v, hash %#x want %#x", Label.Has(r, e), r.Hash(), w.Hash())
+	}
+	if err := Label.Add(w, e, label{"from w"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.CopyFrom(w); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := Label.Get(r, e); err != nil || l.S != "from w" {
+		t.Fatalf("copied label: %v, %v", l, err)
+	}
+}
+
+// TestChanges: every successful changing call moves the counter, failed calls and reads do not.
+func TestChanges(t *testing.T) {
+	w := ecs.NewWorld()
+	e := mustCreate(t, w, Pos.Value(vec{}))
+	steps := []struct {
+		name    string
+		call    func() error
+		changes bool
+	}{
+		{"create", func() error { _, err := w.Create(ecs.Bundle{}); return err }, true},
+		{"add", func() error { return w.Add(e, Vel.Value(vec{})) }, true},
+		{"set", func() error { return w.Set(e, Vel.Value(vec{1, 1})) }, true},
+		{"upsert", func() error { return w.Upsert(e, HP.Value(hp{1})) }, true},
+		{"component set", func() error { return Pos.Set(w, e, vec{2, 2}) }, true},
+		{"remove", func() error { return w.Remove(e, HP.ID()) }, true},
+		{"mark changed", func() error { w.MarkChanged(); return nil }, true},
+		{"failed add", func() error { w.Add(e, Vel.Value(vec{})); return nil }, false},
+		{"failed set", func() error { w.Set(e, HP.Value(hp{1})); return nil }, false},
+		{"culled create", func() error { w.Create(HP.Value(hp{-1})); return nil }, false},
+		{"read", func() error { w.Hash(); Pos.Get(w, e); w.Alive(e); return nil }, false},
+		{"write through Ptr", func() error { Pos.Ptr(w, e).X = 9; return nil }, false},
+		{"destroy", func() error { return w.Destroy(e) }, true},
+		{"failed destroy", func() error { w.Destroy(e); return nil }, false},
+	}
+	for _, s := range steps {
+		before := w.Changes()
+		if err := s.call(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if moved := w.Changes() != before; moved != s.changes {
+			t.Errorf("%s: Changes moved %v, want %v", s.name, moved, s.changes)
+		}
+	}
+}
+
+// TestStorageBytes: the storage a world reports grows with its entities and counts columns.
+func TestStorageBytes(t *testing.T) {
+	w := ecs.NewWorld()
+	empty := w.StorageBytes()
+	for range 1000 {
+		mustCreate(t, w, Pos.Value(vec{}).With(Vel.Value(vec{})))
+	}
+	// Per entity at least: two 16-byte values, a generation, a mask, a live flag, two indexes.
+	if got, min := w.StorageBytes()-empty, 1000*(16+16+4+8+1+4+4); got < min {
+		t.Fatalf("StorageBytes grew by %d for 1000 entities, want at least %d", got, min)
+	}
+	// A replica's arrays are sized to the original's contents, without append slack.
+	if r := w.Replica(); r.StorageBytes() > w.StorageBytes() || r.StorageBytes() < 1000*(16+16) {
+		t.Fatalf("replica StorageBytes %d, original %d", r.StorageBytes(), w.StorageBytes())
+	}
+}
