@@ -3,7 +3,6 @@ package versioned
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -80,7 +79,32 @@ type replica struct {
 	w       *ecs.World
 	version uint64       // the version w holds; written only while no reader can be on it
 	readers atomic.Int64 // readers announced on this replica
-	_       [64]byte     // keeps the two replicas' counts off one cache line
+	// draining is set while a commit waits for this replica's readers to leave; the reader
+	// that brings readers to zero then posts to wake, so the commit sleeps instead of spinning
+	// against readers for the CPU.
+	draining atomic.Bool
+	wake     chan struct{}
+	_        [64]byte // keeps the two replicas' counts off one cache line
+}
+
+// leave ends a read announced on r.
+func (r *replica) leave() {
+	if r.readers.Add(-1) == 0 && r.draining.Load() {
+		select {
+		case r.wake <- struct{}{}:
+		default: // a wake-up is already posted
+		}
+	}
+}
+
+// drain waits until no reader is left on r; the front no longer points at r, so readers that
+// arrive now leave at once.
+func (r *replica) drain() {
+	r.draining.Store(true)
+	for r.readers.Load() != 0 {
+		<-r.wake // posted by the reader that brought the count to zero (maybe an earlier one)
+	}
+	r.draining.Store(false)
 }
 
 // step is one applied command of the running publish: a typed record in the buffer (kept
@@ -100,7 +124,7 @@ type ECS struct {
 	mint sync.Mutex // numbers the buffer recorder and the deferral.Recorder as one step
 	opts Options
 
-	own, pub *replica               // the owner's world and the readers' replica
+	own, pub *replica                // the owner's world and the readers' replica
 	front    atomic.Pointer[replica] // what readers read
 
 	log      []step // the running publish's applied commands, in commit order
@@ -131,7 +155,9 @@ func NewECS(w *ecs.World, opts Options) *ECS {
 		panic(fmt.Sprintf("versioned: unknown resync policy %d", opts.Resync))
 	}
 	core := deferral.NewCore(w)
-	s := &ECS{core: core, opts: opts, own: &replica{w: w}, pub: &replica{w: w.Replica()}}
+	s := &ECS{core: core, opts: opts,
+		own: &replica{w: w, wake: make(chan struct{}, 1)},
+		pub: &replica{w: w.Replica(), wake: make(chan struct{}, 1)}}
 	s.synced = w.Changes()
 	s.front.Store(s.pub)
 	s.buf = cmdbuffer.New(w, func(_ *ecs.World, at deferral.Pos, c *deferral.Command) error {
@@ -188,7 +214,7 @@ func (s *ECS) NewRecorder() *deferral.Recorder {
 // waits for the readers of the replica it resyncs. Read returns fn's error.
 func (s *ECS) Read(fn func(w *ecs.World) error) error {
 	r := s.enter()
-	defer r.readers.Add(-1)
+	defer r.leave()
 	return fn(r.w)
 }
 
@@ -196,7 +222,7 @@ func (s *ECS) Read(fn func(w *ecs.World) error) error {
 // publish, then one more per publish.
 func (s *ECS) ReadVersion(fn func(w *ecs.World, version uint64) error) error {
 	r := s.enter()
-	defer r.readers.Add(-1)
+	defer r.leave()
 	return fn(r.w, r.version)
 }
 
@@ -208,18 +234,7 @@ func (s *ECS) enter() *replica {
 		if s.front.Load() == r {
 			return r // the commit moving the front away will wait for this reader
 		}
-		r.readers.Add(-1) // the front moved meanwhile: the replica may be resyncing
-	}
-}
-
-// drain waits until no reader is left on r; the front no longer points at r.
-func drain(r *replica) {
-	for i := 0; r.readers.Load() != 0; i++ {
-		if i < 1000 {
-			runtime.Gosched()
-		} else {
-			time.Sleep(10 * time.Microsecond) // a long read: stop burning a core on it
-		}
+		r.leave() // the front moved meanwhile: the replica may be resyncing
 	}
 }
 
@@ -266,11 +281,11 @@ func (s *ECS) publish() (err, diverged error) {
 	s.own.version = s.version
 	s.front.Store(s.own) // the swap: readers that start now see the new version
 	t2 := time.Now()
-	drain(s.pub)
+	s.pub.drain()
 	diverged = s.resync(direct || s.stale)
 	s.pub.version = s.version
 	s.front.Store(s.pub) // same version: readers cannot tell
-	drain(s.own)
+	s.own.drain()
 	s.stats.Swap += t2.Sub(t1)
 	s.stats.Resync += time.Since(t2)
 	s.stats.Publishes++
