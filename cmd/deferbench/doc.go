@@ -10,6 +10,7 @@
 //	  run      run the benchmark suite and write the results into a new results directory
 //	  compare  compare two runs (bench.txt files or results directories) metric by metric: medians, 95% CIs, change and Mann-Whitney p; -fail gates
 //	  plot     draw the results in DIR/bench.txt as charts in DIR/plots (SVG and PNG); DIR may be the bench.txt itself
+//	  fleet    one markdown table of several boards' headline figures, a column per results directory
 //	  list     list the scenarios and strategies with descriptions
 //	  env      print the environment capture (CPU, cores, Go, kernel, governor, clocks, temperature, throttling) as JSON
 //	  help     show the commands, or one command's flags
@@ -159,6 +160,32 @@
 // scale; for Frame, ns per frame against entities; for Contention, efficiency and cmds/s
 // against producers, one chart per GOMAXPROCS. Run draws the same charts into its results
 // directory when it finishes.
+//
+// # Fleet
+//
+//	usage: deferbench fleet [-out FILE] DIR...
+//
+//	one markdown table of several boards' headline figures, a column per results directory
+//
+//	Each DIR is a results directory of deferbench run (bench.txt and env.json), one
+//	per board, e.g. the folders scripts/pi/run.sh fetched into results/. The table has
+//	one column per DIR and a row per figure: the machine (host, model, goarch, cores,
+//	whether the run was emulated, complete, throttled or under-voltage, temperature
+//	before and after), then per strategy the median of
+//	  Stage cmd=typed          ns/op to stage one typed command
+//	  Frame entities=100000    time per frame at 100,000 entities
+//	  Contention efficiency    at producers = cores
+//	at GOMAXPROCS = cores where the run has it (else the run's largest), ± the 95%
+//	confidence interval as % of the median; "—" where the run has no such benchmark
+//	(-quick runs Frame only at its smallest size).
+//
+//	flags:
+//	  -out FILE
+//	    	write the table to FILE (atomically) instead of standard output
+//
+// Fleet puts runs of several machines side by side, one column each; scripts/pi/run.sh writes
+// it as results/fleet-<date>.md after a run on two or more boards. It reads bench.txt and
+// env.json only, so it works on any run folders, also copied from elsewhere.
 //
 // # List
 //

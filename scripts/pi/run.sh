@@ -1,25 +1,38 @@
 #!/usr/bin/env bash
-# run.sh runs the deferbench suite on one or more Raspberry Pis over ssh, in
-# parallel, and fetches each run folder into results/.
+# run.sh runs the deferbench suite (or, with --tests, the test binaries) on one
+# or more Raspberry Pis over ssh, in parallel, and fetches each run folder into
+# results/.
 #
-# usage: scripts/pi/run.sh [OPTIONS] HOST... [--] [DEFERBENCH RUN FLAGS...]
+# usage: scripts/pi/run.sh [OPTIONS] HOST[:DIR]... [--] [FLAGS...]
+#
+# HOST is an ssh destination (an alias from ~/.ssh/config, user@name, a name).
+# DIR is the folder on the board to work in: relative to the home folder, or
+# absolute (e.g. /dev/shm/deferbench to spare the SD card); default deferbench
+# (PI_REMOTE_DIR). Use an ssh config alias for IPv6 addresses.
 #
 # Options (before the hosts):
 #   --performance       set every cpufreq policy's governor to performance for
 #                       the run and restore the previous governors afterwards
-#                       (needs passwordless sudo on the board)
+#                       (the files must be writable, or sudo -n must work)
 #   --governor NAME     like --performance, with another governor
 #   --goarch ARCH       arm64, arm or amd64: override the choice by `uname -m`
 #                       (e.g. arm on 32-bit Pi OS with a 64-bit kernel)
 #   --idle-load L       wait until the 1-minute load average is below L (0.5)
 #   --idle-timeout S    wait at most S seconds for that (300; 10 when local),
 #                       then run anyway with a warning
+#   --wrap CMD          start the binary on the board through CMD, e.g.
+#                       "taskset -c 1-3"; a CMD naming qemu marks the runs
+#                       emulated
+#   --tests             run the test binaries (scripts/pi/build-tests.sh) on
+#                       each board instead of the benchmarks, and fetch a
+#                       pass/fail summary; FLAGS go to every test binary
+#                       (default -test.short)
 #   --results DIR       where run folders land (results/)
 #   --bin DIR           where `make cross` put the binaries (bin/)
 #   --keep-remote       leave the run folder on the board after fetching it
 #
-# Everything after the hosts (from the first argument that starts with "-",
-# or after "--") is passed to `deferbench run`; run.sh adds -out itself.
+# FLAGS, everything after the hosts (from the first argument that starts with
+# "-", or after "--"), go to `deferbench run`; run.sh adds -out itself.
 #
 # Environment:
 #   PI_SSH=ssh          (default) reach HOST with ssh/scp, BatchMode, key auth
@@ -27,18 +40,22 @@
 #                       commands in a temporary "remote home", `uname -m` answers
 #                       PI_LOCAL_MACHINE (aarch64), and an ARM binary runs under
 #                       qemu-user (qemu-aarch64-static / qemu-arm-static), which
-#                       is installed from Debian's packages when missing
+#                       is installed from Debian's packages when missing; the
+#                       run folders are named …-emulated (…-local for x86_64)
 #   PI_SSH_OPTS         extra ssh/scp options, e.g. "-o Port=2222"
-#   PI_REMOTE_DIR       folder under the remote home to work in (deferbench)
-#   PI_CPUFREQ_DIR      the board's cpufreq folder (/sys/devices/system/cpu/cpufreq;
-#                       tests point it at a fake one)
+#   PI_REMOTE_DIR       default folder on the boards (deferbench)
+#   PI_SYS_ROOT         the folder on the board that proc/loadavg and
+#                       sys/devices/system/cpu/cpufreq are read under (/);
+#                       a relative path is inside DIR (tests use a fake one)
 #
 # Example:
-#   make cross && scripts/pi/run.sh --performance pi4.local pi5.local -quick
+#   make cross && scripts/pi/run.sh --performance pi4 pi5 -quick
 #   PI_SSH=local scripts/pi/run.sh localhost -quick
 #
-# Each host's output is prefixed with [HOST]. The exit status is 0 when every
-# host produced a run folder and `deferbench run` succeeded there.
+# Each host's output is prefixed with [HOST]. After a benchmark run on two or
+# more hosts, results/fleet-<date>.md holds one table of every board's headline
+# figures (deferbench fleet). The exit status is 0 when every host produced a
+# run folder and its run (or every test binary) succeeded there.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -60,14 +77,16 @@ idle_timeout=""
 results="$repo/results"
 bindir="$repo/bin"
 keep_remote=0
+tests=0
+wrap=""
 mode=${PI_SSH:-ssh}
-remote_dir=${PI_REMOTE_DIR:-deferbench}
-cpufreq_dir=${PI_CPUFREQ_DIR:-/sys/devices/system/cpu/cpufreq}
+default_dir=${PI_REMOTE_DIR:-deferbench}
+sys_root=${PI_SYS_ROOT:-/}
 
 while [ $# -gt 0 ]; do
 	case $1 in
 	--performance) governor=performance ;;
-	--governor | --goarch | --idle-load | --idle-timeout | --results | --bin)
+	--governor | --goarch | --idle-load | --idle-timeout | --results | --bin | --wrap)
 		[ $# -ge 2 ] || die "$1 needs a value"
 		case $1 in
 		--governor) governor=$2 ;;
@@ -76,15 +95,17 @@ while [ $# -gt 0 ]; do
 		--idle-timeout) idle_timeout=$2 ;;
 		--results) results=$2 ;;
 		--bin) bindir=$2 ;;
+		--wrap) wrap=$2 ;;
 		esac
 		shift
 		;;
 	--keep-remote) keep_remote=1 ;;
+	--tests) tests=1 ;;
 	-h | --help)
 		usage
 		exit 0
 		;;
-	--) die "no hosts given before --; usage: scripts/pi/run.sh [OPTIONS] HOST... [DEFERBENCH RUN FLAGS]" ;;
+	--) die "no hosts given before --; usage: scripts/pi/run.sh [OPTIONS] HOST[:DIR]... [FLAGS] (see --help)" ;;
 	-*) die "unknown option $1 (deferbench flags go after the hosts; see --help)" ;;
 	*) break ;;
 	esac
@@ -105,17 +126,47 @@ while [ $# -gt 0 ]; do
 done
 passthrough=("$@")
 
-[ ${#hosts[@]} -gt 0 ] || die "no hosts given; usage: scripts/pi/run.sh [OPTIONS] HOST... [DEFERBENCH RUN FLAGS] (see --help)"
+# valid_dir reports whether $1 is a folder name run.sh can put in a remote
+# command unquoted: plain characters, no "..".
+valid_dir() {
+	case $1 in
+	'' | *..* | *[!A-Za-z0-9._/-]*) return 1 ;;
+	esac
+}
+
+# host_of and dir_of split HOST[:DIR]; a spec with two or more colons is a
+# host alone.
+host_of() {
+	case $1 in
+	*:*:*) echo "$1" ;;
+	*) echo "${1%%:*}" ;;
+	esac
+}
+dir_of() {
+	case $1 in
+	*:*:*) echo "$default_dir" ;;
+	*:*) echo "${1#*:}" ;;
+	*) echo "$default_dir" ;;
+	esac
+}
+
+[ ${#hosts[@]} -gt 0 ] || die "no hosts given; usage: scripts/pi/run.sh [OPTIONS] HOST[:DIR]... [FLAGS] (see --help)"
 for ((i = 0; i < ${#hosts[@]}; i++)); do
+	[ -n "$(host_of "${hosts[i]}")" ] || die "${hosts[i]}: no host before the colon"
+	valid_dir "$(dir_of "${hosts[i]}")" || die "${hosts[i]}: folder '$(dir_of "${hosts[i]}")' wanted as a plain path without '..' (letters, digits, . _ - /)"
 	for ((j = i + 1; j < ${#hosts[@]}; j++)); do
 		[ "${hosts[i]}" != "${hosts[j]}" ] || die "host ${hosts[i]} given twice"
 	done
 done
-for a in ${passthrough[@]+"${passthrough[@]}"}; do
-	case $a in
-	-out | -out=* | --out | --out=*) die "run.sh sets -out itself; use --results DIR for the local folder" ;;
-	esac
-done
+if [ "$tests" -eq 0 ]; then
+	for a in ${passthrough[@]+"${passthrough[@]}"}; do
+		case $a in
+		-out | -out=* | --out | --out=*) die "run.sh sets -out itself; use --results DIR for the local folder" ;;
+		esac
+	done
+elif [ ${#passthrough[@]} -eq 0 ]; then
+	passthrough=(-test.short)
+fi
 case $mode in
 ssh | local) ;;
 *) die "PI_SSH=$mode: want ssh or local" ;;
@@ -129,26 +180,37 @@ fi
 case $idle_timeout in
 '' | *[!0-9]*) die "--idle-timeout $idle_timeout: want whole seconds" ;;
 esac
-case $cpufreq_dir in
-*[!A-Za-z0-9._/-]*) die "PI_CPUFREQ_DIR=$cpufreq_dir: want a plain path" ;;
-esac
+[ "$sys_root" = / ] || valid_dir "$sys_root" || die "PI_SYS_ROOT=$sys_root: want a plain path without '..'"
 case $governor in
 *[!A-Za-z0-9_-]*) die "--governor $governor: want a governor name such as performance" ;;
 esac
-case $remote_dir in
-'' | /* | *..* | *[!A-Za-z0-9._/-]*) die "PI_REMOTE_DIR=$remote_dir: want a plain relative folder name" ;;
+case $wrap in
+*[!A-Za-z0-9._/,=\ -]*) die "--wrap $wrap: want a plain command line (letters, digits, spaces, . _ / , = -)" ;;
 esac
-if ! ls "$bindir"/deferbench-linux-* >/dev/null 2>&1; then
+valid_dir "$default_dir" || die "PI_REMOTE_DIR=$default_dir: want a plain path without '..'"
+if [ "$tests" -eq 1 ]; then
+	ls -d "$bindir"/tests-linux-*/ >/dev/null 2>&1 || die "no test binaries in $bindir: run scripts/pi/build-tests.sh first"
+elif ! ls "$bindir"/deferbench-linux-* >/dev/null 2>&1; then
 	die "no binaries in $bindir: run make cross first"
 fi
+bindir=$(cd "$bindir" && pwd)
 mkdir -p "$results" || die "cannot create $results"
 results=$(cd "$results" && pwd)
 
-ssh_opts=(-o BatchMode=yes -o ConnectTimeout=10)
+ssh_opts=(-o BatchMode=yes -o ConnectTimeout=10 -o ServerAliveInterval=15 -o ServerAliveCountMax=4)
 if [ -n "${PI_SSH_OPTS:-}" ]; then
 	read -r -a extra <<<"$PI_SSH_OPTS"
 	ssh_opts+=("${extra[@]}")
 fi
+
+# show prints a local path as the user can type it: relative to the current
+# folder when it is inside it.
+show() {
+	case $1 in
+	"$PWD"/*) echo "${1#"$PWD"/}" ;;
+	*) echo "$1" ;;
+	esac
+}
 
 # The transport: rsh runs a shell command on the host (in its home folder),
 # put copies a local file there, get copies a remote folder here. In local
@@ -166,14 +228,14 @@ rsh() {
 }
 put() { # put HOST LOCAL REMOTE
 	if [ "$mode" = local ]; then
-		cp "$2" "$lhome/$3"
+		(cd "$lhome" && cp "$2" "$3")
 	else
 		scp -q "${ssh_opts[@]}" "$2" "$1:$3"
 	fi
 }
 get() { # get HOST REMOTE LOCALDIR
 	if [ "$mode" = local ]; then
-		cp -R "$lhome/$2" "$3/"
+		(cd "$lhome" && cp -R "$2" "$3/")
 	else
 		scp -q -r "${ssh_opts[@]}" "$1:$2" "$3/"
 	fi
@@ -186,34 +248,55 @@ remote_machine() {
 	fi
 }
 
+# wr, defined on the host, writes $2 into the file $1: directly when it is
+# writable (root, or a fake sysfs), else through sudo -n.
+# shellcheck disable=SC2016 # expands on the host
+wr='wr() { if [ -w "$1" ]; then echo "$2" >"$1"; else echo "$2" | sudo -n tee "$1" >/dev/null; fi; }'
+
 # run_host runs in its own subshell, so these globals are per host: cur_host,
 # the governors to restore (saved), the running `deferbench run` (child: the
-# local ssh or shell; rpidfile: the file on the host holding its process id)
-# and the file the exit status goes to (statusfile).
+# local ssh or shell; rpidfile: the file on the host holding its process id;
+# rout: the run folder's name, which that process's command line holds) and
+# the file the exit status goes to (statusfile).
 cur_host=""
 saved=""
 child=""
 rpidfile=""
+rout=""
 statusfile=""
-# as_root sets $s on the host to the command that writes as root: nothing for root, else sudo -n.
-# shellcheck disable=SC2016 # expands on the host
-as_root='s=; [ "$(id -u)" -eq 0 ] || s="sudo -n"'
+
+# stop_remote stops the run on the host if it is still going (after Ctrl-C, or
+# when the ssh connection dropped): SIGTERM (deferbench then writes what
+# finished, marked partial), SIGKILL after 20 s. The process is the one whose
+# id is in $rpidfile, only while its command line still names $rout. It prints
+# "stopped" when there was one to stop.
+stop_remote() {
+	# shellcheck disable=SC2016 # expands on the host
+	rsh "$cur_host" 'f='"$rpidfile"'; [ -f "$f" ] || exit 0; p=$(cat "$f")
+if [ -n "$p" ] && kill -0 "$p" 2>/dev/null && grep -qa -- '"$rout"' "/proc/$p/cmdline" 2>/dev/null; then
+	kill -TERM "$p"; i=0
+	while kill -0 "$p" 2>/dev/null && [ $i -lt 40 ]; do sleep 0.5; i=$((i + 1)); done
+	kill -KILL "$p" 2>/dev/null; echo stopped
+fi
+rm -f "$f"' </dev/null
+}
+
 # cleanup, the EXIT trap of run_host's subshell, stops a run still going,
 # restores the governors, removes the local-mode remote home and records the
 # exit status.
 cleanup() {
 	local rc=$?
 	if [ -n "$child" ]; then
-		echo "stopping deferbench run (what finished stays in its run folder on the host)"
-		rsh "$cur_host" "kill -TERM \$(cat $rpidfile) 2>/dev/null; rm -f $rpidfile" </dev/null || true
+		echo "stopping the run (what finished stays in its run folder on the host)"
+		stop_remote >/dev/null || echo "warning: could not reach $cur_host to stop the run; its process id is in ~/$rpidfile there" >&2
 		kill -TERM "$child" 2>/dev/null || true
 		wait "$child" 2>/dev/null || true
 	fi
 	if [ -n "$saved" ]; then
 		echo "restoring governors"
 		# shellcheck disable=SC2016 # expands on the host
-		printf '%s\n' "$saved" | rsh "$cur_host" "$as_root"'; while IFS== read -r f g; do echo "$g" | $s tee "$f" >/dev/null; done' ||
-			echo "warning: could not restore governors: $saved" >&2
+		printf '%s\n' "$saved" | rsh "$cur_host" "$wr"'; rc=0; while IFS== read -r f g; do wr "$f" "$g" || rc=1; done; exit $rc' ||
+			echo "warning: could not restore governors: $(printf '%s' "$saved" | tr '\n' ' ')" >&2
 	fi
 	if [ -n "$lhome" ]; then
 		rm -rf "$lhome"
@@ -228,11 +311,43 @@ below() {
 	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'
 }
 
-# run_host HOST STATUSFILE runs the whole flow for one host; run it in a
+# tests_cmd prints the shell command that runs, on the host in folder $1, every
+# test binary of the bundles under $1/bundles (one folder per package, with its
+# testdata), each in its package folder with the passthrough flags, and writes
+# $2/summary.txt (one line per binary: ok or FAIL, seconds, package) and
+# $2/<package>.log. It exits 1 when a binary failed.
+tests_cmd() {
+	local args="" a
+	for a in ${passthrough[@]+"${passthrough[@]}"}; do
+		args+=" $(printf '%q' "$a")"
+	done
+	# shellcheck disable=SC2016 # expands on the host
+	printf '%s' 'cd '"$1"' && out=$PWD/'"$2"' && mkdir "$out" && echo $$ >'"$2"'.pid || exit 1
+rc=0; c=
+trap '"'"'[ -z "$c" ] || kill -TERM "$c" 2>/dev/null; exit 143'"'"' TERM INT HUP
+for t in bundles/*/*/*.test; do
+	[ -f "$t" ] || continue
+	d=$(dirname "$t"); kind=$(basename "$(dirname "$d")"); pkg=$(basename "$d")
+	start=$(date +%s)
+	(cd "$d" && exec '"$runner"'"./$(basename "$t")"'"$args"') >"$out/$kind-$pkg.log" 2>&1 &
+	c=$!
+	if wait "$c"; then r=ok; else r=FAIL; rc=1; fi
+	c=
+	printf "%-4s %-5s %4ss  %s\n" "$r" "$kind" "$(( $(date +%s) - start ))" "$pkg" | tee -a "$out/summary.txt"
+done
+[ -s "$out/summary.txt" ] || { echo "no test binaries found" >&2; exit 1; }
+exit $rc'
+}
+
+# run_host SPEC STATUSFILE runs the whole flow for one HOST[:DIR]; run it in a
 # subshell. It writes its process id to STATUSFILE.pid (the main shell sends
-# it SIGTERM on Ctrl-C) and its exit status to STATUSFILE.
+# it SIGTERM on Ctrl-C), the fetched run folders to STATUSFILE.dirs and its
+# exit status to STATUSFILE.
+runner=""
 run_host() {
-	local host=$1 machine goarch runner="" bin out status=0 stage
+	local host rdir machine goarch bin out status=0 emulated=0 root
+	host=$(host_of "$1")
+	rdir=$(dir_of "$1")
 	cur_host=$host
 	statusfile=$2
 	if [ -n "${BASHPID:-}" ]; then
@@ -241,12 +356,18 @@ run_host() {
 		# shellcheck disable=SC2016 # $PPID of sh is this subshell (bash 3.2 has no BASHPID)
 		sh -c 'echo "$PPID"' >"$statusfile.pid"
 	fi
+	: >"$statusfile.dirs"
 	trap cleanup EXIT
 	trap 'exit 130' INT TERM
 
 	if [ "$mode" = local ]; then
 		lhome=$(mktemp -d "${TMPDIR:-/tmp}/deferbench-pi.XXXXXX")
 	fi
+	case $sys_root in
+	/) root="" ;;
+	/*) root=${sys_root%/} ;;
+	*) root="$rdir/${sys_root%/}" ;;
+	esac
 
 	local err
 	err=$(rsh "$host" true </dev/null 2>&1) ||
@@ -260,25 +381,60 @@ run_host() {
 	armv6l) die "$host is ARMv6 (Pi 1/Zero): not supported, the 32-bit build needs ARMv7 (GOARM=7)" ;;
 	*) die "$host: unsupported machine '${goarch_override:-$machine}' (want aarch64, armv7l or x86_64)" ;;
 	esac
-	bin="$bindir/deferbench-linux-$goarch"
-	[ -f "$bin" ] || die "missing $bin: run make cross first"
+	if [ "$tests" -eq 1 ]; then
+		bin="$bindir/tests-linux-$goarch"
+		[ -d "$bin" ] || die "missing $bin/: run scripts/pi/build-tests.sh first"
+	else
+		bin="$bindir/deferbench-linux-$goarch"
+		[ -f "$bin" ] || die "missing $bin: run make cross first"
+	fi
 
+	runner=""
 	if [ "$mode" = local ] && [ "$goarch" != amd64 ]; then
 		"$repo/scripts/ensure-qemu.sh" || die "qemu-user-static is needed for PI_SSH=local"
 		if [ "$goarch" = arm64 ]; then runner="qemu-aarch64-static "; else runner="qemu-arm-static "; fi
+		emulated=1
 	fi
-	echo "machine $machine: using $(basename "$bin")${runner:+ under ${runner% }}"
+	if [ -n "$wrap" ]; then
+		runner="$wrap $runner"
+		case $wrap in *qemu*) emulated=1 ;; esac
+	fi
+	echo "machine $machine: using $(basename "$bin")${runner:+ through ${runner% }}"
+	[ "$emulated" -eq 0 ] || echo "EMULATED: this run is no board measurement; its folder is named …-emulated"
 
-	rsh "$host" "mkdir -p $remote_dir" </dev/null || die "$host: cannot create ~/$remote_dir"
-	put "$host" "$bin" "$remote_dir/deferbench" || die "$host: copying $bin failed"
-	rsh "$host" "chmod +x $remote_dir/deferbench" </dev/null
+	rsh "$host" "mkdir -p $rdir" </dev/null || die "$host: cannot create $rdir"
+	if [ "$tests" -eq 1 ]; then
+		# One tar of the bundles (plain, and -race where built): a few files
+		# per package, copied in one go.
+		local tarball kinds=(plain)
+		tarball=$(mktemp "${TMPDIR:-/tmp}/deferbench-tests.XXXXXX")
+		[ -d "$bin-race" ] && kinds+=(race)
+		(
+			tmpb=$(mktemp -d "${TMPDIR:-/tmp}/deferbench-bundle.XXXXXX")
+			trap 'rm -rf "$tmpb"' EXIT
+			mkdir "$tmpb/bundles"
+			ln -s "$bin" "$tmpb/bundles/plain"
+			[ ! -d "$bin-race" ] || ln -s "$bin-race" "$tmpb/bundles/race"
+			tar -C "$tmpb" -chf "$tarball" bundles
+		) || die "packing $bin failed"
+		put "$host" "$tarball" "$rdir/tests.tar" || {
+			rm -f "$tarball"
+			die "$host: copying the test binaries failed"
+		}
+		rm -f "$tarball"
+		rsh "$host" "cd $rdir && rm -rf bundles && tar -xf tests.tar && rm -f tests.tar" </dev/null || die "$host: unpacking the test binaries failed"
+		echo "test binaries: ${kinds[*]}"
+	else
+		put "$host" "$bin" "$rdir/deferbench" || die "$host: copying $bin failed"
+		rsh "$host" "chmod +x $rdir/deferbench" </dev/null
+	fi
 
 	if [ -n "$governor" ]; then
 		# shellcheck disable=SC2016 # expands on the host
-		saved=$(rsh "$host" "for f in $cpufreq_dir/policy*/scaling_governor; do "'[ -r "$f" ] && echo "$f=$(cat "$f")"; done; true' </dev/null)
+		saved=$(rsh "$host" "for f in $root/sys/devices/system/cpu/cpufreq/policy*/scaling_governor; do "'[ -r "$f" ] && echo "$f=$(cat "$f")"; done; true' </dev/null)
 		if [ -z "$saved" ]; then
 			echo "warning: no cpufreq policies on $host; governor left alone" >&2
-		elif rsh "$host" "$as_root; for f in $cpufreq_dir/policy*/scaling_governor; do echo $governor | \$s tee \"\$f\" >/dev/null || exit 1; done" </dev/null; then
+		elif rsh "$host" "$wr; for f in $root/sys/devices/system/cpu/cpufreq/policy*/scaling_governor; do wr \"\$f\" $governor || exit 1; done" </dev/null; then
 			echo "governor set to $governor (was: $(printf '%s' "$saved" | sed 's|.*/\(policy[0-9]*\)/scaling_governor=|\1=|' | tr '\n' ' '))"
 		else
 			echo "warning: could not set governor $governor (needs passwordless sudo); running with the current one" >&2
@@ -287,7 +443,7 @@ run_host() {
 
 	local waited=0 load
 	while :; do
-		load=$(rsh "$host" 'cut -d" " -f1 /proc/loadavg' </dev/null) || die "$host: cannot read /proc/loadavg"
+		load=$(rsh "$host" "cut -d' ' -f1 $root/proc/loadavg" </dev/null) || die "$host: cannot read $root/proc/loadavg"
 		if below "$load" "$idle_load"; then
 			echo "idle: load $load < $idle_load"
 			break
@@ -306,16 +462,23 @@ run_host() {
 	# shellcheck disable=SC2016 # expands on the host
 	out=$(rsh "$host" 'echo "$(date +%Y%m%d-%H%M%S)-$(hostname)"' </dev/null) || die "$host: date/hostname failed"
 	out="$(printf '%s' "$out" | tr -c 'A-Za-z0-9._\n-' '_')-$goarch"
-	rsh "$host" "test ! -e $remote_dir/$out" </dev/null || die "$host: ~/$remote_dir/$out exists already; try again in a second"
-	local args="" a
+	[ "$tests" -eq 0 ] || out="$out-tests"
+	rsh "$host" "test ! -e $rdir/$out" </dev/null || die "$host: $rdir/$out exists already; try again in a second"
+	local cmd args="" a
 	for a in ${passthrough[@]+"${passthrough[@]}"}; do
 		args+=" $(printf '%q' "$a")"
 	done
-	echo "running: ${runner}deferbench run -out ~/$remote_dir/$out$args"
-	# In the background, so that a signal can stop it (see cleanup); exec keeps
-	# the process id written to $rpidfile.
-	rpidfile="$remote_dir/$out.pid"
-	local cmd="cd $remote_dir && echo \$\$ >$out.pid && exec ${runner}./deferbench run -out $out$args"
+	rpidfile="$rdir/$out.pid"
+	rout=$out
+	if [ "$tests" -eq 1 ]; then
+		echo "running the test binaries with${args:- no flags} into $rdir/$out"
+		cmd=$(tests_cmd "$rdir" "$out")
+	else
+		echo "running: ${runner}deferbench run -out $rdir/$out$args"
+		# exec keeps the process id written to $rpidfile.
+		cmd="cd $rdir && echo \$\$ >$out.pid && exec ${runner}./deferbench run -out $out$args"
+	fi
+	# In the background, so that a signal can stop it (see cleanup).
 	if [ "$mode" = local ]; then
 		(cd "$lhome" && exec bash -c "$cmd") </dev/null &
 	else
@@ -325,18 +488,34 @@ run_host() {
 	child=$!
 	wait "$child" || status=$?
 	child=""
-	rsh "$host" "rm -f $rpidfile" </dev/null || true
-	[ "$status" -eq 0 ] || echo "deferbench run exited with status $status; fetching what it wrote" >&2
+	if [ "$mode" = ssh ] && [ "$status" -eq 255 ]; then
+		echo "lost the ssh connection to $host during the run" >&2
+	fi
+	# A run still going (the connection dropped, the board did not) is stopped:
+	# nothing is left running on the board.
+	local stopped
+	if ! stopped=$(stop_remote); then
+		die "$host: unreachable after the run; the run may still be going there (process id in $rpidfile)"
+	fi
+	[ -z "$stopped" ] || echo "stopped the run left going on $host" >&2
+	if [ "$status" -ne 0 ]; then
+		if [ "$tests" -eq 1 ] && [ "$status" -eq 1 ]; then
+			echo "some test binaries failed; fetching the summary" >&2
+		else
+			echo "the run exited with status $status; fetching what it wrote" >&2
+		fi
+	fi
 
-	rsh "$host" "test -d $remote_dir/$out" </dev/null || die "$host: deferbench wrote no ~/$remote_dir/$out"
+	rsh "$host" "test -d $rdir/$out" </dev/null || die "$host: the run wrote no $rdir/$out"
+	local stage
 	stage=$(mktemp -d "$results/.fetch.XXXXXX")
-	if ! get "$host" "$remote_dir/$out" "$stage"; then
+	if ! get "$host" "$rdir/$out" "$stage"; then
 		rm -rf "$stage"
-		die "$host: fetching ~/$remote_dir/$out failed"
+		die "$host: fetching $rdir/$out failed"
 	fi
 	# -out is either the run folder itself or the folder run folders go in.
 	local runs=() d name dest n fetched=0
-	if [ -f "$stage/$out/bench.txt" ]; then
+	if [ "$tests" -eq 1 ] || [ -f "$stage/$out/bench.txt" ]; then
 		runs=("$stage/$out")
 	else
 		for d in "$stage/$out"/*/; do
@@ -345,6 +524,15 @@ run_host() {
 	fi
 	for d in ${runs[@]+"${runs[@]}"}; do
 		name=$(basename "$d")
+		if [ -f "$d/bench.txt" ] && grep -qx 'emulated: yes' "$d/bench.txt"; then
+			emulated=1
+		fi
+		if [ "$emulated" -eq 1 ]; then
+			name="$name-emulated"
+		elif [ "$mode" = local ]; then
+			name="$name-local"
+		fi
+		[ "$status" -eq 0 ] || name="$name-failed"
 		dest="$results/$name"
 		n=2
 		while [ -e "$dest" ]; do
@@ -353,15 +541,19 @@ run_host() {
 		done
 		mv "$d" "$dest"
 		fetched=$((fetched + 1))
-		echo "fetched ${dest#"$repo"/}"
+		echo "fetched $(show "$dest")"
+		[ "$status" -ne 0 ] || echo "$dest" >>"$statusfile.dirs"
 		if [ -f "$dest/bench.txt" ]; then
-			grep -E '^(goarch|host-model|throttled|under-voltage):' "$dest/bench.txt" | paste -sd ' ' - || true
+			grep -E '^(goarch|host-model|throttled|under-voltage|emulated):' "$dest/bench.txt" | paste -sd ' ' - || true
+		fi
+		if [ -f "$dest/summary.txt" ]; then
+			echo "tests: $(grep -c '^ok' "$dest/summary.txt") ok, $(grep -c '^FAIL' "$dest/summary.txt") failed ($(show "$dest")/summary.txt)"
 		fi
 	done
 	rm -rf "$stage"
-	[ "$fetched" -gt 0 ] || die "$host: ~/$remote_dir/$out held no run folder"
+	[ "$fetched" -gt 0 ] || die "$host: $rdir/$out held no run folder"
 	if [ "$keep_remote" -eq 0 ]; then
-		rsh "$host" "rm -rf $remote_dir/$out" </dev/null || true
+		rsh "$host" "rm -rf $rdir/$out" </dev/null || true
 	fi
 	return "$status"
 }
@@ -374,6 +566,22 @@ prefix() {
 	while IFS= read -r line; do
 		printf '[%s] %s\n' "$1" "$line"
 	done
+}
+
+# fleet_cli prints the command that runs this machine's deferbench: the
+# binary `make cross` built for it, else go run.
+fleet_cli() {
+	local m
+	case $(uname -s)-$(uname -m) in
+	Linux-x86_64) m=amd64 ;;
+	Linux-aarch64) m=arm64 ;;
+	*) m="" ;;
+	esac
+	if [ -n "$m" ] && [ -x "$bindir/deferbench-linux-$m" ]; then
+		echo "$bindir/deferbench-linux-$m"
+	elif command -v go >/dev/null 2>&1; then
+		echo "go run $repo/cmd/deferbench"
+	fi
 }
 
 statusdir=$(mktemp -d "${TMPDIR:-/tmp}/deferbench-pi-status.XXXXXX")
@@ -407,13 +615,36 @@ done
 [ "$interrupted" -eq 0 ] || die "interrupted"
 
 failed=()
+dirs=()
 i=0
 for h in "${hosts[@]}"; do
 	st=$(cat "$statusdir/$i" 2>/dev/null || echo 1)
 	[ "$st" = 0 ] || failed+=("$h")
+	while IFS= read -r d; do
+		[ -n "$d" ] && dirs+=("$d")
+	done <"$statusdir/$i.dirs"
 	i=$((i + 1))
+done
+
+if [ "$tests" -eq 0 ] && [ ${#hosts[@]} -gt 1 ] && [ ${#dirs[@]} -gt 0 ]; then
+	fleet="$results/fleet-$(date +%Y%m%d-%H%M%S).md"
+	read -r -a cli <<<"$(fleet_cli)"
+	if [ ${#cli[@]} -eq 0 ]; then
+		echo "run.sh: no deferbench for this machine to write the fleet table; run: deferbench fleet $(for d in "${dirs[@]}"; do printf '%s ' "$(show "$d")"; done)" >&2
+	elif "${cli[@]}" fleet -out "$fleet" "${dirs[@]}"; then
+		echo "run.sh: fleet table: $(show "$fleet")"
+	else
+		echo "run.sh: deferbench fleet failed; the run folders are unaffected" >&2
+	fi
+fi
+for d in ${dirs[@]+"${dirs[@]}"}; do
+	if [ "$tests" -eq 1 ]; then
+		echo "run.sh: test summary: $(show "$d")/summary.txt"
+	else
+		echo "run.sh: benchstat -col /strategy $(show "$d")/bench.txt"
+	fi
 done
 if [ ${#failed[@]} -gt 0 ]; then
 	die "${#failed[@]} of ${#hosts[@]} hosts failed: ${failed[*]}"
 fi
-echo "run.sh: ${#hosts[@]} host(s) done; results in ${results#"$repo"/}"
+echo "run.sh: ${#hosts[@]} host(s) done; results in $(show "$results")"

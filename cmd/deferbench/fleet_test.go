@@ -1,0 +1,191 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+)
+
+// fleetRun writes a results directory named name under parent: bench.txt with the config
+// lines and each "Name value unit" line once, and env.json with the cores and temperatures.
+func fleetRun(t *testing.T, parent, name string, cores int, tempBefore, tempAfter string, config []string, lines ...string) string {
+	t.Helper()
+	dir := filepath.Join(parent, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, c := range config {
+		fmt.Fprintln(&b, c)
+	}
+	b.WriteString("\n")
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if f[2] == "efficiency" {
+			fmt.Fprintf(&b, "Benchmark%s 100 1000 ns/op %s efficiency\n", f[0], f[1])
+		} else {
+			fmt.Fprintf(&b, "Benchmark%s 100 %s %s\n", f[0], f[1], f[2])
+		}
+	}
+	env := fmt.Sprintf(`{"deferbench":"test","started":"2026-01-02T03:04:05Z",
+		"before":{"hostname":%q,"cores":%d,"temperature":%q},
+		"after":{"hostname":%q,"cores":%d,"temperature":%q}}`, name, cores, tempBefore, name, cores, tempAfter)
+	if err := os.WriteFile(filepath.Join(dir, "bench.txt"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "env.json"), []byte(env), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// row returns the table row whose first cell is head, after the line starting with after
+// ("" for the first such row), or "" when there is none.
+func row(table, after, head string) string {
+	lines := strings.Split(table, "\n")
+	on := after == ""
+	for _, l := range lines {
+		if !on && strings.HasPrefix(l, after) {
+			on = true
+			continue
+		}
+		if on && strings.HasPrefix(l, "| "+head+" |") {
+			return l
+		}
+	}
+	return ""
+}
+
+// TestFleetTable checks that each board's column holds its own figures, taken at
+// GOMAXPROCS = cores and producers = cores, with "—" for a benchmark the run lacks.
+func TestFleetTable(t *testing.T) {
+	parent := t.TempDir()
+	pi5 := fleetRun(t, parent, "20260102-030405-pi5-arm64", 4, "48.1 C", "61.0 C",
+		[]string{"goos: linux", "goarch: arm64", "host-model: Raspberry Pi 5 Model B Rev 1.0", "throttled: no", "under-voltage: no", "emulated: no"},
+		// -procs 1,4: the figures must come from the -4 variants.
+		"Stage/strategy=cmdbuffer/cmd=typed 99 ns/op",
+		"Stage/strategy=cmdbuffer/cmd=typed-4 20 ns/op",
+		"Stage/strategy=hybrid/cmd=typed-4 25 ns/op",
+		"Frame/strategy=cmdbuffer/entities=1000-4 30000 ns/op",
+		"Frame/strategy=cmdbuffer/entities=100000-4 2500000 ns/op",
+		"Frame/strategy=cmdbuffer/entities=100000 9900000 ns/op",
+		"Contention/strategy=cmdbuffer/producers=2-4 0.5 efficiency",
+		"Contention/strategy=cmdbuffer/producers=4-4 0.8 efficiency",
+		"Contention/strategy=cmdbuffer/producers=4 0.1 efficiency",
+	)
+	pi4 := fleetRun(t, parent, "20260102-030406-pi4-arm64", 4, "unknown", "83.2 C",
+		[]string{"goos: linux", "goarch: arm64", "host-model: Raspberry Pi 4 Model B Rev 1.4", "throttled: yes", "under-voltage: no",
+			"partial: 3 of 10 benchmarks finished (interrupted)"},
+		// A -quick run: Frame only at 1000 entities; no hybrid.
+		"Stage/strategy=cmdbuffer/cmd=typed-4 45 ns/op",
+		"Frame/strategy=cmdbuffer/entities=1000-4 70000 ns/op",
+		"Contention/strategy=cmdbuffer/producers=4-4 0.6 efficiency",
+	)
+	emu := fleetRun(t, parent, "20260102-030407-vm-arm64-emulated", 2, "unknown", "unknown",
+		[]string{"goos: linux", "goarch: arm64"},
+		"Stage/strategy=cmdbuffer/cmd=typed-2 700 ns/op",
+		"Contention/strategy=cmdbuffer/producers=2-2 1.5 efficiency",
+	)
+	stdout, stderr, code := cli("fleet", pi5, pi4, emu)
+	if code != 0 {
+		t.Fatalf("fleet: exit %d, stderr %q", code, stderr)
+	}
+	ns := func(v float64) string { return harness.FormatValue(v, "ns/op") }
+	eff := func(v float64) string { return harness.FormatValue(v, "efficiency") }
+	want := []struct{ after, head, cells string }{
+		{"", "", "20260102-030405-pi5-arm64 | 20260102-030406-pi4-arm64 | 20260102-030407-vm-arm64-emulated"},
+		{"", "model", "Raspberry Pi 5 Model B Rev 1.0 | Raspberry Pi 4 Model B Rev 1.4 | unknown"},
+		{"", "cores (GOMAXPROCS of the figures)", "4 (4) | 4 (4) | 2 (2)"},
+		{"", "emulated", "no | not recorded | yes"},
+		{"", "complete", "yes | no (3 of 10 benchmarks finished (interrupted)) | yes"},
+		{"", "throttled", "no | yes | unknown"},
+		{"", "temperature before → after", "48.1 C → 61.0 C | unknown → 83.2 C | unknown → unknown"},
+		{"| **Stage", "cmdbuffer", ns(20) + " | " + ns(45) + " | " + ns(700)},
+		{"| **Stage", "hybrid", ns(25) + " | — | —"},
+		{"| **Frame", "cmdbuffer", ns(2500000) + " | — | —"},
+		{"| **Contention", "cmdbuffer", eff(0.8) + " | " + eff(0.6) + " | " + eff(1.5)},
+	}
+	for _, w := range want {
+		got := row(stdout, w.after, w.head)
+		if wantRow := "| " + w.head + " | " + w.cells + " |"; got != wantRow {
+			t.Errorf("row %q after %q:\ngot  %s\nwant %s", w.head, w.after, got, wantRow)
+		}
+	}
+	if t.Failed() {
+		t.Logf("table:\n%s", stdout)
+	}
+}
+
+// TestFleetOut checks -out: the table lands in the file, whole, with nothing else left in
+// its folder, and nothing on stdout.
+func TestFleetOut(t *testing.T) {
+	parent := t.TempDir()
+	a := fleetRun(t, parent, "a", 4, "40 C", "50 C", []string{"goarch: arm64"}, "Stage/strategy=cmdbuffer/cmd=typed-4 20 ns/op")
+	outDir := t.TempDir()
+	out := filepath.Join(outDir, "fleet.md")
+	stdout, stderr, code := cli("fleet", "-out", out, a)
+	if code != 0 || stdout != "" {
+		t.Fatalf("fleet -out: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(b), "# deferbench fleet\n") || !strings.Contains(string(b), "| cmdbuffer | "+harness.FormatValue(20, "ns/op")+" |") {
+		t.Errorf("fleet.md:\n%s", b)
+	}
+	if entries, _ := os.ReadDir(outDir); len(entries) != 1 {
+		t.Errorf("-out folder holds %d entries, want only fleet.md", len(entries))
+	}
+	// Flags after the directories work too.
+	out2 := filepath.Join(outDir, "again.md")
+	if _, stderr, code := cli("fleet", a, "-out", out2); code != 0 {
+		t.Fatalf("fleet DIR -out: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(out2); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestFleetBadInputs: each bad input is one line naming it, exit status 2, no file written.
+func TestFleetBadInputs(t *testing.T) {
+	parent := t.TempDir()
+	good := fleetRun(t, parent, "good", 4, "", "", []string{"goarch: arm64"}, "Stage/strategy=cmdbuffer/cmd=typed-4 20 ns/op")
+	noEnv := fleetRun(t, parent, "noenv", 4, "", "", nil, "Stage/strategy=cmdbuffer/cmd=typed-4 20 ns/op")
+	os.Remove(filepath.Join(noEnv, "env.json"))
+	badEnv := fleetRun(t, parent, "badenv", 4, "", "", nil, "Stage/strategy=cmdbuffer/cmd=typed-4 20 ns/op")
+	os.WriteFile(filepath.Join(badEnv, "env.json"), []byte("{"), 0o644)
+	empty := filepath.Join(parent, "empty")
+	os.Mkdir(empty, 0o755)
+	notBench := fleetRun(t, parent, "notbench", 4, "", "", nil)
+	os.WriteFile(filepath.Join(notBench, "bench.txt"), []byte("hello\n"), 0o644)
+	missingOut := filepath.Join(parent, "nope", "fleet.md")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{nil, "want one or more results directories"},
+		{[]string{filepath.Join(parent, "missing")}, "missing is not a results directory"},
+		{[]string{filepath.Join(good, "bench.txt")}, "bench.txt is not a results directory"},
+		{[]string{good, empty}, "empty has no bench.txt"},
+		{[]string{noEnv}, "noenv has no env.json"},
+		{[]string{badEnv}, "badenv/env.json is not deferbench's env.json"},
+		{[]string{notBench}, "notbench/bench.txt holds no Go benchmark results"},
+		{[]string{"-out", missingOut, good}, "does not exist"},
+		{[]string{"-out", "", good}, "-out is empty"},
+		{[]string{"-frobnicate", good}, "unknown flag -frobnicate"},
+	}
+	for _, c := range cases {
+		stdout, stderr, code := cli(append([]string{"fleet"}, c.args...)...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("fleet %q: exit %d, stdout %q, stderr %q; want status 2 and one line with %q", c.args, code, stdout, stderr, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Dir(missingOut)); err == nil {
+		t.Errorf("fleet created %s", filepath.Dir(missingOut))
+	}
+}
