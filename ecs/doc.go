@@ -24,4 +24,10 @@
 //
 // A World is not safe for concurrent use: one goroutine at a time may call it. Read-only calls
 // (Get, Has, Alive, Query, Hash) may run concurrently with each other.
+//
+// Replicas. Replica makes a deep copy that carries the world's id, so handles are valid in both
+// and the same calls keep both identical; CopyFrom brings one replica to another's state, and
+// Changes counts changing calls so that a holder of a replica can tell whether the world moved.
+// A double-buffered strategy (deferbench's versioned) lets readers read one replica while it
+// applies changes to the other.
 package ecs

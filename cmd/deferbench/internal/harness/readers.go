@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
 	"github.com/deferbench/deferbench/strategies/lazyguarded"
 	"github.com/deferbench/deferbench/workload"
@@ -22,8 +23,10 @@ const readerSamples = 1 << 13
 
 // guardedReader is the optional interface of a strategy whose reads of the world must go
 // through it (lazyguarded: a read is a job on the target's pipe, which waits behind parked
-// writes or passes them, by mode). Other strategies never block readers while staging; the
-// harness then keeps readers off the world during a commit with a sync-point lock.
+// writes or passes them, by mode). A strategy declaring ReadsPreviousVersion (versioned) is
+// read through its deferral.VersionReader, which never waits for a commit. Other strategies
+// never block readers while staging; the harness then keeps readers off the world during a
+// commit with a sync-point lock.
 type guardedReader interface {
 	Read(fn func(w *ecs.World) error) *lazyguarded.Task
 }
@@ -31,7 +34,7 @@ type guardedReader interface {
 var readersScenario = Scenario{
 	Name: "Readers",
 	Description: "R reader goroutines read Positions of the target while one producer stages Sets and commits every 256; " +
-		"ns/op per staged command; p50-read-ns, p99-read-ns, reads/s",
+		"ns/op per staged command; p50-read-ns, p99-read-ns, reads/s; versioned also apply-, swap-, resync-ns/publish and replica-B/entity",
 	Variants: func(cfg VariantConfig) []Variant {
 		rs := []int{1, 4}
 		if cfg.Quick {
@@ -60,6 +63,10 @@ func readers(b *testing.B, s StrategyInfo, nreaders int) error {
 	st := s.Factory(w)
 	rec := st.NewRecorder()
 	guarded, _ := st.(guardedReader)
+	var versions deferral.VersionReader // reads the last published version, never blocked
+	if st.Capabilities().ReadsPreviousVersion {
+		versions, _ = st.(deferral.VersionReader)
+	}
 	var syncPoint sync.RWMutex // used when the strategy does not guard reads itself
 
 	var stop atomic.Bool
@@ -87,6 +94,8 @@ func readers(b *testing.B, s StrategyInfo, nreaders int) error {
 				var err error
 				if guarded != nil {
 					err = guarded.Read(read).Wait()
+				} else if versions != nil {
+					err = versions.Read(read)
 				} else {
 					syncPoint.RLock()
 					err = read(w)
@@ -110,7 +119,7 @@ func readers(b *testing.B, s StrategyInfo, nreaders int) error {
 	}
 	commit := func() error {
 		handover(st, rec)
-		if guarded == nil {
+		if guarded == nil && versions == nil {
 			syncPoint.Lock()
 			defer syncPoint.Unlock()
 		}
@@ -124,6 +133,7 @@ func readers(b *testing.B, s StrategyInfo, nreaders int) error {
 		wg.Wait()
 	}
 	started.Wait()
+	report := publishMetrics(st)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -139,6 +149,7 @@ func readers(b *testing.B, s StrategyInfo, nreaders int) error {
 	err = commit() // a reader waiting behind parked writes needs the last flush to finish
 	elapsed := b.Elapsed()
 	b.StopTimer()
+	report(b)
 	if err != nil {
 		st.Discard()
 	}

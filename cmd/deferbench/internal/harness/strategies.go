@@ -9,6 +9,7 @@ import (
 	"github.com/deferbench/deferbench/strategies/handrolled"
 	"github.com/deferbench/deferbench/strategies/hybrid"
 	"github.com/deferbench/deferbench/strategies/lazyguarded"
+	"github.com/deferbench/deferbench/strategies/versioned"
 	"github.com/deferbench/deferbench/workload"
 )
 
@@ -47,6 +48,7 @@ var Strategies = []StrategyInfo{
 	{Name: "lazyguarded-pass", Description: "design 1, readers pass parked writes (stale reads, opt-in)", Factory: lazyguarded.FactoryPass},
 	{Name: "handrolled", Description: "design 3: producers fill their own slices and hand them over; commit gathers in hand-over order and applies", Factory: handrolled.Factory},
 	{Name: "hybrid", Description: "design 4: cmdbuffer's buffers with a recorder per graph node; commit in (sort key, recorder, FIFO) order", Factory: hybrid.Factory, FrameStepper: hybridFrame},
+	{Name: "versioned", Description: "design 5: cmdbuffer's staging, published to a second replica of the world that readers read lock-free; commit = apply, swap, resync (replay)", Factory: versioned.Factory},
 	{Name: NoopName, Description: "control, not a strategy (Contention only): each producer runs a register-only loop, one step per command, touching no memory; its efficiency is the ceiling the harness itself allows", ControlOf: "Contention"},
 }
 
