@@ -62,7 +62,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{runCommand, compareCommand, plotCommand, fleetCommand, listCommand, envCommand, helpCommand}
+	commands = []*command{runCommand, compareCommand, abCommand, plotCommand, fleetCommand, listCommand, envCommand, helpCommand}
 }
 
 func lookup(name string) *command {

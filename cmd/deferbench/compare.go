@@ -101,7 +101,7 @@ var compareCommand = &command{
 				}
 				return usagef("compare: %s and %s have no benchmark and unit in common%s", args[0], args[1], hint)
 			}
-			return o.write(e, "compare", args[0], args[1], c)
+			return o.write(e, "compare", args[0], args[1], label(args[0]), label(args[1]), c)
 		}
 	},
 }
@@ -155,8 +155,8 @@ func (e errGate) Error() string {
 }
 
 // write prints c in the chosen format and turns a failed gate into errGate.
-func (o *compareFlags) write(e *env, cmd, oldPath, newPath string, c *harness.RunComparison) error {
-	doc := &harness.CompareDoc{Old: oldPath, New: newPath, OldLabel: label(oldPath), NewLabel: label(newPath), Comparison: c}
+func (o *compareFlags) write(e *env, cmd, oldPath, newPath, oldLabel, newLabel string, c *harness.RunComparison) error {
+	doc := &harness.CompareDoc{Old: oldPath, New: newPath, OldLabel: oldLabel, NewLabel: newLabel, Comparison: c}
 	if strings.TrimSpace(o.fail) != "" {
 		doc.Fail = o.fail
 	}

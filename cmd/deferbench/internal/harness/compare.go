@@ -54,6 +54,7 @@ var annotationKeys = map[string]bool{
 	"deferbench":    true, // the version under test: two builds are what an A/B compares
 	"throttled":     true, // noted instead (see CompareRuns)
 	"under-voltage": true,
+	"round":         true, // deferbench ab's round number
 }
 
 // MachineKeys are the configuration keys that describe a machine by nature (and so always

@@ -209,13 +209,16 @@ func TestSensitivity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range Compare(old, new, 0.05) {
+	// The runner interleaves the two strategies within each repetition, so repetition i of
+	// one pairs with repetition i of the other: the test is on the per-repetition ratios
+	// (Wilcoxon signed-rank), which cancels the drift that hits both of a pair alike.
+	for _, c := range CompareRuns(old, new, CompareOptions{Paired: true}).Rows {
 		if c.Unit != "ns/op" {
 			continue
 		}
-		t.Logf("%s: %+.1f%%, p=%.4f", c.Name, 100*c.Delta, c.P)
-		if !c.Significant || c.Delta <= 0 {
-			t.Errorf("%s: a strategy ~10%% slower is reported %+.1f%% with p=%.4f (significant %v); want significantly slower", c.Name, 100*c.Delta, c.P, c.Significant)
+		t.Logf("%s: %+.1f%% (paired ratio CI %.3f…%.3f), p=%.4f", c.Name, 100*c.Change, c.Ratio.Lo, c.Ratio.Hi, c.P)
+		if c.Method != MethodPaired || c.Verdict != Worse {
+			t.Errorf("%s: a strategy ~10%% slower is reported %+.1f%% with p=%.4f (%s, verdict %s); want significantly slower", c.Name, 100*c.Change, c.P, c.Method, c.Verdict)
 		}
 		return
 	}

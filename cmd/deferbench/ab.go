@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+	"golang.org/x/perf/benchfmt"
+)
+
+// Defaults of deferbench ab: sized for a CI runner (2 cores, a few minutes).
+const (
+	abRounds    = 10
+	abBenchtime = "20ms"
+	abScenarios = "Stage,StageApply"
+	abFail      = "sec/op>5%,allocs/op>0,B/op>0"
+)
+
+const abDetail = `BASE and HEAD are git revisions of this repository (each built with go build
+into a temporary worktree) or two deferbench binaries. The two run alternately on this
+machine, round by round, in a random order each round; a round is one repetition
+(deferbench run -count 1) of the selected scenarios and strategies. Then round i of BASE
+is paired with round i of HEAD: the change is the median of the per-round ratios, tested
+with the Wilcoxon signed-rank test, and the gate applies as in compare (exit 1 when it
+fails, 2 for bad input). Each side's rounds stay in OUT/base and OUT/head, every round
+in its own results directory, all rounds merged into OUT/<side>/bench.txt for
+deferbench compare -paired. The defaults (Stage and StageApply: staging, stage plus
+commit, allocations; 10 rounds of 20ms) take about three minutes on 2 cores.`
+
+var abCommand = &command{
+	name:    "ab",
+	args:    "[flags] BASE HEAD",
+	summary: "A/B: run two builds (git revisions or binaries) alternately on this machine, compare the paired rounds and apply the gate",
+	detail:  abDetail,
+	setup: func(fs *flag.FlagSet, e *env) func([]string) error {
+		o := compareFlags{fail: abFail}
+		o.define(fs)
+		rounds := fs.Int("rounds", abRounds, "rounds: repetitions of each side, alternating; at least 6 for the test to reach alpha 0.05")
+		benchtime := fs.String("benchtime", abBenchtime, "time or iterations per benchmark and round, as deferbench run -benchtime")
+		scenarios := fs.String("scenarios", abScenarios, "comma-separated scenarios (deferbench list)")
+		strategies := fs.String("strategies", "", "comma-separated strategies (default all)")
+		out := fs.String("out", "", "directory for both sides' results, new or empty (default results/ab-<yyyymmdd-hhmmss>)")
+		seed := fs.Uint64("seed", 0, "seed of the per-round order (default from the clock; printed)")
+		return func(args []string) error {
+			args, err := parseInterspersed(fs, args)
+			if err != nil {
+				return err
+			}
+			if args == nil {
+				writeCommandHelp(e.stdout, lookup("ab"))
+				return nil
+			}
+			if len(args) != 2 {
+				return usagef("ab: want two arguments BASE HEAD (git revisions or deferbench binaries), got %d", len(args))
+			}
+			opt, err := o.options("ab")
+			if err != nil {
+				return err
+			}
+			opt.Paired = true
+			if *rounds < 1 || *rounds > 1000 {
+				return usagef("ab: -rounds %d: want a whole number from 1 to 1000", *rounds)
+			}
+			if err := harness.CheckBenchtime(*benchtime); err != nil || strings.TrimSpace(*benchtime) == "" {
+				return usagef("ab: -benchtime %q: want a duration like 100ms or an iteration count like 1000x", *benchtime)
+			}
+			a := abRun{e: e, rounds: *rounds, benchtime: *benchtime, scenarios: *scenarios, strategies: *strategies, seed: *seed}
+			return a.do(args[0], args[1], *out, &o, opt)
+		}
+	},
+}
+
+type abRun struct {
+	e                     *env
+	rounds                int
+	benchtime             string
+	scenarios, strategies string
+	seed                  uint64
+}
+
+// side is one build under test.
+type side struct {
+	name string // base or head
+	arg  string // as given
+	bin  string
+	rev  string // the commit, for a git revision
+}
+
+func (a *abRun) do(baseArg, headArg, out string, o *compareFlags, opt harness.CompareOptions) error {
+	e := a.e
+	start := time.Now()
+	if out == "" {
+		out = filepath.Join("results", "ab-"+start.Format("20060102-150405"))
+	}
+	if err := newEmptyDir(out); err != nil {
+		return usagef("ab: -out %s: %v: choose a new -out", out, err)
+	}
+	tmp, err := os.MkdirTemp("", "deferbench-ab-")
+	if err != nil {
+		return fmt.Errorf("ab: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	sides := []*side{{name: "base", arg: baseArg}, {name: "head", arg: headArg}}
+	for _, s := range sides {
+		if err := a.resolve(s, tmp); err != nil {
+			os.Remove(out)
+			return err
+		}
+	}
+	if sides[0].rev != "" && sides[0].rev == sides[1].rev {
+		fmt.Fprintf(e.stderr, "deferbench: ab: note: BASE and HEAD are the same commit %.12s: an A/A run (every difference is noise)\n", sides[0].rev)
+	}
+	for _, s := range sides {
+		if err := os.MkdirAll(filepath.Join(out, s.name, "rounds"), 0o755); err != nil {
+			return fmt.Errorf("ab: %w", err)
+		}
+	}
+	seed := a.seed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	rng := rand.New(rand.NewPCG(seed, 0))
+	fmt.Fprintf(e.stderr, "deferbench: ab: %d rounds of %s (benchtime %s), order seed %d, results in %s\n", a.rounds, a.scenarios, a.benchtime, seed, out)
+	for r := 1; r <= a.rounds; r++ {
+		order := []*side{sides[0], sides[1]}
+		if rng.IntN(2) == 1 {
+			order[0], order[1] = order[1], order[0]
+		}
+		fmt.Fprintf(e.stderr, "deferbench: ab: round %d/%d: %s, then %s\n", r, a.rounds, order[0].name, order[1].name)
+		for _, s := range order {
+			if err := a.runRound(s, out, r); err != nil {
+				if errors.Is(err, context.Canceled) {
+					return fmt.Errorf("ab: %w in round %d; the finished rounds are in %s", errInterrupted, r, out)
+				}
+				return fmt.Errorf("ab: %s (%s), round %d: %w; the finished rounds are in %s", s.name, s.arg, r, err, out)
+			}
+		}
+	}
+	for _, s := range sides {
+		if err := mergeRounds(filepath.Join(out, s.name), a.rounds); err != nil {
+			return fmt.Errorf("ab: %w", err)
+		}
+	}
+	basePath, headPath := filepath.Join(out, "base"), filepath.Join(out, "head")
+	old, err := readRun("ab", basePath)
+	if err != nil {
+		return err
+	}
+	new, err := readRun("ab", headPath)
+	if err != nil {
+		return err
+	}
+	c := harness.CompareRuns(old, new, opt)
+	for _, n := range c.Notes {
+		fmt.Fprintf(e.stderr, "deferbench: ab: note: %s\n", n)
+	}
+	fmt.Fprintf(e.stderr, "deferbench: ab: done in %s; BASE (%s) in %s, HEAD (%s) in %s; compare again with: deferbench compare -paired %s %s\n",
+		time.Since(start).Round(time.Second), sides[0].arg, basePath, sides[1].arg, headPath, basePath, headPath)
+	if len(c.Rows) == 0 {
+		return fmt.Errorf("ab: BASE and HEAD have no benchmark and unit in common")
+	}
+	return o.write(e, "ab", basePath, headPath, "base "+sides[0].arg, "head "+sides[1].arg, c)
+}
+
+// newEmptyDir creates dir, or accepts an existing empty one.
+func newEmptyDir(dir string) error {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return err
+	}
+	err := os.Mkdir(dir, 0o755)
+	if errors.Is(err, os.ErrExist) {
+		ents, rerr := os.ReadDir(dir)
+		if rerr != nil {
+			return rerr
+		}
+		if len(ents) > 0 {
+			return errors.New("exists and is not empty")
+		}
+		return nil
+	}
+	return err
+}
+
+// resolve finds or builds s's binary: an executable file as it is, else a git revision of
+// the repository in the working directory, built in a temporary worktree.
+func (a *abRun) resolve(s *side, tmp string) error {
+	if fi, err := os.Stat(s.arg); err == nil && fi.Mode().IsRegular() {
+		if fi.Mode()&0o111 == 0 {
+			return usagef("ab: %s: %s is a file but not executable: give a deferbench binary or a git revision", strings.ToUpper(s.name), s.arg)
+		}
+		bin, err := filepath.Abs(s.arg)
+		if err != nil {
+			return fmt.Errorf("ab: %w", err)
+		}
+		s.bin = bin
+		return nil
+	}
+	rev, err := exec.CommandContext(a.e.ctx, "git", "rev-parse", "--verify", "--quiet", s.arg+"^{commit}").Output()
+	if err != nil {
+		return usagef("ab: %s: %q is neither a deferbench binary nor a git revision of the repository here", strings.ToUpper(s.name), s.arg)
+	}
+	s.rev = strings.TrimSpace(string(rev))
+	wt := filepath.Join(tmp, s.name+"-src")
+	fmt.Fprintf(a.e.stderr, "deferbench: ab: building %s (%s = %.12s)\n", s.name, s.arg, s.rev)
+	if b, err := exec.CommandContext(a.e.ctx, "git", "worktree", "add", "--detach", wt, s.rev).CombinedOutput(); err != nil {
+		return fmt.Errorf("ab: git worktree add %s: %v: %s", s.arg, err, strings.TrimSpace(string(b)))
+	}
+	defer func() {
+		exec.Command("git", "worktree", "remove", "--force", wt).Run()
+	}()
+	s.bin = filepath.Join(tmp, s.name, "deferbench")
+	cmd := exec.CommandContext(a.e.ctx, "go", "build", "-o", s.bin, "./cmd/deferbench")
+	cmd.Dir = wt
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("ab: building %s (%s): %v: %s", s.name, s.arg, err, lastLines(string(b), 5))
+	}
+	return nil
+}
+
+func lastLines(s string, n int) string {
+	ls := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(ls[max(0, len(ls)-n):], " | ")
+}
+
+// runRound runs one repetition of s into OUT/<side>/rounds/NN.
+func (a *abRun) runRound(s *side, out string, r int) error {
+	dir := filepath.Join(out, s.name, "rounds", fmt.Sprintf("%03d", r))
+	args := []string{"run", "-count", "1", "-benchtime", a.benchtime, "-scenarios", a.scenarios, "-out", dir}
+	if a.strategies != "" {
+		args = append(args, "-strategies", a.strategies)
+	}
+	cmd := exec.CommandContext(a.e.ctx, s.bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	os.WriteFile(dir+".log", stderr.Bytes(), 0o644)
+	if a.e.ctx.Err() != nil {
+		return a.e.ctx.Err()
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s: %v: %s", s.bin, strings.Join(args, " "), err, lastLines(stderr.String(), 3))
+	}
+	return nil
+}
+
+// mergeRounds writes DIR/bench.txt: the rounds' bench.txt files one after the other, each
+// with its own configuration lines, so that sample i of every metric is round i.
+func mergeRounds(dir string, rounds int) error {
+	var b bytes.Buffer
+	for r := 1; r <= rounds; r++ {
+		p := filepath.Join(dir, "rounds", fmt.Sprintf("%03d", r), "bench.txt")
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		// Check it parses and holds results before merging.
+		rd := benchfmt.NewReader(bytes.NewReader(data), p)
+		n := 0
+		for rd.Scan() {
+			if _, ok := rd.Result().(*benchfmt.Result); ok {
+				n++
+			}
+		}
+		if n == 0 {
+			return fmt.Errorf("%s holds no results", p)
+		}
+		b.WriteString("round: " + strconv.Itoa(r) + "\n")
+		b.Write(data)
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			b.WriteByte('\n')
+		}
+	}
+	return harness.WriteFileAtomic(filepath.Join(dir, "bench.txt"), b.Bytes())
+}
