@@ -11,6 +11,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+	"github.com/deferbench/deferbench/ecs"
 )
 
 // writeBench writes a bench.txt of lines (benchmark lines without the Benchmark prefix, each
@@ -379,6 +382,80 @@ func TestCompareBoards(t *testing.T) {
 		header := regexp.MustCompile(`(?m)^ns/op\s+` + regexp.QuoteMeta(c.oldL) + `\s+` + regexp.QuoteMeta(c.newL) + `\s+delta`)
 		if code != 0 || !header.MatchString(out) || strings.Count(out, "Stage/strategy=cmdbuffer/cmd=typed-4 ") != 3 || strings.Contains(out, "?") {
 			t.Errorf("%s vs %s: exit %d, stderr %q; want the boards side by side, every row with a verdict:\n%s", c.old, c.new, code, errOut, out)
+		}
+	}
+}
+
+// TestCIExpectations: .ci/expect-quick.txt names, for distinct-states = 1, exactly the
+// strategies that declare a reproducible order, and the gate .ci/run applies with it fails
+// when typed staging starts allocating or a reproducible strategy stops being reproducible.
+func TestCIExpectations(t *testing.T) {
+	const expect = "../../.ci/expect-quick.txt"
+	b, err := os.ReadFile(expect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, s := range harness.Strategies {
+		if s.Factory != nil && s.Factory(ecs.NewWorld()).Capabilities().ReproducibleOrder {
+			want = append(want, s.Name)
+		}
+	}
+	var got []string
+	for _, m := range regexp.MustCompile(`(?m)^BenchmarkDeterminism/strategy=([^/]+)/.* 1 distinct-states$`).FindAllStringSubmatch(string(b), -1) {
+		got = append(got, m[1])
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("%s expects distinct-states = 1 of %v; the strategies declaring a reproducible order are %v", expect, got, want)
+	}
+
+	// A quick run's shape: typed staging and Determinism at GOMAXPROCS 2, three repetitions.
+	run := func(cmdbufferAllocs float64, hybridStates int) string {
+		var sb strings.Builder
+		sb.WriteString("goos: linux\ngoarch: amd64\ncpu: Test CPU\n\n")
+		for range 3 {
+			for _, s := range []string{"baseline", "cmdbuffer", "lazyguarded", "handrolled", "hybrid"} {
+				allocs := 0.0
+				switch s {
+				case "lazyguarded":
+					allocs = 4
+				case "cmdbuffer":
+					allocs = cmdbufferAllocs
+				}
+				fmt.Fprintf(&sb, "BenchmarkStage/strategy=%s/cmd=typed-2 500000 40 ns/op %v B/op %v allocs/op\n", s, 72*allocs, allocs)
+			}
+			for _, s := range []string{"cmdbuffer", "lazyguarded", "handrolled", "hybrid"} {
+				states := 6
+				switch s {
+				case "cmdbuffer":
+					states = 1
+				case "hybrid":
+					states = hybridStates
+				}
+				fmt.Fprintf(&sb, "BenchmarkDeterminism/strategy=%s/runs=6/frames=4-2 1 2e7 ns/op 2e6 B/op 1700 allocs/op %d distinct-states\n", s, states)
+			}
+		}
+		return writeFile(t, "bench.txt", sb.String())
+	}
+	gate := []string{"compare", "-ignore", "*", "-ignore-procs", "-fail", "allocs/op>0,distinct-states>0", expect}
+	for _, c := range []struct {
+		name   string
+		path   string
+		code   int
+		failed string
+	}{
+		{"the contract holds", run(0, 1), 0, ""},
+		{"amortised growth is not an allocation", run(2e-6, 1), 0, ""},
+		{"cmdbuffer's typed staging allocates", run(1, 1), 1, "Stage/strategy=cmdbuffer/cmd=typed "},
+		{"hybrid is no longer reproducible", run(0, 2), 1, "Determinism/strategy=hybrid/runs=6/frames=4 "},
+	} {
+		out, errOut, code := cli(append(gate, c.path)...)
+		if code != c.code {
+			t.Errorf("%s: exit %d, want %d; stderr %q:\n%s", c.name, code, c.code, errOut, out)
+			continue
+		}
+		if c.failed != "" && !regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(c.failed)+`.*FAIL`).MatchString(out) {
+			t.Errorf("%s: no FAIL on %q:\n%s", c.name, c.failed, out)
 		}
 	}
 }

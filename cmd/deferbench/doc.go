@@ -9,6 +9,7 @@
 //	commands:
 //	  run      run the benchmark suite and write the results into a new results directory
 //	  compare  compare two runs (bench.txt files or results directories) metric by metric: medians, 95% CIs, change and Mann-Whitney p; -fail gates
+//	  ab       A/B: run two builds (git revisions or binaries) alternately on this machine, compare the paired rounds and apply the gate
 //	  plot     draw the results in DIR/bench.txt as charts in DIR/plots (SVG and PNG); DIR may be the bench.txt itself
 //	  fleet    one markdown table of several boards' headline figures, a column per results directory
 //	  list     list the scenarios and strategies with descriptions
@@ -149,6 +150,54 @@
 // Wilcoxon signed-rank test on their logarithms. -format json writes every row with
 // medians, CIs, change, p, method, verdict and gate; markdown suits a pull-request comment:
 // regressions, improvements, then the unchanged rows collapsed. docs/ci.md has CI recipes.
+//
+// # AB
+//
+//	usage: deferbench ab [flags] BASE HEAD
+//
+//	A/B: run two builds (git revisions or binaries) alternately on this machine, compare the paired rounds and apply the gate
+//
+//	BASE and HEAD are git revisions of this repository (each built with go build
+//	into a temporary worktree) or two deferbench binaries. The two run alternately on this
+//	machine, round by round, in a random order each round; a round is one repetition
+//	(deferbench run -count 1) of the selected scenarios and strategies. Then round i of BASE
+//	is paired with round i of HEAD: the change is the median of the per-round ratios, tested
+//	with the Wilcoxon signed-rank test, and the gate applies as in compare (exit 1 when it
+//	fails, 2 for bad input). Each side's rounds stay in OUT/base and OUT/head, every round
+//	in its own results directory, all rounds merged into OUT/<side>/bench.txt for
+//	deferbench compare -paired. The defaults (Stage and StageApply: staging, stage plus
+//	commit, allocations; 10 rounds of 20ms) take about three minutes on 2 cores.
+//
+//	flags:
+//	  -alpha float
+//	    	significance level of the test (default 0.05)
+//	  -benchtime string
+//	    	time or iterations per benchmark and round, as deferbench run -benchtime (default "20ms")
+//	  -fail string
+//	    	gate: comma-separated unit>N% or unit>N thresholds, e.g. 'sec/op>5%,allocs/op>0,B/op>0'; exit 1 when a metric is worse beyond one and significant (default "sec/op>5%,allocs/op>0,B/op>0")
+//	  -format string
+//	    	output format: text, markdown, csv or json (default "text")
+//	  -ignore string
+//	    	comma-separated config keys to compare across although their values differ (machine = goarch,cpu,host-model,kernel,governor,lse-atomics,page-size)
+//	  -out string
+//	    	directory for both sides' results, new or empty (default results/ab-<yyyymmdd-hhmmss>)
+//	  -rounds int
+//	    	rounds: repetitions of each side, alternating; at least 6 for the test to reach alpha 0.05 (default 10)
+//	  -scenarios string
+//	    	comma-separated scenarios (deferbench list) (default "Stage,StageApply")
+//	  -seed uint
+//	    	seed of the per-round order (default from the clock; printed)
+//	  -strategies string
+//	    	comma-separated strategies (default all)
+//
+// Interleaving rounds of the two builds on one machine, in a random order each round, makes
+// slow drift and other processes' load hit both alike (randomized multiple interleaved
+// trials, Abedi and Brecht, ICPE 2017); pairing round i of one with round i of the other
+// then removes what a round shares. A CI job runs, from a checkout with history:
+//
+//	go run ./cmd/deferbench ab -format markdown origin/main HEAD >> "$GITHUB_STEP_SUMMARY"
+//
+// docs/ci.md has the GitHub Actions and GitLab CI recipes and how to choose thresholds.
 //
 // # Plot
 //

@@ -222,7 +222,8 @@ func (c *RunComparison) Failed() []Row {
 	return out
 }
 
-// ExpandIgnore turns an -ignore list into the set of keys, expanding "machine".
+// ExpandIgnore turns an -ignore list into the set of keys, expanding "machine"; "*" ignores
+// every key (expectations that hold on any machine).
 func ExpandIgnore(keys []string) map[string]bool {
 	out := map[string]bool{}
 	for _, k := range keys {
@@ -246,7 +247,7 @@ type config struct {
 func configOf(r *benchfmt.Result, ignore map[string]bool) config {
 	vals := map[string]string{}
 	for _, c := range r.Config {
-		if annotationKeys[c.Key] || ignore[c.Key] || len(c.Value) == 0 {
+		if annotationKeys[c.Key] || ignore[c.Key] || ignore["*"] || len(c.Value) == 0 {
 			continue
 		}
 		vals[c.Key] = string(c.Value)
@@ -421,7 +422,7 @@ func CompareRuns(old, new []*benchfmt.Result, opt CompareOptions) *RunComparison
 	}{{"OLD", old}, {"NEW", new}} {
 		var mixed []string
 		for k, vs := range fullConfig(in.rs) {
-			if ignore[k] && len(vs) > 1 {
+			if (ignore[k] || ignore["*"]) && len(vs) > 1 {
 				mixed = append(mixed, fmt.Sprintf("%s (%s)", k, strings.Join(vs, " / ")))
 			}
 		}
@@ -480,7 +481,7 @@ func annotation(rs []*benchfmt.Result, key string) string {
 func sideLabels(old, new []*benchfmt.Result, ignore map[string]bool) (string, string) {
 	of, nf := fullConfig(old), fullConfig(new)
 	for _, k := range []string{"goarch", "host-model", "cpu"} {
-		if !ignore[k] || len(of[k]) != 1 || len(nf[k]) != 1 || of[k][0] == nf[k][0] {
+		if !(ignore[k] || ignore["*"]) || len(of[k]) != 1 || len(nf[k]) != 1 || of[k][0] == nf[k][0] {
 			continue
 		}
 		return of[k][0], nf[k][0]

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// abBinary returns an executable that runs this test binary as deferbench (see TestMain),
+// or skips where the test binary cannot start itself.
+func abBinary(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	p := filepath.Join(t.TempDir(), "deferbench")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\nDEFERBENCH_TEST_MAIN=1 exec '"+exe+"' \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := exec.Command(p, "list").Run(); err != nil {
+		t.Skipf("the test binary cannot start itself here: %v", err)
+	}
+	return p
+}
+
+// TestAB runs two binaries alternately, one round each at a time in a random order, keeps
+// every round and the merged runs, and compares the rounds paired.
+func TestAB(t *testing.T) {
+	bin := abBinary(t)
+	out := filepath.Join(t.TempDir(), "ab")
+	stdout, stderr, code := cli("ab", "-rounds", "6", "-benchtime", "200x", "-scenarios", "Stage", "-strategies", "baseline,cmdbuffer",
+		"-fail", "allocs/op>0", "-format", "json", "-seed", "3", "-out", out, bin, bin)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s\n%s", code, stderr, stdout)
+	}
+	for _, want := range []string{"round 6/6", "base, then head", "head, then base", "BASE (" + bin + ") in " + filepath.Join(out, "base"), "deferbench compare -paired"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	var doc struct {
+		Method, Gate string
+		Rows         []struct {
+			Unit, Method string
+			New          struct{ N int }
+			Ratio        *struct{ Median float64 }
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("%v:\n%s", err, stdout)
+	}
+	if doc.Method != "signed-rank" || doc.Gate != "pass" || len(doc.Rows) == 0 {
+		t.Fatalf("method %q gate %q rows %d; want signed-rank, pass, rows", doc.Method, doc.Gate, len(doc.Rows))
+	}
+	for _, r := range doc.Rows {
+		if r.New.N != 6 || (r.Unit == "ns/op" && (r.Method != "signed-rank" || r.Ratio == nil || r.Ratio.Median <= 0)) {
+			t.Errorf("row %+v: want 6 rounds, ns/op paired with a ratio", r)
+		}
+	}
+	for _, side := range []string{"base", "head"} {
+		for _, r := range []string{"001", "006"} {
+			if _, err := os.Stat(filepath.Join(out, side, "rounds", r, "bench.txt")); err != nil {
+				t.Error(err)
+			}
+		}
+		b, _ := os.ReadFile(filepath.Join(out, side, "bench.txt"))
+		if n := strings.Count(string(b), "BenchmarkStage/strategy=cmdbuffer/cmd=typed"); n != 6 {
+			t.Errorf("%s/bench.txt has %d samples of cmdbuffer typed staging, want 6 (one per round)", side, n)
+		}
+	}
+	// The kept folders compare again, paired.
+	if again, errOut, code := cli("compare", "-paired", filepath.Join(out, "base"), filepath.Join(out, "head")); code != 0 || !strings.Contains(again, "6 rounds") {
+		t.Errorf("compare -paired of the kept folders: exit %d (%s):\n%s", code, errOut, again)
+	}
+}
+
+func TestABBadInputs(t *testing.T) {
+	bin := abBinary(t)
+	notExec := filepath.Join(t.TempDir(), "bench.txt")
+	os.WriteFile(notExec, []byte("x"), 0o644)
+	full := t.TempDir()
+	os.WriteFile(filepath.Join(full, "x"), nil, 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ab", bin}, "ab: want two arguments BASE HEAD"},
+		{[]string{"ab", "-rounds", "0", bin, bin}, "ab: -rounds 0: want a whole number from 1 to 1000"},
+		{[]string{"ab", "-benchtime", "fast", bin, bin}, `ab: -benchtime "fast"`},
+		{[]string{"ab", "-fail", "sec/op", bin, bin}, "ab: -fail: "},
+		{[]string{"ab", "-out", full, bin, bin}, "ab: -out " + full + ": exists and is not empty"},
+		{[]string{"ab", "-out", filepath.Join(t.TempDir(), "o"), "no-such-revision-xyz", bin}, `ab: BASE: "no-such-revision-xyz" is neither a deferbench binary nor a git revision`},
+		{[]string{"ab", "-out", filepath.Join(t.TempDir(), "o"), bin, notExec}, "ab: HEAD: " + notExec + " is a file but not executable"},
+	} {
+		out, errOut, code := cli(c.args...)
+		if code != 2 || !strings.HasPrefix(errOut, "deferbench: "+c.want) || out != "" {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// TestABGitRevisions builds two revisions of this repository in temporary worktrees.
+func TestABGitRevisions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds deferbench twice: run without -short")
+	}
+	if err := exec.Command("git", "rev-parse", "HEAD").Run(); err != nil {
+		t.Skipf("not in a git checkout: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "ab")
+	_, stderr, code := cli("ab", "-rounds", "1", "-benchtime", "100x", "-scenarios", "Stage", "-strategies", "cmdbuffer", "-out", out, "HEAD", "HEAD")
+	if code != 0 || !strings.Contains(stderr, "building base (HEAD") || !strings.Contains(stderr, "an A/A run") {
+		t.Errorf("exit %d:\n%s", code, stderr)
+	}
+	if b, _ := exec.Command("git", "worktree", "list").Output(); strings.Contains(string(b), "deferbench-ab-") {
+		t.Errorf("a temporary worktree is left:\n%s", b)
+	}
+}
