@@ -130,7 +130,7 @@
 //	  -format string
 //	    	output format: text, markdown, csv or json (default "text")
 //	  -ignore string
-//	    	comma-separated config keys to compare across although their values differ (machine = goarch,cpu,host-model,kernel,governor,lse-atomics,page-size)
+//	    	comma-separated config keys to compare across although their values differ (machine = goarch,cpu,host-model,kernel,governor,lse-atomics,page-size; * = every key)
 //	  -ignore-procs
 //	    	match benchmarks without their -GOMAXPROCS suffix (machines with different core counts); one that a run has at several GOMAXPROCS keeps them apart
 //	  -paired
@@ -178,7 +178,7 @@
 //	  -format string
 //	    	output format: text, markdown, csv or json (default "text")
 //	  -ignore string
-//	    	comma-separated config keys to compare across although their values differ (machine = goarch,cpu,host-model,kernel,governor,lse-atomics,page-size)
+//	    	comma-separated config keys to compare across although their values differ (machine = goarch,cpu,host-model,kernel,governor,lse-atomics,page-size; * = every key)
 //	  -out string
 //	    	directory for both sides' results, new or empty (default results/ab-<yyyymmdd-hhmmss>)
 //	  -rounds int
