@@ -12,6 +12,11 @@ const maxRecorders = 1 << 16
 // strategy's storage costs is the strategy's). Commands staged after the strategy is closed
 // are refused by its next Commit with ErrClosed.
 type Recorder struct {
+	// cmds and keyed are the fast path of a SliceSink: unkeyed typed records are appended to
+	// *cmds directly while *keyed is false. For other sinks keyed points at a true that is
+	// never written, so every record goes through sink.
+	cmds  *[]Command
+	keyed *bool
 	sink  Sink
 	core  *Core
 	index int
@@ -20,6 +25,41 @@ type Recorder struct {
 	// staged in: the current one, and the next (closures staging during a commit).
 	seqs [2]struct{ epoch, n uint32 }
 }
+
+// SliceSink is the optional fast path of a Sink whose typed storage is one plain slice of
+// Command records (cmdbuffer's and hybrid's recorders). Core.NewRecorder checks for it once,
+// when it mints the Recorder, not per command; from then on the Recorder appends a typed
+// record with sort key 0 to that slice itself — no interface call, no second copy of the
+// 72-byte record — and calls StageKeyed only for keyed records or while the sink's keyed flag
+// is set. The sink sees exactly the records StageKeyed(0, c) would have appended.
+type SliceSink interface {
+	Sink
+	// Records returns the slice the sink appends typed records to and the flag it sets while
+	// every record must go through StageKeyed (it keeps a sort key per record). Both stay
+	// valid for the sink's lifetime; they are used from the recorder's goroutine and, at a
+	// sync point, the owner's.
+	Records() (cmds *[]Command, keyed *bool)
+}
+
+// alwaysKeyed is the keyed flag of a Recorder whose sink has no fast path. It is never
+// written.
+var alwaysKeyed = true
+
+// stage stages typed record c: appended in place through the fast path, or handed to the
+// sink. It is kept within the inlining budget (the slow path is out of line), so each verb
+// builds its record straight into the slice.
+func (r *Recorder) stage(c Command) {
+	if r.key != 0 || *r.keyed {
+		r.stageSink(&c)
+		return
+	}
+	*r.cmds = append(*r.cmds, c)
+}
+
+// stageSink hands *c to the sink with the recorder's sort key.
+//
+//go:noinline
+func (r *Recorder) stageSink(c *Command) { r.sink.StageKeyed(r.key, *c) }
 
 // nextSeq returns the next create number of epoch e and counts it. cur is the core's epoch.
 func (r *Recorder) nextSeq(e, cur uint32) uint32 {
@@ -58,35 +98,35 @@ func (r *Recorder) Create(b ecs.Bundle) ecs.Entity {
 		e, owner = nextEpoch(e), c.aheadOwn
 	}
 	p := ecs.NewPlaceholder(owner, uint32(r.index)<<16|e&0xffff, r.nextSeq(e, c.epoch))
-	r.sink.StageKeyed(r.key, Command{Verb: VerbCreate, Entity: p, Bundle: b})
+	r.stage(Command{Verb: VerbCreate, Entity: p, Bundle: b})
 	return p
 }
 
 // Destroy stages the destruction of e (an entity or a placeholder).
 func (r *Recorder) Destroy(e ecs.Entity) {
-	r.sink.StageKeyed(r.key, Command{Verb: VerbDestroy, Entity: e})
+	r.stage(Command{Verb: VerbDestroy, Entity: e})
 }
 
 // Add stages adding the components in b to e, overwriting values e already has.
 func (r *Recorder) Add(e ecs.Entity, b ecs.Bundle) {
-	r.sink.StageKeyed(r.key, Command{Verb: VerbAdd, Entity: e, Bundle: b})
+	r.stage(Command{Verb: VerbAdd, Entity: e, Bundle: b})
 }
 
 // Remove stages removing component id from e; a no-op at commit if e lacks it.
 func (r *Recorder) Remove(e ecs.Entity, id ecs.ComponentID) {
-	r.sink.StageKeyed(r.key, Command{Verb: VerbRemove, Component: id, Entity: e})
+	r.stage(Command{Verb: VerbRemove, Component: id, Entity: e})
 }
 
 // Set stages overwriting e's values of the components in b; the commit fails with a
 // *CommandError wrapping ecs.ErrMissingComponent if e lacks one.
 func (r *Recorder) Set(e ecs.Entity, b ecs.Bundle) {
-	r.sink.StageKeyed(r.key, Command{Verb: VerbSet, Entity: e, Bundle: b})
+	r.stage(Command{Verb: VerbSet, Entity: e, Bundle: b})
 }
 
 // Stage stages a command record built by hand (the typed tier underneath the verbs). A
 // VerbCreate record staged this way carries its own placeholder, usually the zero Entity,
 // which nothing can name.
-func (r *Recorder) Stage(c Command) { r.sink.StageKeyed(r.key, c) }
+func (r *Recorder) Stage(c Command) { r.stage(c) }
 
 // Do stages a closure over the world: the closure tier, for components that are not inline
 // and for anything the verbs cannot say. It runs at commit in the same order as the typed

@@ -119,18 +119,24 @@ func (c Component[T]) Inline() bool { return c.inline }
 
 // Value packs v into a one-value Bundle by copy. It panics when the component is not inline
 // (T holds pointers or is larger than MaxInline bytes): stage such components through a
-// strategy's closure tier instead. Value does not allocate.
+// strategy's closure tier instead. Value does not allocate, and it is small enough for the
+// compiler to inline, so the Bundle is built in place where it is used.
 func (c Component[T]) Value(v T) (b Bundle) {
 	if !c.inline {
-		c.notInline()
+		// A conversion, not a call, keeps Value within the inlining budget; the panic
+		// value's Error method formats the message.
+		panic(notInlineError(c.id))
 	}
 	b.n, b.used, b.ids[0] = 1, uint8((unsafe.Sizeof(v)+7)&^7), c.id
 	*(*T)(unsafe.Pointer(&b.data)) = v
 	return b
 }
 
-func (c Component[T]) notInline() {
-	panic(fmt.Sprintf("ecs: component %q is not inline (holds pointers or exceeds MaxInline=%d bytes): use the closure tier", c.Name(), MaxInline))
+// notInlineError is the panic value of Component.Value for a component that is not inline.
+type notInlineError ComponentID
+
+func (id notInlineError) Error() string {
+	return fmt.Sprintf("ecs: component %q is not inline (holds pointers or exceeds MaxInline=%d bytes): use the closure tier", ComponentName(ComponentID(id)), MaxInline)
 }
 
 // Get returns e's value of the component. Errors: ErrMissingComponent, or the handle's error

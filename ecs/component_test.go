@@ -2,6 +2,7 @@ package ecs_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/deferbench/deferbench/ecs"
@@ -32,8 +33,10 @@ func TestValueNotInlinePanics(t *testing.T) {
 	} {
 		func() {
 			defer func() {
-				if recover() == nil {
-					t.Errorf("%s.Value did not panic", name)
+				v := recover()
+				err, ok := v.(error)
+				if !ok || !strings.Contains(err.Error(), "not inline") || !strings.Contains(err.Error(), "closure tier") {
+					t.Errorf("%s.Value panicked with %v, want an error saying it is not inline and to use the closure tier", name, v)
 				}
 			}()
 			f()

@@ -2,6 +2,7 @@ package cmdbuffer_test
 
 import (
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 
@@ -136,5 +137,46 @@ func TestStageAllocs(t *testing.T) {
 	s.Discard()
 	if a := testing.AllocsPerRun(500, func() { r.Set(e, pos.Value(vec{1, 1})) }); a != 0 {
 		t.Fatalf("allocs per staged command = %v, want 0", a)
+	}
+}
+
+// TestFastPathKeyedSwitch: the deferral.Recorder appends unkeyed records straight into the
+// buffer's slice, and switches to the keyed path when a key is set (or a closure staged
+// with a key made the recorder keyed); the commit order is the keyed order either way.
+func TestFastPathKeyedSwitch(t *testing.T) {
+	w := ecs.NewWorld()
+	e, _ := w.Create(pos.Value(vec{}))
+	s := cmdbuffer.NewECS(w)
+	a, b := s.NewRecorder(), s.NewRecorder()
+	var got []float64
+	note := func(w *ecs.World) error { v, _ := pos.Get(w, e); got = append(got, v.X); return nil }
+	a.Set(e, pos.Value(vec{X: 1})) // fast path, key 0
+	a.Do(note)
+	b.SetSortKey(1)
+	b.Set(e, pos.Value(vec{X: 3})) // keyed
+	b.Do(note)
+	a.SetSortKey(2)
+	a.Set(e, pos.Value(vec{X: 4})) // keyed from here on
+	a.Do(note)
+	a.SetSortKey(0)
+	a.Set(e, pos.Value(vec{X: 2})) // key 0 again, recorder now keyed: slow path keeps its key
+	a.Do(note)
+	if err := s.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	// key 0: a's 1 and 2 (FIFO); key 1: b's 3; key 2: a's 4.
+	if want := []float64{1, 2, 3, 4}; !slices.Equal(got, want) {
+		t.Errorf("values seen in commit order %v, want %v", got, want)
+	}
+	// After a drained commit the recorder is unkeyed again and the fast path is back.
+	a.Set(e, pos.Value(vec{X: 5}))
+	if s.Pending() != 1 {
+		t.Fatalf("pending %d after one fast-path Set, want 1", s.Pending())
+	}
+	if err := s.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := pos.Get(w, e); v.X != 5 {
+		t.Errorf("value after fast-path Set %v, want 5", v.X)
 	}
 }

@@ -27,6 +27,7 @@ type handout[T, C any] struct {
 	r     *Recorder[T, C]
 	items []item[T, C]
 	base  int
+	fns   int // closures among items: 0 means there is nothing to clear
 }
 
 // segment maps a run of the gathered slice back to the recorder it came from.
@@ -58,6 +59,7 @@ type Gather[T, C any] struct {
 
 	// Owner-only: the gathered slice and its pending suffix.
 	gathered    []item[T, C]
+	gfns        int // closures gathered since gathered was last cleared
 	segs        []segment[T, C]
 	next, snext int // first pending command of gathered; its segment
 	committing  bool
@@ -144,7 +146,10 @@ func (g *Gather[T, C]) Commit() error {
 		sg.r.handed -= sg.r.inCommit // what closures handed over meanwhile stays counted
 		sg.r.inCommit = 0
 	}
-	clear(g.gathered) // drop closures
+	if g.gfns > 0 {
+		clear(g.gathered) // drop closures; typed records hold no pointers
+		g.gfns = 0
+	}
 	g.gathered, g.segs = g.gathered[:0], g.segs[:0]
 	g.next, g.snext = 0, 0
 	return nil
@@ -164,7 +169,10 @@ func (g *Gather[T, C]) gather() {
 	for _, h := range g.handed {
 		g.segs = append(g.segs, segment[T, C]{start: len(g.gathered), r: h.r, base: h.base})
 		g.gathered = append(g.gathered, h.items...)
-		clear(h.items)
+		g.gfns += h.fns
+		if h.fns > 0 {
+			clear(h.items)
+		}
 		if h.r.local == nil {
 			h.r.local = h.items[:0]
 		}
@@ -186,7 +194,10 @@ func (g *Gather[T, C]) Discard() (int, error) {
 	n := len(g.gathered) - g.next
 	for _, r := range g.open {
 		n += len(r.local)
-		clear(r.local)
+		if r.fns > 0 {
+			clear(r.local)
+			r.fns = 0
+		}
 		r.local = r.local[:0]
 		r.listed = false
 		r.handed, r.inCommit = 0, 0
@@ -196,7 +207,9 @@ func (g *Gather[T, C]) Discard() (int, error) {
 	for _, h := range g.handed {
 		n += len(h.items)
 		h.r.handed, h.r.inCommit = 0, 0
-		clear(h.items)
+		if h.fns > 0 {
+			clear(h.items)
+		}
 		if h.r.local == nil {
 			h.r.local = h.items[:0]
 		}
@@ -207,7 +220,10 @@ func (g *Gather[T, C]) Discard() (int, error) {
 	for _, sg := range g.segs {
 		sg.r.handed, sg.r.inCommit = 0, 0
 	}
-	clear(g.gathered)
+	if g.gfns > 0 {
+		clear(g.gathered)
+		g.gfns = 0
+	}
 	g.gathered, g.segs = g.gathered[:0], g.segs[:0]
 	g.next, g.snext = 0, 0
 	return n, nil
@@ -221,6 +237,7 @@ type Recorder[T, C any] struct {
 	g        *Gather[T, C]
 	index    int
 	local    []item[T, C]
+	fns      int  // closures in local: 0 means local holds no pointers to clear
 	listed   bool // in g.open since the last commit
 	handed   int  // commands handed over since the last drained commit: FIFO base of the next
 	inCommit int  // of handed, the commands the running (or failed) commit gathered
@@ -238,8 +255,7 @@ func (r *Recorder[T, C]) Stage(c C) {
 	if !r.listed {
 		r.list()
 	}
-	r.local = append(r.local, item[T, C]{})
-	r.local[len(r.local)-1].c = c
+	r.local = append(r.local, item[T, C]{c: c})
 }
 
 // StageFunc appends a closure to the recorder's slice. It allocates the closure.
@@ -250,17 +266,25 @@ func (r *Recorder[T, C]) StageFunc(fn func(t *T) error) {
 	if !r.listed {
 		r.list()
 	}
+	r.fns++
 	r.local = append(r.local, item[T, C]{fn: fn})
 }
 
 // StageKeyed stages c like Stage; the sort key is ignored (deferral.Stager).
-func (r *Recorder[T, C]) StageKeyed(_ uint64, c C) { r.Stage(c) }
+func (r *Recorder[T, C]) StageKeyed(_ uint64, c C) {
+	if !r.listed {
+		r.list()
+	}
+	r.local = append(r.local, item[T, C]{c: c})
+}
 
 // StageFuncKeyed stages fn like StageFunc; the sort key is ignored (deferral.Stager).
 func (r *Recorder[T, C]) StageFuncKeyed(_ uint64, fn func(t *T) error) { r.StageFunc(fn) }
 
 // list records, once per commit, that the recorder has a slice to hand over: the first stage
-// after a commit takes the Gather's lock once.
+// after a commit takes the Gather's lock once. Out of line, so the staging path stays small.
+//
+//go:noinline
 func (r *Recorder[T, C]) list() {
 	r.g.mu.Lock()
 	r.g.open = append(r.g.open, r)
@@ -288,7 +312,7 @@ func (r *Recorder[T, C]) handoverLocked() {
 	if r.g.applying {
 		base -= r.inCommit // handed over by a closure: first of the next commit
 	}
-	r.g.handed = append(r.g.handed, handout[T, C]{r: r, items: r.local, base: base})
+	r.g.handed = append(r.g.handed, handout[T, C]{r: r, items: r.local, base: base, fns: r.fns})
 	r.handed += len(r.local)
-	r.local = nil
+	r.local, r.fns = nil, 0
 }
