@@ -45,6 +45,7 @@ type Core struct {
 	nextOwner uint32         // owner id the next 16-bit epoch period will use; 0: not drawn yet
 	resAhead  [][]resolution // per recorder, per create sequence number, for tabEp's next epoch
 	report    Report
+	spare     []ecs.Entity // the Created array TakeReport handed out last time, reused next
 	failed    bool
 	closed    bool
 	active    bool // inside a commit
@@ -322,12 +323,17 @@ func (c *Core) Resolve(p ecs.Entity) (ecs.Entity, error) {
 
 // TakeReport returns the accumulated receipts and resets them. pending is the strategy's
 // pending count. Errors: ErrPending when pending > 0.
+//
+// The receipts' storage is reused, so that commits allocate nothing in steady state: the
+// returned Report.Created stays valid until the next TakeReport, after which commits may
+// overwrite it; clone it (slices.Clone) to keep it longer.
 func (c *Core) TakeReport(pending int) (Report, error) {
 	if pending > 0 {
 		return Report{}, fmt.Errorf("take report with %d commands pending: %w", pending, ErrPending)
 	}
 	r := c.report
-	c.report = Report{}
+	c.report = Report{Created: c.spare[:0]}
+	c.spare = r.Created
 	return r, nil
 }
 

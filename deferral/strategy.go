@@ -27,6 +27,8 @@ type Strategy interface {
 	// ErrNotPlaceholder, ErrForeignPlaceholder, ErrUnresolved, ErrCulled.
 	Resolve(p ecs.Entity) (ecs.Entity, error)
 	// TakeReport returns the receipts accumulated since the last TakeReport and resets them.
+	// Report.Created stays valid until the next TakeReport (its storage is reused so that
+	// commits allocate nothing in steady state); clone it to keep it longer.
 	// Errors: ErrPending while commands are pending.
 	TakeReport() (Report, error)
 	// Close releases the strategy. Errors: ErrPendingAtClose while commands are pending (the

@@ -10,15 +10,44 @@ import (
 // column is one component type's storage in one World: a value per slot.
 type column interface {
 	grow(slots int)
-	// setFrom copies the i-th value of b into slot. b travels by value: a pointer passed to
-	// an interface method escapes, which would cost an allocation per World call.
-	setFrom(slot uint32, b Bundle, i int)
 	// validIn runs the component's validator on the i-th value of b.
 	validIn(b Bundle, i int) bool
 	// clear zeroes slot so that dead slots hold no references and hash alike.
 	clear(slot uint32)
 	// hash writes slot's value to h.
 	hash(h hash.Hash64, slot uint32)
+	// raw returns the column's untyped view (see rawColumn).
+	raw() rawColumn
+}
+
+// rawColumn is the untyped view of a column that World's hot paths use instead of an
+// interface call per component: the address of the value array, the value size in bytes, and
+// whether a validator must see new values. Bundles hold inline (pointer-free) values only, so
+// copying one into the array is a plain byte copy. A World refreshes the view whenever the
+// array moves (growth, creation, replica copies).
+type rawColumn struct {
+	base     unsafe.Pointer
+	size     uintptr
+	validate bool
+}
+
+// put copies the size bytes at src into slot's value.
+func (r *rawColumn) put(slot uint32, src unsafe.Pointer) {
+	dst := unsafe.Add(r.base, uintptr(slot)*r.size)
+	switch r.size { // whole-word sizes as word moves, without a memmove call
+	case 8:
+		*(*[1]uint64)(dst) = *(*[1]uint64)(src)
+	case 16:
+		*(*[2]uint64)(dst) = *(*[2]uint64)(src)
+	case 24:
+		*(*[3]uint64)(dst) = *(*[3]uint64)(src)
+	case 32:
+		*(*[4]uint64)(dst) = *(*[4]uint64)(src)
+	case 40:
+		*(*[5]uint64)(dst) = *(*[5]uint64)(src)
+	default:
+		copy(unsafe.Slice((*byte)(dst), r.size), unsafe.Slice((*byte)(src), r.size))
+	}
 }
 
 // typedColumn stores values of T indexed by slot.
@@ -28,14 +57,14 @@ type typedColumn[T any] struct {
 	data  []T
 }
 
+func (c *typedColumn[T]) raw() rawColumn {
+	return rawColumn{base: unsafe.Pointer(unsafe.SliceData(c.data)), size: c.info.size, validate: c.valid != nil}
+}
+
 func (c *typedColumn[T]) grow(slots int) {
 	if slots > len(c.data) {
 		c.data = append(c.data, make([]T, slots-len(c.data))...)
 	}
-}
-
-func (c *typedColumn[T]) setFrom(slot uint32, b Bundle, i int) {
-	c.data[slot] = *(*T)(unsafe.Pointer(&b.data[b.offs[i]]))
 }
 
 func (c *typedColumn[T]) validIn(b Bundle, i int) bool {

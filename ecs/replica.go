@@ -63,6 +63,7 @@ func (w *World) copyState(src *World) {
 		}
 		w.cols[id] = c.(replicaColumn).copyInto(w.cols[id])
 	}
+	w.refreshRaw()
 }
 
 // replicaColumn is what copying a world needs from a column.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"sync/atomic"
+	"unsafe"
 )
 
 // tombstone marks a destroyed entity's place in the live-order list.
@@ -27,7 +28,12 @@ type World struct {
 	free  []uint32 // free slots, reused last-in first-out
 	live  int
 	cols  [MaxComponents]column
-	iters atomic.Int32 // queries iterating now
+	// raw is each column's untyped view, refreshed when its array moves; colLen is the
+	// length of every column's array, at least len(gens), grown by doubling so that a new
+	// slot does not touch every column.
+	raw    [MaxComponents]rawColumn
+	colLen int
+	iters  atomic.Int32 // queries iterating now
 	// changes counts successful changing calls (Changes); replica.go reads and sets it.
 	changes uint64
 }
@@ -102,9 +108,33 @@ func (w *World) column(id ComponentID) (column, error) {
 		return nil, ErrUnknownComponent
 	}
 	c := info.newColumn()
-	c.grow(len(w.gens))
+	c.grow(w.colLen)
 	w.cols[id] = c
+	w.raw[id] = c.raw()
 	return c, nil
+}
+
+// growColumns makes every column's array hold at least slots values, doubling.
+func (w *World) growColumns(slots int) {
+	w.colLen = max(slots, 2*w.colLen, 64)
+	for id, c := range w.cols {
+		if c != nil {
+			c.grow(w.colLen)
+			w.raw[id] = c.raw()
+		}
+	}
+}
+
+// refreshRaw recomputes every column's untyped view and colLen (after columns were replaced).
+func (w *World) refreshRaw() {
+	w.colLen = len(w.gens)
+	for id, c := range w.cols {
+		w.raw[id] = rawColumn{}
+		if c != nil {
+			c.grow(w.colLen)
+			w.raw[id] = c.raw()
+		}
+	}
 }
 
 // Create makes an entity with the components in b and returns its handle. Errors:
@@ -121,11 +151,14 @@ func (w *World) Create(b Bundle) (Entity, error) {
 			return Entity{}, fmt.Errorf("create: %s: %w", ComponentName(id), ErrDuplicateComponent)
 		}
 		mask |= 1 << id
-		c, err := w.column(id)
-		if err != nil {
-			return Entity{}, fmt.Errorf("create: component %d: %w", id, err)
+		c := w.cols[id]
+		if c == nil {
+			var err error
+			if c, err = w.column(id); err != nil {
+				return Entity{}, fmt.Errorf("create: component %d: %w", id, err)
+			}
 		}
-		if !c.validIn(b, i) {
+		if w.raw[id].validate && !c.validIn(b, i) {
 			return Entity{}, lookup(id).invalid
 		}
 	}
@@ -142,14 +175,12 @@ func (w *World) Create(b Bundle) (Entity, error) {
 		w.alive = append(w.alive, false)
 		w.masks = append(w.masks, 0)
 		w.pos = append(w.pos, tombstone)
-		for _, c := range w.cols {
-			if c != nil {
-				c.grow(len(w.gens))
-			}
+		if len(w.gens) > w.colLen {
+			w.growColumns(len(w.gens))
 		}
 	}
 	for i := range int(b.n) {
-		w.cols[b.ids[i]].setFrom(slot, b, i)
+		w.raw[b.ids[i]].put(slot, unsafe.Pointer(&b.data[b.offs[i]]))
 	}
 	w.alive[slot] = true
 	w.masks[slot] = mask
@@ -252,7 +283,7 @@ func (w *World) put(e Entity, b *Bundle, add, set bool) error {
 			err = ErrMissingComponent
 		case !has && w.Iterating():
 			err = ErrIterating
-		case !c.validIn(*b, i):
+		case w.raw[id].validate && !c.validIn(*b, i):
 			err = ErrInvalidValue
 		}
 		if err != nil {
@@ -261,7 +292,7 @@ func (w *World) put(e Entity, b *Bundle, add, set bool) error {
 		seen |= 1 << id
 	}
 	for i := range int(b.n) {
-		w.cols[b.ids[i]].setFrom(e.slot, *b, i)
+		w.raw[b.ids[i]].put(e.slot, unsafe.Pointer(&b.data[b.offs[i]]))
 	}
 	w.masks[e.slot] |= seen
 	w.changes++
