@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -274,7 +273,6 @@ func mergeRounds(dir string, rounds int) error {
 		if n == 0 {
 			return fmt.Errorf("%s holds no results", p)
 		}
-		b.WriteString("round: " + strconv.Itoa(r) + "\n")
 		b.Write(data)
 		if len(data) > 0 && data[len(data)-1] != '\n' {
 			b.WriteByte('\n')

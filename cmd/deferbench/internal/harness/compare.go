@@ -54,7 +54,6 @@ var annotationKeys = map[string]bool{
 	"deferbench":    true, // the version under test: two builds are what an A/B compares
 	"throttled":     true, // noted instead (see CompareRuns)
 	"under-voltage": true,
-	"round":         true, // deferbench ab's round number
 }
 
 // MachineKeys are the configuration keys that describe a machine by nature (and so always
@@ -544,7 +543,7 @@ func compareRow(name, unit string, ov, nv []float64, opt CompareOptions) Row {
 		row.Change = rs.Median - 1
 		p, n := SignedRankP(logs)
 		row.P = p
-		if minP := signedRankMinP(n); minP > opt.Alpha && p > opt.Alpha {
+		if signedRankMinP(n) > opt.Alpha {
 			row.Note = fmt.Sprintf("need ≥ %d rounds with a difference to detect one at alpha %v", signedRankNeed(opt.Alpha), opt.Alpha)
 		}
 		row.Significant = p < opt.Alpha
