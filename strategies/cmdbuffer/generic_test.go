@@ -164,3 +164,65 @@ func TestStageManyMatchesStage(t *testing.T) {
 		}
 	}
 }
+
+// TestRetainKeepsAppliedUntilRelease: with SetRetain, the records Commit passed to the apply
+// function stay valid and unchanged until Release, even when a closure stages during the
+// commit; kept records are not pending; Release (or the next Commit) drops them.
+func TestRetainKeepsAppliedUntilRelease(t *testing.T) {
+	for _, keyed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("keyed=%v", keyed), func(t *testing.T) {
+			var q queue
+			var seen []*draw
+			b := cmdbuffer.New(&q, func(q *queue, at deferral.Pos, c *draw) error {
+				seen = append(seen, c)
+				return submit(q, at, c)
+			})
+			b.SetRetain(true)
+			r0, r1 := b.NewRecorder(), b.NewRecorder()
+			if keyed {
+				r1.SetSortKey(1)
+			}
+			for range 8 { // grow r0's buffer: the record staged during the commit reuses it
+				r0.Stage(draw{})
+			}
+			b.Discard()
+			r0.Stage(draw{1, 0})
+			r1.Stage(draw{2, 0})
+			r0.StageFunc(func(*queue) error { r0.Stage(draw{99, 0}); return nil }) // staged during the commit
+			r0.Stage(draw{3, 0})
+			if err := b.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if b.Pending() != 1 {
+				t.Fatalf("pending after a retained commit: %d, want 1 (the record the closure staged)", b.Pending())
+			}
+			var got []draw
+			for _, c := range seen {
+				got = append(got, *c)
+			}
+			want := []draw{{1, 0}, {3, 0}, {2, 0}} // recorder 0 (or key 0) first, FIFO within it
+			if !slices.Equal(got, want) || !slices.Equal(q.draws, want) {
+				t.Fatalf("kept records %v, applied %v; want %v", got, q.draws, want)
+			}
+			b.Release()
+			b.Release() // no-op
+			seen, q.draws = nil, nil
+			if err := b.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(q.draws, []draw{{99, 0}}) || b.Pending() != 0 {
+				t.Fatalf("after Release: applied %v, pending %d; want [{99 0}], 0", q.draws, b.Pending())
+			}
+			r1.Stage(draw{4, 0})
+			if err := b.Commit(); err != nil { // releases the previous commit's records first
+				t.Fatal(err)
+			}
+			if !slices.Equal(q.draws, []draw{{99, 0}, {4, 0}}) {
+				t.Fatalf("applied %v after a second retained commit", q.draws)
+			}
+			if n := b.Discard(); n != 0 || b.Pending() != 0 {
+				t.Fatalf("Discard of kept records: %d, pending %d; kept records are not pending", n, b.Pending())
+			}
+		})
+	}
+}
