@@ -80,6 +80,11 @@
 // # Cost
 //
 // Memory: a second world (ReplicaBytes). Publish: the apply, plus a resync as costly as the
-// apply (replay) or as a copy of the world (copy), plus the wait for readers. Stats splits the
-// publish time into apply, swap and resync.
+// apply (replay) or as a copy of the world (copy), plus two waits for readers. Stats splits the
+// publish time into apply, swap and resync (the waits are in resync). A wait lasts as long as
+// the longest read in flight; with more busy reader goroutines than processors, a reader the
+// scheduler preempted inside Read holds the commit until it runs again (up to a scheduling
+// quantum, milliseconds), which is why reads should be short and readers few. The reader that
+// releases a waiting commit hands it its processor, so a commit never waits for a reader that
+// already finished.
 package versioned
