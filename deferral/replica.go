@@ -15,7 +15,9 @@ var ErrDiverged = errors.New("replica diverged from the world")
 // (ecs.World.Replica) that held the world's state from before that Apply. It follows the same
 // lenient rules and resolves placeholders through the resolutions Apply recorded, and records
 // nothing: no receipts, no resolutions. A create must yield the handle Apply's create yielded
-// (replicas allocate slots by the same rule) or be culled when Apply's was. Errors:
+// (replicas allocate slots by the same rule) or be culled when Apply's was; other commands are
+// not compared with Apply's outcome (one skipped here but applied there goes unnoticed: compare
+// the replicas' hashes to find it). Errors:
 // ErrDiverged, wrapped with the command, when the outcome differs; ErrInvalidCommand for a
 // closure record (the strategy runs closures itself). Call it from the commit's goroutine,
 // after Apply and before the next Begin forgets the resolutions.
