@@ -27,7 +27,8 @@ var frameSizes = []int{1000, 10000, 100000, 1000000}
 var frameScenario = Scenario{
 	Name: "Frame",
 	Description: "the particle frame (workload.Sim.StepParallel with workload.Replace, 5% replaced per frame; " +
-		"hybrid runs it as its task graph) with GOMAXPROCS producers; ns/op per frame; gc/frame = collections per frame",
+		"hybrid runs it as its task graph) with GOMAXPROCS producers; ns/op per frame; gc/frame = collections per frame; " +
+		"versioned also apply-, swap-, resync-ns/publish and replica-B/entity",
 	Variants: func(cfg VariantConfig) []Variant {
 		sizes := frameSizes
 		if cfg.Quick {
@@ -106,11 +107,14 @@ func frame(b *testing.B, s StrategyInfo, n int) error {
 	gcs := uint32(0)
 	runtime.ReadMemStats(&ms)
 	gc0 := ms.NumGC
+	var pm publishMeter // versioned: publish cost split, summed over the segments
+	pm.start(fs.st)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if i > 0 && i%frameSegment == 0 {
 			b.StopTimer()
+			pm.stop()
 			runtime.ReadMemStats(&ms)
 			gcs += ms.NumGC - gc0
 			if err := fs.close(); err != nil {
@@ -121,6 +125,7 @@ func frame(b *testing.B, s StrategyInfo, n int) error {
 			}
 			runtime.ReadMemStats(&ms)
 			gc0 = ms.NumGC
+			pm.start(fs.st)
 			b.StartTimer()
 		}
 		if err := fs.frame(frameDt); err != nil {
@@ -131,5 +136,6 @@ func frame(b *testing.B, s StrategyInfo, n int) error {
 	runtime.ReadMemStats(&ms)
 	gcs += ms.NumGC - gc0
 	b.ReportMetric(float64(gcs)/float64(b.N), "gc/frame")
+	pm.report(b)
 	return fs.close()
 }

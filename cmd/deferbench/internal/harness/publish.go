@@ -14,27 +14,50 @@ type publisher interface {
 	ReplicaBytes() int
 }
 
-// publishMetrics starts measuring st's publishes, when st is a publisher, and returns the
-// function that reports, for the publishes since, the publish cost split into its three steps
-// — apply-ns/publish, swap-ns/publish, resync-ns/publish (mean wall time per publish) — and
-// replica-B/entity, the second replica's storage per live entity. For other strategies both
-// do nothing.
-func publishMetrics(st deferral.Strategy) func(b *testing.B) {
-	p, ok := st.(publisher)
-	if !ok {
-		return func(*testing.B) {}
+// publishMeter sums the publishes of one or more publisher strategies over the timed part of
+// a benchmark and reports, per publish, the publish cost split into its three steps —
+// apply-ns/publish, swap-ns/publish, resync-ns/publish (mean wall time) — and
+// replica-B/entity, the second replica's storage per live entity of the last strategy
+// measured. For other strategies it reports nothing.
+type publishMeter struct {
+	p          publisher
+	live       func() int
+	from, sum  versioned.Stats
+	replicaB   int
+	liveAtStop int
+}
+
+// start begins measuring st (a no-op unless st is a publisher).
+func (m *publishMeter) start(st deferral.Strategy) {
+	m.p, _ = st.(publisher)
+	if m.p != nil {
+		m.from, m.live = m.p.Stats(), func() int { return st.World().Len() }
 	}
-	start := p.Stats()
-	return func(b *testing.B) {
-		s := p.Stats()
-		if n := s.Publishes - start.Publishes; n > 0 {
-			per := func(d, d0 int64) float64 { return float64(d-d0) / float64(n) }
-			b.ReportMetric(per(int64(s.Apply), int64(start.Apply)), "apply-ns/publish")
-			b.ReportMetric(per(int64(s.Swap), int64(start.Swap)), "swap-ns/publish")
-			b.ReportMetric(per(int64(s.Resync), int64(start.Resync)), "resync-ns/publish")
-		}
-		if live := st.World().Len(); live > 0 {
-			b.ReportMetric(float64(p.ReplicaBytes())/float64(live), "replica-B/entity")
-		}
+}
+
+// stop adds st's publishes since start.
+func (m *publishMeter) stop() {
+	if m.p == nil {
+		return
+	}
+	s := m.p.Stats()
+	m.sum.Publishes += s.Publishes - m.from.Publishes
+	m.sum.Apply += s.Apply - m.from.Apply
+	m.sum.Swap += s.Swap - m.from.Swap
+	m.sum.Resync += s.Resync - m.from.Resync
+	m.replicaB, m.liveAtStop = m.p.ReplicaBytes(), m.live()
+	m.p = nil
+}
+
+// report stops measuring and reports the metrics.
+func (m *publishMeter) report(b *testing.B) {
+	m.stop()
+	if n := float64(m.sum.Publishes); n > 0 {
+		b.ReportMetric(float64(m.sum.Apply)/n, "apply-ns/publish")
+		b.ReportMetric(float64(m.sum.Swap)/n, "swap-ns/publish")
+		b.ReportMetric(float64(m.sum.Resync)/n, "resync-ns/publish")
+	}
+	if m.liveAtStop > 0 {
+		b.ReportMetric(float64(m.replicaB)/float64(m.liveAtStop), "replica-B/entity")
 	}
 }

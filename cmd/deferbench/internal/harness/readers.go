@@ -133,7 +133,8 @@ func readers(b *testing.B, s StrategyInfo, nreaders int) error {
 		wg.Wait()
 	}
 	started.Wait()
-	report := publishMetrics(st)
+	var pm publishMeter
+	pm.start(st)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -149,7 +150,7 @@ func readers(b *testing.B, s StrategyInfo, nreaders int) error {
 	err = commit() // a reader waiting behind parked writes needs the last flush to finish
 	elapsed := b.Elapsed()
 	b.StopTimer()
-	report(b)
+	pm.report(b)
 	if err != nil {
 		st.Discard()
 	}

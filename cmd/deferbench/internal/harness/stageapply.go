@@ -165,11 +165,11 @@ func stageApply(b *testing.B, s StrategyInfo, seq []uint8) error {
 		a.created(rep.Created)
 		return nil
 	}
-	report := publishMetrics(st)
+	var pm publishMeter
 	for pass := range 2 {
 		n := applyBatch
 		if pass == 1 {
-			report = publishMetrics(st) // the timed pass's publishes only
+			pm.start(st) // the timed pass's publishes only
 			b.ReportAllocs()
 			b.ResetTimer()
 			n = b.N
@@ -198,7 +198,7 @@ func stageApply(b *testing.B, s StrategyInfo, seq []uint8) error {
 		}
 	}
 	b.StopTimer()
-	report(b)
+	pm.report(b)
 	if err := commit(); err != nil {
 		return err
 	}
