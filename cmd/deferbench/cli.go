@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -46,6 +47,77 @@ func exitCode(err error, stderr io.Writer) int {
 type env struct {
 	ctx            context.Context
 	stdout, stderr io.Writer
+	stop           *stopper // nil: no signal handling (tests)
+}
+
+// stopper turns interrupts (SIGINT, SIGTERM) into stops. While a run is in progress the first
+// one cancels the run's context, so the run stops after the current benchmark and writes its
+// files marked partial; the second calls the run's hard stop, which marks the files partial
+// with what finished, and exits at once with status 130. Outside a run, the first exits at
+// once with status 130.
+type stopper struct {
+	mu      sync.Mutex
+	cancel  context.CancelFunc
+	running bool   // a run is in progress: the first interrupt stops it softly
+	hard    func() // the run's hard stop; nil before it has files to mark
+	n       int
+	stderr  io.Writer
+	exit    func(code int)
+}
+
+// begin says a run is in progress.
+func (s *stopper) begin() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.running = true
+}
+
+// setHard sets the run's hard stop (nil when the run is over).
+func (s *stopper) setHard(f func()) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hard = f
+	if f == nil {
+		s.running = false
+	}
+}
+
+// interrupt handles one interrupt.
+func (s *stopper) interrupt() {
+	s.mu.Lock()
+	s.n++
+	n, running, hard := s.n, s.running, s.hard
+	s.mu.Unlock()
+	if n == 1 && running {
+		fmt.Fprintf(s.stderr, "\ndeferbench: interrupt: the run stops after the current benchmark and keeps what finished; interrupt again to stop at once\n")
+		s.cancel()
+		return
+	}
+	if running {
+		fmt.Fprintf(s.stderr, "\ndeferbench: second interrupt: stopping at once\n")
+		if hard != nil {
+			hard()
+		}
+	}
+	s.exit(130)
+}
+
+// watch handles the interrupts arriving on sigs until done is closed.
+func (s *stopper) watch(sigs <-chan os.Signal, done <-chan struct{}) {
+	for {
+		select {
+		case <-sigs:
+			s.interrupt()
+		case <-done:
+			return
+		}
+	}
 }
 
 // command is one subcommand: its flags are defined by setup on a fresh FlagSet, which returns
@@ -62,7 +134,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{runCommand, compareCommand, abCommand, plotCommand, fleetCommand, listCommand, envCommand, helpCommand}
+	commands = []*command{runCommand, compareCommand, abCommand, reportCommand, plotCommand, fleetCommand, listCommand, envCommand, helpCommand}
 }
 
 func lookup(name string) *command {
@@ -83,15 +155,27 @@ func commandNames() string {
 }
 
 // run is the whole CLI: it parses args (without the program name), runs the subcommand with
-// its output on stdout and diagnostics on stderr, and returns what went wrong. SIGINT and
-// SIGTERM cancel a running benchmark suite between benchmarks.
+// its output on stdout and diagnostics on stderr, and returns what went wrong. The first
+// SIGINT or SIGTERM stops a running benchmark suite after the current benchmark, the second
+// at once (see stopper).
 func run(args []string, stdout, stderr io.Writer) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return runContext(ctx, args, stdout, stderr)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	s := &stopper{cancel: cancel, stderr: stderr, exit: os.Exit}
+	done := make(chan struct{})
+	defer close(done)
+	go s.watch(sigs, done)
+	return runStopper(ctx, s, args, stdout, stderr)
 }
 
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return runStopper(ctx, nil, args, stdout, stderr)
+}
+
+func runStopper(ctx context.Context, stop *stopper, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usagef("no command (valid: %s; see deferbench help)", commandNames())
 	}
@@ -104,7 +188,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if c == nil {
 		return usagef("unknown command %q (valid: %s)", args[0], commandNames())
 	}
-	e := &env{ctx: ctx, stdout: stdout, stderr: stderr}
+	e := &env{ctx: ctx, stdout: stdout, stderr: stderr, stop: stop}
 	fs := newFlagSet(c)
 	exec := c.setup(fs, e)
 	if err := fs.Parse(args[1:]); err != nil {

@@ -154,8 +154,8 @@ func TestPlotCommand(t *testing.T) {
 		_, errOut, code := cli("plot", arg)
 		files, _ := os.ReadDir(filepath.Join(dir, "plots"))
 		want := fmt.Sprintf("deferbench: %d plot files (%d charts as SVG and PNG) in %s\n", len(files), len(files)/2, filepath.Join(dir, "plots"))
-		if code != 0 || errOut != want || len(files) != 6 {
-			t.Errorf("plot %s: exit %d, stderr %q, %d files; want 0, %q, 6 files (Stage, Frame, Frame-scaling)", arg, code, errOut, len(files), want)
+		if code != 0 || errOut != want || len(files) != 8 {
+			t.Errorf("plot %s: exit %d, stderr %q, %d files; want 0, %q, 8 files (Stage, Frame, Frame-scaling, Frame-per-entity)", arg, code, errOut, len(files), want)
 		}
 	}
 }

@@ -10,6 +10,7 @@
 //	  run      run the benchmark suite and write the results into a new results directory
 //	  compare  compare two runs (bench.txt files or results directories) metric by metric: medians, 95% CIs, change and Mann-Whitney p; -fail gates
 //	  ab       A/B: run two builds (git revisions or binaries) alternately on this machine, compare the paired rounds and apply the gate
+//	  report   rebuild summary.json, report.md and plots/ in results directory DIR from its bench.txt (a killed run, say)
 //	  plot     draw the results in DIR/bench.txt as charts in DIR/plots (SVG and PNG); DIR may be the bench.txt itself
 //	  fleet    one markdown table of several boards' headline figures, a column per results directory
 //	  list     list the scenarios and strategies with descriptions
@@ -32,11 +33,15 @@
 //	  bench.txt     results in the Go benchmark format, for benchstat
 //	  env.json      the environment captured before and after the run, and the run's options
 //	  summary.json  per benchmark and unit: median and 95% confidence interval
-//	  report.md     the configuration, tables of medians ± 95% CI, the plots
-//	  plots/        charts of the results, SVG and PNG
+//	  report.md     trust flags, which strategy to pick per requirement, findings (strategies
+//	                ranked per headline metric with ratio CIs and U tests), the configuration,
+//	                tables of medians ± 95% CI, the plots
+//	  plots/        charts of the results with 95% CI error bars, SVG and PNG
 //	  profiles/     with -profile: <Scenario>-<strategy>-{cpu,heap,mutex,block}.pb.gz
-//	An interrupted or failed run keeps what finished and marks bench.txt, env.json,
-//	summary.json and report.md partial.
+//	The first interrupt (Ctrl-C) stops the run after the current benchmark, the second at once;
+//	either way the run keeps what finished, marks bench.txt, env.json, summary.json and
+//	report.md partial and exits with status 130. deferbench report DIR rebuilds the files of a
+//	run that was killed outright.
 //
 //	flags:
 //	  -benchtime string
@@ -198,6 +203,25 @@
 //	go run ./cmd/deferbench ab -format markdown origin/main HEAD >> "$GITHUB_STEP_SUMMARY"
 //
 // docs/ci.md has the GitHub Actions and GitLab CI recipes and how to choose thresholds.
+// # Report
+//
+//	usage: deferbench report DIR
+//
+//	rebuild summary.json, report.md and plots/ in results directory DIR from its bench.txt (a killed run, say)
+//
+//	DIR may be the bench.txt itself. The results directory is held with the run's lock file
+//	while its files are rewritten; a lock file whose process no longer exists (a killed run) is
+//	reclaimed with a note. A bench.txt still marked "run in progress" by a run that was killed
+//	is marked "N benchmarks finished (run killed)" in bench.txt, env.json and the new files.
+//
+// report.md opens with trust flags (an emulated run, throttling, a load average above the
+// cores, headline intervals wider than ±10%, oversubscribed GOMAXPROCS), then "Which to pick":
+// per requirement (reproducible order, lowest staging cost, readers that never wait, no
+// allocation while staging, many parallel producers, lowest frame time per entity count) the
+// strategies that meet it in this run, the figure and the declared capability it rests on.
+// Its Findings rank the strategies per headline metric of every scenario with the ratio to
+// the best and to baseline and the 95% CI of each ratio, and join with ≈ the strategies a
+// Mann-Whitney U test cannot separate.
 //
 // # Plot
 //
@@ -205,10 +229,12 @@
 //
 //	draw the results in DIR/bench.txt as charts in DIR/plots (SVG and PNG); DIR may be the bench.txt itself
 //
-// Plot draws, per scenario, the median ns/op of every variant and strategy as bars on a log
-// scale; for Frame, ns per frame against entities; for Contention, efficiency and cmds/s
-// against producers, one chart per GOMAXPROCS. Run draws the same charts into its results
-// directory when it finishes.
+// Plot draws, per scenario, the median ns/op of every variant and strategy as bars; for
+// Frame, ns per frame and ns per frame per entity against entities; for Contention,
+// efficiency and cmds/s against producers, one chart per GOMAXPROCS; for Readers, p50 and p99
+// read latency; for Determinism, the distinct final states. Every median has its 95% CI as an
+// error bar, an axis spanning more than 10× is logarithmic, and every strategy has its own
+// colour and marker. Run draws the same charts into its results directory when it finishes.
 //
 // # Fleet
 //
@@ -253,5 +279,6 @@
 // 0 on success; 2 for a usage error (unknown command, flag, scenario or strategy, a bad flag
 // value, a results directory that is taken or cannot be written), reported as one line naming
 // the bad input and what is wanted ("run: -count: want a whole number ≥ 1, got "abc"");
-// 130 for an interrupted run; 1 for any other failure.
+// 130 for an interrupted run (the first interrupt stops it after the current benchmark, the
+// second at once); 1 for any other failure.
 package main

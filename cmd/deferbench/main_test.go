@@ -66,6 +66,9 @@ func TestUsageErrors(t *testing.T) {
 		{"compare", "-alpha", "2", "a", "b"},
 		{"plot"},
 		{"plot", "/nonexistent-dir"},
+		{"report"},
+		{"report", "a", "b"},
+		{"report", "/nonexistent-dir"},
 	}
 	var got bytes.Buffer
 	for _, args := range cases {

@@ -14,12 +14,14 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/envinfo"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
 	"github.com/schollz/progressbar/v3"
+	"golang.org/x/perf/benchfmt"
 	"golang.org/x/term"
 )
 
@@ -37,11 +39,15 @@ results/<yyyymmdd-hhmmss>-<host>-<goarch>, with -2, -3, … added when that exis
   bench.txt     results in the Go benchmark format, for benchstat
   env.json      the environment captured before and after the run, and the run's options
   summary.json  per benchmark and unit: median and 95% confidence interval
-  report.md     the configuration, tables of medians ± 95% CI, the plots
-  plots/        charts of the results, SVG and PNG
+  report.md     trust flags, which strategy to pick per requirement, findings (strategies
+                ranked per headline metric with ratio CIs and U tests), the configuration,
+                tables of medians ± 95% CI, the plots
+  plots/        charts of the results with 95% CI error bars, SVG and PNG
   profiles/     with -profile: <Scenario>-<strategy>-{cpu,heap,mutex,block}.pb.gz
-An interrupted or failed run keeps what finished and marks bench.txt, env.json,
-summary.json and report.md partial.`
+The first interrupt (Ctrl-C) stops the run after the current benchmark, the second at once;
+either way the run keeps what finished, marks bench.txt, env.json, summary.json and
+report.md partial and exits with status 130. deferbench report DIR rebuilds the files of a
+run that was killed outright.`
 
 var runCommand = &command{
 	name:    "run",
@@ -277,6 +283,9 @@ func runSuite(e *env, o runOptions) (err error) {
 	}
 	defer rd.Release()
 	out := rd.Path
+	if rd.Note != "" {
+		fmt.Fprintf(e.stderr, "deferbench: note: %s\n", rd.Note)
+	}
 	if opt.Count < minCICount {
 		how := "-count " + strconv.Itoa(opt.Count)
 		if !o.set["count"] {
@@ -300,16 +309,36 @@ func runSuite(e *env, o runOptions) (err error) {
 	}
 	bf := harness.NewBenchFile(benchPath)
 	bf.Config = harness.RunConfig(before.CPUModel, before.ConfigLines())
+	e.stop.begin()
 	if err := writeJSON(envPath, doc); err != nil {
 		rd.Discard()
 		return err
 	}
 
-	prog := newProgress(e.stderr, opt.Cases())
+	total := opt.Cases()
+	fin := &finisher{e: e, dir: out, bf: bf, doc: &doc, envPath: envPath}
+	e.stop.setHard(func() {
+		done := len(bf.Results())
+		if done == 0 { // nothing measured: leave nothing behind
+			os.Remove(envPath)
+			rd.Discard()
+			return
+		}
+		why := "stopped at once by a second interrupt"
+		if done < total {
+			fin.hardStop(fmt.Sprintf("%d of %d benchmarks finished (%s)", done, total, why))
+		} else {
+			fin.hardStop(fmt.Sprintf("all %d benchmarks finished; profiling %s", total, why))
+		}
+		rd.Release()
+	})
+	defer e.stop.setHard(nil)
+
+	prog := newProgress(e.stderr, total)
 	opt.Progress = prog.event
 	runErr := harness.Run(e.ctx, opt, bf.Add)
 	prog.finish()
-	done, total := len(bf.Results()), opt.Cases()
+	done := len(bf.Results())
 
 	if done == 0 && runErr != nil {
 		// Nothing was measured: leave nothing half-written behind.
@@ -322,10 +351,12 @@ func runSuite(e *env, o runOptions) (err error) {
 		return fmt.Errorf("run: %w", runErr)
 	}
 	after := envinfo.Capture()
+	fin.mu.Lock()
 	doc.After = &after
 	th, _ := envinfo.Throttled(before, after)
 	doc.Throttled = &th
 	bf.Config = harness.RunConfig(before.CPUModel, envinfo.RunConfigLines(before, after))
+	fin.mu.Unlock()
 
 	// With -profile, the profiles come before the files are finished, so that an interrupted
 	// profiling run marks them partial too.
@@ -348,45 +379,12 @@ func runSuite(e *env, o runOptions) (err error) {
 	case profErr != nil:
 		partial = fmt.Sprintf("all %d benchmarks finished; profiles of %d of %d scenario-strategy pairs (%s)", total, profiled, groups, stopReason(profErr))
 	}
-	doc.Finished = time.Now().UTC().Format(time.RFC3339)
-	doc.Partial = partial
-	if err := bf.Finish(partial); err != nil {
-		return err
-	}
-	if err := writeJSON(envPath, doc); err != nil {
-		return err
-	}
-	sum := summaryFile{Deferbench: harness.Version(), Partial: partial, Summaries: harness.Summarize(bf.Results())}
+	var sumAttr *attribution
 	if len(as) > 0 {
-		sum.Attribution = &attribution{Categories: harness.AttributionCategories, ByStrategy: harness.StrategyAttribution(as), ByScenario: as}
-		writeAttribution(e.stdout, sum.Attribution.ByStrategy)
+		sumAttr = &attribution{Categories: harness.AttributionCategories, ByStrategy: harness.StrategyAttribution(as), ByScenario: as}
+		writeAttribution(e.stdout, sumAttr.ByStrategy)
 	}
-	if err := writeJSON(filepath.Join(out, "summary.json"), sum); err != nil {
-		return err
-	}
-	plots, err := harness.Plot(bf.Results(), filepath.Join(out, "plots"))
-	if err != nil {
-		fmt.Fprintf(e.stderr, "deferbench: plots: %v\n", err)
-	}
-	meta := harness.ReportMeta{Config: bf.Config, Throttled: "unknown", Partial: partial}
-	for _, c := range bf.Config {
-		if c.Key == "throttled" {
-			meta.Throttled = c.Value
-		}
-	}
-	if sum.Attribution != nil {
-		meta.Attribution = sum.Attribution.ByStrategy
-	}
-	for _, p := range plots {
-		if rel, err := filepath.Rel(out, p); err == nil {
-			meta.Plots = append(meta.Plots, rel)
-		}
-	}
-	var report bytes.Buffer
-	if err := harness.WriteReport(&report, bf.Results(), meta); err != nil {
-		return err
-	}
-	if err := harness.WriteFileAtomic(filepath.Join(out, "report.md"), report.Bytes()); err != nil {
+	if err := fin.finish(partial, sumAttr); err != nil {
 		return err
 	}
 	const marked = "bench.txt, env.json, summary.json and report.md say partial"
@@ -503,4 +501,105 @@ func (p *progress) finish() {
 		p.bar.Finish()
 		fmt.Fprintln(p.w)
 	}
+}
+
+// finisher writes a run's closing files: bench.txt's and env.json's partial marker,
+// summary.json, the plots and report.md. The run calls finish once its benchmarks (and
+// profiles) are done; a second interrupt calls hardStop from the signal goroutine instead,
+// while a benchmark may still be running, and the process exits after it. Whichever comes
+// first writes the files; the other waits for it and does nothing.
+type finisher struct {
+	e       *env
+	dir     string
+	bf      *harness.BenchFile
+	doc     *envFile
+	envPath string
+	mu      sync.Mutex // held while writing; guards doc, bf.Config and done
+	done    bool
+}
+
+// finish writes the closing files with partial ("" for a complete run) and the attribution
+// (nil without -profile).
+func (f *finisher) finish(partial string, attr *attribution) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.done {
+		return nil
+	}
+	f.done = true
+	return f.write(partial, attr)
+}
+
+// hardStop finishes with partial from the signal goroutine; bench.txt takes no more results.
+func (f *finisher) hardStop(partial string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.done {
+		return
+	}
+	f.done = true
+	if err := f.write(partial, nil); err != nil {
+		fmt.Fprintf(f.e.stderr, "deferbench: %v\n", err)
+	}
+}
+
+func (f *finisher) write(partial string, attr *attribution) error {
+	f.doc.Finished = time.Now().UTC().Format(time.RFC3339)
+	f.doc.Partial = partial
+	if err := f.bf.Finish(partial); err != nil {
+		return err
+	}
+	if err := writeJSON(f.envPath, f.doc); err != nil {
+		return err
+	}
+	return writeOutputs(f.e, runOutputs{dir: f.dir, results: f.bf.Results(), config: f.bf.Config, partial: partial, attr: attr, env: f.doc})
+}
+
+// runOutputs is what writeOutputs writes a results directory's summary.json, plots and
+// report.md from.
+type runOutputs struct {
+	dir     string
+	results []*benchfmt.Result
+	config  []harness.Config // bench.txt's file-level configuration, without the partial marker
+	partial string
+	attr    *attribution // nil: none
+	env     *envFile     // nil: no env.json (NumCPU and load average unknown)
+}
+
+// writeOutputs writes summary.json, the plots and report.md of a run into o.dir.
+func writeOutputs(e *env, o runOutputs) error {
+	sum := summaryFile{Deferbench: harness.Version(), Partial: o.partial, Summaries: harness.Summarize(o.results), Attribution: o.attr}
+	if err := writeJSON(filepath.Join(o.dir, "summary.json"), sum); err != nil {
+		return err
+	}
+	meta := harness.ReportMeta{Config: o.config, Throttled: "unknown", Partial: o.partial}
+	if o.env != nil {
+		meta.Cores = o.env.Before.Cores
+		meta.LoadBefore = o.env.Before.LoadAvg
+		if o.env.After != nil {
+			meta.LoadAfter = o.env.After.LoadAvg
+		}
+	}
+	plots, err := harness.PlotWith(o.results, filepath.Join(o.dir, "plots"), harness.PlotOptions{Cores: meta.Cores})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "deferbench: plots: %v\n", err)
+	}
+	for _, c := range o.config {
+		if c.Key == "throttled" {
+			meta.Throttled = c.Value
+		}
+	}
+	if o.attr != nil {
+		meta.Attribution = o.attr.ByStrategy
+	}
+	for _, p := range plots {
+		if rel, err := filepath.Rel(o.dir, p); err == nil {
+			meta.Plots = append(meta.Plots, rel)
+		}
+	}
+	var report bytes.Buffer
+	if err := harness.WriteReport(&report, o.results, meta); err != nil {
+		return err
+	}
+	return harness.WriteFileAtomic(filepath.Join(o.dir, "report.md"), report.Bytes())
 }

@@ -15,7 +15,8 @@
 //
 // Sources, relative to the capture root:
 //
-//	/proc/cpuinfo                     CPU model, ARM "Features" (atomics = LSE)
+//	/proc/cpuinfo                     CPU model, ARM "Features" (atomics = LSE), its architecture (emulation)
+//	/proc/self/status                 the process's command name (qemu-* under qemu-user: emulation)
 //	/proc/self/auxv                   arm64 only, live only: AT_HWCAP's ATOMICS bit
 //	/proc/sys/kernel/osrelease        kernel (uname -r)
 //	/proc/sys/kernel/hostname         hostname
@@ -100,6 +101,10 @@ type Env struct {
 	Throttle Throttle `json:"throttle"`
 	// LoadAvg is the 1, 5 and 15 minute load average, e.g. "0.14 0.22 0.09".
 	LoadAvg string `json:"load_avg"`
+	// Emulated says whether the process runs under a user-mode emulator (an arm64 or arm
+	// binary on an x86 host through qemu-user, say): "yes", "no" or [Unknown]. Timings taken
+	// under emulation say nothing about the emulated CPU. See [DetectEmulation].
+	Emulated string `json:"emulated"`
 }
 
 // Policy is one cpufreq policy: a group of CPUs that share a clock.
@@ -154,6 +159,10 @@ type Source struct {
 	Root string
 	// Run runs vcgencmd; nil means vcgencmd is absent.
 	Run Runner
+	// GOARCH is the architecture the captured process was built for, checked against
+	// /proc/cpuinfo for emulation; "" means runtime.GOARCH when Root is "/" and no check
+	// otherwise (a replayed capture of another machine).
+	GOARCH string
 }
 
 // Capture reads the environment of this machine. It never fails: what it
@@ -248,6 +257,13 @@ func (s Source) Capture() Env {
 			e.LoadAvg = strings.Join(f[:3], " ")
 		}
 	}
+	cpuinfo, _ := rd("proc/cpuinfo")
+	status, _ := rd("proc/self/status")
+	goarch := s.GOARCH
+	if goarch == "" && filepath.Clean(root) == "/" {
+		goarch = runtime.GOARCH
+	}
+	e.Emulated = DetectEmulation(goarch, cpuinfo, status)
 	e.Policies = readPolicies(root, rd)
 	e.Governor = summarizeGovernor(e.Policies)
 	e.Temperature, e.ThermalZone = readTemperature(root, rd)
@@ -543,7 +559,7 @@ func Throttled(before, after Env) (throttled, underVoltage bool) {
 // ConfigKeys are the keys [Env.ConfigLines] writes, in order. They describe
 // the machine, not the benchmark, so comparisons across machines ignore
 // them (benchstat -ignore).
-var ConfigKeys = []string{"host-model", "kernel", "governor", "lse-atomics", "page-size", "throttled", "under-voltage"}
+var ConfigKeys = []string{"host-model", "kernel", "governor", "lse-atomics", "page-size", "throttled", "under-voltage", "emulated"}
 
 // ConfigLines returns key/value pairs for bench.txt's file-level config
 // (benchfmt File: true), keys as in [ConfigKeys]. "throttled" and
@@ -564,6 +580,7 @@ func (e Env) ConfigLines() [][2]string {
 		{"page-size", configValue(e.PageSize)},
 		{"throttled", throttled},
 		{"under-voltage", under},
+		{"emulated", orUnknown(e.Emulated, e.Emulated != "")},
 	}
 }
 
@@ -608,4 +625,62 @@ func (e Env) String() string {
 	fmt.Fprintf(&b, "%s %s/%s %s, %s, %d cores, model %s", e.Hostname, e.GOOS, e.GOARCH, e.GoVersion, e.CPUModel, e.Cores, e.Model)
 	fmt.Fprintf(&b, ", governor %s, arm clock %s, temp %s, throttled %s", e.Governor, e.ARMClock, e.Temperature, e.Throttle.Raw)
 	return b.String()
+}
+
+// DetectEmulation says whether a process built for goarch runs under a user-mode emulator:
+// "yes" when status (/proc/self/status) names an emulator as the process's command
+// (qemu-user runs the binary inside its own process, qemu-aarch64-static say) or when cpuinfo
+// (/proc/cpuinfo, which qemu-user passes through from the host) describes a CPU of another
+// architecture family than goarch (x86 "vendor_id"/"flags" for an arm64 or arm binary, ARM
+// "CPU implementer" for an x86 one); "no" when cpuinfo's family matches goarch and status
+// names no emulator; [Unknown] when neither source says. goarch "" skips the architecture
+// check (a replayed capture of another machine).
+func DetectEmulation(goarch, cpuinfo, status string) string {
+	for _, line := range strings.Split(status, "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "Name" {
+			name := strings.TrimSpace(v)
+			if strings.HasPrefix(name, "qemu-") || strings.HasPrefix(name, "box64") || strings.HasPrefix(name, "box86") {
+				return "yes"
+			}
+		}
+	}
+	host := cpuFamily(cpuinfo)
+	want := archFamily(goarch)
+	switch {
+	case host == "" || want == "":
+		return Unknown
+	case host != want:
+		return "yes"
+	}
+	return "no"
+}
+
+// cpuFamily is the architecture family /proc/cpuinfo describes: "x86", "arm" or "" when it
+// does not say.
+func cpuFamily(cpuinfo string) string {
+	for _, line := range strings.Split(cpuinfo, "\n") {
+		k, _, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		switch strings.TrimSpace(k) {
+		case "vendor_id", "flags":
+			return "x86"
+		case "CPU implementer", "CPU architecture", "Features":
+			return "arm"
+		}
+	}
+	return ""
+}
+
+// archFamily is the family of a GOARCH value: "x86" for amd64 and 386, "arm" for arm64 and
+// arm, "" for the others (their /proc/cpuinfo is not checked).
+func archFamily(goarch string) string {
+	switch goarch {
+	case "amd64", "386":
+		return "x86"
+	case "arm64", "arm":
+		return "arm"
+	}
+	return ""
 }

@@ -27,7 +27,7 @@ func TestCaptureFromFixtures(t *testing.T) {
 			Throttle: Throttle{Raw: "0x50005",
 				Now:       ThrottleFlags{UnderVoltage: "yes", FreqCapped: "no", Throttled: "yes", SoftTempLimit: "no"},
 				SinceBoot: ThrottleFlags{UnderVoltage: "yes", FreqCapped: "no", Throttled: "yes", SoftTempLimit: "no"}},
-			LoadAvg: "0.52 0.31 0.12",
+			LoadAvg: "0.52 0.31 0.12", Emulated: Unknown,
 		}},
 		{"pi5", Env{
 			Hostname: "pi5", Kernel: "6.6.51+rpt-rpi-2712", CPUModel: "Cortex-A76",
@@ -39,7 +39,7 @@ func TestCaptureFromFixtures(t *testing.T) {
 			Throttle: Throttle{Raw: "0x0",
 				Now:       ThrottleFlags{UnderVoltage: "no", FreqCapped: "no", Throttled: "no", SoftTempLimit: "no"},
 				SinceBoot: ThrottleFlags{UnderVoltage: "no", FreqCapped: "no", Throttled: "no", SoftTempLimit: "no"}},
-			LoadAvg: "0.03 0.08 0.02",
+			LoadAvg: "0.03 0.08 0.02", Emulated: Unknown,
 		}},
 	}
 	for _, tt := range tests {
@@ -152,6 +152,7 @@ func TestConfigLines(t *testing.T) {
 	want := map[string]string{
 		"host-model": "Raspberry Pi 4 Model B Rev 1.4", "kernel": "6.6.51+rpt-rpi-v8", "governor": "ondemand",
 		"lse-atomics": "no", "page-size": "4096", "throttled": "yes", "under-voltage": "yes",
+		"emulated": Unknown,
 	}
 	if got := configMap(lines); !mapsEqual(got, want) {
 		t.Errorf("pi4 ConfigLines = %v, want %v", got, want)
@@ -347,6 +348,41 @@ func TestLSEAtomicsLive(t *testing.T) {
 	default:
 		if e.LSEAtomics == "yes" {
 			t.Errorf("LSEAtomics on %s = yes, want no, n/a or unknown", runtime.GOARCH)
+		}
+	}
+}
+
+// TestDetectEmulation covers the two signs of a user-mode emulator: the process's command
+// name (qemu-aarch64-static runs the binary in its own process) and a /proc/cpuinfo of
+// another architecture family than the binary's (qemu-user passes the host's through).
+func TestDetectEmulation(t *testing.T) {
+	x86 := "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC\nflags\t\t: fpu vme sse sse2\n"
+	arm := "processor\t: 0\nBogoMIPS\t: 108.00\nFeatures\t: fp asimd atomics\nCPU implementer\t: 0x41\nCPU part\t: 0xd0b\n"
+	qemu := "Name:\tqemu-aarch64-st\nUmask:\t0022\nState:\tR (running)\n"
+	native := "Name:\tdeferbench\nUmask:\t0022\n"
+	for _, tt := range []struct {
+		goarch, cpuinfo, status, want string
+	}{
+		{"arm64", x86, qemu, "yes"},
+		{"arm64", x86, native, "yes"}, // binfmt under another name: cpuinfo still tells
+		{"arm", x86, "", "yes"},
+		{"amd64", arm, "", "yes"},
+		{"", x86, qemu, "yes"}, // a replayed capture: the command name alone
+		{"arm64", arm, native, "no"},
+		{"amd64", x86, native, "no"},
+		{"386", x86, "", "no"},
+		{"arm64", "", native, Unknown},
+		{"", x86, native, Unknown},
+		{"riscv64", x86, native, Unknown},
+	} {
+		if got := DetectEmulation(tt.goarch, tt.cpuinfo, tt.status); got != tt.want {
+			t.Errorf("DetectEmulation(%q, %.20q…, %.20q…) = %q, want %q", tt.goarch, tt.cpuinfo, tt.status, got, tt.want)
+		}
+	}
+	// A live capture on this machine says yes or no, never unknown, where /proc is readable.
+	if _, err := os.Stat("/proc/cpuinfo"); err == nil && (runtime.GOARCH == "amd64" || runtime.GOARCH == "arm64") {
+		if e := Capture(); e.Emulated == Unknown {
+			t.Errorf("Capture().Emulated = %q on %s with /proc/cpuinfo", e.Emulated, runtime.GOARCH)
 		}
 	}
 }

@@ -28,6 +28,7 @@ func ExampleCaptureFrom() {
 	// page-size: 4096
 	// throttled: yes
 	// under-voltage: yes
+	// emulated: unknown
 }
 
 // Throttled judges a run by the captures before and after it: a since-boot

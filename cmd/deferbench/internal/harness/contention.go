@@ -81,6 +81,11 @@ var contentionScenario = Scenario{
 		return func(b *testing.B) error { return contention(b, s, p) }
 	},
 	Derive: deriveEfficiency,
+	Headlines: []Headline{
+		{Unit: "efficiency", Higher: true, Where: []Param{{"producers", "NumCPU"}}, AtNumCPU: true,
+			Need: "many parallel producers (efficiency at {producers} producers)"},
+		{Unit: "cmds/s", Higher: true, Where: []Param{{"producers", "NumCPU"}}, AtNumCPU: true},
+	},
 }
 
 // deriveEfficiency adds efficiency = throughput(P) / (min(P, GOMAXPROCS) × throughput(1)),

@@ -35,6 +35,13 @@ var determinismScenario = Scenario{
 		d := v.Arg.(conformance.Determinism)
 		return func(b *testing.B) error { return determinism(b, s, d) }
 	},
+	Headlines: []Headline{{Unit: "distinct-states", Need: "reproducible order (lockstep, replays)", Meets: allEqual(1),
+		Requires: func(t Traits) (bool, string) {
+			if !t.Caps.ReproducibleOrder {
+				return false, "does not declare ReproducibleOrder"
+			}
+			return true, "declares ReproducibleOrder: " + t.Caps.Order
+		}}},
 }
 
 // determinismSeed counts evaluations process-wide, so every one draws a different jitter.

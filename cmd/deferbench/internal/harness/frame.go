@@ -47,6 +47,7 @@ var frameScenario = Scenario{
 		n := v.Arg.(int)
 		return func(b *testing.B) error { return frame(b, s, n) }
 	},
+	Headlines: []Headline{{Unit: "ns/op", Need: "lowest frame time at {entities} entities"}},
 }
 
 // frameSim is one segment's simulation.

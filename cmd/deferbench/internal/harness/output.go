@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"golang.org/x/perf/benchfmt"
@@ -91,7 +92,10 @@ func (e *DirError) Unwrap() error { return e.Kind }
 // LockFile in it until Release. Opening one is atomic (os.Mkdir, then the lock file created
 // with O_EXCL), so two runs never share a directory and no run overwrites another's files.
 type RunDir struct {
-	Path    string
+	Path string
+	// Note, when not "", says that a stale lock file was reclaimed: the process it named no
+	// longer exists (a run killed before it could remove it).
+	Note    string
 	created []string // directories this run created, outermost first
 }
 
@@ -112,9 +116,17 @@ func OpenRunDir(dir string) (*RunDir, error) {
 	} else if !errors.Is(err, fs.ErrExist) {
 		d.remove()
 		return nil, &DirError{Dir: dir, Problem: "cannot create it (" + shortReason(err) + ")", Kind: ErrDirUnusable}
-	} else if err := checkEmpty(dir); err != nil {
-		d.remove()
-		return nil, err
+	} else {
+		note, err := reclaimStale(dir)
+		if err != nil {
+			d.remove()
+			return nil, err
+		}
+		d.Note = note
+		if err := checkEmpty(dir); err != nil {
+			d.remove()
+			return nil, err
+		}
 	}
 	if err := d.lock(); err != nil {
 		d.remove()
@@ -156,6 +168,62 @@ func NewRunDir(base string) (*RunDir, error) {
 	}
 	d.remove()
 	return nil, &DirError{Dir: base, Problem: "it and " + base + "-2 … -1000 exist", Kind: ErrDirTaken}
+}
+
+// HoldRunDir holds the existing results directory dir for rewriting its files (deferbench
+// report): it puts LockFile there, reclaiming a stale one (RunDir.Note says so). It fails
+// with a *DirError when dir is not a directory (ErrDirTaken), when a live process holds it
+// (ErrDirInUse), or when it cannot be written (ErrDirUnusable). Release gives it back.
+func HoldRunDir(dir string) (*RunDir, error) {
+	dir = filepath.Clean(dir)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, &DirError{Dir: dir, Problem: "cannot use it (" + shortReason(err) + ")", Kind: ErrDirUnusable}
+	}
+	if !fi.IsDir() {
+		return nil, &DirError{Dir: dir, Problem: "is not a directory", Kind: ErrDirTaken}
+	}
+	note, err := reclaimStale(dir)
+	if err != nil {
+		return nil, err
+	}
+	d := &RunDir{Path: dir, Note: note}
+	if err := d.lock(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// reclaimStale removes dir's LockFile when the process it names no longer exists, and says
+// so in note. A lock file held by a live process, or one whose process id cannot be read
+// (a run that has just created it), is ErrDirInUse.
+func reclaimStale(dir string) (note string, err error) {
+	path := filepath.Join(dir, LockFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return "", nil // no lock; what dir is, the caller checks
+	}
+	if err != nil {
+		return "", inUse(dir)
+	}
+	pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+	if perr != nil || pid <= 0 || processAlive(pid) {
+		return "", inUse(dir)
+	}
+	if again, err := os.ReadFile(path); err != nil || !bytes.Equal(again, b) {
+		return "", inUse(dir) // another run has just taken it
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", &DirError{Dir: dir, Problem: "cannot remove its stale lock file (" + shortReason(err) + ")", Kind: ErrDirUnusable}
+	}
+	return fmt.Sprintf("reclaimed the stale lock file %s of process %d, which no longer exists", path, pid), nil
+}
+
+// processAlive reports whether process pid exists (signal 0: EPERM means it exists under
+// another user).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // Release removes the lock file: the run is done writing.
@@ -279,15 +347,19 @@ type Config struct{ Key, Value string }
 const PartialKey = "partial"
 
 // BenchFile is a bench.txt that grows as results arrive: every Add rewrites the whole file
-// atomically, so an interrupted run leaves every finished result behind.
+// atomically, so an interrupted run leaves every finished result behind. Its methods may be
+// called from several goroutines (a second interrupt finishes the file from the signal
+// handler while a benchmark runs); after Finish, Add keeps nothing.
 type BenchFile struct {
 	Path string
 	// Config is the file-level configuration written before the results (benchfmt File:
 	// true configs); it may change between writes, e.g. to add what is known only after the
 	// run.
-	Config  []Config
-	results []*benchfmt.Result
-	partial string // value of the PartialKey config, "" when complete
+	Config   []Config
+	mu       sync.Mutex
+	results  []*benchfmt.Result
+	partial  string // value of the PartialKey config, "" when complete
+	finished bool
 }
 
 // NewBenchFile returns a BenchFile at path, marked partial until Finish.
@@ -296,22 +368,39 @@ func NewBenchFile(path string) *BenchFile {
 }
 
 // Results returns the results added so far.
-func (f *BenchFile) Results() []*benchfmt.Result { return f.results }
+func (f *BenchFile) Results() []*benchfmt.Result {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]*benchfmt.Result(nil), f.results...)
+}
 
-// Add appends r and rewrites the file.
+// Add appends r and rewrites the file; after Finish it does nothing.
 func (f *BenchFile) Add(r *benchfmt.Result) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.finished {
+		return nil
+	}
 	f.results = append(f.results, r)
 	return f.write()
 }
 
 // Finish rewrites the file; partial is "" for a complete run, or why it is incomplete.
 func (f *BenchFile) Finish(partial string) error {
-	f.partial = partial
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.partial, f.finished = partial, true
 	return f.write()
 }
 
 // Bytes returns the file's contents in the Go benchmark format.
 func (f *BenchFile) Bytes() ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.bytes()
+}
+
+func (f *BenchFile) bytes() ([]byte, error) {
 	var buf bytes.Buffer
 	w := benchfmt.NewWriter(&buf)
 	for _, r := range f.results {
@@ -330,8 +419,31 @@ func (f *BenchFile) Bytes() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// RewriteBenchFile rewrites the bench.txt at path with results, their file-level
+// configuration (without any partial marker) and partial ("" for a complete run): how
+// deferbench report marks a killed run's file.
+func RewriteBenchFile(path string, results []*benchfmt.Result, partial string) error {
+	f := &BenchFile{Path: path, Config: FileConfig(results), results: results, partial: partial}
+	return f.write()
+}
+
+// FileConfig is the file-level configuration of results (the first result's), without the
+// partial marker.
+func FileConfig(results []*benchfmt.Result) []Config {
+	var cfg []Config
+	if len(results) == 0 {
+		return nil
+	}
+	for _, c := range results[0].Config {
+		if c.File && c.Key != PartialKey {
+			cfg = append(cfg, Config{c.Key, string(c.Value)})
+		}
+	}
+	return cfg
+}
+
 func (f *BenchFile) write() error {
-	b, err := f.Bytes()
+	b, err := f.bytes()
 	if err != nil {
 		return fmt.Errorf("write %s: %w", f.Path, err)
 	}

@@ -2,8 +2,11 @@ package harness
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -132,4 +135,64 @@ func TestOpenRunDirEmptyKept(t *testing.T) {
 	if err != nil || len(entries) != 0 {
 		t.Errorf("after Discard: %v, %v; want the empty directory kept", entries, err)
 	}
+}
+
+// deadPID returns the id of a process that has exited.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skipf("cannot start a process: %v", err)
+	}
+	return cmd.Process.Pid
+}
+
+// TestStaleLockReclaimed: a lock file whose process no longer exists (a killed run) is
+// reclaimed with a note, by a run into the directory and by HoldRunDir; a live one is not.
+func TestStaleLockReclaimed(t *testing.T) {
+	dir := t.TempDir()
+	lock := filepath.Join(dir, LockFile)
+	pid := deadPID(t)
+	if err := os.WriteFile(lock, []byte(fmt.Sprintf("%d\n", pid)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := OpenRunDir(dir)
+	if err != nil {
+		t.Fatalf("OpenRunDir over a stale lock: %v", err)
+	}
+	if want := fmt.Sprintf("process %d, which no longer exists", pid); !strings.Contains(d.Note, want) {
+		t.Errorf("note %q, want it to say %q", d.Note, want)
+	}
+	if b, _ := os.ReadFile(lock); strings.TrimSpace(string(b)) != fmt.Sprint(os.Getpid()) {
+		t.Errorf("lock holds %q, want this process %d", b, os.Getpid())
+	}
+	// Held by a live process (this one): refused, the lock kept.
+	if _, err := HoldRunDir(dir); !errors.Is(err, ErrDirInUse) {
+		t.Errorf("HoldRunDir of a live run's directory: %v, want ErrDirInUse", err)
+	}
+	if _, err := OpenRunDir(dir); !errors.Is(err, ErrDirInUse) {
+		t.Errorf("OpenRunDir of a live run's directory: %v, want ErrDirInUse", err)
+	}
+	// A lock still being written (no process id yet) counts as live.
+	os.WriteFile(lock, nil, 0o644)
+	if _, err := HoldRunDir(dir); !errors.Is(err, ErrDirInUse) {
+		t.Errorf("HoldRunDir with an empty lock file: %v, want ErrDirInUse", err)
+	}
+	// A killed run's full directory: HoldRunDir reclaims it for a rewrite.
+	os.WriteFile(filepath.Join(dir, "bench.txt"), []byte("x"), 0o644)
+	os.WriteFile(lock, []byte(fmt.Sprint(pid)), 0o644)
+	h, err := HoldRunDir(dir)
+	if err != nil || !strings.Contains(h.Note, "stale lock file") {
+		t.Fatalf("HoldRunDir over a stale lock: %v, note %q", err, h.Note)
+	}
+	h.Release()
+	if _, err := os.Stat(lock); !os.IsNotExist(err) {
+		t.Errorf("Release left the lock: %v", err)
+	}
+	// A directory without a lock: held without a note.
+	h, err = HoldRunDir(dir)
+	if err != nil || h.Note != "" {
+		t.Errorf("HoldRunDir without a lock: %v, note %q", err, h.Note)
+	}
+	h.Release()
 }

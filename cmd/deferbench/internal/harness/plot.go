@@ -69,28 +69,49 @@ const (
 	// at least two entity counts (PlotFrameScaling-G per GOMAXPROCS G when it ran at several);
 	// Frame's per-variant bar chart is "Frame" like every scenario's.
 	PlotFrameScaling = "Frame-scaling"
+	// PlotFramePerEntity is Frame's time per frame divided by the entities, against entities:
+	// the cost of one entity, where the strategies' differences show at every size.
+	PlotFramePerEntity = "Frame-per-entity"
+	// PlotReadersLatency is Readers' p50 and p99 read latency per strategy.
+	PlotReadersLatency = "Readers-latency"
 	// PlotDeterminism is the distinct final states per strategy (1 = reproducible).
 	PlotDeterminism = "Determinism"
 )
 
-// Plot draws results into dir as SVG and PNG and returns the files it wrote, each once:
+// PlotOptions is what Plot needs besides the results.
+type PlotOptions struct {
+	// Cores is the run's NumCPU: charts at a GOMAXPROCS above it are labelled
+	// oversubscribed. 0: unknown, nothing labelled.
+	Cores int
+}
+
+// Plot is PlotWith without options.
+func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
+	return PlotWith(results, dir, PlotOptions{})
+}
+
+// PlotWith draws results into dir as SVG and PNG and returns the files it wrote, each once:
 //   - SCENARIO: per scenario but Contention and Determinism, a bar chart of the median ns/op
-//     of every variant and strategy (log scale);
-//   - Frame-scaling: Frame's ns/frame against entities (log-log), with two or more entity
-//     counts; Frame-scaling-G per GOMAXPROCS G when Frame ran at several;
+//     of every variant and strategy;
+//   - Frame-scaling: Frame's ns/frame against entities, with two or more entity counts;
+//     Frame-scaling-G per GOMAXPROCS G when Frame ran at several; Frame-per-entity the same
+//     divided by the entities;
 //   - Contention-efficiency-G and Contention-throughput-G: efficiency and cmds/s against
-//     producers, one chart per GOMAXPROCS G;
+//     producers, one chart per GOMAXPROCS G ("oversubscribed" in the title above NumCPU);
+//   - Readers-latency: p50 and p99 read latency per readers count and strategy;
 //   - Determinism: distinct final states per strategy (1 = reproducible).
 //
-// The legend stands right of the data; baseline is grey and the other strategies take
-// clearly different hues in first-seen order.
-func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
+// Every median carries its 95% confidence interval as an error bar (none with fewer than 6
+// repetitions); an axis whose values span more than 10× is logarithmic. Every strategy has
+// its own colour and marker, taken from its row in the strategy table (styleOf). The legend
+// stands right of the data.
+func PlotWith(results []*benchfmt.Result, dir string, opt PlotOptions) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("plot: %w", err)
 	}
 	byUnit := map[string][]point{}
 	for _, s := range Summarize(results) {
-		byUnit[s.Unit] = append(byUnit[s.Unit], point{parseName(s.Name), s.Median})
+		byUnit[s.Unit] = append(byUnit[s.Unit], point{parseName(s.Name), s})
 	}
 	var files []string
 	names := map[string]bool{}
@@ -128,13 +149,25 @@ func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
 			}
 		}
 	}
-	colour := palette(strategies)
+	style := styleOf(strategies)
+	over := func(g int) string {
+		if opt.Cores > 0 && g > opt.Cores {
+			return fmt.Sprintf(", oversubscribed: above NumCPU=%d", opt.Cores)
+		}
+		return ""
+	}
 
 	for _, sc := range scenarios {
 		if sc == "Contention" || sc == "Determinism" {
 			continue
 		}
-		p := barChart(byUnit["ns/op"], sc, "ns/op", true, strategies, colour)
+		var bars []barPoint
+		for _, pt := range byUnit["ns/op"] {
+			if pt.n.scenario == sc {
+				bars = append(bars, barPoint{pt.n, "", pt.s})
+			}
+		}
+		p, logY := barChart(bars, "ns/op", strategies, style, opt.Cores)
 		if p == nil {
 			continue
 		}
@@ -142,29 +175,39 @@ func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
 		if sc == "Frame" {
 			per = "frame"
 		}
-		p.Title.Text = sc + ": median time per " + per + " (log scale)"
+		p.Title.Text = sc + ": median time per " + per + logNote(logY)
 		p.Y.Label.Text = "time per " + per
 		if err := save(p, sc); err != nil {
 			return files, err
 		}
 	}
 
-	// Frame: time per frame against entities, log-log; per GOMAXPROCS if it ran at several.
+	// Frame: time per frame, and per entity, against entities; per GOMAXPROCS if it ran at
+	// several.
 	frameProcs := procsOf(byUnit["ns/op"], "Frame")
-	for _, g := range frameProcs {
-		p := linePlot(byUnit["ns/op"], "Frame", "entities", g, "ns/op", true, strategies, colour)
-		if p == nil {
-			continue
-		}
-		p.Title.Text = "Frame: time per frame against entities (log-log)"
-		p.Y.Label.Text = "time per frame"
-		name := PlotFrameScaling
-		if len(frameProcs) > 1 {
-			p.Title.Text = fmt.Sprintf("Frame: time per frame against entities at GOMAXPROCS=%d (log-log)", g)
-			name = fmt.Sprintf("%s-%d", PlotFrameScaling, g)
-		}
-		if err := save(p, name); err != nil {
-			return files, err
+	for _, perEntity := range []bool{false, true} {
+		for _, g := range frameProcs {
+			pts := byUnit["ns/op"]
+			if perEntity {
+				pts = perParam(pts, "Frame", "entities")
+			}
+			p, logY := linePlot(pts, "Frame", "entities", g, "ns/op", strategies, style)
+			if p == nil {
+				continue
+			}
+			what, name, ylabel := "time per frame", PlotFrameScaling, "time per frame"
+			if perEntity {
+				what, name, ylabel = "time per frame per entity", PlotFramePerEntity, "time per frame ÷ entities"
+			}
+			p.Title.Text = "Frame: " + what + " against entities" + logNote2(true, logY)
+			p.Y.Label.Text = ylabel
+			if len(frameProcs) > 1 {
+				p.Title.Text = fmt.Sprintf("Frame: %s at GOMAXPROCS=%d%s%s", what, g, over(g), logNote2(true, logY))
+				name = fmt.Sprintf("%s-%d", name, g)
+			}
+			if err := save(p, name); err != nil {
+				return files, err
+			}
 		}
 	}
 
@@ -172,11 +215,11 @@ func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
 	for _, m := range []struct{ unit, file, label string }{
 		{"efficiency", "Contention-efficiency", "efficiency"}, {"cmds/s", "Contention-throughput", "cmds/s"}} {
 		for _, g := range procsOf(byUnit[m.unit], "Contention") {
-			p := linePlot(byUnit[m.unit], "Contention", "producers", g, m.unit, false, strategies, colour)
+			p, logY := linePlot(byUnit[m.unit], "Contention", "producers", g, m.unit, strategies, style)
 			if p == nil {
 				continue
 			}
-			p.Title.Text = fmt.Sprintf("Contention: %s at GOMAXPROCS=%d", m.label, g)
+			p.Title.Text = fmt.Sprintf("Contention: %s at GOMAXPROCS=%d%s%s", m.label, g, over(g), logNote2(true, logY))
 			p.Y.Label.Text = m.label
 			if err := save(p, fmt.Sprintf("%s-%d", m.file, g)); err != nil {
 				return files, err
@@ -184,11 +227,34 @@ func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
 		}
 	}
 
+	// Readers: p50 and p99 read latency, side by side per readers count.
+	var lat []barPoint
+	for _, u := range []string{"p50-read-ns", "p99-read-ns"} {
+		for _, pt := range byUnit[u] {
+			if pt.n.scenario == "Readers" {
+				lat = append(lat, barPoint{pt.n, strings.TrimSuffix(u, "-read-ns"), pt.s})
+			}
+		}
+	}
+	if p, logY := barChart(lat, "ns/op", strategies, style, opt.Cores); p != nil {
+		p.Title.Text = "Readers: read latency, p50 and p99" + logNote(logY)
+		p.Y.Label.Text = "read latency"
+		if err := save(p, PlotReadersLatency); err != nil {
+			return files, err
+		}
+	}
+
 	// Determinism: distinct final states per strategy.
-	if p := barChart(byUnit["distinct-states"], "Determinism", "distinct-states", false, strategies, colour); p != nil {
+	var det []barPoint
+	for _, pt := range byUnit["distinct-states"] {
+		if pt.n.scenario == "Determinism" {
+			det = append(det, barPoint{pt.n, "", pt.s})
+		}
+	}
+	if p, _ := barChart(det, "distinct-states", strategies, style, 0, linearAxis); p != nil {
 		runs := 0.0
-		for _, pt := range byUnit["distinct-states"] {
-			if r, err := strconv.ParseFloat(pt.n.param("runs"), 64); err == nil && pt.n.scenario == "Determinism" {
+		for _, pt := range det {
+			if r, err := strconv.ParseFloat(pt.n.param("runs"), 64); err == nil {
 				runs = math.Max(runs, r)
 			}
 		}
@@ -203,6 +269,43 @@ func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+func logNote(logY bool) string {
+	if logY {
+		return " (log scale)"
+	}
+	return ""
+}
+
+// logNote2 names the log axes of a line chart: x is always logarithmic.
+func logNote2(logX, logY bool) string {
+	switch {
+	case logX && logY:
+		return " (log-log)"
+	case logX:
+		return " (log x)"
+	}
+	return ""
+}
+
+// perParam divides the values of scenario sc by its numeric parameter key (time per
+// entity).
+func perParam(pts []point, sc, key string) []point {
+	var out []point
+	for _, pt := range pts {
+		if pt.n.scenario != sc {
+			continue
+		}
+		x, err := strconv.ParseFloat(pt.n.param(key), 64)
+		if err != nil || x <= 0 {
+			continue
+		}
+		s := pt.s
+		s.Median, s.Lo, s.Hi = s.Median/x, s.Lo/x, s.Hi/x
+		out = append(out, point{pt.n, s})
+	}
+	return out
 }
 
 // procsOf is the GOMAXPROCS values of scenario sc among pts, ascending.
@@ -220,71 +323,114 @@ func procsOf(pts []point, sc string) []int {
 }
 
 type point struct {
-	n      parsedName
-	median float64
+	n parsedName
+	s Summary
 }
 
-// palette gives every strategy a colour: baseline grey, the others the Okabe-Ito hues
-// (distinguishable with colour-blindness) in order.
-func palette(strategies []string) func(string) color.Color {
-	hues := []color.Color{
+// Style is how one strategy is drawn: its colour and its marker.
+type Style struct {
+	Color color.Color
+	Glyph draw.GlyphDrawer
+}
+
+// strategyColors and strategyGlyphs are taken in turn by the rows of the strategy table
+// (baseline, the first row, is grey): the Okabe-Ito hues, which stay distinguishable with
+// colour-blindness, and as many distinct markers. A strategy added to the table gets the
+// next pair; names not in the table (a bench.txt of another version) follow in first-seen
+// order.
+var (
+	strategyColors = []color.Color{
+		color.RGBA{0x99, 0x99, 0x99, 0xff}, // grey (baseline)
 		color.RGBA{0x00, 0x72, 0xB2, 0xff}, // blue
 		color.RGBA{0xD5, 0x5E, 0x00, 0xff}, // vermillion
-		color.RGBA{0xE6, 0x9F, 0x00, 0xff}, // orange
-		color.RGBA{0x00, 0x9E, 0x73, 0xff}, // bluish green
 		color.RGBA{0xCC, 0x79, 0xA7, 0xff}, // reddish purple
+		color.RGBA{0x00, 0x9E, 0x73, 0xff}, // bluish green
+		color.RGBA{0xE6, 0x9F, 0x00, 0xff}, // orange
 		color.RGBA{0x56, 0xB4, 0xE9, 0xff}, // sky blue
 		color.RGBA{0x00, 0x00, 0x00, 0xff}, // black
-		color.RGBA{0xF0, 0xE4, 0x42, 0xff}, // yellow
+		color.RGBA{0xB8, 0xA0, 0x00, 0xff}, // dark yellow
 	}
-	m := map[string]color.Color{}
+	strategyGlyphs = []draw.GlyphDrawer{
+		draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{},
+		draw.PyramidGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{},
+	}
+)
+
+// styleOf gives every strategy its style: by its row in the strategy table, then the names
+// not in it in the order given.
+func styleOf(strategies []string) func(string) Style {
+	m := map[string]Style{}
 	i := 0
-	for _, s := range strategies {
-		if s == "baseline" {
-			m[s] = color.RGBA{0x99, 0x99, 0x99, 0xff}
-			continue
-		}
-		m[s] = hues[i%len(hues)]
+	next := func() Style {
+		s := Style{strategyColors[i%len(strategyColors)], strategyGlyphs[i%len(strategyGlyphs)]}
 		i++
+		return s
 	}
-	return func(s string) color.Color { return m[s] }
+	for _, s := range Strategies {
+		m[s.Name] = next()
+	}
+	for _, s := range strategies {
+		if _, ok := m[s]; !ok {
+			m[s] = next()
+		}
+	}
+	return func(s string) Style { return m[s] }
 }
 
-// barChart draws the values of scenario sc among pts: one group of bars per variant (x), one
-// bar per strategy. On a log axis the bars stand on an undrawn base at the axis floor. It
-// returns nil when sc has no values.
-func barChart(pts []point, sc, unit string, logY bool, strategies []string, colour func(string) color.Color) *plot.Plot {
+// barPoint is one bar: a result's name, a sub-category ("p50"; "" for none) and its summary.
+type barPoint struct {
+	n   parsedName
+	sub string
+	s   Summary
+}
+
+// axisMode forces an axis linear; the default is logarithmic when the values span more
+// than 10×.
+type axisMode int
+
+const linearAxis axisMode = 1
+
+// spansDecade reports whether [lo, hi] spans more than 10× (lo > 0).
+func spansDecade(lo, hi float64) bool { return lo > 0 && hi/lo > 10 }
+
+// barChart draws pts: one group of bars per category (the variant, with its sub-category and
+// GOMAXPROCS where needed) along x, one bar per strategy with its marker at the median and
+// the 95% CI as an error bar. The y axis is logarithmic when the values span more than 10×
+// (unless mode says linear); on a log axis the bars stand on an undrawn base at the axis
+// floor. It returns nil when pts is empty, and whether the axis is logarithmic.
+func barChart(pts []barPoint, unit string, strategies []string, style func(string) Style, cores int, mode ...axisMode) (*plot.Plot, bool) {
 	procs := map[int]bool{}
 	for _, pt := range pts {
-		if pt.n.scenario == sc {
-			procs[pt.n.procs] = true
-		}
+		procs[pt.n.procs] = true
 	}
-	label := func(n parsedName) string {
-		v := strings.ReplaceAll(n.variantNoProcs(), " ", "\n")
+	label := func(pt barPoint) string {
+		v := strings.ReplaceAll(pt.n.variantNoProcs(), " ", "\n")
+		if pt.sub != "" {
+			v = strings.TrimSpace(v + "\n" + pt.sub)
+		}
 		if len(procs) > 1 {
-			v = strings.TrimSpace(v + "\nGOMAXPROCS=" + strconv.Itoa(n.procs))
+			v = strings.TrimSpace(v + "\nGOMAXPROCS=" + strconv.Itoa(pt.n.procs))
+			if cores > 0 && pt.n.procs > cores {
+				v += "\n(oversubscribed)"
+			}
 		}
 		return v
 	}
 	var variants []string
 	vi := map[string]int{}
-	val := map[[2]string]float64{}
+	val := map[[2]string]Summary{}
 	onlyProcs := 0
 	for _, pt := range pts {
-		if pt.n.scenario != sc {
-			continue
-		}
-		v := label(pt.n)
+		v := label(pt)
 		if _, ok := vi[v]; !ok {
 			vi[v] = len(variants)
 			variants = append(variants, v)
 		}
-		val[[2]string{pt.n.strategy, v}] = pt.median
+		val[[2]string{pt.n.strategy, v}] = pt.s
 		onlyProcs = pt.n.procs
 	}
 	if len(variants) == 0 {
-		return nil
+		return nil, false
 	}
 	var drawn []string
 	lo, hi := math.Inf(1), 0.0
@@ -293,8 +439,11 @@ func barChart(pts []point, sc, unit string, logY bool, strategies []string, colo
 		for _, v := range variants {
 			if x, ok := val[[2]string{st, v}]; ok {
 				has = true
-				if x > 0 {
-					lo, hi = math.Min(lo, x), math.Max(hi, x)
+				if x.Median > 0 {
+					lo, hi = math.Min(lo, x.Median), math.Max(hi, math.Max(x.Median, x.Hi))
+					if x.Lo > 0 {
+						lo = math.Min(lo, x.Lo)
+					}
 				}
 			}
 		}
@@ -302,20 +451,24 @@ func barChart(pts []point, sc, unit string, logY bool, strategies []string, colo
 			drawn = append(drawn, st)
 		}
 	}
+	logY := spansDecade(lo, hi) && !(len(mode) > 0 && mode[0] == linearAxis)
 	p := newPlot()
 	if len(procs) == 1 {
 		p.X.Label.Text = fmt.Sprintf("GOMAXPROCS=%d", onlyProcs)
+		if cores > 0 && onlyProcs > cores {
+			p.X.Label.Text += " (oversubscribed)"
+		}
 	}
 	floor := 0.0
 	if logY {
-		if hi == 0 {
-			lo, hi = 1, 10
-		}
 		floor = niceBelow(lo / 1.5)
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = humanTicks{unit: unit, log: true}
 	} else {
 		p.Y.Tick.Marker = humanTicks{unit: unit}
+	}
+	if hi == 0 {
+		hi = 1
 	}
 	// Each category is one unit wide; the bars of a group fill about 75% of it.
 	slot := 20*vg.Centimeter - 8*vg.Centimeter // less the y axis and the legend
@@ -327,9 +480,19 @@ func barChart(pts []point, sc, unit string, logY bool, strategies []string, colo
 	}
 	for i, st := range drawn {
 		vs := make(plotter.Values, len(variants))
+		var marks plotter.XYs
+		var errs plotter.YErrors
 		for j, v := range variants {
-			if x := val[[2]string{st, v}]; x > floor {
-				vs[j] = x - floor
+			x, ok := val[[2]string{st, v}]
+			if !ok {
+				continue
+			}
+			if x.Median > floor {
+				vs[j] = x.Median - floor
+			}
+			if !logY || x.Median > 0 {
+				marks = append(marks, plotter.XY{X: float64(j), Y: x.Median})
+				errs = append(errs, struct{ Low, High float64 }{x.Median - math.Max(x.Lo, floor), x.Hi - x.Median})
 			}
 		}
 		bars, err := plotter.NewBarChart(vs, w)
@@ -340,11 +503,21 @@ func barChart(pts []point, sc, unit string, logY bool, strategies []string, colo
 			b0, _ := plotter.NewBarChart(base, w)
 			bars.StackOn(b0)
 		}
-		bars.Color = colour(st)
+		sty := style(st)
+		bars.Color = sty.Color
 		bars.LineStyle.Width = 0
-		bars.Offset = vg.Length(float64(i)-float64(len(drawn)-1)/2) * w
+		off := vg.Length(float64(i)-float64(len(drawn)-1)/2) * w
+		bars.Offset = off
 		p.Add(bars)
-		p.Legend.Add(st, bars)
+		if len(marks) > 0 {
+			sc, _ := plotter.NewScatter(marks)
+			sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: min(vg.Points(3), w/3), Shape: sty.Glyph}
+			eb := &plotter.YErrorBars{XYs: marks, YErrors: errs, LineStyle: draw.LineStyle{Color: color.Black, Width: vg.Points(0.8)}, CapWidth: min(vg.Points(5), w*0.6)}
+			p.Add(shifted{eb, off}, shifted{sc, off})
+			p.Legend.Add(st, bars, legendGlyph{sty.Glyph})
+		} else {
+			p.Legend.Add(st, bars)
+		}
 	}
 	p.NominalX(variants...)
 	p.X.Min, p.X.Max = -0.5, float64(len(variants))-0.5
@@ -353,14 +526,38 @@ func barChart(pts []point, sc, unit string, logY bool, strategies []string, colo
 	} else {
 		p.Y.Min, p.Y.Max = 0, hi*1.1
 	}
-	return p
+	return p, logY
+}
+
+// shifted draws a plotter moved right by off (a bar's offset within its group).
+type shifted struct {
+	plot.Plotter
+	off vg.Length
+}
+
+// Plot implements plot.Plotter.
+func (s shifted) Plot(c draw.Canvas, plt *plot.Plot) {
+	c.Push()
+	c.Translate(vg.Point{X: s.off})
+	s.Plotter.Plot(c, plt)
+	c.Pop()
+}
+
+// legendGlyph draws a marker in black over a legend entry's colour box.
+type legendGlyph struct{ g draw.GlyphDrawer }
+
+// Thumbnail implements plot.Thumbnailer.
+func (l legendGlyph) Thumbnail(c *draw.Canvas) {
+	ctr := vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: (c.Min.Y + c.Max.Y) / 2}
+	c.DrawGlyph(draw.GlyphStyle{Color: color.Black, Radius: vg.Points(2.5), Shape: l.g}, ctr)
 }
 
 // linePlot draws one line per strategy of the values of scenario sc among pts against the
-// numeric parameter key (log x), at GOMAXPROCS procs (-1: any). It returns nil when there are
-// fewer than two x values.
-func linePlot(pts []point, sc, key string, procs int, unit string, logY bool, strategies []string, colour func(string) color.Color) *plot.Plot {
-	lines := map[string]plotter.XYs{}
+// numeric parameter key (log x), at GOMAXPROCS procs (-1: any), each point with its 95% CI
+// as an error bar; the y axis is logarithmic when the values span more than 10×. It returns
+// nil when there are fewer than two x values, and whether y is logarithmic.
+func linePlot(pts []point, sc, key string, procs int, unit string, strategies []string, style func(string) Style) (*plot.Plot, bool) {
+	lines := map[string][]point{}
 	xs := map[float64]bool{}
 	lo, hi := math.Inf(1), 0.0
 	for _, pt := range pts {
@@ -368,16 +565,23 @@ func linePlot(pts []point, sc, key string, procs int, unit string, logY bool, st
 			continue
 		}
 		x, err := strconv.ParseFloat(pt.n.param(key), 64)
-		if err != nil || x <= 0 || (logY && pt.median <= 0) {
+		if err != nil || x <= 0 || math.IsNaN(pt.s.Median) || math.IsInf(pt.s.Median, 0) {
 			continue
 		}
-		lines[pt.n.strategy] = append(lines[pt.n.strategy], plotter.XY{X: x, Y: pt.median})
+		lines[pt.n.strategy] = append(lines[pt.n.strategy], pt)
 		xs[x] = true
-		lo, hi = math.Min(lo, pt.median), math.Max(hi, pt.median)
+		if pt.s.Median > 0 {
+			lo = math.Min(lo, pt.s.Median)
+			if pt.s.Lo > 0 {
+				lo = math.Min(lo, pt.s.Lo)
+			}
+		}
+		hi = math.Max(hi, math.Max(pt.s.Median, pt.s.Hi))
 	}
 	if len(xs) < 2 {
-		return nil
+		return nil, false
 	}
+	logY := spansDecade(lo, hi)
 	p := newPlot()
 	p.X.Label.Text = key
 	p.X.Scale = plot.LogScale{}
@@ -392,29 +596,48 @@ func linePlot(pts []point, sc, key string, procs int, unit string, logY bool, st
 	if logY {
 		p.Y.Scale = plot.LogScale{}
 	}
+	floor := 0.0
+	if logY {
+		floor = niceBelow(lo / 1.2)
+	}
 	for _, st := range strategies {
-		xy := lines[st]
+		ps := lines[st]
+		if len(ps) == 0 {
+			continue
+		}
+		xf := func(pt point) float64 { x, _ := strconv.ParseFloat(pt.n.param(key), 64); return x }
+		sort.Slice(ps, func(a, b int) bool { return xf(ps[a]) < xf(ps[b]) })
+		var xy plotter.XYs
+		var errs plotter.YErrors
+		for _, pt := range ps {
+			if logY && pt.s.Median <= 0 {
+				continue
+			}
+			xy = append(xy, plotter.XY{X: xf(pt), Y: pt.s.Median})
+			errs = append(errs, struct{ Low, High float64 }{pt.s.Median - math.Max(pt.s.Lo, floor), pt.s.Hi - pt.s.Median})
+		}
 		if len(xy) == 0 {
 			continue
 		}
-		sort.Slice(xy, func(a, b int) bool { return xy[a].X < xy[b].X })
 		l, s, err := plotter.NewLinePoints(xy)
 		if err != nil {
 			continue // only for NaN or infinite values, which Summarize does not give
 		}
-		l.Color, s.Color = colour(st), colour(st)
+		sty := style(st)
+		l.Color, s.Color = sty.Color, sty.Color
 		l.Width = vg.Points(1.5)
-		s.Shape = draw.CircleGlyph{}
-		s.Radius = vg.Points(2.5)
-		p.Add(l, s)
+		s.Shape = sty.Glyph
+		s.Radius = vg.Points(3)
+		eb := &plotter.YErrorBars{XYs: xy, YErrors: errs, LineStyle: draw.LineStyle{Color: sty.Color, Width: vg.Points(1)}, CapWidth: vg.Points(6)}
+		p.Add(l, eb, s)
 		p.Legend.Add(st, l, s)
 	}
 	if logY {
-		p.Y.Min, p.Y.Max = niceBelow(lo/1.2), niceAbove(hi*1.2)
+		p.Y.Min, p.Y.Max = floor, niceAbove(hi*1.2)
 	} else {
 		p.Y.Min, p.Y.Max = 0, hi*1.1
 	}
-	return p
+	return p, logY
 }
 
 func newPlot() *plot.Plot {

@@ -26,7 +26,8 @@ func runFixture() []*benchfmt.Result {
 		if st != "baseline" {
 			add("Frame/strategy="+st+"/entities=1000-2", ns(1.5e5*f))
 			add("Frame/strategy="+st+"/entities=10000-2", ns(1.5e6*f))
-			add("Readers/strategy="+st+"/readers=2-2", ns(200*f))
+			add("Readers/strategy="+st+"/readers=2-2", ns(200*f),
+				benchfmt.Value{Value: 40 * f, Unit: "p50-read-ns"}, benchfmt.Value{Value: 2e4 * f, Unit: "p99-read-ns"})
 			add("Determinism/strategy="+st+"/runs=6/frames=4-2", ns(1.2e7), benchfmt.Value{Value: f, Unit: "distinct-states"})
 		}
 		for _, procs := range []string{"", "-2", "-4"} {
@@ -58,7 +59,7 @@ func TestPlotNamesAndReportLinks(t *testing.T) {
 		t.Errorf("Plot returned a file twice: %v", sorted)
 	}
 	var want []string
-	for _, n := range []string{"Stage", "StageApply", "Frame", "Frame-scaling", "Readers", "Determinism",
+	for _, n := range []string{"Stage", "StageApply", "Frame", "Frame-scaling", "Frame-per-entity", "Readers", "Readers-latency", "Determinism",
 		"Contention-efficiency-1", "Contention-efficiency-2", "Contention-efficiency-4",
 		"Contention-throughput-1", "Contention-throughput-2", "Contention-throughput-4"} {
 		want = append(want, n+".svg", n+".png")
@@ -133,7 +134,8 @@ func TestPlotFrameScalingPerProcs(t *testing.T) {
 	for _, f := range files {
 		names = append(names, filepath.Base(f))
 	}
-	want := []string{"Frame.svg", "Frame.png", "Frame-scaling-1.svg", "Frame-scaling-1.png", "Frame-scaling-4.svg", "Frame-scaling-4.png"}
+	want := []string{"Frame.svg", "Frame.png", "Frame-scaling-1.svg", "Frame-scaling-1.png", "Frame-scaling-4.svg", "Frame-scaling-4.png",
+		"Frame-per-entity-1.svg", "Frame-per-entity-1.png", "Frame-per-entity-4.svg", "Frame-per-entity-4.png"}
 	if !slices.Equal(names, want) {
 		t.Errorf("Plot wrote %v, want %v", names, want)
 	}

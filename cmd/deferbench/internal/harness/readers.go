@@ -53,6 +53,11 @@ var readersScenario = Scenario{
 		r := v.Arg.(int)
 		return func(b *testing.B) error { return readers(b, s, r) }
 	},
+	Headlines: []Headline{
+		{Unit: "p99-read-ns", Need: "readers never wait for staged writes (p99 read latency, {readers} readers)",
+			Requires: func(t Traits) (bool, string) { return !t.ReadsWaitForStaged, t.Reads }},
+		{Unit: "p50-read-ns"},
+	},
 }
 
 func readers(b *testing.B, s StrategyInfo, nreaders int) error {

@@ -19,6 +19,11 @@ type ReportMeta struct {
 	Partial     string        // why the run is incomplete (the PartialKey config value), "" when complete
 	Attribution []Attribution // per strategy, with -profile
 	Plots       []string      // plot files, relative to the report's directory
+	// Cores is the run's NumCPU (env.json); 0 when unknown.
+	Cores int
+	// LoadBefore and LoadAfter are the load averages before and after the run ("1.2 0.8
+	// 0.5"); "" when unknown.
+	LoadBefore, LoadAfter string
 }
 
 // WriteReport writes report.md: the run's configuration, then per scenario a table of the
@@ -33,9 +38,8 @@ func WriteReport(w io.Writer, results []*benchfmt.Result, meta ReportMeta) error
 	if meta.Partial != "" {
 		fmt.Fprintf(b, "**%s**\n\n", PartialText(meta.Partial))
 	}
-	if meta.Throttled == "yes" {
-		fmt.Fprintf(b, "**Throttled**: the firmware throttled the CPU during this run; its timings are not comparable.\n\n")
-	}
+	writeFindings(b, results, meta)
+	fmt.Fprintf(b, "## Configuration\n\n")
 	if len(meta.Config) > 0 {
 		fmt.Fprintf(b, "| config | value |\n|---|---|\n")
 		for _, c := range meta.Config {
@@ -105,6 +109,9 @@ func WriteReport(w io.Writer, results []*benchfmt.Result, meta ReportMeta) error
 				label := r.v
 				if mixed {
 					label = strings.TrimSpace(label + " GOMAXPROCS=" + strconv.Itoa(r.n.procs))
+					if meta.Cores > 0 && r.n.procs > meta.Cores {
+						label += " (oversubscribed)"
+					}
 				}
 				if label == "" {
 					label = "(all)"

@@ -46,6 +46,9 @@ type Scenario struct {
 	// Derive, when set, adds metrics to a result computed from results measured earlier in
 	// the same repetition; earlier(name) returns one by full name (with the -N suffix).
 	Derive func(r *benchfmt.Result, earlier func(name string) *benchfmt.Result)
+	// Headlines are the metrics the report's Findings rank the strategies by, and the
+	// requirements of its "Which to pick" they answer; none means ns/op in every variant.
+	Headlines []Headline
 }
 
 // Scenarios is the scenario table, in run order.

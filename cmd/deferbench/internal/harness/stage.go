@@ -44,6 +44,11 @@ var stageScenario = Scenario{
 		}
 		return func(b *testing.B) error { return stageStrategy(b, s, kind, mk) }
 	},
+	Headlines: []Headline{
+		{Unit: "ns/op", Where: []Param{{"cmd", "typed"}}, Need: "lowest staging cost (typed commands)"},
+		{Unit: "allocs/op", Where: []Param{{"cmd", "typed"}}, Need: "no allocation while staging (typed commands)", Meets: allBelow(0.01)},
+		{Unit: "heap-B/cmd", Where: []Param{{"cmd", "typed"}}},
+	},
 }
 
 // closureMaker makes the closure staged for entity e as command i.

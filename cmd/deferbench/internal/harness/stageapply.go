@@ -51,6 +51,7 @@ var stageApplyScenario = Scenario{
 		seq := v.Arg.([]uint8)
 		return func(b *testing.B) error { return stageApply(b, s, seq) }
 	},
+	Headlines: []Headline{{Unit: "ns/op"}},
 }
 
 // mixSequence returns the command-type sequence of a mix, applyTargets long and cycled: each

@@ -1,0 +1,944 @@
+package harness
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/strategies/lazyguarded"
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+)
+
+// Headline is one metric the report's Findings rank the strategies by. A scenario declares
+// its headlines (Scenario.Headlines); one that declares none is ranked by ns/op in every
+// variant.
+type Headline struct {
+	// Unit is the metric's unit as bench.txt writes it: "ns/op", "allocs/op", "efficiency".
+	Unit string
+	// Higher: a higher value is better (efficiency, throughput); otherwise lower is.
+	Higher bool
+	// Where keeps the rows whose name has these key=value parameters; the value NumCPU
+	// stands for the run's NumCPU (or, when no row has it, the largest value below it). Rows
+	// left are ranked one by one.
+	Where []Param
+	// AtNumCPU keeps the rows at GOMAXPROCS = NumCPU (or the largest GOMAXPROCS below it).
+	AtNumCPU bool
+	// Need, when set, makes the headline answer a row of the report's "Which to pick": the
+	// requirement a user has, with {key} replaced by the row's parameter ("lowest frame
+	// time at {entities} entities").
+	Need string
+	// Meets, when set, decides from a strategy's samples whether it meets Need (all zero,
+	// say); nil means the strategies of the best group: those noise cannot separate from the
+	// best.
+	Meets func(samples []float64) bool
+	// Requires, when set, is the declared property Need rests on: whether the strategy's
+	// traits have it, and the words that say so.
+	Requires func(t Traits) (ok bool, why string)
+}
+
+// Traits is what a strategy declares about itself, read from an instance: the
+// deferral.Capabilities it returns and how reads of its target relate to staging.
+type Traits struct {
+	Caps deferral.Capabilities
+	// ReadsWaitForStaged: a read can wait behind staged writes (lazyguarded's ReadersWait
+	// pipe). Other strategies' readers never wait for staging, only for a commit.
+	ReadsWaitForStaged bool
+	// Reads says in words how reads relate to staging and commit.
+	Reads string
+}
+
+// Traits returns s's declared traits, from an instance over an empty world; ok is false for
+// the baseline and for strategies not in the table.
+func StrategyTraits(name string) (t Traits, ok bool) {
+	for _, s := range Strategies {
+		if s.Name != name || s.Factory == nil {
+			continue
+		}
+		st := s.Factory(ecs.NewWorld())
+		defer st.Close()
+		t.Caps = st.Capabilities()
+		t.Reads = "reads touch the world directly: staging never blocks them; they wait only for a commit at a sync point"
+		if g, ok := st.(interface {
+			Guarded() *lazyguarded.Guarded[ecs.World]
+		}); ok {
+			if g.Guarded().Mode() == lazyguarded.ReadersWait {
+				t.ReadsWaitForStaged = true
+				t.Reads = "reads queue on the target's pipe behind parked writes (" + g.Guarded().Mode().String() + ")"
+			} else {
+				t.Reads = "reads pass parked writes and see the state before them (" + g.Guarded().Mode().String() + ", stale reads)"
+			}
+		}
+		return t, true
+	}
+	return t, false
+}
+
+// isControl reports whether name is a row that measures the harness, not a strategy.
+func isControl(name string) bool {
+	for _, s := range Strategies {
+		if s.Name == name {
+			return controlOf(s) != ""
+		}
+	}
+	return false
+}
+
+// headlinesOf returns the headlines of scenario sc: its declared ones, or ns/op per variant
+// for a scenario without any (or not in the table: a bench.txt of another version).
+func headlinesOf(sc string) []Headline {
+	for _, s := range Scenarios {
+		if s.Name == sc && len(s.Headlines) > 0 {
+			return s.Headlines
+		}
+	}
+	return []Headline{{Unit: "ns/op"}}
+}
+
+// obs is one sample: its value and the index of its result in the input, which tells the
+// repetition order.
+type obs struct {
+	v   float64
+	pos int
+}
+
+// rowID is one row of a scenario: its parameters (without the strategy) and GOMAXPROCS.
+type rowID struct {
+	scenario, variant string
+	procs             int
+}
+
+// runData is a run's samples by row, strategy and unit.
+type runData struct {
+	scenarios  []string
+	rows       map[string][]rowID    // scenario → rows, first-seen order
+	params     map[rowID][]Param     // the row's parameters
+	strategies map[rowID][]string    // strategies of a row, first-seen order
+	samples    map[sampleKey][]obs   // in input order
+	units      map[string]bool       // every unit seen
+	procsSeen  map[int]int           // GOMAXPROCS → results
+	byName     map[string]parsedName // full name → parsed
+}
+
+type sampleKey struct {
+	row      rowID
+	strategy string
+	unit     string
+}
+
+func newRunData(results []*benchfmt.Result) *runData {
+	d := &runData{rows: map[string][]rowID{}, params: map[rowID][]Param{}, strategies: map[rowID][]string{},
+		samples: map[sampleKey][]obs{}, units: map[string]bool{}, procsSeen: map[int]int{}, byName: map[string]parsedName{}}
+	seen := map[string]bool{}
+	for i, r := range results {
+		name := string(r.Name)
+		n, ok := d.byName[name]
+		if !ok {
+			n = parseName(name)
+			d.byName[name] = n
+		}
+		id := rowID{n.scenario, n.variantNoProcs(), n.procs}
+		if !seen["c\x00"+n.scenario] {
+			seen["c\x00"+n.scenario] = true
+			d.scenarios = append(d.scenarios, n.scenario)
+		}
+		rk := fmt.Sprintf("r\x00%s\x00%s\x00%d", id.scenario, id.variant, id.procs)
+		if !seen[rk] {
+			seen[rk] = true
+			d.rows[n.scenario] = append(d.rows[n.scenario], id)
+			d.params[id] = n.params
+		}
+		if !seen[rk+"\x00"+n.strategy] {
+			seen[rk+"\x00"+n.strategy] = true
+			d.strategies[id] = append(d.strategies[id], n.strategy)
+		}
+		d.procsSeen[n.procs]++
+		for _, v := range r.Values {
+			x, u := unitValue(v)
+			k := sampleKey{id, n.strategy, u}
+			d.samples[k] = append(d.samples[k], obs{x, i})
+			d.units[u] = true
+		}
+	}
+	return d
+}
+
+func values(os []obs) []float64 {
+	v := make([]float64, len(os))
+	for i, o := range os {
+		v[i] = o.v
+	}
+	return v
+}
+
+// Ratio is the ratio of one strategy's metric to a reference's (the best strategy's, or
+// baseline's) with its 95% confidence interval.
+type Ratio struct {
+	Center, Lo, Hi float64
+	// NoCI: too few repetitions for an interval (Lo and Hi are then Center).
+	NoCI bool
+	// Method is "paired" (one ratio per repetition, whose median and CI are taken) or
+	// "unpaired" (all cross ratios; Hodges-Lehmann estimate and its Mann-Whitney interval).
+	Method string
+	// PairedHalf and UnpairedHalf are the CI half-widths as a fraction of Center by each
+	// method (NaN when the method gives none).
+	PairedHalf, UnpairedHalf float64
+	paired, unpaired         estimate
+}
+
+// estimate is one method's ratio and interval; ok: it exists; ci: it has an interval.
+type estimate struct {
+	c, lo, hi float64
+	ok, ci    bool
+}
+
+// use sets r from the estimate of method, or of the other method when that one has none.
+func (r *Ratio) use(method string) {
+	e, other, m2 := r.paired, r.unpaired, "unpaired"
+	if method != "paired" {
+		e, other, method, m2 = r.unpaired, r.paired, "unpaired", "paired"
+	}
+	if !e.ok || (!e.ci && other.ci) {
+		e, method = other, m2
+	}
+	r.Center, r.Lo, r.Hi, r.NoCI, r.Method = e.c, e.lo, e.hi, !e.ci, method
+	if r.NoCI {
+		r.Lo, r.Hi = r.Center, r.Center
+	}
+}
+
+// half is a CI's half-width as a fraction of its center: the larger side.
+func half(c, lo, hi float64) float64 {
+	if c == 0 || math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) {
+		return math.NaN()
+	}
+	return math.Max(hi-c, c-lo) / math.Abs(c)
+}
+
+// interleaved reports whether a's and b's samples alternate repetition by repetition in the
+// input (the runner runs every case once per repetition): each sample i of one comes
+// before sample i+1 of the other. Then sample i of a and of b ran side by side and a
+// per-repetition ratio cancels the drift both saw.
+func interleaved(a, b []obs) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return false
+	}
+	for i := 0; i+1 < len(a); i++ {
+		if a[i].pos > b[i+1].pos || b[i].pos > a[i+1].pos {
+			return false
+		}
+	}
+	return true
+}
+
+// ratioOf estimates a/ref with a 95% CI by both methods: paired where a and ref are
+// interleaved, and unpaired. It uses the unpaired one until rankings picks the method of
+// the scenario. ok is false when the reference's median is zero (no ratio exists).
+func ratioOf(a, ref []obs) (r Ratio, ok bool) {
+	r = Ratio{PairedHalf: math.NaN(), UnpairedHalf: math.NaN()}
+	rv := values(ref)
+	sort.Float64s(rv)
+	if len(rv) == 0 || median(rv) <= 0 {
+		return r, false
+	}
+	// Unpaired: every cross ratio a_i/ref_j; their median is the Hodges-Lehmann estimate of
+	// the ratio (on the log scale) and order statistics give the interval that inverts the
+	// Mann-Whitney U test.
+	var cross []float64
+	for _, x := range a {
+		for _, y := range ref {
+			if y.v > 0 {
+				cross = append(cross, x.v/y.v)
+			}
+		}
+	}
+	sort.Float64s(cross)
+	u := estimate{c: median(cross), ok: true}
+	u.lo, u.hi, u.ci = hlInterval(cross, len(a), len(ref))
+	if u.ci {
+		r.UnpairedHalf = half(u.c, u.lo, u.hi)
+	}
+	r.unpaired = u
+	if interleaved(a, ref) {
+		var per []float64
+		for i := range a {
+			if ref[i].v > 0 {
+				per = append(per, a[i].v/ref[i].v)
+			}
+		}
+		if len(per) == len(a) {
+			s := benchmath.AssumeNothing.Summary(benchmath.NewSample(per, &benchmath.DefaultThresholds), 0.95)
+			p := estimate{c: s.Center, lo: s.Lo, hi: s.Hi, ok: true}
+			p.ci = !math.IsInf(s.Lo, 0) && !math.IsInf(s.Hi, 0) && !math.IsNaN(s.Lo) && !math.IsNaN(s.Hi)
+			if p.ci {
+				r.PairedHalf = half(p.c, p.lo, p.hi)
+			}
+			r.paired = p
+		}
+	}
+	r.use("unpaired")
+	return r, true
+}
+
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// hlInterval is the 95% interval of the Hodges-Lehmann estimate over the sorted n×m cross
+// ratios: the C-th smallest and C-th largest, C from the normal approximation of the
+// Mann-Whitney U distribution. ok is false when the samples are too small for one.
+func hlInterval(sorted []float64, n, m int) (lo, hi float64, ok bool) {
+	nm := float64(n * m)
+	if len(sorted) != n*m {
+		return 0, 0, false
+	}
+	c := int(math.Floor(nm/2 - 1.959964*math.Sqrt(nm*float64(n+m+1)/12)))
+	if c < 1 {
+		return 0, 0, false
+	}
+	return sorted[c-1], sorted[n*m-c], true
+}
+
+// Ranked is one strategy in a ranking.
+type Ranked struct {
+	Strategy string
+	Summary  Summary
+	Samples  []float64
+	// VsBest and VsBaseline are the ratios to the best strategy and to baseline; HasBest and
+	// HasBaseline say whether they exist (a reference of zero has no ratio; baseline does
+	// not run in every scenario).
+	VsBest, VsBaseline   Ratio
+	HasBest, HasBaseline bool
+	// P is the U test's p-value against the next strategy in the ranking; Separated: the
+	// difference is significant at Alpha (false for the last).
+	P         float64
+	Separated bool
+	Note      string // why the U test gave no verdict, if it did not
+}
+
+// Ranking is the strategies of one row ranked by one headline metric, best first.
+type Ranking struct {
+	Headline Headline
+	Row      rowID
+	Params   []Param
+	Ranked   []Ranked
+	Baseline *Summary // baseline's value in this row, if it ran
+	Need     string   // Headline.Need with the row's parameters filled in
+	// Method is the ratio method chosen for the scenario: "paired" or "unpaired" (a ratio
+	// falls back to the other where the chosen one gives no interval).
+	Method string
+}
+
+// Groups splits the ranking into groups of strategies that noise cannot separate: a group
+// ends where the difference to the next is significant.
+func (k Ranking) Groups() [][]Ranked {
+	var gs [][]Ranked
+	var cur []Ranked
+	for _, r := range k.Ranked {
+		cur = append(cur, r)
+		if r.Separated {
+			gs = append(gs, cur)
+			cur = nil
+		}
+	}
+	if len(cur) > 0 {
+		gs = append(gs, cur)
+	}
+	return gs
+}
+
+// FindingsAlpha is the significance level of the Findings' U tests, as compare's default.
+const FindingsAlpha = 0.05
+
+// rank ranks the strategies of row id by h.
+func (d *runData) rank(h Headline, id rowID) (Ranking, bool) {
+	k := Ranking{Headline: h, Row: id, Params: d.params[id]}
+	var base []obs
+	for _, st := range d.strategies[id] {
+		os := d.samples[sampleKey{id, st, h.Unit}]
+		if len(os) == 0 {
+			continue
+		}
+		if st == BaselineName {
+			base = os
+			s := summarize(values(os))
+			k.Baseline = &s
+			continue
+		}
+		if isControl(st) {
+			continue
+		}
+		k.Ranked = append(k.Ranked, Ranked{Strategy: st, Summary: summarize(values(os)), Samples: values(os)})
+	}
+	if len(k.Ranked) == 0 {
+		return k, false
+	}
+	sort.SliceStable(k.Ranked, func(i, j int) bool {
+		a, b := k.Ranked[i].Summary.Median, k.Ranked[j].Summary.Median
+		if h.Higher {
+			return a > b
+		}
+		return a < b
+	})
+	obsOf := func(st string) []obs { return d.samples[sampleKey{id, st, h.Unit}] }
+	best := obsOf(k.Ranked[0].Strategy)
+	th := benchmath.DefaultThresholds
+	th.CompareAlpha = FindingsAlpha
+	for i := range k.Ranked {
+		r := &k.Ranked[i]
+		mine := obsOf(r.Strategy)
+		if i == 0 {
+			r.VsBest, r.HasBest = Ratio{Center: 1, Lo: 1, Hi: 1, NoCI: true, Method: "identity", PairedHalf: math.NaN(), UnpairedHalf: math.NaN()}, true
+		} else {
+			r.VsBest, r.HasBest = ratioOf(mine, best)
+		}
+		if base != nil {
+			r.VsBaseline, r.HasBaseline = ratioOf(mine, base)
+		}
+		if i+1 < len(k.Ranked) {
+			next := k.Ranked[i+1]
+			c := benchmath.AssumeNothing.Compare(benchmath.NewSample(r.Samples, &th), benchmath.NewSample(next.Samples, &th))
+			r.P = c.P
+			if len(c.Warnings) > 0 {
+				r.Note = c.Warnings[0].Error()
+			}
+			r.Separated = c.P < c.Alpha && len(c.Warnings) == 0 && r.Summary.Median != next.Summary.Median
+		}
+	}
+	k.Need = fillParams(h.Need, k.Params)
+	return k, true
+}
+
+func summarize(v []float64) Summary {
+	s := benchmath.NewSample(v, &benchmath.DefaultThresholds)
+	sum := benchmath.AssumeNothing.Summary(s, 0.95)
+	row := Summary{N: len(v), Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi}
+	if math.IsInf(row.Lo, 0) || math.IsNaN(row.Lo) || math.IsInf(row.Hi, 0) || math.IsNaN(row.Hi) {
+		row.Lo, row.Hi, row.NoCI = row.Median, row.Median, true
+	}
+	return row
+}
+
+// fillParams replaces {key} in s by the value of key in ps.
+func fillParams(s string, ps []Param) string {
+	for _, p := range ps {
+		s = strings.ReplaceAll(s, "{"+p.Key+"}", FormatCount(p.Value))
+	}
+	return s
+}
+
+// FormatCount writes a whole-number parameter with SI prefixes ("1000000" → "1M"); other
+// values unchanged.
+func FormatCount(v string) string {
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil || n != math.Trunc(n) || n < 1000 {
+		return v
+	}
+	return tickLabel(n, "")
+}
+
+// rankings ranks every headline of every scenario of d; cores is the run's NumCPU.
+func (d *runData) rankings(cores int) []Ranking {
+	var out []Ranking
+	for _, sc := range d.scenarios {
+		var ks []Ranking
+		for _, h := range headlinesOf(sc) {
+			for _, id := range d.selectRows(sc, h, cores) {
+				if k, ok := d.rank(h, id); ok {
+					ks = append(ks, k)
+				}
+			}
+		}
+		// One method per scenario: paired where its intervals are no wider (the median
+		// half-width over the scenario's ratios that have both), else unpaired. Choosing
+		// ratio by ratio would pick the luckier interval each time.
+		_, _, ph, uh := ratioMethods(ks)
+		method := "unpaired"
+		if ph <= uh {
+			method = "paired"
+		}
+		for i := range ks {
+			ks[i].Method = method
+			for j := range ks[i].Ranked {
+				r := &ks[i].Ranked[j]
+				if r.HasBest && r.VsBest.Method != "identity" {
+					r.VsBest.use(method)
+				}
+				if r.HasBaseline {
+					r.VsBaseline.use(method)
+				}
+			}
+		}
+		out = append(out, ks...)
+	}
+	return out
+}
+
+// selectRows returns the rows of scenario sc that headline h ranks.
+func (d *runData) selectRows(sc string, h Headline, cores int) []rowID {
+	rows := d.rows[sc]
+	pick := func(cands []int) int { // cores, else the largest below it, else the smallest
+		sort.Ints(cands)
+		best := -1
+		for _, c := range cands {
+			if c == cores {
+				return c
+			}
+			if c < cores {
+				best = c
+			}
+		}
+		if best < 0 && len(cands) > 0 {
+			best = cands[0]
+		}
+		return best
+	}
+	for _, w := range h.Where {
+		want := w.Value
+		if want == "NumCPU" {
+			var cands []int
+			for _, id := range rows {
+				if n, err := strconv.Atoi(paramValue(d.params[id], w.Key)); err == nil {
+					cands = append(cands, n)
+				}
+			}
+			want = strconv.Itoa(pick(cands))
+		}
+		var keep []rowID
+		for _, id := range rows {
+			if paramValue(d.params[id], w.Key) == want {
+				keep = append(keep, id)
+			}
+		}
+		rows = keep
+	}
+	if h.AtNumCPU {
+		var cands []int
+		for _, id := range rows {
+			cands = append(cands, id.procs)
+		}
+		p := pick(cands)
+		var keep []rowID
+		for _, id := range rows {
+			if id.procs == p {
+				keep = append(keep, id)
+			}
+		}
+		rows = keep
+	}
+	var out []rowID
+	for _, id := range rows {
+		for _, st := range d.strategies[id] {
+			if len(d.samples[sampleKey{id, st, h.Unit}]) > 0 {
+				out = append(out, id)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func paramValue(ps []Param, k string) string {
+	for _, p := range ps {
+		if p.Key == k {
+			return p.Value
+		}
+	}
+	return ""
+}
+
+// runCores is the run's NumCPU: meta's, else the GOMAXPROCS most results ran at (the runner
+// defaults to it).
+func (d *runData) runCores(meta ReportMeta) (int, string) {
+	if meta.Cores > 0 {
+		return meta.Cores, "env.json"
+	}
+	best, n := 0, -1
+	for p, c := range d.procsSeen {
+		if c > n || (c == n && p < best) {
+			best, n = p, c
+		}
+	}
+	return best, "guessed: the GOMAXPROCS most results ran at (no env.json)"
+}
+
+// trustFlags are the report's first lines: reasons not to trust this run's timings.
+func (d *runData) trustFlags(meta ReportMeta, ks []Ranking, cores int, coresFrom string) []string {
+	var flags []string
+	cfg := map[string]string{}
+	for _, c := range meta.Config {
+		cfg[c.Key] = c.Value
+	}
+	if cfg["emulated"] == "yes" {
+		flags = append(flags, fmt.Sprintf("**Emulated**: this %s binary ran under a user-mode emulator (qemu-user) on a %s host; "+
+			"its timings say nothing about any real %s CPU and must not be compared. Run it on the board.", cfg["goarch"], orDash(cfg["cpu"]), cfg["goarch"]))
+	}
+	if meta.Throttled == "yes" {
+		flags = append(flags, "**Throttled**: the firmware throttled the CPU during this run; its timings are not comparable.")
+	}
+	for _, la := range []struct{ when, v string }{{"before", meta.LoadBefore}, {"after", meta.LoadAfter}} {
+		if f := strings.Fields(la.v); len(f) > 0 && cores > 0 {
+			if x, err := strconv.ParseFloat(f[0], 64); err == nil && x > float64(cores) {
+				flags = append(flags, fmt.Sprintf("**Loaded**: the 1-minute load average %s the run was %s, above the %d cores: "+
+					"other work shared the CPU and the timings carry its noise.", la.when, f[0], cores))
+			}
+		}
+	}
+	var noisy []string
+	worst := 0.0
+	for _, k := range ks {
+		for _, r := range k.Ranked {
+			if r.Summary.Median == 0 {
+				continue
+			}
+			h := half(r.Summary.Median, r.Summary.Lo, r.Summary.Hi)
+			if r.Summary.NoCI {
+				continue
+			}
+			if h > 0.10 {
+				noisy = append(noisy, fmt.Sprintf("%s %s", r.Strategy, rowLabel(k)))
+				worst = math.Max(worst, h)
+			}
+		}
+	}
+	if len(noisy) > 0 {
+		ex := noisy
+		if len(ex) > 3 {
+			ex = ex[:3]
+		}
+		flags = append(flags, fmt.Sprintf("**Noisy**: %d headline medians have a 95%% CI wider than ±10%% (up to ±%.0f%%; e.g. %s): "+
+			"repeat on a quiet machine, or raise -count.", len(noisy), 100*worst, strings.Join(ex, "; ")))
+	}
+	if noCI := countNoCI(ks); noCI > 0 {
+		flags = append(flags, fmt.Sprintf("**Too few repetitions**: %d headline medians have no confidence interval (6 repetitions needed); "+
+			"rankings from this run are not tested for significance. Raise -count.", noCI))
+	}
+	var over []string
+	seenP := map[int]bool{}
+	for p := range d.procsSeen {
+		if cores > 0 && p > cores && !seenP[p] {
+			seenP[p] = true
+			over = append(over, strconv.Itoa(p))
+		}
+	}
+	if len(over) > 0 {
+		sort.Slice(over, func(i, j int) bool { a, _ := strconv.Atoi(over[i]); b, _ := strconv.Atoi(over[j]); return a < b })
+		flags = append(flags, fmt.Sprintf("**Oversubscribed**: rows at GOMAXPROCS=%s exceed NumCPU=%d: they measure goroutines "+
+			"time-sharing cores, not scaling (labelled \"oversubscribed\" in the tables and plots).", strings.Join(over, ","), cores))
+	}
+	if strings.HasPrefix(coresFrom, "guessed") && len(over) == 0 {
+		flags = append(flags, fmt.Sprintf("NumCPU is %s: %d.", coresFrom, cores))
+	}
+	return flags
+}
+
+func countNoCI(ks []Ranking) int {
+	n := 0
+	for _, k := range ks {
+		for _, r := range k.Ranked {
+			if r.Summary.NoCI && r.Summary.Median != 0 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// rowLabel names a ranking's row: "Stage cmd=typed".
+func rowLabel(k Ranking) string {
+	s := k.Row.scenario
+	if k.Row.variant != "" {
+		s += " " + k.Row.variant
+	}
+	return s
+}
+
+// ratioText is "1.81× (1.75–1.90)" or "1.81× (no CI)".
+func ratioText(r Ratio) string {
+	if r.Method == "identity" {
+		return "1×"
+	}
+	c := sig3(r.Center, false) + "×"
+	if r.NoCI {
+		return c + " (no CI)"
+	}
+	return c + " (" + sig3(r.Lo, false) + "–" + sig3(r.Hi, false) + ")"
+}
+
+// writeFindings writes the trust flags, "Which to pick" and the rankings.
+func writeFindings(b *strings.Builder, results []*benchfmt.Result, meta ReportMeta) {
+	d := newRunData(results)
+	cores, coresFrom := d.runCores(meta)
+	ks := d.rankings(cores)
+	for _, f := range d.trustFlags(meta, ks, cores, coresFrom) {
+		fmt.Fprintf(b, "%s\n\n", f)
+	}
+	traits := map[string]Traits{}
+	for _, k := range ks {
+		for _, r := range k.Ranked {
+			if _, ok := traits[r.Strategy]; !ok {
+				if t, ok := StrategyTraits(r.Strategy); ok {
+					traits[r.Strategy] = t
+				}
+			}
+		}
+	}
+	writePick(b, ks, traits)
+
+	fmt.Fprintf(b, "## Findings\n\n")
+	np, nu, pw, uw := ratioMethods(ks)
+	fmt.Fprintf(b, "Computed from this run's bench.txt alone. Per headline metric the strategies are ranked best first by their median; "+
+		"`≈` joins strategies the Mann-Whitney U test (alpha %.2g, golang.org/x/perf/benchmath) cannot separate from the next, so their order is noise, "+
+		"and a new group starts after a significant difference. "+
+		"× best and × baseline are the ratio of the strategy's value to the best strategy's and to baseline's, with the 95%% CI of the ratio. "+
+		"The runner interleaves repetitions (repetition i of every strategy runs back to back before repetition i+1), so a ratio can be formed per repetition: "+
+		"*paired* takes the median of those per-repetition ratios and its CI; *unpaired* (Hodges-Lehmann) takes the median of all cross ratios and the interval that inverts the U test. "+
+		"Each scenario uses paired ratios unless their intervals are wider over its ratios (a ratio falls back to the other where the chosen one has no interval; such cells are marked). "+
+		"This run: %d ratios paired, %d unpaired; median CI half-width %s paired against %s unpaired over the same ratios.\n\n",
+		FindingsAlpha, np, nu, pctOrNone(pw), pctOrNone(uw))
+	for _, k := range ks {
+		writeRanking(b, k, cores)
+	}
+}
+
+// ratioMethods counts the ratios by method used and returns the median CI half-widths of
+// the paired and unpaired methods over the ratios where both gave one.
+func ratioMethods(ks []Ranking) (paired, unpaired int, pairedHalf, unpairedHalf float64) {
+	var ph, uh []float64
+	add := func(r Ratio, ok bool) {
+		if !ok || r.Method == "identity" {
+			return
+		}
+		switch r.Method {
+		case "paired":
+			paired++
+		case "unpaired":
+			unpaired++
+		}
+		if !math.IsNaN(r.PairedHalf) && !math.IsNaN(r.UnpairedHalf) {
+			ph = append(ph, r.PairedHalf)
+			uh = append(uh, r.UnpairedHalf)
+		}
+	}
+	for _, k := range ks {
+		for _, r := range k.Ranked {
+			add(r.VsBest, r.HasBest)
+			add(r.VsBaseline, r.HasBaseline)
+		}
+	}
+	if len(ph) == 0 {
+		return paired, unpaired, math.NaN(), math.NaN()
+	}
+	sort.Float64s(ph)
+	sort.Float64s(uh)
+	return paired, unpaired, median(ph), median(uh)
+}
+
+func pctOrNone(f float64) string {
+	if math.IsNaN(f) {
+		return "none (too few repetitions)"
+	}
+	return fmt.Sprintf("±%.1f%%", 100*f)
+}
+
+// groupText is "**a ≈ b**, then c, then d ≈ e".
+func groupText(k Ranking) string {
+	var parts []string
+	for i, g := range k.Groups() {
+		var names []string
+		for _, r := range g {
+			names = append(names, r.Strategy)
+		}
+		s := strings.Join(names, " ≈ ")
+		if i == 0 {
+			s = "**" + s + "**"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", then ")
+}
+
+func writeRanking(b *strings.Builder, k Ranking, cores int) {
+	better := "lower is better"
+	if k.Headline.Higher {
+		better = "higher is better"
+	}
+	procs := fmt.Sprintf("GOMAXPROCS=%d", k.Row.procs)
+	if cores > 0 && k.Row.procs > cores {
+		procs += ", oversubscribed"
+	}
+	fmt.Fprintf(b, "### %s: %s (%s; %s)\n\n", rowLabel(k), k.Headline.Unit, procs, better)
+	fmt.Fprintf(b, "%s. Ratios %s.\n\n", groupText(k), k.Method)
+	hasBase := k.Baseline != nil
+	fmt.Fprintf(b, "| strategy | median | × best (95%% CI) |")
+	if hasBase {
+		fmt.Fprintf(b, " × baseline (95%% CI) |")
+	}
+	fmt.Fprintf(b, " vs next |\n|---|---:|---:|%s---|\n", map[bool]string{true: "---:|"}[hasBase])
+	cell := func(r Ratio, ok bool) string {
+		if !ok {
+			return "—"
+		}
+		s := ratioText(r)
+		if r.Method != k.Method && r.Method != "identity" {
+			s += " (" + r.Method + ")"
+		}
+		return s
+	}
+	for i, r := range k.Ranked {
+		next := ""
+		if i+1 < len(k.Ranked) {
+			rel := "≈"
+			if r.Separated {
+				rel = "better than"
+			}
+			next = fmt.Sprintf("%s %s (p=%.3f)", rel, k.Ranked[i+1].Strategy, r.P)
+			if r.Note != "" {
+				next = fmt.Sprintf("≈ %s (no verdict: %s)", k.Ranked[i+1].Strategy, r.Note)
+			}
+		}
+		fmt.Fprintf(b, "| %s | %s | %s |", r.Strategy, reportCell(withUnit(r.Summary, k.Headline.Unit)), cell(r.VsBest, r.HasBest))
+		if hasBase {
+			fmt.Fprintf(b, " %s |", cell(r.VsBaseline, r.HasBaseline))
+		}
+		fmt.Fprintf(b, " %s |\n", next)
+	}
+	if hasBase {
+		fmt.Fprintf(b, "| *baseline* | %s | | | |\n", reportCell(withUnit(*k.Baseline, k.Headline.Unit)))
+	}
+	fmt.Fprintln(b)
+}
+
+func withUnit(s Summary, u string) Summary { s.Unit = u; return s }
+
+// writePick writes "Which to pick": per requirement a headline answers, the strategies that
+// meet it in this run, the figure that shows it and the declared property it rests on.
+func writePick(b *strings.Builder, ks []Ranking, traits map[string]Traits) {
+	var rows [][4]string
+	for _, k := range ks {
+		h := k.Headline
+		if h.Need == "" {
+			continue
+		}
+		var meet []Ranked
+		if h.Meets != nil {
+			for _, r := range k.Ranked {
+				if h.Meets(r.Samples) {
+					meet = append(meet, r)
+				}
+			}
+		} else if gs := k.Groups(); len(gs) > 0 {
+			meet = gs[0]
+		}
+		var names, figs, whys []string
+		var refused []string
+		for _, r := range meet {
+			if h.Requires != nil {
+				t, ok := traits[r.Strategy]
+				if !ok {
+					continue
+				}
+				yes, why := h.Requires(t)
+				if !yes {
+					refused = append(refused, r.Strategy+" ("+why+")")
+					continue
+				}
+				whys = addWhy(whys, r.Strategy, why)
+			}
+			names = append(names, r.Strategy)
+			figs = append(figs, r.Strategy+" "+FormatValue(r.Summary.Median, h.Unit))
+		}
+		fig := rowLabel(k) + ": " + strings.Join(figs, ", ")
+		if len(names) == 0 {
+			fig = rowLabel(k) + ": no strategy meets it in this run"
+		}
+		if k.Baseline != nil {
+			fig += " (baseline " + FormatValue(k.Baseline.Median, h.Unit) + ")"
+		}
+		if h.Unit != "" && !strings.Contains(fig, h.Unit) && !unitIsTime(h.Unit) && !unitIsBytes(h.Unit) {
+			fig += " " + h.Unit
+		}
+		why := "measured; no declared property involved"
+		if h.Requires != nil {
+			why = strings.Join(whys, "; ")
+			if len(refused) > 0 {
+				if why != "" {
+					why += "; "
+				}
+				why += "left out: " + strings.Join(refused, "; ")
+			}
+		}
+		if h.Meets == nil && len(names) > 1 {
+			fig += "; noise cannot separate them"
+		}
+		rows = append(rows, [4]string{k.Need, strings.Join(names, ", "), fig, why})
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "## Which to pick\n\n| requirement | strategies that meet it in this run | figure | rests on |\n|---|---|---|---|\n")
+	for _, r := range rows {
+		names := r[1]
+		if names == "" {
+			names = "none"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", r[0], names, mdEscape(r[2]), mdEscape(r[3]))
+	}
+	fmt.Fprintln(b)
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+
+// allBelow meets a need when every sample is below x (allocs/op: amortized growth of a
+// buffer gives a few millionths).
+func allBelow(x float64) func([]float64) bool {
+	return func(v []float64) bool {
+		for _, s := range v {
+			if !(s < x) {
+				return false
+			}
+		}
+		return len(v) > 0
+	}
+}
+
+// allEqual meets a need when every sample is x.
+func allEqual(x float64) func([]float64) bool {
+	return func(v []float64) bool {
+		for _, s := range v {
+			if s != x {
+				return false
+			}
+		}
+		return len(v) > 0
+	}
+}
+
+// controlOf is the scenario a control row belongs to ("" for a strategy or the baseline).
+func controlOf(StrategyInfo) string { return "" }
+
+// addWhy adds "strategy: why" to whys, joining strategies with the same why.
+func addWhy(whys []string, strategy, why string) []string {
+	for i, w := range whys {
+		if names, rest, ok := strings.Cut(w, ": "); ok && rest == why {
+			whys[i] = names + ", " + strategy + ": " + why
+			return whys
+		}
+	}
+	return append(whys, strategy+": "+why)
+}

@@ -1,0 +1,331 @@
+package harness
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"testing"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// stageRun is a bench.txt of Stage cmd=typed and Determinism: reps repetitions, each
+// running every strategy once (interleaved as the runner does, or, with grouped, every
+// repetition of one strategy before the next, as go test -count does). A repetition's drift
+// multiplies every strategy's time alike; each strategy adds its own ±2% jitter.
+type stageRun struct {
+	ns       map[string]float64 // strategy → ns/op before drift
+	allocs   map[string]float64
+	distinct map[string]float64 // Determinism distinct-states
+	grouped  bool
+}
+
+var stageOrder = []string{"baseline", "cmdbuffer", "lazyguarded", "handrolled", "hybrid"}
+
+const stageReps = 10
+
+func drift(rep int) float64 { return 1 + 0.06*math.Sin(float64(rep)*1.7) }
+
+func jitter(st string, rep int) float64 {
+	h := 0
+	for _, c := range st {
+		h = h*31 + int(c)
+	}
+	return 1 + 0.02*math.Sin(float64(h%97)+float64(rep)*2.3)
+}
+
+func (r stageRun) value(st string, rep int) float64 { return r.ns[st] * drift(rep) * jitter(st, rep) }
+
+func (r stageRun) text() string {
+	var b strings.Builder
+	b.WriteString("goos: linux\ngoarch: amd64\ncpu: Test CPU\n\n")
+	line := func(st string, rep int) {
+		fmt.Fprintf(&b, "BenchmarkStage/strategy=%s/cmd=typed-2 1000 %v ns/op %v allocs/op\n", st, r.value(st, rep), r.allocs[st])
+	}
+	if r.grouped {
+		for _, st := range stageOrder {
+			for rep := range stageReps {
+				line(st, rep)
+			}
+		}
+	} else {
+		for rep := range stageReps {
+			for _, st := range stageOrder {
+				line(st, rep)
+			}
+		}
+	}
+	for range stageReps {
+		for _, st := range stageOrder[1:] {
+			fmt.Fprintf(&b, "BenchmarkDeterminism/strategy=%s/runs=6/frames=4-2 1 1e7 ns/op %v distinct-states\n", st, r.distinct[st])
+		}
+	}
+	return b.String()
+}
+
+func defaultStageRun() stageRun {
+	return stageRun{
+		ns:       map[string]float64{"baseline": 17, "cmdbuffer": 32.0, "lazyguarded": 440, "handrolled": 32.2, "hybrid": 31.9},
+		allocs:   map[string]float64{"baseline": 0, "cmdbuffer": 0, "lazyguarded": 4, "handrolled": 0, "hybrid": 0},
+		distinct: map[string]float64{"cmdbuffer": 1, "lazyguarded": 6, "handrolled": 4, "hybrid": 1},
+	}
+}
+
+// report parses the bench.txt text and returns report.md.
+func (r stageRun) report(t *testing.T, meta ReportMeta) string {
+	t.Helper()
+	rd := benchfmt.NewReader(strings.NewReader(r.text()), "bench.txt")
+	var rs []*benchfmt.Result
+	for rd.Scan() {
+		if res, ok := rd.Result().(*benchfmt.Result); ok {
+			rs = append(rs, res.Clone())
+		}
+	}
+	if meta.Cores == 0 {
+		meta.Cores = 2
+	}
+	meta.Config = append(meta.Config, FileConfig(rs)...)
+	var b strings.Builder
+	if err := WriteReport(&b, rs, meta); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// section returns the lines of report from the one holding start up to the next heading.
+func section(report, start string) string {
+	i := strings.Index(report, start)
+	if i < 0 {
+		return ""
+	}
+	rest := report[i:]
+	if j := strings.Index(rest[1:], "\n#"); j >= 0 {
+		rest = rest[:j+1]
+	}
+	return rest
+}
+
+// pairedRatio is the median of the per-repetition ratios a/b, computed here from the
+// generator, independently of the report's code.
+func (r stageRun) pairedRatio(a, b string) float64 {
+	var v []float64
+	for rep := range stageReps {
+		v = append(v, r.value(a, rep)/r.value(b, rep))
+	}
+	sort.Float64s(v)
+	return (v[stageReps/2-1] + v[stageReps/2]) / 2
+}
+
+// TestFindingsFollowTheData: the Findings and "Which to pick" sentences come from bench.txt:
+// changing the data changes them, and their numbers are the data's.
+func TestFindingsFollowTheData(t *testing.T) {
+	run := defaultStageRun()
+	rep := run.report(t, ReportMeta{})
+	stage := section(rep, "### Stage cmd=typed: ns/op")
+	if g := firstGroup(stage); g != "cmdbuffer handrolled hybrid" || !strings.Contains(stage, "**, then lazyguarded. Ratios paired.") {
+		t.Errorf("Stage ranking: want cmdbuffer ≈ handrolled ≈ hybrid (any order), then lazyguarded, paired; first group %q:\n%s", g, stage)
+	}
+	// The ratio of lazyguarded to baseline is the median of the per-repetition ratios.
+	want := sig3(run.pairedRatio("lazyguarded", "baseline"), false) + "×"
+	if !strings.Contains(stage, "| lazyguarded | ") || !strings.Contains(stage, want) {
+		t.Errorf("Stage: want lazyguarded × baseline %s:\n%s", want, stage)
+	}
+	pick := section(rep, "## Which to pick")
+	for _, w := range []string{
+		"| no allocation while staging (typed commands) | cmdbuffer, handrolled, hybrid |",
+		"| reproducible order (lockstep, replays) | cmdbuffer, hybrid |",
+		"declares ReproducibleOrder: sort key",
+	} {
+		if !strings.Contains(pick, w) {
+			t.Errorf("Which to pick lacks %q:\n%s", w, pick)
+		}
+	}
+	if g := pickRow(pick, "lowest staging cost"); g != "cmdbuffer handrolled hybrid" {
+		t.Errorf("lowest staging cost: %q, want cmdbuffer, handrolled, hybrid:\n%s", g, pick)
+	}
+	if !strings.Contains(rep, "ratios paired, 0 unpaired") {
+		t.Errorf("interleaved repetitions: want every ratio paired:\n%s", section(rep, "## Findings"))
+	}
+
+	// handrolled 1.5× slower: it leaves the best group and its ratio says 1.5.
+	slow := defaultStageRun()
+	slow.ns["handrolled"] *= 1.5
+	rep = slow.report(t, ReportMeta{})
+	stage = section(rep, "### Stage cmd=typed: ns/op")
+	if g := firstGroup(stage); g != "cmdbuffer hybrid" || !strings.Contains(stage, "**, then handrolled, then lazyguarded.") {
+		t.Errorf("handrolled ×1.5: want it in a group of its own:\n%s", stage)
+	}
+	if want := sig3(slow.pairedRatio("handrolled", "hybrid"), false) + "×"; !strings.Contains(stage, "| handrolled | ") || !strings.Contains(stage, want) {
+		t.Errorf("handrolled ×1.5: want × best %s:\n%s", want, stage)
+	}
+	if g := pickRow(rep, "lowest staging cost"); g != "cmdbuffer hybrid" {
+		t.Errorf("handrolled ×1.5 still meets lowest staging cost:\n%s", section(rep, "## Which to pick"))
+	}
+
+	// hybrid allocates; cmdbuffer is seen with two final states.
+	bad := defaultStageRun()
+	bad.allocs["hybrid"] = 1
+	bad.distinct["cmdbuffer"] = 2
+	rep = bad.report(t, ReportMeta{})
+	pick = section(rep, "## Which to pick")
+	for _, w := range []string{
+		"| no allocation while staging (typed commands) | cmdbuffer, handrolled |",
+		"| reproducible order (lockstep, replays) | hybrid |",
+	} {
+		if !strings.Contains(pick, w) {
+			t.Errorf("perturbed run: Which to pick lacks %q:\n%s", w, pick)
+		}
+	}
+
+	// go test -count order (no interleaving): the ratios cannot be paired.
+	grouped := defaultStageRun()
+	grouped.grouped = true
+	rep = grouped.report(t, ReportMeta{})
+	if !strings.Contains(section(rep, "### Stage cmd=typed: ns/op"), "Ratios unpaired.") {
+		t.Errorf("repetitions not interleaved: want unpaired ratios:\n%s", section(rep, "## Findings"))
+	}
+}
+
+// TestRatioPairedNarrower: with drift shared by both sides of a ratio, the paired interval
+// is much narrower than the unpaired one and holds the true ratio.
+func TestRatioPairedNarrower(t *testing.T) {
+	var a, b []obs
+	for rep := range stageReps {
+		d := drift(rep)
+		b = append(b, obs{100 * d * jitter("b", rep), 2 * rep})
+		a = append(a, obs{200 * d * jitter("a", rep), 2*rep + 1})
+	}
+	r, ok := ratioOf(a, b)
+	if !ok {
+		t.Fatal("no ratio")
+	}
+	if !(r.PairedHalf < r.UnpairedHalf/2) {
+		t.Errorf("paired half-width %.3f, unpaired %.3f: want paired much narrower", r.PairedHalf, r.UnpairedHalf)
+	}
+	r.use("paired")
+	if r.Method != "paired" || !(r.Lo <= 2*1.001 && r.Hi >= 2*0.999) || math.Abs(r.Center-2) > 0.05 {
+		t.Errorf("paired ratio %v (%v–%v) by %s: want about 2 with 2 inside", r.Center, r.Lo, r.Hi, r.Method)
+	}
+	// Not interleaved: no paired estimate, the unpaired one is used.
+	sort.Slice(b, func(i, j int) bool { return b[i].v < b[j].v })
+	for i := range b {
+		b[i].pos = 100 + i
+	}
+	r, _ = ratioOf(a, b)
+	r.use("paired")
+	if r.Method != "unpaired" || !math.IsNaN(r.PairedHalf) {
+		t.Errorf("not interleaved: method %s, paired half %v; want unpaired and none", r.Method, r.PairedHalf)
+	}
+	// A reference of zero has no ratio.
+	if _, ok := ratioOf(a, []obs{{0, 0}, {0, 1}}); ok {
+		t.Error("ratio to a zero reference")
+	}
+}
+
+// TestTrustFlags: the first lines say when the timings are not to be trusted.
+func TestTrustFlags(t *testing.T) {
+	run := defaultStageRun()
+	rep := run.report(t, ReportMeta{})
+	head := rep[:strings.Index(rep, "## Which to pick")]
+	for _, no := range []string{"**Emulated**", "**Loaded**", "**Noisy**", "**Oversubscribed**"} {
+		if strings.Contains(head, no) {
+			t.Errorf("quiet native run flagged %s:\n%s", no, head)
+		}
+	}
+	rep = run.report(t, ReportMeta{Config: []Config{{"emulated", "yes"}}, LoadBefore: "0.5 0.4 0.3", LoadAfter: "3.50 2.0 1.0", Cores: 2})
+	head = rep[:strings.Index(rep, "## Which to pick")]
+	for _, w := range []string{"**Emulated**", "timings say nothing", "**Loaded**: the 1-minute load average after the run was 3.50, above the 2 cores"} {
+		if !strings.Contains(head, w) {
+			t.Errorf("trust flags lack %q:\n%s", w, head)
+		}
+	}
+	if strings.Contains(head, "before the run was") {
+		t.Errorf("load before (0.5) flagged:\n%s", head)
+	}
+
+	noisy := defaultStageRun()
+	noisy.ns["lazyguarded"] = 440
+	rs := parse(t, noisy.text())
+	for i, r := range rs {
+		if strings.Contains(string(r.Name), "lazyguarded/cmd=typed") && i%2 == 0 {
+			r.Values[0].Value *= 1.8
+			r.Values[0].OrigValue *= 1.8
+		}
+	}
+	rs = append(rs, results("Contention/strategy=cmdbuffer/producers=2-4", 40, 41, 39, 40, 40, 41, 39)...)
+	rs = append(rs, results("Contention/strategy=cmdbuffer/producers=2-2", 40, 41, 39, 40, 40, 41, 39)...)
+	var b strings.Builder
+	if err := WriteReport(&b, rs, ReportMeta{Cores: 2}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, w := range []string{"**Noisy**: 1 headline medians have a 95% CI wider than ±10%", "lazyguarded Stage cmd=typed",
+		"**Oversubscribed**: rows at GOMAXPROCS=4 exceed NumCPU=2", "| producers=2 GOMAXPROCS=4 (oversubscribed) |"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("report lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+func parse(t *testing.T, text string) []*benchfmt.Result {
+	t.Helper()
+	rd := benchfmt.NewReader(strings.NewReader(text), "bench.txt")
+	var rs []*benchfmt.Result
+	for rd.Scan() {
+		if res, ok := rd.Result().(*benchfmt.Result); ok {
+			rs = append(rs, res.Clone())
+		}
+	}
+	return rs
+}
+
+// TestHeadlineRowsAtNumCPU: a headline with Where producers=NumCPU and AtNumCPU ranks the row
+// at the run's NumCPU, or the largest below it.
+func TestHeadlineRowsAtNumCPU(t *testing.T) {
+	var rs []*benchfmt.Result
+	for _, p := range []string{"1", "2", "4"} {
+		for _, procs := range []string{"", "-2", "-4"} {
+			rs = append(rs, results("Contention/strategy=cmdbuffer/producers="+p+procs, 1, 1, 1)...)
+		}
+	}
+	for i := range rs {
+		rs[i].Values = append(rs[i].Values, benchfmt.Value{Value: 0.9, Unit: "efficiency"})
+	}
+	d := newRunData(rs)
+	h := Headline{Unit: "efficiency", Where: []Param{{"producers", "NumCPU"}}, AtNumCPU: true}
+	for _, c := range []struct {
+		cores, producers, procs int
+	}{{2, 2, 2}, {4, 4, 4}, {3, 2, 2}, {16, 4, 4}} {
+		rows := d.selectRows("Contention", h, c.cores)
+		if len(rows) != 1 || paramValue(d.params[rows[0]], "producers") != fmt.Sprint(c.producers) || rows[0].procs != c.procs {
+			t.Errorf("NumCPU %d: rows %v, want producers=%d at GOMAXPROCS=%d", c.cores, rows, c.producers, c.procs)
+		}
+	}
+}
+
+// firstGroup is the best group of a ranking section, its names sorted: "a b c".
+func firstGroup(sec string) string {
+	i := strings.Index(sec, "**")
+	if i < 0 {
+		return ""
+	}
+	j := strings.Index(sec[i+2:], "**")
+	names := strings.Split(sec[i+2:i+2+j], " ≈ ")
+	sort.Strings(names)
+	return strings.Join(names, " ")
+}
+
+// pickRow is the strategies of the "Which to pick" row whose requirement starts with need,
+// sorted: "a b".
+func pickRow(report, need string) string {
+	for _, l := range strings.Split(report, "\n") {
+		if strings.HasPrefix(l, "| "+need) {
+			cells := strings.Split(l, " | ")
+			names := strings.Split(cells[1], ", ")
+			sort.Strings(names)
+			return strings.Join(names, " ")
+		}
+	}
+	return ""
+}

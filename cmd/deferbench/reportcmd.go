@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+)
+
+// inProgress is the partial marker a run writes while it runs; a run killed outright (no
+// chance to finish its files) leaves it behind.
+const inProgress = "true (run in progress)"
+
+var reportCommand = &command{
+	name:    "report",
+	args:    "DIR",
+	summary: "rebuild summary.json, report.md and plots/ in results directory DIR from its bench.txt (a killed run, say)",
+	detail: `DIR may be the bench.txt itself. The results directory is held with the run's lock file
+while its files are rewritten; a lock file whose process no longer exists (a killed run) is
+reclaimed with a note. A bench.txt still marked "run in progress" by a run that was killed
+is marked "N benchmarks finished (run killed)" in bench.txt, env.json and the new files.`,
+	setup: func(fs *flag.FlagSet, e *env) func([]string) error {
+		return func(args []string) error {
+			if len(args) != 1 {
+				return usagef("report: want one results directory, got %d arguments", len(args))
+			}
+			return rebuildReport(e, args[0])
+		}
+	},
+}
+
+// rebuildReport is deferbench report DIR.
+func rebuildReport(e *env, arg string) error {
+	dir := arg
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return usagef("report: %s is not a results directory (no such file or directory)", arg)
+	}
+	if !fi.IsDir() {
+		dir = filepath.Dir(dir)
+	}
+	rs, err := readRun("report", arg)
+	if err != nil {
+		return err
+	}
+	rd, err := harness.HoldRunDir(dir)
+	var de *harness.DirError
+	if errors.As(err, &de) {
+		fix := "choose a writable results directory"
+		if errors.Is(err, harness.ErrDirInUse) {
+			fix = "wait for that run to finish"
+		}
+		return usagef("report: %s: %s", de.Error(), fix)
+	}
+	if err != nil {
+		return err
+	}
+	defer rd.Release()
+	if rd.Note != "" {
+		fmt.Fprintf(e.stderr, "deferbench: report: note: %s\n", rd.Note)
+	}
+
+	envPath := filepath.Join(dir, "env.json")
+	var doc *envFile
+	if b, err := os.ReadFile(envPath); err == nil {
+		var d envFile
+		if err := json.Unmarshal(b, &d); err != nil {
+			fmt.Fprintf(e.stderr, "deferbench: report: note: %s is not valid JSON (%v); NumCPU and load average unknown\n", envPath, err)
+		} else {
+			doc = &d
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("report: %w", err)
+	}
+
+	partial := harness.Partial(rs)
+	if partial == inProgress {
+		// The run that wrote this is gone (we hold its lock): it was killed before it could
+		// finish its files.
+		partial = fmt.Sprintf("%d benchmarks finished (run killed; files rebuilt by deferbench report)", len(rs))
+		if err := harness.RewriteBenchFile(filepath.Join(dir, "bench.txt"), rs, partial); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		if doc != nil {
+			doc.Partial = partial
+			if err := writeJSON(envPath, doc); err != nil {
+				return fmt.Errorf("report: %w", err)
+			}
+		}
+		fmt.Fprintf(e.stderr, "deferbench: report: note: the run was killed; marked bench.txt partial: %s\n", partial)
+	}
+
+	var attr *attribution
+	if b, err := os.ReadFile(filepath.Join(dir, "summary.json")); err == nil {
+		var old summaryFile
+		if json.Unmarshal(b, &old) == nil {
+			attr = old.Attribution // the profiles' attribution cannot be rebuilt from bench.txt
+		}
+	}
+	err = writeOutputs(e, runOutputs{dir: dir, results: rs, config: harness.FileConfig(rs), partial: partial, attr: attr, env: doc})
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	fmt.Fprintf(e.stderr, "deferbench: report: rebuilt summary.json, report.md and plots/ in %s from %d results\n", dir, len(rs))
+	return nil
+}

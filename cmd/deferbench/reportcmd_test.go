@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+)
+
+// tinyRun runs a small suite into a new directory and returns it.
+func tinyRun(t *testing.T) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "r")
+	args := []string{"run", "-scenarios", "Stage", "-strategies", "baseline,cmdbuffer", "-benchtime", "20x", "-count", "2", "-out", out}
+	if err := runContext(context.Background(), args, io.Discard, io.Discard); err != nil {
+		t.Fatalf("deferbench %q: %v", args, err)
+	}
+	return out
+}
+
+// exitedPID is the id of a process that has exited.
+func exitedPID(t *testing.T) int {
+	t.Helper()
+	c := exec.Command("true")
+	if err := c.Run(); err != nil {
+		t.Skipf("cannot start a process: %v", err)
+	}
+	return c.Process.Pid
+}
+
+// TestReportRebuildsCompleteRun: report DIR on a finished run writes the same summary.json
+// and report.md as the run did.
+func TestReportRebuildsCompleteRun(t *testing.T) {
+	out := tinyRun(t)
+	sum, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	rep, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	os.Remove(filepath.Join(out, "summary.json"))
+	os.Remove(filepath.Join(out, "report.md"))
+	os.RemoveAll(filepath.Join(out, "plots"))
+	_, errOut, code := cli("report", out)
+	if code != 0 || !strings.Contains(errOut, "rebuilt summary.json, report.md and plots/") || strings.Contains(errOut, "note") {
+		t.Fatalf("report %s: exit %d, stderr %q", out, code, errOut)
+	}
+	sum2, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	rep2, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	if !bytes.Equal(sum, sum2) || !bytes.Equal(rep, rep2) {
+		t.Errorf("report rebuilt different files:\nsummary.json equal %v\nreport.md was\n%s\nnow\n%s", bytes.Equal(sum, sum2), rep, rep2)
+	}
+	if fi, err := os.Stat(filepath.Join(out, "plots", "Stage.png")); err != nil || fi.Size() == 0 {
+		t.Errorf("plots/Stage.png: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, harness.LockFile)); !os.IsNotExist(err) {
+		t.Errorf("report left its lock file: %v", err)
+	}
+}
+
+// TestReportFinishesKilledRun: a run killed outright leaves bench.txt and env.json marked "run
+// in progress", its lock file and no summary or report; report DIR reclaims the lock with a
+// note, marks every file partial and writes the rest.
+func TestReportFinishesKilledRun(t *testing.T) {
+	out := tinyRun(t)
+	rs := readBench(t, filepath.Join(out, "bench.txt"))
+	if err := harness.RewriteBenchFile(filepath.Join(out, "bench.txt"), rs[:3], inProgress); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	b, _ := os.ReadFile(filepath.Join(out, "env.json"))
+	json.Unmarshal(b, &doc)
+	doc["partial"] = inProgress
+	delete(doc, "after")
+	b, _ = json.Marshal(doc)
+	os.WriteFile(filepath.Join(out, "env.json"), b, 0o644)
+	os.Remove(filepath.Join(out, "summary.json"))
+	os.Remove(filepath.Join(out, "report.md"))
+	os.RemoveAll(filepath.Join(out, "plots"))
+	pid := exitedPID(t)
+	os.WriteFile(filepath.Join(out, harness.LockFile), []byte(fmt.Sprintf("%d\n", pid)), 0o644)
+
+	_, errOut, code := cli("report", out)
+	if code != 0 {
+		t.Fatalf("report of a killed run: exit %d, stderr %q", code, errOut)
+	}
+	for _, w := range []string{fmt.Sprintf("note: reclaimed the stale lock file %s of process %d, which no longer exists", filepath.Join(out, harness.LockFile), pid),
+		"note: the run was killed"} {
+		if !strings.Contains(errOut, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, errOut)
+		}
+	}
+	checkPartial(t, out, "3 benchmarks finished (run killed; files rebuilt by deferbench report)")
+	if fi, err := os.Stat(filepath.Join(out, "plots", "Stage.svg")); err != nil || fi.Size() == 0 {
+		t.Errorf("plots/Stage.svg: %v", err)
+	}
+
+	// A live run's directory is refused, nothing rewritten.
+	os.WriteFile(filepath.Join(out, harness.LockFile), []byte(fmt.Sprint(os.Getpid())), 0o644)
+	before, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	_, errOut, code = cli("report", out)
+	if code != 2 || !strings.Contains(errOut, "another deferbench run is writing into it") || !strings.Contains(errOut, "wait for that run to finish") {
+		t.Errorf("report of a live run's directory: exit %d, stderr %q; want 2 and in use", code, errOut)
+	}
+	if after, _ := os.ReadFile(filepath.Join(out, "report.md")); !bytes.Equal(before, after) {
+		t.Error("the refused report changed report.md")
+	}
+}
+
+// TestReportBadInputs: a directory without bench.txt, or a file that is not one.
+func TestReportBadInputs(t *testing.T) {
+	empty := t.TempDir()
+	notBench := filepath.Join(t.TempDir(), "README.md")
+	os.WriteFile(notBench, []byte("# hello\n"), 0o644)
+	for _, c := range []struct{ arg, want string }{
+		{empty, "deferbench: report: " + empty + " has no bench.txt: give a bench.txt or a results directory\n"},
+		{notBench, "deferbench: report: " + notBench + " is not a Go benchmark results file\n"},
+	} {
+		_, errOut, code := cli("report", c.arg)
+		if code != 2 || errOut != c.want {
+			t.Errorf("report %s: exit %d, %q; want 2, %q", c.arg, code, errOut, c.want)
+		}
+		if entries, _ := os.ReadDir(empty); len(entries) != 0 {
+			t.Errorf("report %s left %v", c.arg, entries)
+		}
+	}
+}
+
+// TestStopper: the first interrupt of a run cancels it (stop after the current benchmark)
+// and says so; the second runs the hard stop and exits 130. Outside a run the first exits.
+func TestStopper(t *testing.T) {
+	var mu sync.Mutex
+	var events []string
+	rec := func(s string) { mu.Lock(); events = append(events, s); mu.Unlock() }
+	var stderr bytes.Buffer
+	s := &stopper{cancel: func() { rec("cancel") }, stderr: &stderr, exit: func(c int) { rec(fmt.Sprint("exit ", c)) }}
+	s.begin()
+	s.setHard(func() { rec("hard") })
+	s.interrupt()
+	if !strings.Contains(stderr.String(), "the run stops after the current benchmark") {
+		t.Errorf("first interrupt said %q", stderr.String())
+	}
+	s.interrupt()
+	if got := strings.Join(events, ", "); got != "cancel, hard, exit 130" {
+		t.Errorf("two interrupts: %s; want cancel, hard, exit 130", got)
+	}
+	events = nil
+	idle := &stopper{cancel: func() { rec("cancel") }, stderr: io.Discard, exit: func(c int) { rec(fmt.Sprint("exit ", c)) }}
+	idle.interrupt()
+	if got := strings.Join(events, ", "); got != "exit 130" {
+		t.Errorf("interrupt outside a run: %s; want exit 130", got)
+	}
+}
+
+// TestInterruptTwice interrupts a real run process twice: the first interrupt says the run
+// stops after the current benchmark, the second stops it at once with status 130 and every
+// file marked partial with what finished.
+func TestInterruptTwice(t *testing.T) {
+	for _, twice := range []bool{false, true} {
+		out := filepath.Join(t.TempDir(), "r")
+		cmd := deferbenchCmd("run", "-scenarios", "Stage", "-strategies", "baseline,cmdbuffer", "-benchtime", "300ms", "-count", "3", "-out", out)
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); errors.Is(err, syscall.ENOEXEC) {
+			t.Skipf("cannot run the test binary as a child process: %v", err)
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		lines := make(chan string, 100)
+		go func() {
+			sc := bufio.NewScanner(stderr)
+			for sc.Scan() {
+				lines <- sc.Text()
+			}
+			close(lines)
+		}()
+		wait := func(marker string) bool {
+			timeout := time.After(60 * time.Second)
+			for {
+				select {
+				case l, ok := <-lines:
+					if !ok {
+						return false
+					}
+					if strings.Contains(l, marker) {
+						return true
+					}
+				case <-timeout:
+					return false
+				}
+			}
+		}
+		if !wait("[1/") {
+			cmd.Process.Kill()
+			t.Fatal("the run never finished a benchmark")
+		}
+		cmd.Process.Signal(os.Interrupt)
+		if !wait("the run stops after the current benchmark") {
+			t.Error("the first interrupt did not say the run stops after the current benchmark")
+		}
+		if twice {
+			cmd.Process.Signal(os.Interrupt)
+		}
+		for range lines {
+		}
+		cmd.Wait()
+		if code := cmd.ProcessState.ExitCode(); code != 130 {
+			t.Errorf("twice=%v: exit status %d, want 130", twice, code)
+		}
+		rs := readBench(t, filepath.Join(out, "bench.txt"))
+		want := fmt.Sprintf("%d of 18 benchmarks finished (interrupted)", len(rs))
+		if twice {
+			want = fmt.Sprintf("%d of 18 benchmarks finished (stopped at once by a second interrupt)", len(rs))
+		}
+		if len(rs) == 0 || len(rs) >= 18 {
+			t.Errorf("twice=%v: %d results kept, want some but not all", twice, len(rs))
+		}
+		checkPartial(t, out, want)
+	}
+}
