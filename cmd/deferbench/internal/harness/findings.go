@@ -46,7 +46,8 @@ type Headline struct {
 type Traits struct {
 	Caps deferral.Capabilities
 	// ReadsWaitForStaged: a read can wait behind staged writes (lazyguarded's ReadersWait
-	// pipe). Other strategies' readers never wait for staging, only for a commit.
+	// pipe). Other strategies' readers never wait for staging: they wait for a commit at a
+	// sync point, or, with Capabilities.ReadsPreviousVersion, not even for that.
 	ReadsWaitForStaged bool
 	// Reads says in words how reads relate to staging and commit.
 	Reads string
@@ -63,7 +64,9 @@ func StrategyTraits(name string) (t Traits, ok bool) {
 		defer st.Close()
 		t.Caps = st.Capabilities()
 		t.Reads = "reads touch the world directly: staging never blocks them; they wait only for a commit at a sync point"
-		if g, ok := st.(interface {
+		if t.Caps.ReadsPreviousVersion {
+			t.Reads = "declares ReadsPreviousVersion: reads see the last published version and never wait for staging or a commit"
+		} else if g, ok := st.(interface {
 			Guarded() *lazyguarded.Guarded[ecs.World]
 		}); ok {
 			if g.Guarded().Mode() == lazyguarded.ReadersWait {
@@ -369,14 +372,14 @@ func (d *runData) rank(h Headline, id rowID) (Ranking, bool) {
 		}
 		if st == BaselineName {
 			base = os
-			s := summarize(values(os))
+			s := summarizeValues(values(os))
 			k.Baseline = &s
 			continue
 		}
 		if isControl(st) {
 			continue
 		}
-		k.Ranked = append(k.Ranked, Ranked{Strategy: st, Summary: summarize(values(os)), Samples: values(os)})
+		k.Ranked = append(k.Ranked, Ranked{Strategy: st, Summary: summarizeValues(values(os)), Samples: values(os)})
 	}
 	if len(k.Ranked) == 0 {
 		return k, false
@@ -417,7 +420,7 @@ func (d *runData) rank(h Headline, id rowID) (Ranking, bool) {
 	return k, true
 }
 
-func summarize(v []float64) Summary {
+func summarizeValues(v []float64) Summary {
 	s := benchmath.NewSample(v, &benchmath.DefaultThresholds)
 	sum := benchmath.AssumeNothing.Summary(s, 0.95)
 	row := Summary{N: len(v), Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi}
