@@ -933,7 +933,7 @@ func allEqual(x float64) func([]float64) bool {
 }
 
 // controlOf is the scenario a control row belongs to ("" for a strategy or the baseline).
-func controlOf(StrategyInfo) string { return "" }
+func controlOf(s StrategyInfo) string { return s.ControlOf }
 
 // addWhy adds "strategy: why" to whys, joining strategies with the same why.
 func addWhy(whys []string, strategy, why string) []string {
