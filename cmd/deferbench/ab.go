@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
@@ -126,13 +127,13 @@ func (a *abRun) do(baseArg, headArg, out string, o *compareFlags, opt harness.Co
 	}
 	seed := a.seed
 	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
+		seed = rand.Uint64()
 	}
-	rng := rand.New(rand.NewPCG(seed, 0))
+	headFirst := roundOrders(a.rounds, seed)
 	fmt.Fprintf(e.stderr, "deferbench: ab: %d rounds of %s (benchtime %s), order seed %d, results in %s\n", a.rounds, a.scenarios, a.benchtime, seed, out)
 	for r := 1; r <= a.rounds; r++ {
 		order := []*side{sides[0], sides[1]}
-		if rng.IntN(2) == 1 {
+		if headFirst[r-1] {
 			order[0], order[1] = order[1], order[0]
 		}
 		fmt.Fprintf(e.stderr, "deferbench: ab: round %d/%d: %s, then %s\n", r, a.rounds, order[0].name, order[1].name)
@@ -279,4 +280,25 @@ func mergeRounds(dir string, rounds int) error {
 		}
 	}
 	return harness.WriteFileAtomic(filepath.Join(dir, "bench.txt"), b.Bytes())
+}
+
+// roundOrders draws which side runs first in each of n rounds: a random permutation of
+// n/2 rounds with HEAD first and the rest with BASE first (the odd one out by a coin), so that
+// whatever favours the first or the second run of a round (a warm page cache, a frequency
+// step) falls on both sides alike instead of on whichever side a run of coin flips favoured.
+// The stream is ChaCha8 keyed by seed: nearby seeds give unrelated orders.
+func roundOrders(n int, seed uint64) []bool {
+	var key [32]byte
+	binary.LittleEndian.PutUint64(key[:], seed)
+	rng := rand.New(rand.NewChaCha8(key))
+	out := make([]bool, n)
+	k := n / 2
+	if n%2 == 1 && rng.IntN(2) == 1 {
+		k++
+	}
+	for i := range k {
+		out[i] = true
+	}
+	rng.Shuffle(n, func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
 }

@@ -120,3 +120,33 @@ func TestABGitRevisions(t *testing.T) {
 		t.Errorf("a temporary worktree is left:\n%s", b)
 	}
 }
+
+// TestRoundOrders: every draw of orders is balanced (half the rounds HEAD first), and seeds
+// that differ in one bit give unrelated orders (a PCG seeded with the clock once put HEAD first
+// in all 12 rounds of an A/A run, and its first run of each round was the slower one).
+func TestRoundOrders(t *testing.T) {
+	seen := map[string]bool{}
+	for seed := uint64(1796027174364094760); seed < 1796027174364094860; seed++ {
+		o := roundOrders(12, seed)
+		heads := 0
+		s := ""
+		for _, h := range o {
+			if h {
+				heads++
+				s += "h"
+			} else {
+				s += "b"
+			}
+		}
+		if heads != 6 {
+			t.Errorf("seed %d: %s has %d rounds HEAD first, want 6", seed, s, heads)
+		}
+		seen[s] = true
+	}
+	if len(seen) < 90 {
+		t.Errorf("100 consecutive seeds gave only %d distinct orders", len(seen))
+	}
+	if n := len(roundOrders(7, 1)); n != 7 {
+		t.Errorf("7 rounds: %d orders", n)
+	}
+}
