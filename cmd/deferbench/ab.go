@@ -28,8 +28,9 @@ const (
 
 const abDetail = `BASE and HEAD are git revisions of this repository (each built with go build
 into a temporary worktree) or two deferbench binaries. The two run alternately on this
-machine, round by round, in a random order each round; a round is one repetition
-(deferbench run -count 1) of the selected scenarios and strategies. Then round i of BASE
+machine, round by round, in a random order each round (each side first in half the
+rounds); a round is one repetition (deferbench run -count 1) of the selected scenarios
+and strategies. Then round i of BASE
 is paired with round i of HEAD: the change is the median of the per-round ratios, tested
 with the Wilcoxon signed-rank test, and the gate applies as in compare (exit 1 when it
 fails, 2 for bad input). Each side's rounds stay in OUT/base and OUT/head, every round
