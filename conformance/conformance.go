@@ -82,6 +82,7 @@ func checks(caps deferral.Capabilities) []check {
 		{"FailureRetryNoReplay", checkFailureRetryNoReplay},
 		{"FailureDiscard", checkFailureDiscard},
 		{"FailureCloseWithPending", checkFailureClose},
+		{"Differential", checkDifferential},
 		{"ClosureTier", checkClosureTier},
 		{"FIFOWithinRecorder", checkFIFO},
 		{"ConcurrentRecorders", checkConcurrentRecorders},

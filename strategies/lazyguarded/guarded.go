@@ -110,9 +110,8 @@ type Guarded[T any] struct {
 	readers    int       // read jobs admitted and running
 	flushing   bool      // a flush holds, or is acquiring, the write hold
 
-	gen     atomic.Uint64 // flushes that drained plus discards: recorders count positions from it
-	inFlush atomic.Bool   // a flush is running: what its jobs stage belongs to the next generation
-	nrec    atomic.Int64  // recorders minted by NewRecorder
+	gen  atomic.Uint64 // flushes that drained plus discards: recorders count positions from it
+	nrec atomic.Int64  // recorders minted by NewRecorder
 }
 
 // NewReadersWait returns a lazy Guarded over target in which reads wait behind parked writes:
@@ -273,7 +272,6 @@ func (g *Guarded[T]) Flush() error {
 		return ErrFlushing
 	}
 	g.flushing = true
-	g.inFlush.Store(true)
 	writes := g.parked // the writes in the pipe now; later ones wait for the next flush
 	for g.readers > 0 {
 		g.idle.Wait()
@@ -329,7 +327,6 @@ func (g *Guarded[T]) release(last *job[T], ran, applied int, failed bool) {
 	if !failed {
 		g.gen.Add(1)
 	}
-	g.inFlush.Store(false)
 	g.dispatch()
 }
 

@@ -21,8 +21,13 @@ type Recorder[T, C any] struct {
 	apply   ApplyFunc[T, C]
 	runFunc func(t *T, at deferral.Pos, fn func(*T) error) error
 	index   int
-	gen     uint64 // the Guarded's drain generation n counts from
-	n       int    // commands staged since the last drained flush or discard
+	// Positions are counted when a command applies, on the flushing goroutine: the pipe keeps
+	// each recorder's commands in FIFO order, so the command applying now is the recorder's
+	// done-th since the last drained flush or discard. Counting at staging time instead cannot
+	// know whether a command a job stages during a flush belongs to that flush's retry (the
+	// flush fails: numbering goes on) or to the next generation (it drains: numbering restarts).
+	gen  uint64 // the Guarded's drain generation done counts in
+	done int    // commands of this recorder applied in generation gen
 }
 
 var _ deferral.Stager[struct{}, int] = (*Recorder[struct{}, int])(nil)
@@ -37,7 +42,7 @@ func NewRecorder[T, C any](g *Guarded[T], apply ApplyFunc[T, C]) *Recorder[T, C]
 }
 
 func newRecorder[T, C any](g *Guarded[T], apply ApplyFunc[T, C], run func(t *T, at deferral.Pos, fn func(*T) error) error) *Recorder[T, C] {
-	return &Recorder[T, C]{g: g, apply: apply, runFunc: run, gen: g.gen.Load()}
+	return &Recorder[T, C]{g: g, apply: apply, runFunc: run}
 }
 
 func runClosure[T any](t *T, at deferral.Pos, fn func(*T) error) error {
@@ -50,27 +55,25 @@ func runClosure[T any](t *T, at deferral.Pos, fn func(*T) error) error {
 // Index returns the recorder's number, 0 for the first minted on its Guarded.
 func (r *Recorder[T, C]) Index() int { return r.index }
 
-// pos names the next staged command: its FIFO index counts from the last drained flush. A
-// command a job stages during a flush counts in the generation after it, as it is applied by
-// the next flush.
-func (r *Recorder[T, C]) pos() deferral.Pos {
-	gen := r.g.gen.Load()
-	if r.g.inFlush.Load() {
-		gen++
+// at names the command applying now: the recorder's FIFO index counted from the last drained
+// flush or discard. Called on the flushing goroutine only.
+func (r *Recorder[T, C]) at() deferral.Pos {
+	if gen := r.g.gen.Load(); gen != r.gen {
+		r.gen, r.done = gen, 0
 	}
-	if gen != r.gen {
-		r.gen, r.n = gen, 0
-	}
-	at := deferral.Pos{Recorder: r.index, Index: r.n}
-	r.n++
-	return at
+	return deferral.Pos{Recorder: r.index, Index: r.done}
 }
 
 // Stage submits typed command c as a write job and returns its task, which completes when a
 // flush applied c (with apply's error) or Discard dropped it.
 func (r *Recorder[T, C]) Stage(c C) *Task {
-	at, apply := r.pos(), r.apply
-	return r.g.Write(func(t *T) error { return apply(t, at, &c) })
+	return r.g.Write(func(t *T) error {
+		if err := r.apply(t, r.at(), &c); err != nil {
+			return err
+		}
+		r.done++
+		return nil
+	})
 }
 
 // StageFunc submits closure fn as a write job and returns its task.
@@ -78,8 +81,13 @@ func (r *Recorder[T, C]) StageFunc(fn func(t *T) error) *Task {
 	if fn == nil {
 		panic(fmt.Sprintf("lazyguarded: recorder %d: nil closure", r.index))
 	}
-	at, run := r.pos(), r.runFunc
-	return r.g.Write(func(t *T) error { return run(t, at, fn) })
+	return r.g.Write(func(t *T) error {
+		if err := r.runFunc(t, r.at(), fn); err != nil {
+			return err
+		}
+		r.done++
+		return nil
+	})
 }
 
 // StageKeyed stages c like Stage; the sort key is ignored (deferral.Stager).

@@ -65,6 +65,10 @@ type entry struct {
 	pos deferral.Pos
 	cmd deferral.Command
 	fn  func(*ecs.World) error // non-nil for the closure tier
+	// nested: staged by a closure while a commit ran. Its index is provisional until that
+	// commit ends: counted from 0 when the commit drains, after the recorder's other commands
+	// of the epoch when it fails (the retry applies it).
+	nested bool
 }
 
 // Strategy is the reference strategy. See the package documentation.
@@ -99,7 +103,8 @@ func Factory(mode Mode, bug Bug) deferral.Factory {
 type sink struct {
 	s     *Strategy
 	index int
-	n     int // commands staged since the last drained commit
+	n     int // commands staged since the last drained commit or discard
+	nn    int // commands staged by closures during the running commit
 	own   []entry
 }
 
@@ -112,8 +117,13 @@ func (k *sink) StageFuncKeyed(key uint64, fn func(*ecs.World) error) {
 }
 
 func (k *sink) stage(e entry) {
-	e.pos = deferral.Pos{Recorder: k.index, Index: k.n}
-	k.n++
+	if k.s.core.Active() {
+		e.pos, e.nested = deferral.Pos{Recorder: k.index, Index: k.nn}, true
+		k.nn++
+	} else {
+		e.pos = deferral.Pos{Recorder: k.index, Index: k.n}
+		k.n++
+	}
 	switch {
 	case k.s.mode == Shared:
 		k.s.mu.Lock()
@@ -186,6 +196,9 @@ func (s *Strategy) gather() {
 		k.own = k.own[:0]
 	}
 	add := s.batch[from:]
+	// The pending suffix of a failed commit and what was staged since merge in the mode's
+	// order: a command staged after a failure with a lower sort key applies before the suffix.
+	pend := s.batch[s.next:]
 	if s.bug == LIFO && s.mode == Shared {
 		// Reverse each recorder's commands in place, keeping the slots the mutex gave them.
 		slots := map[int][]int{}
@@ -201,13 +214,43 @@ func (s *Strategy) gather() {
 	switch {
 	case s.mode == Shared:
 	case s.bug == ReverseRecorders:
-		slices.SortStableFunc(add, func(a, b entry) int {
+		slices.SortStableFunc(pend, func(a, b entry) int {
 			return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(b.pos.Recorder, a.pos.Recorder))
 		})
 	case s.bug == IgnoreSortKeys, s.bug == RotateRecorders:
 		// keep the gathered recorder order
 	default:
-		slices.SortStableFunc(add, func(a, b entry) int { return cmp.Compare(a.key, b.key) })
+		slices.SortStableFunc(pend, func(a, b entry) int {
+			return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.pos.Recorder, b.pos.Recorder))
+		})
+	}
+}
+
+// settle fixes the indices of the commands closures staged during the commit that ends now.
+func (s *Strategy) settle(drained bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fix := func(es []entry) {
+		for i := range es {
+			if e := &es[i]; e.nested {
+				if !drained {
+					e.pos.Index += s.sinks[e.pos.Recorder].n
+				}
+				e.nested = false
+			}
+		}
+	}
+	fix(s.shared)
+	for _, k := range s.sinks {
+		fix(k.own)
+	}
+	for _, k := range s.sinks {
+		if drained {
+			k.n = k.nn
+		} else {
+			k.n += k.nn
+		}
+		k.nn = 0
 	}
 }
 
@@ -248,6 +291,7 @@ func (s *Strategy) Commit() error {
 			if s.bug == DropSuffix {
 				s.batch, s.next = s.batch[:0], 0
 			}
+			s.settle(false)
 			s.core.End(false)
 			return err
 		}
@@ -257,9 +301,7 @@ func (s *Strategy) Commit() error {
 		clear(s.batch)
 	}
 	s.batch, s.next, s.start = s.batch[:0], 0, 0
-	for _, k := range s.sinks {
-		k.n = 0
-	}
+	s.settle(true)
 	s.core.End(true)
 	return nil
 }

@@ -1,0 +1,31 @@
+package conformance_test
+
+import (
+	"testing"
+
+	"github.com/deferbench/deferbench/conformance"
+	"github.com/deferbench/deferbench/strategies/cmdbuffer"
+	"github.com/deferbench/deferbench/strategies/handrolled"
+	"github.com/deferbench/deferbench/strategies/hybrid"
+	"github.com/deferbench/deferbench/strategies/lazyguarded"
+)
+
+// all is every strategy of the repository, both lazyguarded reader modes included.
+var all = []conformance.Factory{cmdbuffer.Factory, lazyguarded.Factory, lazyguarded.FactoryPass, handrolled.Factory, hybrid.Factory}
+
+// TestDifferential runs seeded random programs on every strategy against the model.
+func TestDifferential(t *testing.T) {
+	n := 400
+	if testing.Short() {
+		n = 150
+	}
+	conformance.Differential(t, n, all...)
+}
+
+// FuzzDifferential fuzzes the program seed: go test -fuzz FuzzDifferential ./conformance.
+func FuzzDifferential(f *testing.F) {
+	for _, s := range []uint64{0, 1, 2, 3, 42} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) { conformance.DifferentialSeed(t, seed, all...) })
+}
