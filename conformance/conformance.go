@@ -53,50 +53,144 @@ func Test(t *testing.T, f Factory) {
 	}
 }
 
-// check is one subtest.
+// check is one subtest: a row of the contract, in one variant.
 type check struct {
 	name string
 	fn   func(x *fixture)
+	v    variant
+}
+
+// variant is a value of each parameter the contract varies that a row runs over: the sort key
+// the row's recorders stage with, how many recorders stage (bystanders stage first, on the
+// lower-numbered recorders, with key 0, so they apply before the row's commands in every
+// declared order), and whether the command that fails is a closure or a typed command.
+type variant struct {
+	key       uint64
+	recorders int
+	closure   bool
+}
+
+func (v variant) String() string {
+	cmd := "typed"
+	if v.closure {
+		cmd = "closure"
+	}
+	return fmt.Sprintf("key=%d/recorders=%d/cmd=%s", v.key, v.recorders, cmd)
+}
+
+// varies says which parameters a row runs over.
+type varies uint8
+
+const (
+	varyKey varies = 1 << iota
+	varyRecorders
+	varyCmd
+	varyAll = varyKey | varyRecorders | varyCmd
+)
+
+// defaultVariant is the variant of rows that vary nothing: key 0, one recorder, typed.
+var defaultVariant = variant{recorders: 1}
+
+// expand returns one check per variant of what vary covers: keys 0 and 7, 1 and 3 recorders,
+// typed and closure commands.
+func expand(name string, fn func(*fixture), vary varies) []check {
+	keys, recs, cls := []uint64{0}, []int{1}, []bool{false}
+	if vary&varyKey != 0 {
+		keys = append(keys, 7)
+	}
+	if vary&varyRecorders != 0 {
+		recs = append(recs, 3)
+	}
+	if vary&varyCmd != 0 {
+		cls = append(cls, true)
+	}
+	var out []check
+	for _, k := range keys {
+		for _, n := range recs {
+			for _, c := range cls {
+				v := variant{key: k, recorders: n, closure: c}
+				out = append(out, check{name: name + "/" + v.String(), fn: fn, v: v})
+			}
+		}
+	}
+	return out
 }
 
 // checks returns the suite's subtests for a strategy declaring caps.
 func checks(caps deferral.Capabilities) []check {
-	return []check{
-		{"StrategyIdentity", checkIdentity},
-		{"LeniencyAddOverwrites", checkAddOverwrites},
-		{"LeniencyRemoveMissingNoop", checkRemoveMissingNoop},
-		{"LeniencyDestroyDeadIgnored", checkDestroyDeadIgnored},
-		{"LeniencySkipAfterDestroy", checkSkipAfterDestroy},
-		{"SetMissingFails", checkSetMissingFails},
-		{"CreateCulled", checkCreateCulled},
-		{"PlaceholderSameRecorder", checkPlaceholderSameRecorder},
-		{orderName("PlaceholderOtherRecorder", caps), checkPlaceholderOtherRecorder},
-		{"PlaceholderCulled", checkPlaceholderCulled},
-		{"PlaceholderForeign", checkPlaceholderForeign},
-		{"PlaceholderStale", checkPlaceholderStale},
-		{"ResolveLifetime", checkResolveLifetime},
-		{"ReportApplyOrder", checkReportApplyOrder},
-		{"ReportTakeRefusedWhilePending", checkReportTakeRefused},
-		{"CommitProportionalToPending", checkProportional},
-		{"FailurePrefixRetained", checkFailurePrefixRetained},
-		{"FailureRetryNoReplay", checkFailureRetryNoReplay},
-		{"FailureDiscard", checkFailureDiscard},
-		{"FailureCloseWithPending", checkFailureClose},
-		{"Differential", checkDifferential},
-		{"ClosureTier", checkClosureTier},
-		{"FIFOWithinRecorder", checkFIFO},
-		{"ConcurrentRecorders", checkConcurrentRecorders},
-		{orderName("Order", caps), checkOrder},
-		{determinismName(caps), checkDeterminism},
-		{"RemoveThenDestroySameCommit", checkRemoveThenDestroy},
-		{"DestroyTwice", checkDestroyTwice},
-		{"RemoveOnMissingEntityLeavesOthers", checkRemoveOnMissing},
-		{orderName("AddAndDestroyFromTwoRecorders", caps), checkAddAndDestroyTwoRecorders},
-		{"FrameRejectsBadDt", checkFrameBadDt},
-		{"FrameOrder", checkFrameOrder},
-		{"FrameReentryRefused", checkFrameReentry},
-		{"FrameDecisionErrorKeepsPending", checkFrameDecisionError},
-		{readsName(caps), checkReads},
+	var out []check
+	for _, c := range rows(caps) {
+		if c.vary == 0 {
+			out = append(out, check{name: c.name, fn: c.fn, v: defaultVariant})
+			continue
+		}
+		out = append(out, expand(c.name, c.fn, c.vary)...)
+	}
+	return out
+}
+
+// row is one row of the contract and the parameters it runs over.
+type row struct {
+	name string
+	fn   func(x *fixture)
+	vary varies
+}
+
+// rows returns the suite's rows for a strategy declaring caps.
+func rows(caps deferral.Capabilities) []row {
+	return []row{
+		{"StrategyIdentity", checkIdentity, 0},
+		{"Lifecycle", checkLifecycle, varyKey | varyRecorders},
+		{"LeniencyAddOverwrites", checkAddOverwrites, varyKey | varyRecorders},
+		{"LeniencyRemoveMissingNoop", checkRemoveMissingNoop, varyKey | varyRecorders},
+		{"LeniencyDestroyDeadIgnored", checkDestroyDeadIgnored, 0},
+		{"LeniencySkipAfterDestroy", checkSkipAfterDestroy, varyKey | varyRecorders},
+		{"LeniencyAddSetInvalidFails", checkAddSetInvalidFails, varyKey | varyRecorders},
+		{"SetMissingFails", checkSetMissingFails, varyKey | varyRecorders},
+		{"CreateCulled", checkCreateCulled, varyKey | varyRecorders},
+		{"PlaceholderSameRecorder", checkPlaceholderSameRecorder, varyKey | varyRecorders},
+		{orderName("PlaceholderOtherRecorder", caps), checkPlaceholderOtherRecorder, 0},
+		{"PlaceholderCulled", checkPlaceholderCulled, varyKey | varyRecorders},
+		{"PlaceholderForeign", checkPlaceholderForeign, 0},
+		{"PlaceholderStale", checkPlaceholderStale, varyKey | varyRecorders},
+		{"PlaceholderDestroySkipped", checkDestroyPlaceholderSkipped, varyKey | varyRecorders},
+		{"ResolveLifetime", checkResolveLifetime, varyKey | varyRecorders},
+		{"ResetResolutionsAfterRetry", checkResolutionsResetAfterRetry, varyKey | varyRecorders},
+		{"ReportApplyOrder", checkReportApplyOrder, varyKey | varyRecorders},
+		{"ReportTakeRefusedWhilePending", checkReportTakeRefused, varyKey | varyRecorders},
+		{"ReportNotAliased", checkReportNotAliased, varyKey | varyRecorders},
+		{"CommitProportionalToPending", checkProportional, 0},
+		{"FailurePrefixRetained", checkFailurePrefixRetained, varyAll},
+		{"FailureRetryNoReplay", checkFailureRetryNoReplay, varyAll},
+		{"FailureDiscard", checkFailureDiscard, varyAll},
+		{"FailureCloseWithPending", checkFailureClose, varyAll},
+		{"ResetFailureByDiscard", checkFailureClearedByDiscard, varyAll},
+		{orderName("FailureStagedAfterJoinsSuffix", caps), checkStagedAfterFailureKeyOrder, 0},
+		{"PositionNestedFailedCommit", checkPositionNestedFailedCommit, varyAll},
+		{"PositionNestedDrainedCommit", checkPositionNestedDrainedCommit, varyAll},
+		{"PositionAfterDiscard", checkPositionAfterDiscard, varyAll},
+		{"PositionAcrossFailedCommit", checkPositionAcrossFailedCommit, varyAll},
+		{"ClosureTier", checkClosureTier, varyKey | varyRecorders},
+		{"ClosurePlaceholderRetried", checkClosurePlaceholderRetried, varyAll},
+		{"ClosureStagesDuringCommit", checkStagedDuringCommit, varyKey | varyRecorders},
+		{"ClosureReentryRefused", checkDiscardFromClosureRefused, varyKey | varyRecorders},
+		{"ClosurePanicKeepsPending", checkClosurePanicKeepsPending, varyKey | varyRecorders},
+		{"ClosureNestedCommitError", checkNestedCommitError, varyKey | varyRecorders},
+		{"FIFOWithinRecorder", checkFIFO, 0},
+		{"ConcurrentRecorders", checkConcurrentRecorders, 0},
+		{orderName("ConcurrentMint", caps), checkConcurrentMint, 0},
+		{orderName("Order", caps), checkOrder, 0},
+		{determinismName(caps), checkDeterminism, 0},
+		{"Differential", checkDifferential, 0},
+		{"RemoveThenDestroySameCommit", checkRemoveThenDestroy, 0},
+		{"DestroyTwice", checkDestroyTwice, 0},
+		{"RemoveOnMissingEntityLeavesOthers", checkRemoveOnMissing, 0},
+		{orderName("AddAndDestroyFromTwoRecorders", caps), checkAddAndDestroyTwoRecorders, 0},
+		{"FrameRejectsBadDt", checkFrameBadDt, 0},
+		{"FrameOrder", checkFrameOrder, 0},
+		{"FrameReentryRefused", checkFrameReentry, 0},
+		{"FrameDecisionErrorKeepsPending", checkFrameDecisionError, 0},
+		{readsName(caps), checkReads, 0},
 	}
 }
 
@@ -224,6 +318,7 @@ func runCheck(t testing.TB, f Factory, c check, seed uint64, timeout time.Durati
 	go func() {
 		defer close(done)
 		x := newFixture(ct, f, seed)
+		x.v = c.v
 		defer x.finish()
 		defer x.recoverPanic("check")
 		c.fn(x)
@@ -250,6 +345,10 @@ type fixture struct {
 	caps  deferral.Capabilities
 	seed  uint64
 	owned []deferral.Strategy
+	v     variant
+	// Bystanders (variant.recorders > 1) and what their commands add to the next report.
+	bystanders bool
+	extra      deferral.Report
 }
 
 func newFixture(t testing.TB, f Factory, seed uint64) *fixture {
@@ -331,8 +430,35 @@ func (x *fixture) wantReport(op string, s deferral.Strategy, want deferral.Repor
 	return got
 }
 
+// rec mints a recorder for the row, with the variant's sort key. The first call mints the
+// variant's bystanders before it: recorders that stage, with key 0, a remove naming the zero
+// handle (skipped) and a closure, so that the row's recorder is not recorder 0 and its
+// commands are not the only ones of the commit. What bystanders add to the next report is
+// added to the report the row wants.
+func (x *fixture) rec() *deferral.Recorder {
+	x.Helper()
+	if !x.bystanders {
+		x.bystanders = true
+		for i := 1; i < x.v.recorders; i++ {
+			b := x.s.NewRecorder()
+			b.Remove(ecs.Entity{}, workload.Velocity.ID())
+			b.Do(func(*ecs.World) error { return nil })
+			x.extra.Skipped++
+			x.extra.Applied += 2
+		}
+	}
+	r := x.s.NewRecorder()
+	r.SetSortKey(x.v.key)
+	return r
+}
+
+// compareReport compares a taken report with want plus what bystanders staged since the last
+// report.
 func (x *fixture) compareReport(op string, got, want deferral.Report) {
 	x.Helper()
+	want.Skipped += x.extra.Skipped
+	want.Applied += x.extra.Applied
+	x.extra = deferral.Report{}
 	if !slices.Equal(got.Created, want.Created) {
 		x.Errorf("%s: report.Created: got %v, want %v", op, got.Created, want.Created)
 	}

@@ -65,7 +65,7 @@ func runChecks(t *testing.T, f Factory, timeout time.Duration, names ...string) 
 	for _, name := range names {
 		var c *check
 		for _, k := range checks(caps) {
-			if k.name == name {
+			if k.name == name || c == nil && strings.HasPrefix(k.name, name+"/") {
 				c = &k
 			}
 		}

@@ -35,7 +35,7 @@ func checkIdentity(x *fixture) {
 // lacks adds it; a bundle does both at once.
 func checkAddOverwrites(x *fixture) {
 	e := x.create(x.w, pt(1, 2))
-	r := x.s.NewRecorder()
+	r := x.rec()
 	r.Add(e, pt(3, 4))
 	x.commit("add of a present component", x.s)
 	want(x, "position after add over it", x.pos("add", x.w, e), v2(3, 4))
@@ -57,7 +57,7 @@ func checkAddOverwrites(x *fixture) {
 func checkRemoveMissingNoop(x *fixture) {
 	e := x.create(x.w, pt(1, 1))
 	h := x.w.Hash()
-	r := x.s.NewRecorder()
+	r := x.rec()
 	r.Remove(e, workload.Velocity.ID())
 	r.Remove(e, workload.Lifetime.ID())
 	x.commit("remove of missing components", x.s)
@@ -150,7 +150,7 @@ func checkSkipAfterDestroy(x *fixture) {
 	e := x.create(x.w, pt(1, 1))
 	b := x.create(x.w, pt(2, 2))
 	hb := x.pos("bystander", x.w, b)
-	r := x.s.NewRecorder()
+	r := x.rec()
 	r.Destroy(e)
 	r.Add(e, vl(1, 1))
 	r.Set(e, vl(1, 1)) // e never had Velocity: an error if e were alive
@@ -167,8 +167,7 @@ func checkSkipAfterDestroy(x *fixture) {
 // recorder, the command's index in it, the verb and the component.
 func checkSetMissingFails(x *fixture) {
 	e := x.create(x.w, pt(1, 1))
-	x.s.NewRecorder() // recorder 0 stays idle: the failing one is recorder 1
-	r := x.s.NewRecorder()
+	r := x.rec()
 	r.Set(e, pt(2, 2))
 	x.commit("a drained commit before (indices restart after it)", x.s)
 	x.wantReport("drained commit", x.s, deferral.Report{Applied: 1})
@@ -202,7 +201,7 @@ func checkSetMissingFails(x *fixture) {
 // NaN) makes no entity and no receipt, is counted in IgnoredCreates, and resolves to
 // deferral.ErrCulled.
 func checkCreateCulled(x *fixture) {
-	r := x.s.NewRecorder()
+	r := x.rec()
 	bad := []float64{0, -1, math.Inf(-1), math.NaN()}
 	var ps []ecs.Entity
 	for _, l := range bad {

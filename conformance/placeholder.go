@@ -12,7 +12,7 @@ import (
 // checkPlaceholderSameRecorder: commands on a placeholder staged earlier in the same recorder
 // apply to the entity it becomes, including its destruction.
 func checkPlaceholderSameRecorder(x *fixture) {
-	r := x.s.NewRecorder()
+	r := x.rec()
 	p := r.Create(pt(1, 1))
 	r.Add(p, vl(2, 2))
 	r.Set(p, pt(3, 3))
@@ -86,7 +86,7 @@ func checkPlaceholderOtherRecorder(x *fixture) {
 func checkPlaceholderCulled(x *fixture) {
 	b := x.create(x.w, pt(0, 0))
 	h := x.w.Hash()
-	r0, r1 := x.s.NewRecorder(), x.s.NewRecorder()
+	r0, r1 := x.rec(), x.rec()
 	p := r0.Create(pt(1, 1).With(life(0)))
 	r0.Add(p, vl(1, 1))
 	r0.Set(p, pt(2, 2))
@@ -136,7 +136,7 @@ func checkPlaceholderForeign(x *fixture) {
 // discarded, is skipped: it never reaches the entity it became nor the one a later create of
 // the same recorder made.
 func checkPlaceholderStale(x *fixture) {
-	r := x.s.NewRecorder()
+	r := x.rec()
 	p := r.Create(pt(1, 1))
 	x.commit("first commit", x.s)
 	ep := x.resolve("placeholder of the first commit", x.s, p)
@@ -177,7 +177,7 @@ func checkResolveLifetime(x *fixture) {
 		_, err := x.s.Resolve(h)
 		x.wantIs(fmt.Sprintf("resolve non-placeholder %v", h), err, deferral.ErrNotPlaceholder)
 	}
-	r := x.s.NewRecorder()
+	r := x.rec()
 	p := r.Create(pt(1, 1))
 	_, err := x.s.Resolve(p)
 	x.wantIs("resolve before commit", err, deferral.ErrUnresolved)
@@ -205,7 +205,7 @@ func checkResolveLifetime(x *fixture) {
 // agrees.
 func checkReportApplyOrder(x *fixture) {
 	old := x.create(x.w, pt(-1, -1))
-	r := x.s.NewRecorder()
+	r := x.rec()
 	const n = 20
 	var ps []ecs.Entity
 	for i := range n {
@@ -251,7 +251,7 @@ func checkReportApplyOrder(x *fixture) {
 // checkReportTakeRefused: reports accumulate across commits until taken; taking them while
 // commands are pending is refused with deferral.ErrPending and loses nothing.
 func checkReportTakeRefused(x *fixture) {
-	r := x.s.NewRecorder()
+	r := x.rec()
 	a := r.Create(pt(1, 1))
 	x.commit("first commit", x.s)
 	ea := x.resolve("a", x.s, a)

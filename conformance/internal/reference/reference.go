@@ -272,6 +272,13 @@ func (s *Strategy) Commit() error {
 	if s.bug == ReplayPrefix {
 		s.next = s.start
 	}
+	ended := false
+	defer func() {
+		if !ended { // a closure panicked: the commit failed at it
+			s.settle(false)
+			s.core.End(false)
+		}
+	}()
 	if s.bug == WalkCapacity {
 		s.batch = s.batch[:cap(s.batch)]
 	}
@@ -291,6 +298,7 @@ func (s *Strategy) Commit() error {
 			if s.bug == DropSuffix {
 				s.batch, s.next = s.batch[:0], 0
 			}
+			ended = true
 			s.settle(false)
 			s.core.End(false)
 			return err
@@ -301,6 +309,7 @@ func (s *Strategy) Commit() error {
 		clear(s.batch)
 	}
 	s.batch, s.next, s.start = s.batch[:0], 0, 0
+	ended = true
 	s.settle(true)
 	s.core.End(true)
 	return nil
@@ -333,6 +342,9 @@ func (s *Strategy) apply(e *entry) error {
 
 // Discard drops every pending command and returns how many.
 func (s *Strategy) Discard() int {
+	if s.core.Active() {
+		return 0 // from a closure while a commit runs: refused
+	}
 	n := s.Pending()
 	s.mu.Lock()
 	clear(s.shared)
