@@ -1,5 +1,6 @@
 // Package conformance is the exported test suite every deferbench strategy passes: one call
-// runs one subtest per row of the deferral contract (SPEC §4) against a strategy's Factory.
+// runs one subtest per row of the deferral contract (the rules of package
+// [github.com/deferbench/deferbench/deferral]) against a strategy's Factory.
 //
 //	func TestConformance(t *testing.T) { conformance.Test(t, cmdbuffer.Factory) }
 //

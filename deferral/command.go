@@ -32,7 +32,7 @@ func (v Verb) String() string {
 }
 
 // Command is one typed ECS command record: 72 bytes, pointer-free, passed and stored by value,
-// so staging one through an interface does not allocate (SPEC §8).
+// so staging one through an interface does not allocate.
 type Command struct {
 	Verb      Verb
 	Component ecs.ComponentID // VerbRemove: the component to remove

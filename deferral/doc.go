@@ -2,6 +2,25 @@
 // (five verbs and a closure tier), the lenient rules a commit applies them by, placeholders,
 // the commit report, and the failure policy. It imports only the standard library and ecs.
 //
+// # Outline
+//
+//   - [Strategy] is one strategy bound to one [ecs.World]; a [Factory] makes one. What it
+//     guarantees about order is in its [Capabilities].
+//   - [Recorder] stages commands: [Recorder.Create], [Recorder.Destroy], [Recorder.Add],
+//     [Recorder.Remove], [Recorder.Set], the closure tier [Recorder.Do], and hand-built
+//     [Command] records with [Recorder.Stage]; [Recorder.SetSortKey] sets the sort key.
+//   - [Strategy.Commit] applies what is pending at a sync point; [Strategy.Resolve] says what
+//     a placeholder became; [Strategy.TakeReport] returns the receipts as a [Report].
+//   - A commit that stops at a command returns a [*CommandError] naming its [Pos]; the
+//     sentinel errors ([ErrPending], [ErrClosed], [ErrReentry], [ErrUnresolved], …) match
+//     with errors.Is.
+//   - [Core] is the machinery strategies share: applying one command ([Core.Apply],
+//     [Core.ApplyFunc]), placeholders and their resolutions, the report, the failure flag;
+//     [Stager] and [Sink] are the recorder shape a strategy implements.
+//
+// The conformance suite (package github.com/deferbench/deferbench/conformance) asserts every
+// rule below against any Factory.
+//
 // # Vocabulary
 //
 // A strategy stages commands through recorders without touching the target (the ecs.World),
@@ -15,24 +34,58 @@
 //
 //	Add of a component the entity has              overwrites the value
 //	Remove of a component it lacks                 no-op, counted in Report.NoopRemoves
-//	Destroy of a dead/stale/foreign/empty handle,
-//	  or a second Destroy                          ignored, counted in Report.IgnoredDestroys
+//	Destroy of a real handle that is dead, stale,
+//	  foreign or empty, or a second Destroy        ignored, counted in Report.IgnoredDestroys
 //	any other command naming an entity that is
 //	  not alive (e.g. destroyed earlier in the
 //	  same commit)                                 skipped, counted in Report.Skipped
-//	a command naming a placeholder whose create
-//	  is not applied yet, was culled, or belongs
-//	  to an earlier commit or another strategy     skipped, counted in Report.Skipped
+//	any command, Destroy included, naming a
+//	  placeholder whose create is not applied
+//	  yet, was culled or discarded, or belongs to
+//	  an earlier commit or another strategy
+//	  instance                                     skipped, counted in Report.Skipped
 //	Set of a component the entity lacks            error: *CommandError wrapping ecs.ErrMissingComponent
+//	Add or Set of a value the component's
+//	  validator rejects                            error: *CommandError wrapping ecs.ErrInvalidValue
 //	Create with a value its validator rejects      culled: no entity, counted in Report.IgnoredCreates
+//
+// A placeholder is never a dead handle: a Destroy naming one that does not resolve is skipped,
+// not ignored. A rejected value is an error for Add and Set but not for Create because dropping
+// a create changes nothing that exists (its placeholder answers ErrCulled and the commands
+// naming it are skipped), while dropping an Add or Set would silently lose a write to an
+// entity that exists.
+//
+// Every command consumed counts in Report.Applied, whatever its outcome. Report.Created lists
+// the created entities in apply order; a taken Report is the caller's, and later commits do not
+// change it.
+//
+// # Positions
+//
+// A [Pos] names a command by its recorder's number and its index in that recorder's FIFO,
+// counted from 0 after the last commit that drained or the last Discard. Commands staged after
+// a failed commit are numbered after the ones staged before it. A command a closure stages
+// while a commit runs is applied by a later commit: when the running commit fails, by its retry,
+// and it is numbered after the recorder's other commands since the last drained commit; when
+// the running commit drains, by the next commit, and it is numbered from 0 there, before what
+// the recorder stages after the commit.
 //
 // # Failure policy: committed prefix, retained suffix
 //
 // A commit applies one command at a time and drops it only after it applied and its receipt
 // was recorded. When command k fails, the commands before it stay applied with their receipts,
 // k and everything after it stay pending, and the error (a *CommandError) names k. Commit again
-// to retry: it applies only what is pending, never the prefix. Discard drops what is pending.
-// Closing a strategy with pending commands is ErrPendingAtClose, a lost write.
+// to retry: it applies only what is pending, never the prefix; commands staged since join the
+// pending ones in the strategy's order. Discard drops what is pending and leaves nothing of the
+// failure behind. A closure that panics ends the commit as failed at itself; the panic goes on
+// to the caller and the strategy stays usable. Closing a strategy with pending commands is
+// ErrPendingAtClose, a lost write.
+//
+// # Resolutions
+//
+// Resolve answers what a placeholder became from the end of the commit that applied its create
+// until the next commit starts (a failed commit and its retries count as one commit); staging
+// and Discard in between do not end the answers. A placeholder of an earlier commit, or one
+// whose create was discarded or has not applied, answers ErrUnresolved.
 //
 // # Shared machinery
 //

@@ -6,7 +6,7 @@
 // # The particle frame
 //
 // A particle is an entity with Position, Velocity and Lifetime. Sim.Step runs one frame in a
-// fixed order (SPEC §4.4):
+// fixed order:
 //
 //  1. validate dt: NaN, ±Inf, zero or negative is ErrInvalidDt, and nothing changes;
 //  2. refuse to start while a frame's decisions run (deferral.ErrReentry) or while the

@@ -45,7 +45,7 @@ type Sim struct {
 	expired  int
 	deciding atomic.Bool
 	// unfinished: the last frame's decisions or commit failed; the next frame is refused
-	// while the commands it left are pending (SPEC §4.3). Commands that closures staged for
+	// while the commands it left are pending (a new frame after a failed one would bury them). Commands that closures staged for
 	// the next commit during a successful commit do not block it.
 	unfinished bool
 

@@ -6,67 +6,15 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/conformance"
 	"github.com/deferbench/deferbench/ecs"
 	"github.com/deferbench/deferbench/strategies/hybrid"
 	"github.com/deferbench/deferbench/workload"
 )
 
-// BenchmarkStage measures staging one command through a graph node's recorder (the same
-// per-recorder storage as cmdbuffer: no synchronisation while staging).
-func BenchmarkStage(b *testing.B) {
-	w := ecs.NewWorld()
-	e, _ := w.Create(workload.Position.Value(workload.Vec2{}))
-	for _, cmd := range []string{"typed", "closure"} {
-		b.Run("strategy=hybrid/cmd="+cmd, func(b *testing.B) {
-			s := hybrid.NewECS(w)
-			g := hybrid.NewGraph()
-			var r *deferral.Recorder
-			g.AddNode("grab", func(_ context.Context, n *hybrid.Node) error { r = s.Recorder(n); return nil }, hybrid.Append(s))
-			g.AddFlushNode(s)
-			if err := g.Compile(); err != nil {
-				b.Fatal(err)
-			}
-			if err := g.Execute(context.Background()); err != nil {
-				b.Fatal(err)
-			}
-			fn := func(*ecs.World) error { return nil }
-			n := 0
-			b.ReportAllocs()
-			for b.Loop() {
-				if n == 1<<10 {
-					s.Discard()
-					n = 0
-				}
-				if cmd == "typed" {
-					r.Set(e, workload.Position.Value(workload.Vec2{X: 1, Y: 2}))
-				} else {
-					r.Do(fn)
-				}
-				n++
-			}
-			s.Discard()
-		})
-	}
-}
-
-// BenchmarkStageApply measures staging one Set and committing it through the strategy's
-// commit graph (one flush node).
-func BenchmarkStageApply(b *testing.B) {
-	w := ecs.NewWorld()
-	e, _ := w.Create(workload.Position.Value(workload.Vec2{}))
-	b.Run("strategy=hybrid/cmd=typed", func(b *testing.B) {
-		s := hybrid.NewECS(w)
-		r := s.NewRecorder()
-		b.ReportAllocs()
-		for b.Loop() {
-			r.Set(e, workload.Position.Value(workload.Vec2{X: 1, Y: 2}))
-			if err := s.Commit(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-}
+func BenchmarkStage(b *testing.B)      { conformance.BenchmarkStage(b, hybrid.Factory) }
+func BenchmarkStageApply(b *testing.B) { conformance.BenchmarkStageApply(b, hybrid.Factory) }
+func BenchmarkContention(b *testing.B) { conformance.BenchmarkContention(b, hybrid.Factory) }
 
 // BenchmarkExecute measures the scheduler: one Execute of a graph of empty nodes, either a
 // chain (each node writes the same resource) or a fan (independent readers), per workers.

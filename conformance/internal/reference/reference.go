@@ -78,6 +78,7 @@ type Strategy struct {
 	bug  Bug
 	inst int64 // instance number, for RotateRecorders
 
+	mint   sync.Mutex // numbers the sink and the core's recorder as one step
 	mu     sync.Mutex // Shared mode: guards shared
 	shared []entry
 	sinks  []*sink
@@ -150,6 +151,8 @@ func (s *Strategy) World() *ecs.World { return s.core.World() }
 
 // NewRecorder mints a recorder with its own sink.
 func (s *Strategy) NewRecorder() *deferral.Recorder {
+	s.mint.Lock()
+	defer s.mint.Unlock()
 	s.mu.Lock()
 	k := &sink{s: s, index: len(s.sinks)}
 	s.sinks = append(s.sinks, k)

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestCorePackagesImportOnlyTheStandardLibrary guards SPEC §3: importing a strategy pulls in
+// TestCorePackagesImportOnlyTheStandardLibrary guards the library's promise: importing a strategy pulls in
 // nothing outside the standard library and the module's own core packages.
 func TestCorePackagesImportOnlyTheStandardLibrary(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {

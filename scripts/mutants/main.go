@@ -1,0 +1,164 @@
+//go:build ignore
+
+// Command mutants measures the power of the conformance suite: it applies one small,
+// plausible bug at a time to a copy of the library (deferral, ecs, strategies) and runs the
+// conformance suite alone (TestConformance of every strategy package) against it. A mutant is
+// killed when the suite fails, survives when it passes, and is void when the mutated copy does
+// not build (a broken mutant, reported so that the table gets fixed).
+//
+//	go run scripts/mutants/main.go            # every mutant
+//	go run scripts/mutants/main.go core-      # the mutants whose id starts with core-
+//
+// It prints one line per mutant and the kill rate, among the mutants the contract can observe
+// (those not marked unobservable: a change the Strategy interface cannot see).
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// mutant replaces old (which must occur exactly once) with new in file.
+type mutant struct {
+	id, file, old, new string
+	unobservable       string // why the contract cannot see it, or ""
+}
+
+var mutants = []mutant{
+	// deferral: Core and Recorder.
+	{id: "core-ahead-not-reset", file: "deferral/core.go", old: "\t\tfor i := range c.resAhead {\n\t\t\tc.resAhead[i] = c.resAhead[i][:0]\n\t\t}\n", new: ""},
+	{id: "core-res-not-reset", file: "deferral/core.go", old: "\t\tfor i := range c.res {\n\t\t\tc.res[i] = c.res[i][:0]\n\t\t}\n", new: ""},
+	{id: "core-discard-keeps-failed", file: "deferral/core.go", old: "func (c *Core) Discarded() {\n\tc.failed = false", new: "func (c *Core) Discarded() {\n\t_ = c.failed"},
+	{id: "core-culled-not-recorded", file: "deferral/core.go", old: "\t\t\t\tc.record(cmd.Entity, resolution{state: resCulled})\n", new: ""},
+	{id: "core-dead-destroy-skipped", file: "deferral/core.go", old: "\t\tcase !w.Alive(e):\n\t\t\tc.report.IgnoredDestroys++", new: "\t\tcase !w.Alive(e):\n\t\t\tc.report.Skipped++"},
+	{id: "core-dead-add-not-skipped", file: "deferral/core.go", old: "if !ok || !w.Alive(e) {", new: "if !ok {"},
+	{id: "core-noop-remove-as-skip", file: "deferral/core.go", old: "\t\t\t\tc.report.NoopRemoves++", new: "\t\t\t\tc.report.Skipped++"},
+	{id: "core-closure-not-counted", file: "deferral/core.go", old: "\t\treturn &CommandError{Pos: at, Verb: VerbFunc, Err: err}\n\t}\n\tc.report.Applied++", new: "\t\treturn &CommandError{Pos: at, Verb: VerbFunc, Err: err}\n\t}"},
+	{id: "core-report-aliased", file: "deferral/core.go", old: "\tr := c.report\n\tc.report = Report{}", new: "\tr := c.report\n\tc.report = Report{Created: c.report.Created[:0]}"},
+	{id: "core-culled-resolves", file: "deferral/core.go", old: "return r.e, r.state == resCreated", new: "return r.e, r.state != resUnknown"},
+	{id: "core-foreign-as-unresolved", file: "deferral/core.go", old: "return ecs.Entity{}, fmt.Errorf(\"resolve %v: %w\", p, ErrForeignPlaceholder)", new: "return ecs.Entity{}, fmt.Errorf(\"resolve %v: %w\", p, ErrUnresolved)"},
+	{id: "core-ahead-table-wrong", file: "deferral/core.go", old: "case owner == c.aheadOwn && ep == nextEpoch(c.tabEp)&0xffff:", new: "case owner == c.aheadOwn && ep == c.tabEp&0xffff+2:"},
+	{id: "core-nested-same-epoch", file: "deferral/recorder.go", old: "\t\te, owner = nextEpoch(e), c.aheadOwn\n", new: ""},
+	{id: "core-panic-stays-active", file: "deferral/core.go", old: "\tok := false\n\tdefer func() { c.End(ok) }()\n\terr = apply()\n\tok = err == nil\n\treturn err", new: "\terr = apply()\n\tc.End(err == nil)\n\treturn err"},
+	{id: "core-discard-in-commit", file: "deferral/core.go", old: "\tif c.active {\n\t\treturn 0\n\t}\n\tn, ok := drop()", new: "\tn, ok := drop()"},
+	{id: "core-close-off-by-one", file: "deferral/core.go", old: "func (c *Core) Close(pending int) error {\n\tif pending > 0 {", new: "func (c *Core) Close(pending int) error {\n\tif pending > 1 {"},
+	{id: "core-take-off-by-one", file: "deferral/core.go", old: "func (c *Core) TakeReport(pending int) (Report, error) {\n\tif pending > 0 {", new: "func (c *Core) TakeReport(pending int) (Report, error) {\n\tif pending > 1 {"},
+	{id: "core-failed-advances", file: "deferral/core.go", old: "\tc.failed = !drained\n\tif drained {\n\t\tc.advance()\n\t}", new: "\tc.failed = !drained\n\tc.advance()"},
+	{id: "core-discard-no-advance", file: "deferral/core.go", old: "\tc.failed = false\n\tc.advance()\n}", new: "\tc.failed = false\n}"},
+	{id: "core-invalid-add-ignored", file: "deferral/core.go", old: "\t\tif err != nil {\n\t\t\treturn c.fail(at, cmd, err)\n\t\t}\n\tdefault:", new: "\t\tif err != nil && !errors.Is(err, ecs.ErrInvalidValue) {\n\t\t\treturn c.fail(at, cmd, err)\n\t\t}\n\tdefault:"},
+	{id: "core-error-no-component", file: "deferral/core.go", old: "Verb: cmd.Verb, Component: cmd.componentName(), Err: err}", new: "Verb: cmd.Verb, Err: err}"},
+	{id: "core-reentry-allowed", file: "deferral/core.go", old: "\tif c.active {\n\t\treturn fmt.Errorf(\"commit: %w\", ErrReentry)\n\t}\n\tc.active = true", new: "\tc.active = true"},
+	{id: "core-resolve-stale-table", file: "deferral/core.go", old: "\tif c.tabEp != c.epoch {", new: "\tif c.tabEp+1 < c.epoch {"},
+
+	// ecs: the World.
+	{id: "ecs-no-generation-bump", file: "ecs/world.go", old: "\t\tw.gens[slot]++\n\t\tw.free = append(w.free, slot)", new: "\t\tw.free = append(w.free, slot)"},
+	{id: "ecs-upsert-no-validate", file: "ecs/world.go", old: "\t\tcase !c.validIn(*b, i):\n\t\t\terr = ErrInvalidValue\n", new: ""},
+	{id: "ecs-create-no-validate", file: "ecs/world.go", old: "\t\tif !c.validIn(b, i) {\n\t\t\treturn Entity{}, lookup(id).invalid\n\t\t}\n", new: ""},
+	{id: "ecs-remove-keeps-mask", file: "ecs/world.go", old: "\tw.masks[e.slot] &^= 1 << id\n", new: ""},
+	{id: "ecs-stale-alive", file: "ecs/world.go", old: "\tcase w.alive[e.slot] && e.gen == w.gens[e.slot]:", new: "\tcase w.alive[e.slot] && e.gen+1 >= w.gens[e.slot]:"},
+	{id: "ecs-set-adds", file: "ecs/world.go", old: "\t\tcase !has && !add:\n\t\t\terr = ErrMissingComponent\n", new: ""},
+
+	// cmdbuffer.
+	{id: "cmdbuffer-recorder-before-key", file: "strategies/cmdbuffer/buffer.go", old: "\tif c := cmp.Compare(a.key, b.key); c != 0 {\n\t\treturn c\n\t}\n\tif c := cmp.Compare(a.rec, b.rec); c != 0 {\n\t\treturn c\n\t}", new: "\tif c := cmp.Compare(a.rec, b.rec); c != 0 {\n\t\treturn c\n\t}\n\tif c := cmp.Compare(a.key, b.key); c != 0 {\n\t\treturn c\n\t}"},
+	{id: "cmdbuffer-pos-ignores-closures", file: "strategies/cmdbuffer/buffer.go", old: "\t\tif err := apply(t, deferral.Pos{Recorder: r.index, Index: r.next + r.fnext}, &r.cmds[r.next]); err != nil {", new: "\t\tif err := apply(t, deferral.Pos{Recorder: r.index, Index: r.next}, &r.cmds[r.next]); err != nil {"},
+	{id: "cmdbuffer-keyed-suffix-lost", file: "strategies/cmdbuffer/buffer.go", old: "\tplan := append(b.plan[:0], b.plan[b.cursor:]...)", new: "\tplan := b.plan[:0]"},
+	{id: "cmdbuffer-discard-keeps-plan", file: "strategies/cmdbuffer/buffer.go", old: "\t\tr.drop(len(r.cmds), len(r.funcs))\n\t}\n\tb.plan = b.plan[:0]", new: "\t\tr.drop(len(r.cmds), len(r.funcs))\n\t}"},
+	{id: "cmdbuffer-key-backfill-skipped", file: "strategies/cmdbuffer/buffer.go", old: "\tif k != 0 || r.keyed {\n\t\tr.stageKey(k)\n\t}", new: "\tif k != 0 {\n\t\tr.stageKey(k)\n\t}"},
+	{id: "cmdbuffer-nested-in-same-commit", file: "strategies/cmdbuffer/buffer.go", old: "\t\tif r.next == r.end {\n\t\t\treturn nil\n\t\t}", new: "\t\tif r.next == len(r.cmds) {\n\t\t\treturn nil\n\t\t}"},
+	{id: "cmdbuffer-keyed-seq-typed-only", file: "strategies/cmdbuffer/buffer.go", old: "seq: int64(r.next + r.funcsBefore(r.next))})", new: "seq: int64(r.next)})"},
+	{id: "cmdbuffer-keyed-flag-kept", file: "strategies/cmdbuffer/buffer.go", old: "\t\tr.keys = r.keys[:0]\n\t\tr.keyed = false\n", new: "\t\tr.keys = r.keys[:0]\n"},
+
+	// lazyguarded.
+	{id: "lazy-closure-not-counted", file: "strategies/lazyguarded/recorder.go", old: "\t\tif err := r.runFunc(t, r.at(), fn); err != nil {\n\t\t\treturn err\n\t\t}\n\t\tr.done++", new: "\t\tif err := r.runFunc(t, r.at(), fn); err != nil {\n\t\t\treturn err\n\t\t}"},
+	{id: "lazy-discard-keeps-gen", file: "strategies/lazyguarded/guarded.go", old: "\tg.parked -= n\n\tg.gen.Add(1)", new: "\tg.parked -= n"},
+	{id: "lazy-failed-job-dropped", file: "strategies/lazyguarded/guarded.go", old: "\t\tif last != nil {\n\t\t\tg.head = last\n\t\t}", new: "\t\tif last != nil {\n\t\t\tg.head = last.next\n\t\t}"},
+	{id: "lazy-failed-flush-bumps-gen", file: "strategies/lazyguarded/guarded.go", old: "\tif !failed {\n\t\tg.gen.Add(1)\n\t}", new: "\tg.gen.Add(1)"},
+
+	// handrolled.
+	{id: "handrolled-base-ignored", file: "strategies/handrolled/gather.go", old: "Index: sg.base + g.next - sg.start}", new: "Index: g.next - sg.start}"},
+	{id: "handrolled-discard-keeps-base", file: "strategies/handrolled/gather.go", old: "\tfor _, sg := range g.segs {\n\t\tsg.r.handed, sg.r.inCommit = 0, 0\n\t}\n\tclear(g.gathered)", new: "\tclear(g.gathered)"},
+	{id: "handrolled-retry-from-start", file: "strategies/handrolled/gather.go", old: "\tfor ; g.next < len(g.gathered); g.next++ {", new: "\tfor g.next = 0; g.next < len(g.gathered); g.next++ {"},
+
+	// hybrid.
+	{id: "hybrid-panic-swallowed", file: "strategies/hybrid/ecs.go", old: "\t\tif pe, ok := ne.Err.(*PanicError); ok {\n\t\t\tpanic(pe.Value)\n\t\t}\n", new: ""},
+	{id: "hybrid-reentry-passes", file: "strategies/hybrid/ecs.go", old: "\tif errors.Is(err, ErrRunning) {\n\t\treturn fmt.Errorf(\"commit: %w\", deferral.ErrReentry)\n\t}\n", new: ""},
+}
+
+func main() {
+	prefix := ""
+	if len(os.Args) > 1 {
+		prefix = os.Args[1]
+	}
+	root, err := os.Getwd()
+	check(err)
+	var killed, survived, void, unobs int
+	var survivors []string
+	for _, m := range mutants {
+		if !strings.HasPrefix(m.id, prefix) {
+			continue
+		}
+		res := run(root, m)
+		fmt.Printf("%-34s %s\n", m.id, res)
+		switch {
+		case m.unobservable != "":
+			unobs++
+		case res == "killed":
+			killed++
+		case res == "survived":
+			survived++
+			survivors = append(survivors, m.id)
+		default:
+			void++
+		}
+	}
+	total := killed + survived
+	if total > 0 {
+		fmt.Printf("\nkilled %d of %d observable mutants (%.0f%%); %d unobservable; %d void\nsurvivors: %s\n",
+			killed, total, 100*float64(killed)/float64(total), unobs, void, strings.Join(survivors, ", "))
+	}
+}
+
+// run applies m to a fresh copy of the library and runs the conformance suite on it.
+func run(root string, m mutant) string {
+	dir, err := os.MkdirTemp("", "mutant-")
+	check(err)
+	defer os.RemoveAll(dir)
+	for _, p := range []string{"go.mod", "ecs", "deferral", "conformance", "strategies", "workload"} {
+		out, err := exec.Command("cp", "-r", filepath.Join(root, p), dir).CombinedOutput()
+		if err != nil {
+			return "void: copy: " + string(out)
+		}
+	}
+	path := filepath.Join(dir, m.file)
+	src, err := os.ReadFile(path)
+	check(err)
+	if n := strings.Count(string(src), m.old); n != 1 {
+		return fmt.Sprintf("void: the text to replace occurs %d times in %s", n, m.file)
+	}
+	check(os.WriteFile(path, []byte(strings.Replace(string(src), m.old, m.new, 1)), 0o644))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-short", "-timeout=4m", "-run", "^TestConformance", "./strategies/...")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	out, err := cmd.CombinedOutput()
+	switch {
+	case err == nil:
+		return "survived"
+	case strings.Contains(string(out), "[build failed]") || strings.Contains(string(out), "[setup failed]"):
+		return "void: does not build:\n" + string(out)
+	}
+	return "killed"
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
