@@ -8,10 +8,11 @@ import (
 	"github.com/deferbench/deferbench/strategies/handrolled"
 	"github.com/deferbench/deferbench/strategies/hybrid"
 	"github.com/deferbench/deferbench/strategies/lazyguarded"
+	"github.com/deferbench/deferbench/strategies/versioned"
 )
 
 // all is every strategy of the repository, both lazyguarded reader modes included.
-var all = []conformance.Factory{cmdbuffer.Factory, lazyguarded.Factory, lazyguarded.FactoryPass, handrolled.Factory, hybrid.Factory}
+var all = []conformance.Factory{cmdbuffer.Factory, lazyguarded.Factory, lazyguarded.FactoryPass, handrolled.Factory, hybrid.Factory, versioned.Factory, versioned.FactoryCopy}
 
 // TestDifferential runs seeded random programs on every strategy against the model.
 func TestDifferential(t *testing.T) {
