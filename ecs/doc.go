@@ -1,5 +1,22 @@
 // Package ecs is the entity-component world that deferbench's strategies defer changes to.
 //
+// # Outline
+//
+//   - [World] holds the entities: [NewWorld], then [World.Create], [World.Destroy],
+//     [World.Add], [World.Set], [World.Upsert] and [World.Remove] change it; [World.Alive],
+//     [World.Check], [World.Has] and [World.MaskOf] inspect a handle; [World.Query] and
+//     [World.Entities] iterate in creation order; [World.Hash] digests the whole state;
+//     [World.Freeze] refuses structural calls while decisions read.
+//   - [Entity] is a generational handle; [NewPlaceholder] makes the handles deferral
+//     strategies hand out before an entity exists ([Entity.IsPlaceholder]).
+//   - [Component] is the typed handle of one registered component type ([NewComponent]):
+//     [Component.Value] builds a one-value [Bundle], [Bundle.With] and [NewBundle] combine them;
+//     [Component.Get], [Component.Ptr], [Component.Add] and [Component.Set] are the typed
+//     shortcuts; [Mask] is a set of [ComponentID]s.
+//   - Every misuse is a sentinel error: [ErrDead], [ErrStale], [ErrForeign], [ErrEmpty],
+//     [ErrPlaceholder], [ErrMissingComponent], [ErrHasComponent], [ErrInvalidValue],
+//     [ErrIterating], … (match with errors.Is).
+//
 // A World holds entities identified by generational handles (world, slot, generation) and
 // component values stored in slot-indexed columns, one column per component type, plus a
 // 64-bit component mask per slot. The API is strict and immediate: every misuse returns a

@@ -16,49 +16,6 @@ type vec struct{ X, Y float64 }
 var pos = ecs.NewComponent[vec]("pos", nil)
 var vel = ecs.NewComponent[vec]("vel", nil)
 
-func TestSmoke(t *testing.T) {
-	w := ecs.NewWorld()
-	s := cmdbuffer.NewECS(w)
-	r := s.NewRecorder()
-	p := r.Create(pos.Value(vec{1, 2}))
-	r.Add(p, vel.Value(vec{3, 4}))
-	r.Set(p, vel.Value(vec{5, 6}))
-	if err := s.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	e, err := s.Resolve(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v, _ := vel.Get(w, e); v != (vec{5, 6}) {
-		t.Fatal(v)
-	}
-	r.Set(e, pos.Value(vec{9, 9}))
-	r.Remove(e, vel.ID())
-	r.Set(e, vel.Value(vec{1, 1})) // fails: vel was removed
-	r.Destroy(e)
-	err = s.Commit()
-	var ce *deferral.CommandError
-	if !errors.As(err, &ce) || !errors.Is(err, ecs.ErrMissingComponent) || ce.Pos.Index != 2 {
-		t.Fatalf("commit = %v, want a CommandError at index 2 wrapping ErrMissingComponent", err)
-	}
-	if got := s.Pending(); got != 2 {
-		t.Fatalf("pending after failure = %d, want 2", got)
-	}
-	if _, err := s.TakeReport(); !errors.Is(err, deferral.ErrPending) {
-		t.Fatalf("TakeReport while pending = %v, want ErrPending", err)
-	}
-	if err := s.Close(); !errors.Is(err, deferral.ErrPendingAtClose) {
-		t.Fatalf("Close while pending = %v, want ErrPendingAtClose", err)
-	}
-	if got := s.Discard(); got != 2 {
-		t.Fatalf("Discard = %d, want 2", got)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestKeyedOrder: commit order is (sort key, recorder, FIFO) whatever the staging order.
 func TestKeyedOrder(t *testing.T) {
 	w := ecs.NewWorld()

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/deferbench/deferbench/deferral"
-	"github.com/deferbench/deferbench/ecs"
 	"github.com/deferbench/deferbench/strategies/cmdbuffer"
 )
 
@@ -111,32 +110,6 @@ func Example() {
 	}
 	fmt.Println(q.draws)
 	// Output: [{9 1} {7 2}]
-}
-
-func TestClosurePanicKeepsStrategyUsable(t *testing.T) {
-	w := ecs.NewWorld()
-	s := cmdbuffer.NewECS(w)
-	r := s.NewRecorder()
-	r.Create(pos.Value(vec{}))
-	r.Do(func(*ecs.World) error { panic("boom") })
-	func() {
-		defer func() {
-			if recover() == nil {
-				t.Fatal("commit did not re-raise the closure's panic")
-			}
-		}()
-		_ = s.Commit()
-	}()
-	if got := s.Pending(); got != 1 {
-		t.Fatalf("pending after panic = %d, want 1 (the closure)", got)
-	}
-	if got := s.Discard(); got != 1 {
-		t.Fatalf("discard = %d, want 1", got)
-	}
-	r.Create(pos.Value(vec{}))
-	if err := s.Commit(); err != nil {
-		t.Fatalf("commit after a panic and discard = %v, want nil", err)
-	}
 }
 
 // TestStageManyMatchesStage: StageMany stages the same commands in the same order as Stage

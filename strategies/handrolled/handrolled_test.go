@@ -173,56 +173,6 @@ func TestStageAllocs(t *testing.T) {
 	}
 }
 
-func TestECSSmoke(t *testing.T) {
-	w := ecs.NewWorld()
-	s := handrolled.NewECS(w)
-	if s.Name() != "handrolled" || s.Capabilities().ReproducibleOrder {
-		t.Fatalf("name %q caps %+v", s.Name(), s.Capabilities())
-	}
-	r := s.NewRecorder()
-	p := r.Create(pos.Value(vec{1, 2}))
-	r.Add(p, vel.Value(vec{3, 4}))
-	r.Set(p, vel.Value(vec{5, 6}))
-	if err := s.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	e, err := s.Resolve(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v, _ := vel.Get(w, e); v != (vec{5, 6}) {
-		t.Fatal(v)
-	}
-	r.Set(e, pos.Value(vec{9, 9}))
-	r.Remove(e, vel.ID())
-	r.Set(e, vel.Value(vec{1, 1})) // fails: vel was removed
-	r.Destroy(e)
-	err = s.Commit()
-	var ce *deferral.CommandError
-	if !errors.As(err, &ce) || !errors.Is(err, ecs.ErrMissingComponent) || ce.Pos.Index != 2 {
-		t.Fatalf("commit = %v, want a CommandError at index 2 wrapping ErrMissingComponent", err)
-	}
-	if got := s.Pending(); got != 2 {
-		t.Fatalf("pending after failure = %d, want 2", got)
-	}
-	if _, err := s.TakeReport(); !errors.Is(err, deferral.ErrPending) {
-		t.Fatalf("TakeReport while pending = %v, want ErrPending", err)
-	}
-	if err := s.Close(); !errors.Is(err, deferral.ErrPendingAtClose) {
-		t.Fatalf("Close while pending = %v, want ErrPendingAtClose", err)
-	}
-	if got := s.Discard(); got != 2 {
-		t.Fatalf("Discard = %d, want 2", got)
-	}
-	rep, err := s.TakeReport()
-	if err != nil || len(rep.Created) != 1 || rep.Applied != 5 {
-		t.Fatalf("report %+v, %v; want 1 created, 5 applied", rep, err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestECSHandover: the ECS hand-over point orders recorders by completion.
 func TestECSHandover(t *testing.T) {
 	w := ecs.NewWorld()
@@ -240,40 +190,5 @@ func TestECSHandover(t *testing.T) {
 	e1, _ := s.Resolve(p1)
 	if len(rep.Created) != 2 || rep.Created[0] != e1 || rep.Created[1] != e0 {
 		t.Fatalf("created %v, want [%v %v] (hand-over order)", rep.Created, e1, e0)
-	}
-}
-
-// TestECSPanicKeepsPending: a command that panics propagates the panic, stays pending with
-// the commands behind it, and the strategy commits again afterwards (no stuck commit).
-func TestECSPanicKeepsPending(t *testing.T) {
-	w := ecs.NewWorld()
-	s := handrolled.NewECS(w)
-	r := s.NewRecorder()
-	r.Create(pos.Value(vec{1, 1}))
-	fail := true
-	r.Do(func(*ecs.World) error {
-		if fail {
-			panic("command panicked")
-		}
-		return nil
-	})
-	r.Create(pos.Value(vec{2, 2}))
-	func() {
-		defer func() {
-			if recover() == nil {
-				t.Fatal("commit did not propagate the panic")
-			}
-		}()
-		s.Commit()
-	}()
-	if s.Pending() != 2 || w.Len() != 1 {
-		t.Fatalf("after panic: pending %d entities %d, want 2 1", s.Pending(), w.Len())
-	}
-	fail = false
-	if err := s.Commit(); err != nil {
-		t.Fatalf("commit after panic: %v", err)
-	}
-	if w.Len() != 2 || s.Pending() != 0 {
-		t.Fatalf("after retry: entities %d pending %d, want 2 0", w.Len(), s.Pending())
 	}
 }

@@ -11,9 +11,9 @@ import (
 
 // A decision stages a closure that, when the commit runs it, stages a follow-up create (the
 // strategies apply commands staged during a commit at the next one). The frame's commit
-// succeeded, so the next frame must start (SPEC §4.3 refuses a new frame only after a failed
+// succeeded, so the next frame must start (a new frame is refused only after a failed
 // commit) and its commit applies the follow-up.
-func TestZZFrameAfterClosureStagedFollowUp(t *testing.T) {
+func TestFrameAfterClosureStagedFollowUp(t *testing.T) {
 	w := ecs.NewWorld()
 	s := cmdbuffer.Factory(w)
 	sim := workload.NewSim(s)

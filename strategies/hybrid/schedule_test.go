@@ -18,7 +18,7 @@ import (
 // Random DAGs (explicit edges) on 1…8 workers, some nodes failing or panicking: every node
 // that runs runs once, after all its predecessors finished; exactly the nodes downstream of a
 // failure are skipped; Execute returns one *NodeError per failed node.
-func TestZZRandomDAGSchedule(t *testing.T) {
+func TestRandomDAGSchedule(t *testing.T) {
 	for seed := range uint64(200) {
 		rng := rand.New(rand.NewPCG(seed, 3))
 		n := 1 + rng.IntN(30)
@@ -110,7 +110,7 @@ func TestZZRandomDAGSchedule(t *testing.T) {
 
 // Execute called concurrently with itself: each call either runs the whole graph or returns
 // ErrRunning; appends from the runs that ran are all committed, once.
-func TestZZConcurrentExecute(t *testing.T) {
+func TestConcurrentExecute(t *testing.T) {
 	target, buf := newInts("buf")
 	g := hybrid.NewGraph()
 	g.SetWorkers(4)
@@ -163,58 +163,10 @@ type zzV struct{ N int64 }
 
 var zzC = ecs.NewComponent[zzV]("zzhy.C", nil)
 
-// Discard called by a closure command during Commit must not panic.
-func TestZZDiscardInsideClosure(t *testing.T) {
-	w := ecs.NewWorld()
-	s := hybrid.NewECS(w)
-	r := s.NewRecorder()
-	r.Create(zzC.Value(zzV{1}))
-	r.Do(func(*ecs.World) error { s.Discard(); return nil })
-	r.Create(zzC.Value(zzV{2}))
-	func() {
-		defer func() {
-			if v := recover(); v != nil {
-				t.Errorf("commit panicked: %v", v)
-			}
-		}()
-		_ = s.Commit()
-	}()
-}
-
-// A closure stages a create and a destroy of its placeholder, and a later command of the same
-// commit fails. The retry (after the failing command is fixed) applies the closure's create
-// and destroy too: the destroy must reach the entity, which leaves only the fixed one.
-func TestZZClosurePlaceholderRetried(t *testing.T) {
-	w := ecs.NewWorld()
-	s := hybrid.Factory(w)
-	r := s.NewRecorder()
-	target, _ := w.Create(ecs.Bundle{})
-	r.Do(func(*ecs.World) error {
-		q := r.Create(zzC.Value(zzV{1}))
-		r.Destroy(q)
-		return nil
-	})
-	r.Set(target, zzC.Value(zzV{1})) // fails: target lacks the component
-	if err := s.Commit(); !errors.Is(err, ecs.ErrMissingComponent) {
-		t.Fatalf("commit: %v, want ErrMissingComponent", err)
-	}
-	if err := w.Add(target, zzC.Value(zzV{1})); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 3 && (i == 0 || s.Pending() > 0); i++ {
-		if err := s.Commit(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if w.Len() != 1 {
-		t.Errorf("world has %d entities, want 1: the destroy of the closure's placeholder was skipped", w.Len())
-	}
-}
-
 // A decision stages a closure that stages a follow-up create when the flush runs it (applied
 // by the next commit). The frame's flush succeeded, so the next frame must start and flush
-// the follow-up (SPEC §4.3 refuses a new frame only after a failed commit).
-func TestZZParticleFrameAfterClosureStagedFollowUp(t *testing.T) {
+// the follow-up (a new frame is refused only after a failed commit).
+func TestParticleFrameAfterClosureStagedFollowUp(t *testing.T) {
 	w := ecs.NewWorld()
 	s := hybrid.NewECS(w)
 	f, err := hybrid.NewParticleFrame(s, 1,
@@ -246,7 +198,7 @@ func TestZZParticleFrameAfterClosureStagedFollowUp(t *testing.T) {
 // (its flush node declared at a random place), on 1…8 workers: a writer never overlaps
 // another accessor of its resource, a reader never overlaps a writer, every pair of
 // conflicting accesses runs in declaration order, and every append is flushed.
-func TestZZDerivedEdgesRespected(t *testing.T) {
+func TestDerivedEdgesRespected(t *testing.T) {
 	type resState struct {
 		mu               sync.Mutex
 		readers, writers int

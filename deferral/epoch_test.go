@@ -32,7 +32,7 @@ func zzCommit(t *testing.T, c *deferral.Core, s *zzSink) {
 // commits used to alias the placeholder minted at the same recorder and sequence number
 // then: Resolve answered the new entity, and a Destroy naming the old placeholder destroyed
 // the new entity.
-func TestZZEpochWrapDoesNotAlias(t *testing.T) {
+func TestEpochWrapDoesNotAlias(t *testing.T) {
 	for _, via := range []string{"commit", "discard"} {
 		t.Run(via, func(t *testing.T) {
 			w := ecs.NewWorld()
@@ -79,7 +79,7 @@ func TestZZEpochWrapDoesNotAlias(t *testing.T) {
 // A placeholder minted in the last epoch before the 16-bit epoch wraps still resolves after
 // its commit, and expired ones stay ErrUnresolved (not foreign) across any number of wraps;
 // another Core's placeholder stays foreign.
-func TestZZResolveAcrossEpochWrap(t *testing.T) {
+func TestResolveAcrossEpochWrap(t *testing.T) {
 	w := ecs.NewWorld()
 	c := deferral.NewCore(w)
 	s := &zzSink{}
@@ -138,12 +138,12 @@ type zzStaged struct {
 	value int32
 }
 
-// FuzzZZCoreLenient drives deferral.Core with several recorders (committed recorder by
+// FuzzCoreLenient drives deferral.Core with several recorders (committed recorder by
 // recorder, FIFO, a failure keeping its suffix; closures staging during a commit for the next
 // one) and checks every command against an
-// independent model of SPEC §4.2's table built on the strict World API: world hash, report
+// independent model of the lenient table (package doc) built on the strict World API: world hash, report
 // counts, Resolve answers and the failing command's position after every commit.
-func FuzzZZCoreLenient(f *testing.F) {
+func FuzzCoreLenient(f *testing.F) {
 	f.Add([]byte{0, 1, 0, 9, 2, 3, 5, 0, 1, 1, 4, 2, 3, 0, 6, 0, 5, 5, 7, 1})
 	f.Add([]byte{0, 200, 1, 3, 0, 9, 3, 4, 9, 9, 6, 6, 2, 2, 8, 0, 5, 1, 5, 2, 6, 7, 7, 0})
 	// A recorder staged ahead during two commits in a row, the second failing, then staged
@@ -487,7 +487,7 @@ func (s *zzClosureSink) drop(n int) {
 // A closure stages a create and a destroy of its placeholder; a later command of the same
 // commit fails. After the failing command is fixed, the retry applies the closure's create
 // and destroy: the destroy must reach the entity the create became.
-func TestZZClosurePlaceholderAppliedByRetry(t *testing.T) {
+func TestClosurePlaceholderAppliedByRetry(t *testing.T) {
 	w := ecs.NewWorld()
 	c := deferral.NewCore(w)
 	s := &zzClosureSink{}
@@ -522,7 +522,7 @@ func TestZZClosurePlaceholderAppliedByRetry(t *testing.T) {
 
 // A recorder mints during a commit that then fails; placeholders it mints afterwards, before
 // the retry, must not repeat one it minted before the commit.
-func TestZZPlaceholderUniqueAfterFailedCommitThatMinted(t *testing.T) {
+func TestPlaceholderUniqueAfterFailedCommitThatMinted(t *testing.T) {
 	w := ecs.NewWorld()
 	c := deferral.NewCore(w)
 	s := &zzClosureSink{}
@@ -561,7 +561,7 @@ func TestZZPlaceholderUniqueAfterFailedCommitThatMinted(t *testing.T) {
 // A closure mints placeholders during the commit right before the 16-bit epoch wraps (the
 // owner id is renewed then); the next commit applies them, and commands naming them reach
 // their entities.
-func TestZZClosurePlaceholderAcrossEpochWrap(t *testing.T) {
+func TestClosurePlaceholderAcrossEpochWrap(t *testing.T) {
 	w := ecs.NewWorld()
 	c := deferral.NewCore(w)
 	s := &zzClosureSink{}

@@ -40,7 +40,7 @@ func zzApply(l *zzLog, at deferral.Pos, c *zzCmd) error {
 // order, then (at commit) the recorders not handed over in first-stage order; a failure keeps
 // its suffix, which the next commit applies before newly gathered commands; positions count
 // from the last drained commit.
-func TestZZGatherMatchesModel(t *testing.T) {
+func TestGatherMatchesModel(t *testing.T) {
 	for seed := range uint64(300) {
 		rng := rand.New(rand.NewPCG(seed, 5))
 		log := &zzLog{failed: map[int]bool{}}
@@ -156,95 +156,9 @@ type zzV struct{ N int64 }
 
 var zzC = ecs.NewComponent[zzV]("zzhr.C", nil)
 
-// A closure command that panics mid-commit propagates; afterwards the strategy must still
-// commit (the panicking command stays pending, as a failing one would).
-func TestZZPanicInClosureThenRetry(t *testing.T) {
-	w := ecs.NewWorld()
-	s := handrolled.NewECS(w)
-	r := s.NewRecorder()
-	r.Create(zzC.Value(zzV{1}))
-	boom := true
-	r.Do(func(*ecs.World) error {
-		if boom {
-			panic("boom")
-		}
-		return nil
-	})
-	r.Create(zzC.Value(zzV{2}))
-	func() {
-		defer func() {
-			if recover() == nil {
-				t.Error("panic did not propagate")
-			}
-		}()
-		_ = s.Commit()
-	}()
-	if n := s.Pending(); n != 2 {
-		t.Errorf("pending after panic = %d, want 2", n)
-	}
-	boom = false
-	if err := s.Commit(); err != nil {
-		t.Fatalf("commit after a panicking closure: %v", err)
-	}
-	if w.Len() != 2 {
-		t.Errorf("world has %d entities, want 2", w.Len())
-	}
-}
-
-// A closure command that stages a create and a destroy of that create's placeholder: they
-// apply at the next commit, where the destroy must reach the entity the create became.
-func TestZZStageCreateDestroyFromClosure(t *testing.T) {
-	w := ecs.NewWorld()
-	s := handrolled.NewECS(w)
-	r := s.NewRecorder()
-	r.Do(func(*ecs.World) error {
-		p := r.Create(zzC.Value(zzV{1}))
-		r.Destroy(p)
-		return nil
-	})
-	for i := 0; i < 3 && (i == 0 || s.Pending() > 0); i++ {
-		if err := s.Commit(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if w.Len() != 0 {
-		t.Errorf("world has %d entities, want 0: the destroy of the closure's placeholder was skipped", w.Len())
-	}
-}
-
-// A closure stages a create and a destroy of its placeholder, and a later command of the same
-// commit fails. The retry (after the failing command is fixed) applies the closure's create
-// and destroy too: the destroy must reach the entity, which leaves only the fixed one.
-func TestZZClosurePlaceholderRetried(t *testing.T) {
-	w := ecs.NewWorld()
-	s := handrolled.Factory(w)
-	r := s.NewRecorder()
-	target, _ := w.Create(ecs.Bundle{})
-	r.Do(func(*ecs.World) error {
-		q := r.Create(zzC.Value(zzV{1}))
-		r.Destroy(q)
-		return nil
-	})
-	r.Set(target, zzC.Value(zzV{1})) // fails: target lacks the component
-	if err := s.Commit(); !errors.Is(err, ecs.ErrMissingComponent) {
-		t.Fatalf("commit: %v, want ErrMissingComponent", err)
-	}
-	if err := w.Add(target, zzC.Value(zzV{1})); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 3 && (i == 0 || s.Pending() > 0); i++ {
-		if err := s.Commit(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if w.Len() != 1 {
-		t.Errorf("world has %d entities, want 1: the destroy of the closure's placeholder was skipped", w.Len())
-	}
-}
-
 // A closure stages a command and hands its recorder over during the commit: the command is
 // the first of the recorder's FIFO in the next commit, so its error names index 0.
-func TestZZPositionAfterHandoverDuringCommit(t *testing.T) {
+func TestPositionAfterHandoverDuringCommit(t *testing.T) {
 	w := ecs.NewWorld()
 	s := handrolled.NewECS(w)
 	r := s.NewRecorder()

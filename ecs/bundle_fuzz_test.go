@@ -73,11 +73,11 @@ func zzBundle(x, y byte) (b ecs.Bundle, set zzVals, dup, invalid bool) {
 	return
 }
 
-// FuzzZZBundles drives a World with multi-value bundles (Create, Add, Set, Upsert), removes,
+// FuzzBundles drives a World with multi-value bundles (Create, Add, Set, Upsert), removes,
 // destroys, queries by mask and freezes, against a map model, and replays every call on a
 // second World whose hash must match after each call. A failing call must leave the hash
 // unchanged; duplicate components are ErrDuplicateComponent; invalid values ErrInvalidValue.
-func FuzzZZBundles(f *testing.F) {
+func FuzzBundles(f *testing.F) {
 	f.Add([]byte{0, 0x7f, 3, 1, 0, 0xff, 2, 9, 4, 5, 1, 1, 7, 3})
 	f.Add([]byte{0, 0x1d, 3, 40, 0, 0x25, 6, 6, 2, 0x3f, 9, 5, 7, 0, 1, 0})
 	f.Fuzz(func(t *testing.T, ops []byte) {
@@ -284,7 +284,7 @@ func zzMask(v *zzVals, ids [4]ecs.ComponentID) ecs.Mask {
 // The entity before the last one of a slot: a handle is stale once its slot was reused by a
 // newer entity, and stays stale after that newer entity, the slot's last, retires the slot —
 // it must not turn back into ErrDead.
-func TestZZRetiredSlotOlderHandleIsStale(t *testing.T) {
+func TestRetiredSlotOlderHandleIsStale(t *testing.T) {
 	w := ecs.NewWorld()
 	e0, err := w.Create(ecs.Bundle{})
 	if err != nil {
