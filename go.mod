@@ -1,3 +1,3 @@
 module github.com/deferbench/deferbench
 
-go 1.26.0
+go 1.25.0
