@@ -155,43 +155,19 @@ func (s *Sim) recorders(n int) []*deferral.Recorder {
 // frameBody runs movement, lifetime, cleanup, decisions and commit. dt was validated.
 func (s *Sim) frameBody(dt float64, decide func(View) error) error {
 	w := s.w
-	// Movement.
-	for e := range w.Query(ecs.MaskOf(Position.ID(), Velocity.ID())) {
-		p, v := Position.Ptr(w, e), Velocity.Ptr(w, e)
-		p.X += v.X * dt
-		p.Y += v.Y * dt
+	move(w, dt)
+	dead := age(w, dt, s.dead[:0])
+	n, err := cleanup(w, dead)
+	s.expired, s.dead = n, dead[:0]
+	if err != nil {
+		return fmt.Errorf("frame %d: %w", s.frame, err)
 	}
-	// Lifetime.
-	dead := s.dead[:0]
-	for e := range w.Query(ecs.MaskOf(Lifetime.ID())) {
-		l := Lifetime.Ptr(w, e)
-		l.Remaining -= dt
-		if !(l.Remaining > 0) { // NaN (written through a pointer) expires too
-			dead = append(dead, e)
-		}
-	}
-	// Movement and lifetime wrote through Component.Ptr, which World.Changes does not count:
-	// announce it to whoever keeps a replica of w in step (strategies/versioned).
-	w.MarkChanged()
-	// Intrinsic cleanup.
-	s.expired = 0
-	for _, e := range dead {
-		if err := w.Destroy(e); err != nil {
-			s.dead = dead[:0]
-			return fmt.Errorf("frame %d: cleanup: %w", s.frame, err)
-		}
-		s.expired++
-	}
-	s.dead = dead[:0]
 	// Decisions. Until the commit succeeds the frame is unfinished, whatever ends it (an
 	// error or a panic in a callback or a closure).
 	s.unfinished = true
 	frame := s.frame
 	if decide != nil {
-		survivors := s.survivors[:0]
-		for e := range w.Entities() {
-			survivors = append(survivors, e)
-		}
+		survivors := survivorsOf(w, s.survivors[:0])
 		s.survivors = survivors
 		if err := s.decide(View{w: w, survivors: survivors, frame: frame}, decide); err != nil {
 			return fmt.Errorf("frame %d: decisions: %w", frame, err)
@@ -291,4 +267,50 @@ func (s *Sim) TakeReport() (deferral.Report, error) {
 		return deferral.Report{}, fmt.Errorf("take report: %w", deferral.ErrReentry)
 	}
 	return s.strat.TakeReport()
+}
+
+// The phases of a particle frame before the decisions, shared by Sim and GraphFrame.
+
+// move is the movement phase: Position += Velocity·dt for every entity having both.
+func move(w *ecs.World, dt float64) {
+	for e := range w.Query(ecs.MaskOf(Position.ID(), Velocity.ID())) {
+		p, v := Position.Ptr(w, e), Velocity.Ptr(w, e)
+		p.X += v.X * dt
+		p.Y += v.Y * dt
+	}
+}
+
+// age is the lifetime phase: Remaining -= dt for every entity having a Lifetime. It appends
+// the expired (at or below zero, or NaN) to dead and returns it.
+func age(w *ecs.World, dt float64, dead []ecs.Entity) []ecs.Entity {
+	for e := range w.Query(ecs.MaskOf(Lifetime.ID())) {
+		l := Lifetime.Ptr(w, e)
+		l.Remaining -= dt
+		if !(l.Remaining > 0) { // NaN (written through a pointer) expires too
+			dead = append(dead, e)
+		}
+	}
+	// Movement and lifetime wrote through Component.Ptr, which World.Changes does not count:
+	// announce it to whoever keeps a replica of w in step (strategies/versioned).
+	w.MarkChanged()
+	return dead
+}
+
+// cleanup is the intrinsic cleanup: it destroys the expired with the strict World API (the
+// simulation's own rule, not a decision) and returns how many it destroyed.
+func cleanup(w *ecs.World, dead []ecs.Entity) (int, error) {
+	for i, e := range dead {
+		if err := w.Destroy(e); err != nil {
+			return i, fmt.Errorf("cleanup: %w", err)
+		}
+	}
+	return len(dead), nil
+}
+
+// survivorsOf appends the live entities, in creation order, to buf and returns it.
+func survivorsOf(w *ecs.World, buf []ecs.Entity) []ecs.Entity {
+	for e := range w.Entities() {
+		buf = append(buf, e)
+	}
+	return buf
 }

@@ -2,14 +2,11 @@ package hybrid_test
 
 import (
 	"context"
-	"runtime"
 	"strconv"
 	"testing"
 
 	"github.com/deferbench/deferbench/conformance"
-	"github.com/deferbench/deferbench/ecs"
 	"github.com/deferbench/deferbench/strategies/hybrid"
-	"github.com/deferbench/deferbench/workload"
 )
 
 func BenchmarkStage(b *testing.B)      { conformance.BenchmarkStage(b, hybrid.Factory) }
@@ -50,44 +47,5 @@ func BenchmarkExecute(b *testing.B) {
 				})
 			}
 		}
-	}
-}
-
-// BenchmarkFrame measures one particle frame as a graph (movement … decide[P] … flush,
-// render) with the test's replace rule, P = GOMAXPROCS producer nodes; ns/op per frame. The
-// world is rebuilt (untimed) every 50 frames so the population stays near its size.
-func BenchmarkFrame(b *testing.B) {
-	for _, n := range []int{1000, 10000} {
-		b.Run("strategy=hybrid/entities="+strconv.Itoa(n), func(b *testing.B) {
-			procs := runtime.GOMAXPROCS(0)
-			decide := replaceRule[testView](1, 0.05)
-			build := func() *hybrid.ParticleFrame[testView] {
-				w := ecs.NewWorld()
-				if err := workload.Populate(w, n, 1); err != nil {
-					b.Fatal(err)
-				}
-				f, err := hybrid.NewParticleFrame(hybrid.NewECS(w), procs, newTestView, decide)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := f.Step(1.0 / 60); err != nil { // warm-up: grows the buffers
-					b.Fatal(err)
-				}
-				return f
-			}
-			f := build()
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if i > 0 && i%50 == 0 {
-					b.StopTimer()
-					f = build()
-					b.StartTimer()
-				}
-				if err := f.Step(1.0 / 60); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
 	}
 }

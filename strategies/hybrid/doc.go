@@ -47,6 +47,7 @@
 //
 // Buffer wraps a cmdbuffer.Buffer over any target T (a render queue, a physics world). ECS is
 // the strategy for an ecs.World: it implements deferral.Strategy (its Commit runs a one-node
-// graph: the derived flush) and is a CommandBuffer for graphs. ParticleFrame is SPEC §4.4's
-// particle frame as a graph with the decisions split over parallel producer nodes.
+// graph: the derived flush) and is a CommandBuffer for graphs. The particle frame as such a
+// graph, with the decisions split over parallel producer nodes, is workload.GraphFrame (the
+// strategy itself carries no workload); ECS.BeginDecisions is the mark its decision nodes set.
 package hybrid

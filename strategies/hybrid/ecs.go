@@ -26,7 +26,7 @@ import (
 type ECS struct {
 	cb       *cmdbuffer.ECS
 	commit   *Graph
-	deciding atomic.Int32 // > 0 while a ParticleFrame's decisions run
+	deciding atomic.Int32 // > 0 between BeginDecisions and its end
 }
 
 var (
@@ -80,8 +80,8 @@ func (s *ECS) Recorder(n *Node) *deferral.Recorder { return n.recorder(s).(*defe
 
 // Commit applies every pending command by executing the commit graph's flush node. Errors: as
 // cmdbuffer's (a *deferral.CommandError under the failure policy, deferral.ErrClosed), and
-// deferral.ErrReentry when called from inside a commit (a closure command) or a ParticleFrame's
-// decisions. A panic in a closure command propagates, as with cmdbuffer.
+// deferral.ErrReentry when called from inside a commit (a closure command) or a frame's
+// decisions (BeginDecisions). A panic in a closure command propagates, as with cmdbuffer.
 func (s *ECS) Commit() error {
 	if s.deciding.Load() > 0 {
 		return fmt.Errorf("commit: %w", deferral.ErrReentry)
@@ -106,8 +106,8 @@ func (s *ECS) Commit() error {
 // Pending returns the number of staged commands not yet applied.
 func (s *ECS) Pending() int { return s.cb.Pending() }
 
-// Discard drops every pending command and returns how many. From inside a ParticleFrame's
-// decisions it drops nothing and returns 0 (use ParticleFrame.Discard after the frame).
+// Discard drops every pending command and returns how many. From inside a frame's decisions
+// (BeginDecisions) it drops nothing and returns 0 (discard after the frame).
 func (s *ECS) Discard() int {
 	if s.deciding.Load() > 0 {
 		return 0
@@ -119,7 +119,7 @@ func (s *ECS) Discard() int {
 func (s *ECS) Resolve(p ecs.Entity) (ecs.Entity, error) { return s.cb.Resolve(p) }
 
 // TakeReport returns and resets the receipts. Errors: deferral.ErrPending while commands are
-// pending, deferral.ErrReentry inside a ParticleFrame's decisions.
+// pending, deferral.ErrReentry inside a frame's decisions (BeginDecisions).
 func (s *ECS) TakeReport() (deferral.Report, error) {
 	if s.deciding.Load() > 0 {
 		return deferral.Report{}, fmt.Errorf("take report: %w", deferral.ErrReentry)
@@ -130,6 +130,23 @@ func (s *ECS) TakeReport() (deferral.Report, error) {
 // Close releases the strategy. Errors: deferral.ErrPendingAtClose while commands are pending
 // (the strategy stays open). Closing twice is a no-op.
 func (s *ECS) Close() error { return s.cb.Close() }
+
+// BeginDecisions marks the start of a frame's decisions over s — graph nodes that read the
+// world and stage through s's recorders, as workload.GraphFrame runs them: until the returned
+// end function is called, Commit and TakeReport refuse with deferral.ErrReentry and Discard
+// drops nothing, so a decision cannot reach the sync point. Calls nest; call end once.
+func (s *ECS) BeginDecisions() (end func()) {
+	s.deciding.Add(1)
+	var done atomic.Bool
+	return func() {
+		if !done.Swap(true) {
+			s.deciding.Add(-1)
+		}
+	}
+}
+
+// Deciding reports whether a frame's decisions run on s (BeginDecisions without its end).
+func (s *ECS) Deciding() bool { return s.deciding.Load() > 0 }
 
 // FlushTarget returns the world: the resource s's flush node writes.
 func (s *ECS) FlushTarget() any { return s.World() }

@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/deferbench/deferbench/deferral"
-	"github.com/deferbench/deferbench/ecs"
 	"github.com/deferbench/deferbench/strategies/hybrid"
 )
 
@@ -156,41 +154,6 @@ func TestConcurrentExecute(t *testing.T) {
 				t.Fatalf("run at %d: command %d is %d, want node order, FIFO", run, k, target.v[run+k])
 			}
 		}
-	}
-}
-
-type zzV struct{ N int64 }
-
-var zzC = ecs.NewComponent[zzV]("zzhy.C", nil)
-
-// A decision stages a closure that stages a follow-up create when the flush runs it (applied
-// by the next commit). The frame's flush succeeded, so the next frame must start and flush
-// the follow-up (a new frame is refused only after a failed commit).
-func TestParticleFrameAfterClosureStagedFollowUp(t *testing.T) {
-	w := ecs.NewWorld()
-	s := hybrid.NewECS(w)
-	f, err := hybrid.NewParticleFrame(s, 1,
-		func(w *ecs.World, survivors []ecs.Entity, frame int) int { return frame },
-		func(frame int, _ int, _ []ecs.Entity, rec *deferral.Recorder) error {
-			if frame == 0 {
-				rec.Do(func(*ecs.World) error {
-					rec.Create(zzC.Value(zzV{1}))
-					return nil
-				})
-			}
-			return nil
-		})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Step(0.1); err != nil {
-		t.Fatalf("frame 0: %v", err)
-	}
-	if err := f.Step(0.1); err != nil {
-		t.Fatalf("frame 1 after a successful flush: %v", err)
-	}
-	if w.Len() != 1 {
-		t.Errorf("world has %d entities after frame 1, want 1 (the follow-up)", w.Len())
 	}
 }
 

@@ -32,3 +32,26 @@ func TestCorePackagesImportOnlyTheStandardLibrary(t *testing.T) {
 		}
 	}
 }
+
+// TestStrategiesImportNoWorkload: a strategy is a library of its own: importing one registers
+// no workload components and pulls in neither the workload nor the harness.
+func TestStrategiesImportNoWorkload(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command on PATH")
+	}
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "github.com/deferbench/deferbench/strategies/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		rest, ok := strings.CutPrefix(dep, "github.com/deferbench/deferbench/")
+		if !ok {
+			continue
+		}
+		for _, banned := range []string{"workload", "conformance", "cmd", "harness", "internal/harness"} {
+			if rest == banned || strings.HasPrefix(rest, banned+"/") {
+				t.Errorf("a strategy imports %s", dep)
+			}
+		}
+	}
+}

@@ -105,7 +105,7 @@ func hybridFrame(st deferral.Strategy, producers int, decide workload.ParallelDe
 	if !ok {
 		return nil, fmt.Errorf("hybrid frame: strategy is %T, want *hybrid.ECS", st)
 	}
-	pf, err := hybrid.NewParticleFrame(h, producers, workload.NewView, decide)
+	pf, err := workload.NewGraphFrame(h, producers, workload.NewView, decide)
 	if err != nil {
 		return nil, err
 	}

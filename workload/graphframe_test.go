@@ -1,4 +1,4 @@
-package hybrid_test
+package workload_test
 
 import (
 	"context"
@@ -7,9 +7,11 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
@@ -111,7 +113,7 @@ func runFrames(t testing.TB, producers int, jitter uint64) (world, render uint64
 			return rule(v, chunk, part, rec)
 		}
 	}
-	f, err := hybrid.NewParticleFrame(hybrid.NewECS(w), producers, newTestView, decide)
+	f, err := workload.NewGraphFrame(hybrid.NewECS(w), producers, newTestView, decide)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +165,7 @@ func TestParticleFrameDeterministic(t *testing.T) {
 // TestParticleFrameGraph: the derived edges make the decide nodes independent of each other
 // and order them between survivors and the flush.
 func TestParticleFrameGraph(t *testing.T) {
-	f, err := hybrid.NewParticleFrame(hybrid.NewECS(ecs.NewWorld()), 3, newTestView, nil)
+	f, err := workload.NewGraphFrame(hybrid.NewECS(ecs.NewWorld()), 3, newTestView, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +189,7 @@ func TestParticleFrameGraph(t *testing.T) {
 			t.Errorf("decide nodes are ordered: %s", e)
 		}
 	}
-	if _, err := hybrid.NewParticleFrame(hybrid.NewECS(ecs.NewWorld()), 0, newTestView, nil); !errors.Is(err, workload.ErrInvalidProducers) {
+	if _, err := workload.NewGraphFrame(hybrid.NewECS(ecs.NewWorld()), 0, newTestView, nil); !errors.Is(err, workload.ErrInvalidProducers) {
 		t.Fatalf("producers 0: %v, want ErrInvalidProducers", err)
 	}
 }
@@ -202,7 +204,7 @@ func TestParticleFrameDecisionsOverlap(t *testing.T) {
 		arrived.Done()
 		return wait(all, "the other decide node reaching the barrier")
 	}
-	f, err := hybrid.NewParticleFrame(hybrid.NewECS(populated(t)), 2, newTestView, decide)
+	f, err := workload.NewGraphFrame(hybrid.NewECS(populated(t)), 2, newTestView, decide)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +216,7 @@ func TestParticleFrameDecisionsOverlap(t *testing.T) {
 
 func TestParticleFrameRejectsDt(t *testing.T) {
 	w := populated(t)
-	f, err := hybrid.NewParticleFrame(hybrid.NewECS(w), 2, newTestView, replaceRule[testView](1, 0.5))
+	f, err := workload.NewGraphFrame(hybrid.NewECS(w), 2, newTestView, replaceRule[testView](1, 0.5))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +235,7 @@ func TestParticleFrameRejectsDt(t *testing.T) {
 func TestParticleFrameReentry(t *testing.T) {
 	w := populated(t)
 	s := hybrid.NewECS(w)
-	var f *hybrid.ParticleFrame[testView]
+	var f *workload.GraphFrame[testView]
 	var mu sync.Mutex
 	var problems []string
 	check := func(what string, err, want error) {
@@ -258,7 +260,7 @@ func TestParticleFrameReentry(t *testing.T) {
 		return nil
 	}
 	var err error
-	f, err = hybrid.NewParticleFrame(s, 2, newTestView, decide)
+	f, err = workload.NewGraphFrame(s, 2, newTestView, decide)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +292,7 @@ func TestParticleFrameDecisionError(t *testing.T) {
 		}
 		return nil
 	}
-	f, err := hybrid.NewParticleFrame(hybrid.NewECS(w), 3, newTestView, decide)
+	f, err := workload.NewGraphFrame(hybrid.NewECS(w), 3, newTestView, decide)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -414,7 +416,7 @@ func TestParticleFrameDecisionPanic(t *testing.T) {
 		}
 		return nil
 	}
-	f, err := hybrid.NewParticleFrame(hybrid.NewECS(w), 2, newTestView, decide)
+	f, err := workload.NewGraphFrame(hybrid.NewECS(w), 2, newTestView, decide)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,5 +430,88 @@ func TestParticleFrameDecisionPanic(t *testing.T) {
 	}
 	if err := f.Step(frameDt); !errors.As(err, &pe) {
 		t.Fatalf("second Step = %v, want the panic again (nothing was pending)", err)
+	}
+}
+
+// watchdog bounds every wait in these tests, so a broken scheduler fails instead of hanging.
+const watchdog = 10 * time.Second
+
+// wait receives from ch or fails after the watchdog.
+func wait(ch <-chan struct{}, what string) error {
+	select {
+	case <-ch:
+		return nil
+	case <-time.After(watchdog):
+		return fmt.Errorf("watchdog: %s did not happen within %v", what, watchdog)
+	}
+}
+
+// A decision stages a closure that stages a follow-up create when the flush runs it (applied
+// by the next commit). The frame's flush succeeded, so the next frame must start and flush
+// the follow-up (a new frame is refused only after a failed commit).
+func TestGraphFrameAfterClosureStagedFollowUp(t *testing.T) {
+	w := ecs.NewWorld()
+	s := hybrid.NewECS(w)
+	f, err := workload.NewGraphFrame(s, 1,
+		func(w *ecs.World, survivors []ecs.Entity, frame int) int { return frame },
+		func(frame int, _ int, _ []ecs.Entity, rec *deferral.Recorder) error {
+			if frame == 0 {
+				rec.Do(func(*ecs.World) error {
+					rec.Create(workload.Position.Value(workload.Vec2{X: 1}))
+					return nil
+				})
+			}
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Step(0.1); err != nil {
+		t.Fatalf("frame 0: %v", err)
+	}
+	if err := f.Step(0.1); err != nil {
+		t.Fatalf("frame 1 after a successful flush: %v", err)
+	}
+	if w.Len() != 1 {
+		t.Errorf("world has %d entities after frame 1, want 1 (the follow-up)", w.Len())
+	}
+}
+
+// BenchmarkGraphFrame measures one particle frame as a graph (movement … decide[P] … flush,
+// render) with the test's replace rule, P = GOMAXPROCS producer nodes; ns/op per frame. The
+// world is rebuilt (untimed) every 50 frames so the population stays near its size.
+func BenchmarkGraphFrame(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run("strategy=hybrid/entities="+strconv.Itoa(n), func(b *testing.B) {
+			procs := runtime.GOMAXPROCS(0)
+			decide := replaceRule[testView](1, 0.05)
+			build := func() *workload.GraphFrame[testView] {
+				w := ecs.NewWorld()
+				if err := workload.Populate(w, n, 1); err != nil {
+					b.Fatal(err)
+				}
+				f, err := workload.NewGraphFrame(hybrid.NewECS(w), procs, newTestView, decide)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := f.Step(1.0 / 60); err != nil { // warm-up: grows the buffers
+					b.Fatal(err)
+				}
+				return f
+			}
+			f := build()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i > 0 && i%50 == 0 {
+					b.StopTimer()
+					f = build()
+					b.StartTimer()
+				}
+				if err := f.Step(1.0 / 60); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
