@@ -99,6 +99,10 @@ func TestCommandErrorNamesTheCommand(t *testing.T) {
 	if e, err := c.Resolve(p); err != nil || !w.Alive(e) {
 		t.Errorf("Resolve(prefix placeholder) after failure = %v, %v; want the created entity", e, err)
 	}
+	c.Discarded()
+	if c.Failed() {
+		t.Error("Failed() = true after the failed suffix was discarded")
+	}
 }
 
 func TestWrap(t *testing.T) {
