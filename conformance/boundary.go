@@ -229,8 +229,9 @@ func checkFailureClearedByDiscard(x *fixture) {
 	}
 }
 
-// checkReportNotAliased: a taken report is the caller's: later commits, and another report,
-// do not change its Created slice.
+// checkReportNotAliased: later commits do not change a taken report: its Created slice stays
+// as it was until the next TakeReport (which may reuse its storage), and a change the caller
+// makes to a report does not reach a later one.
 func checkReportNotAliased(x *fixture) {
 	r := x.rec()
 	for i := range 3 {

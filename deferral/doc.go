@@ -56,8 +56,8 @@
 // entity that exists.
 //
 // Every command consumed counts in Report.Applied, whatever its outcome. Report.Created lists
-// the created entities in apply order; a taken Report is the caller's, and later commits do not
-// change it.
+// the created entities in apply order; later commits do not change a taken Report, and its
+// Created slice stays valid until the next TakeReport, which may reuse its storage.
 //
 // # Positions
 //

@@ -40,7 +40,7 @@ var mutants = []mutant{
 	{id: "core-dead-add-not-skipped", file: "deferral/core.go", old: "if !ok || !w.Alive(e) {", new: "if !ok {"},
 	{id: "core-noop-remove-as-skip", file: "deferral/core.go", old: "\t\t\t\tc.report.NoopRemoves++", new: "\t\t\t\tc.report.Skipped++"},
 	{id: "core-closure-not-counted", file: "deferral/core.go", old: "\t\treturn &CommandError{Pos: at, Verb: VerbFunc, Err: err}\n\t}\n\tc.report.Applied++", new: "\t\treturn &CommandError{Pos: at, Verb: VerbFunc, Err: err}\n\t}"},
-	{id: "core-report-aliased", file: "deferral/core.go", old: "\tr := c.report\n\tc.report = Report{}", new: "\tr := c.report\n\tc.report = Report{Created: c.report.Created[:0]}"},
+	{id: "core-report-aliased", file: "deferral/core.go", old: "\tc.report = Report{Created: c.spare[:0]}", new: "\tc.report = Report{Created: r.Created[:0]}"},
 	{id: "core-culled-resolves", file: "deferral/core.go", old: "return r.e, r.state == resCreated", new: "return r.e, r.state != resUnknown"},
 	{id: "core-foreign-as-unresolved", file: "deferral/core.go", old: "return ecs.Entity{}, fmt.Errorf(\"resolve %v: %w\", p, ErrForeignPlaceholder)", new: "return ecs.Entity{}, fmt.Errorf(\"resolve %v: %w\", p, ErrUnresolved)"},
 	{id: "core-ahead-table-wrong", file: "deferral/core.go", old: "case owner == c.aheadOwn && ep == nextEpoch(c.tabEp)&0xffff:", new: "case owner == c.aheadOwn && ep == c.tabEp&0xffff+2:"},
@@ -58,8 +58,8 @@ var mutants = []mutant{
 
 	// ecs: the World.
 	{id: "ecs-no-generation-bump", file: "ecs/world.go", old: "\t\tw.gens[slot]++\n\t\tw.free = append(w.free, slot)", new: "\t\tw.free = append(w.free, slot)"},
-	{id: "ecs-upsert-no-validate", file: "ecs/world.go", old: "\t\tcase !c.validIn(*b, i):\n\t\t\terr = ErrInvalidValue\n", new: ""},
-	{id: "ecs-create-no-validate", file: "ecs/world.go", old: "\t\tif !c.validIn(b, i) {\n\t\t\treturn Entity{}, lookup(id).invalid\n\t\t}\n", new: ""},
+	{id: "ecs-upsert-no-validate", file: "ecs/world.go", old: "\t\tcase w.raw[id].validate && !c.validIn(*b, i):\n\t\t\terr = ErrInvalidValue\n", new: ""},
+	{id: "ecs-create-no-validate", file: "ecs/world.go", old: "\t\tif w.raw[id].validate && !c.validIn(b, i) {\n\t\t\treturn Entity{}, lookup(id).invalid\n\t\t}\n", new: ""},
 	{id: "ecs-remove-keeps-mask", file: "ecs/world.go", old: "\tw.masks[e.slot] &^= 1 << id\n", new: ""},
 	{id: "ecs-stale-alive", file: "ecs/world.go", old: "\tcase w.alive[e.slot] && e.gen == w.gens[e.slot]:", new: "\tcase w.alive[e.slot] && e.gen+1 >= w.gens[e.slot]:"},
 	{id: "ecs-set-adds", file: "ecs/world.go", old: "\t\tcase !has && !add:\n\t\t\terr = ErrMissingComponent\n", new: ""},
@@ -82,7 +82,7 @@ var mutants = []mutant{
 
 	// handrolled.
 	{id: "handrolled-base-ignored", file: "strategies/handrolled/gather.go", old: "Index: sg.base + g.next - sg.start}", new: "Index: g.next - sg.start}"},
-	{id: "handrolled-discard-keeps-base", file: "strategies/handrolled/gather.go", old: "\tfor _, sg := range g.segs {\n\t\tsg.r.handed, sg.r.inCommit = 0, 0\n\t}\n\tclear(g.gathered)", new: "\tclear(g.gathered)"},
+	{id: "handrolled-discard-keeps-base", file: "strategies/handrolled/gather.go", old: "\tfor _, sg := range g.segs {\n\t\tsg.r.handed, sg.r.inCommit = 0, 0\n\t}\n\tif g.gfns > 0 {", new: "\tif g.gfns > 0 {"},
 	{id: "handrolled-retry-from-start", file: "strategies/handrolled/gather.go", old: "\tfor ; g.next < len(g.gathered); g.next++ {", new: "\tfor g.next = 0; g.next < len(g.gathered); g.next++ {"},
 
 	// hybrid.
