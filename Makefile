@@ -17,7 +17,7 @@ help:
 	@echo "make bench        run the default suite into results/<date>-<host>-<goarch>/ (BENCHFLAGS=...)"
 	@echo "make bench-quick  run the smoke suite (deferbench run -quick)"
 	@echo "make cross        build bin/deferbench-linux-{arm64,arm,amd64} (Raspberry Pi: docs/pi-setup.md)"
-	@echo "make test-arm     shellcheck; go test -short for arm64 and arm (GOARM=7) under qemu-user; scripts/pi in local mode and over ssh"
+	@echo "make test-arm     shellcheck; test binaries for arm64, arm (GOARM=7), arm64 -race; the tests under qemu-user; scripts/pi in local mode and over ssh"
 
 build:
 	$(GO) build -o $(BIN)/deferbench ./cmd/deferbench
@@ -45,15 +45,18 @@ bench-quick: build
 cross:
 	scripts/cross.sh
 
-# shellcheck on scripts/, then the test suite for arm64 and arm under qemu-user (installs
-# Debian's shellcheck and qemu-user-static when missing), then scripts/pi/run.sh end to end in
-# PI_SSH=local mode with the arm64 binary, then over ssh against a throwaway OpenSSH server
-# on localhost (installs Debian's openssh-server when missing).
+# shellcheck on scripts/; the test binaries for the boards (arm64, arm, arm64 with -race:
+# bin/tests-linux-*.tar), the non-race ones run through scripts/pi/run.sh --tests under
+# qemu-user; scripts/pi/run.sh end to end in PI_SSH=local mode with the arm64 binary, then
+# over ssh against a throwaway OpenSSH server on localhost. Installs Debian's shellcheck,
+# qemu-user-static, gcc-aarch64-linux-gnu and openssh-server when missing.
+# scripts/test-arm.sh is the quicker loop while editing (go test -exec qemu-…-static).
 test-arm: cross
 	scripts/lint-sh.sh
-	scripts/test-arm.sh
+	scripts/pi/build-tests.sh --race
+	scripts/pi/tests-local.sh
 	scripts/pi/smoke-local.sh
 	scripts/pi/test-ssh.sh
 
 clean:
-	rm -f $(BIN)/deferbench $(BIN)/deferbench-linux-*
+	rm -f $(BIN)/deferbench $(BIN)/deferbench-linux-* $(BIN)/tests-linux-*.tar

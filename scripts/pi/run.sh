@@ -189,7 +189,7 @@ case $wrap in
 esac
 valid_dir "$default_dir" || die "PI_REMOTE_DIR=$default_dir: want a plain path without '..'"
 if [ "$tests" -eq 1 ]; then
-	ls -d "$bindir"/tests-linux-*/ >/dev/null 2>&1 || die "no test binaries in $bindir: run scripts/pi/build-tests.sh first"
+	ls "$bindir"/tests-linux-*.tar >/dev/null 2>&1 || die "no test binaries in $bindir: run scripts/pi/build-tests.sh first"
 elif ! ls "$bindir"/deferbench-linux-* >/dev/null 2>&1; then
 	die "no binaries in $bindir: run make cross first"
 fi
@@ -311,11 +311,13 @@ below() {
 	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 < b + 0) }'
 }
 
-# tests_cmd prints the shell command that runs, on the host in folder $1, every
-# test binary of the bundles under $1/bundles (one folder per package, with its
-# testdata), each in its package folder with the passthrough flags, and writes
-# $2/summary.txt (one line per binary: ok or FAIL, seconds, package) and
-# $2/<package>.log. It exits 1 when a binary failed.
+# tests_cmd prints the shell command that runs, on the host in folder $1, the
+# test binaries of the bundles unpacked there (tests-plain/, tests-race/: a
+# copy of the repository with each package's test binary in its folder, listed
+# in tests.txt), each in its package folder as go test does, with the
+# passthrough flags, and writes $2/summary.txt (one line per binary: ok or
+# FAIL, seconds, bundle, package) and $2/<bundle>-<package>.log. It exits 1
+# when a binary failed.
 tests_cmd() {
 	local args="" a
 	for a in ${passthrough[@]+"${passthrough[@]}"}; do
@@ -325,15 +327,15 @@ tests_cmd() {
 	printf '%s' 'cd '"$1"' && out=$PWD/'"$2"' && mkdir "$out" && echo $$ >'"$2"'.pid || exit 1
 rc=0; c=
 trap '"'"'[ -z "$c" ] || kill -TERM "$c" 2>/dev/null; exit 143'"'"' TERM INT HUP
-for t in bundles/*/*/*.test; do
-	[ -f "$t" ] || continue
-	d=$(dirname "$t"); kind=$(basename "$(dirname "$d")"); pkg=$(basename "$d")
-	start=$(date +%s)
-	(cd "$d" && exec '"$runner"'"./$(basename "$t")"'"$args"') >"$out/$kind-$pkg.log" 2>&1 &
-	c=$!
-	if wait "$c"; then r=ok; else r=FAIL; rc=1; fi
-	c=
-	printf "%-4s %-5s %4ss  %s\n" "$r" "$kind" "$(( $(date +%s) - start ))" "$pkg" | tee -a "$out/summary.txt"
+for kind in '"$3"'; do
+	while read -r rel name; do
+		start=$(date +%s)
+		(cd "tests-$kind/$rel" && exec '"$runner"'"./$name.test"'"$args"') </dev/null >"$out/$kind-$name.log" 2>&1 &
+		c=$!
+		if wait "$c"; then r=ok; else r=FAIL; rc=1; fi
+		c=
+		printf "%-4s %4ss  %-5s %s\n" "$r" "$(( $(date +%s) - start ))" "$kind" "$name" | tee -a "$out/summary.txt"
+	done <"tests-$kind/tests.txt"
 done
 [ -s "$out/summary.txt" ] || { echo "no test binaries found" >&2; exit 1; }
 exit $rc'
@@ -345,7 +347,7 @@ exit $rc'
 # exit status to STATUSFILE.
 runner=""
 run_host() {
-	local host rdir machine goarch bin out status=0 emulated=0 root
+	local host rdir machine goarch bin out status=0 emulated=0 root t
 	host=$(host_of "$1")
 	rdir=$(dir_of "$1")
 	cur_host=$host
@@ -382,8 +384,8 @@ run_host() {
 	*) die "$host: unsupported machine '${goarch_override:-$machine}' (want aarch64, armv7l or x86_64)" ;;
 	esac
 	if [ "$tests" -eq 1 ]; then
-		bin="$bindir/tests-linux-$goarch"
-		[ -d "$bin" ] || die "missing $bin/: run scripts/pi/build-tests.sh first"
+		bin="$bindir/tests-linux-$goarch.tar"
+		[ -f "$bin" ] || die "missing $bin: run scripts/pi/build-tests.sh first"
 	else
 		bin="$bindir/deferbench-linux-$goarch"
 		[ -f "$bin" ] || die "missing $bin: run make cross first"
@@ -403,27 +405,22 @@ run_host() {
 	[ "$emulated" -eq 0 ] || echo "EMULATED: this run is no board measurement; its folder is named …-emulated"
 
 	rsh "$host" "mkdir -p $rdir" </dev/null || die "$host: cannot create $rdir"
+	local kinds=plain k
 	if [ "$tests" -eq 1 ]; then
-		# One tar of the bundles (plain, and -race where built): a few files
-		# per package, copied in one go.
-		local tarball kinds=(plain)
-		tarball=$(mktemp "${TMPDIR:-/tmp}/deferbench-tests.XXXXXX")
-		[ -d "$bin-race" ] && kinds+=(race)
-		(
-			tmpb=$(mktemp -d "${TMPDIR:-/tmp}/deferbench-bundle.XXXXXX")
-			trap 'rm -rf "$tmpb"' EXIT
-			mkdir "$tmpb/bundles"
-			ln -s "$bin" "$tmpb/bundles/plain"
-			[ ! -d "$bin-race" ] || ln -s "$bin-race" "$tmpb/bundles/race"
-			tar -C "$tmpb" -chf "$tarball" bundles
-		) || die "packing $bin failed"
-		put "$host" "$tarball" "$rdir/tests.tar" || {
-			rm -f "$tarball"
-			die "$host: copying the test binaries failed"
-		}
-		rm -f "$tarball"
-		rsh "$host" "cd $rdir && rm -rf bundles && tar -xf tests.tar && rm -f tests.tar" </dev/null || die "$host: unpacking the test binaries failed"
-		echo "test binaries: ${kinds[*]}"
+		if [ -f "${bin%.tar}-race.tar" ]; then
+			if [ "$emulated" -eq 1 ]; then
+				echo "skipping $(basename "${bin%.tar}-race.tar"): the race detector does not run under qemu-user, only on a board"
+			else
+				kinds="plain race"
+			fi
+		fi
+		for k in $kinds; do
+			if [ "$k" = plain ]; then t=$bin; else t="${bin%.tar}-race.tar"; fi
+			put "$host" "$t" "$rdir/tests-$k.tar" || die "$host: copying $(basename "$t") failed"
+			rsh "$host" "cd $rdir && rm -rf tests-$k && mkdir tests-$k && tar -C tests-$k -xf tests-$k.tar && rm -f tests-$k.tar" </dev/null ||
+				die "$host: unpacking $(basename "$t") failed"
+		done
+		echo "test binaries: $kinds"
 	else
 		put "$host" "$bin" "$rdir/deferbench" || die "$host: copying $bin failed"
 		rsh "$host" "chmod +x $rdir/deferbench" </dev/null
@@ -472,7 +469,7 @@ run_host() {
 	rout=$out
 	if [ "$tests" -eq 1 ]; then
 		echo "running the test binaries with${args:- no flags} into $rdir/$out"
-		cmd=$(tests_cmd "$rdir" "$out")
+		cmd=$(tests_cmd "$rdir" "$out" "$kinds")
 	else
 		echo "running: ${runner}deferbench run -out $rdir/$out$args"
 		# exec keeps the process id written to $rpidfile.
@@ -553,7 +550,7 @@ run_host() {
 	rm -rf "$stage"
 	[ "$fetched" -gt 0 ] || die "$host: $rdir/$out held no run folder"
 	if [ "$keep_remote" -eq 0 ]; then
-		rsh "$host" "rm -rf $rdir/$out" </dev/null || true
+		rsh "$host" "rm -rf $rdir/$out $rdir/tests-plain $rdir/tests-race" </dev/null || true
 	fi
 	return "$status"
 }
