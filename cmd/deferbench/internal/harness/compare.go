@@ -116,14 +116,15 @@ func canonUnit(u string) string {
 }
 
 // Tolerance is the smallest change of a metric in unit that counts: 0.01 allocs/op (one
-// allocation per hundred operations) and 1 B/op, so that an amortised allocation (a slice
-// that grows once in a million operations: 1e-6 allocs/op) never counts as a change; 0
-// for every other unit.
+// allocation per hundred operations) and 1 byte for bytes per anything (B/op, heap-B/cmd,
+// replica-B/entity), so that amortised growth (a slice that grows once in a million
+// operations: 1e-6 allocs/op, and a per-op byte count that depends on the iteration count)
+// never counts as a change; 0 for every other unit.
 func Tolerance(unit string) float64 {
-	switch unit {
-	case "allocs/op":
+	switch {
+	case unit == "allocs/op":
 		return 0.01
-	case "B/op":
+	case strings.HasPrefix(unit, "B/") || strings.Contains(unit, "-B/"):
 		return 1
 	}
 	return 0

@@ -208,3 +208,17 @@ func TestReadResultsRefusesBadValues(t *testing.T) {
 		t.Errorf("a 128 KiB line: error %v", err)
 	}
 }
+
+func TestTolerance(t *testing.T) {
+	for unit, want := range map[string]float64{"allocs/op": 0.01, "B/op": 1, "heap-B/cmd": 1, "replica-B/entity": 1, "ns/op": 0, "distinct-states": 0, "cmds/s": 0} {
+		if got := Tolerance(unit); got != want {
+			t.Errorf("Tolerance(%q) = %v, want %v", unit, got, want)
+		}
+	}
+	// A heap-B/cmd shift of a hundredth of a byte, however consistent, is no change.
+	old := []float64{82.43, 82.431, 82.432, 82.433, 82.434, 82.435}
+	new := []float64{82.44, 82.441, 82.442, 82.443, 82.444, 82.445}
+	if r := CompareRuns(cfgResults("", "X", "heap-B/cmd", old...), cfgResults("", "X", "heap-B/cmd", new...), CompareOptions{}).Rows[0]; r.Verdict != Unchanged {
+		t.Errorf("heap-B/cmd +0.01 B: verdict %s (p=%v), want unchanged", r.Verdict, r.P)
+	}
+}
