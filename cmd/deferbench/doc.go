@@ -124,8 +124,8 @@
 //	than its threshold (relative with %, else absolute in the file's unit, ns for sec/op)
 //	and the difference is significant at -alpha. allocs/op, B/op and distinct-states whose
 //	samples all agree on each side are compared exactly, even from one sample; changes
-//	below 0.01 allocs/op or 1 byte (B/op, heap-B/cmd: amortised growth) never count. Exit status: 0 pass,
-//	1 gate failed, 2 bad input.
+//	below 0.01 allocs/op or 1 byte (B/op, heap-B/cmd: amortised growth) never count.
+//	Exit status: 0 pass, 1 gate failed, 2 bad input.
 //
 //	flags:
 //	  -alpha float
