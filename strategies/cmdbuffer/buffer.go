@@ -25,11 +25,12 @@ type Buffer[T, C any] struct {
 	mu   sync.Mutex // guards recs while minting
 	recs []*Recorder[T, C]
 
-	plan       []ref // the keyed commit order, kept across a failed commit
-	cursor     int   // first pending entry of plan
-	committing bool  // inside Commit: Discard is refused, staging goes to the next commit
-	retain     bool  // SetRetain: a successful Commit keeps what it applied until Release
-	held       bool  // the last Commit kept what it applied
+	plan       []ref              // the keyed commit order, kept across a failed commit
+	pwm        deferral.Watermark // shrinks plan after a spike
+	cursor     int                // first pending entry of plan
+	committing bool               // inside Commit: Discard is refused, staging goes to the next commit
+	retain     bool               // SetRetain: a successful Commit keeps what it applied until Release
+	held       bool               // the last Commit kept what it applied
 
 	hooks     Hooks[C]
 	seen      map[uint64]int // scratch for Dedup and Reduce, reused across commits
@@ -151,8 +152,7 @@ func (b *Buffer[T, C]) Discard() int {
 	for _, r := range b.recorders() {
 		r.drop(len(r.cmds), len(r.funcs))
 	}
-	b.plan = b.plan[:0]
-	b.cursor = 0
+	b.resetPlan()
 	b.held = false
 	return n
 }
@@ -174,8 +174,7 @@ func (b *Buffer[T, C]) Release() {
 	for _, r := range b.recorders() {
 		r.drop(r.end, r.fend)
 	}
-	b.plan = b.plan[:0]
-	b.cursor = 0
+	b.resetPlan()
 }
 
 // Commit applies every pending command to the target in commit order: sort key, then
@@ -215,9 +214,17 @@ func (b *Buffer[T, C]) Commit() error {
 	for _, r := range recs {
 		r.drop(r.end, r.fend)
 	}
+	b.resetPlan()
+	return nil
+}
+
+// resetPlan empties the keyed plan, cutting its capacity after a spike.
+func (b *Buffer[T, C]) resetPlan() {
+	if c := b.pwm.Use(len(b.plan), cap(b.plan)); c > 0 {
+		b.plan = deferral.Shrink(b.plan[:0], c)
+	}
 	b.plan = b.plan[:0]
 	b.cursor = 0
-	return nil
 }
 
 // sweep applies r's pending commands in FIFO order, closures interleaved where staged.
@@ -295,6 +302,8 @@ type Recorder[T, C any] struct {
 	fnext int    // closures consumed
 	end   int    // typed commands the running commit covers (staged before it began)
 	fend  int    // closures the running commit covers
+	// wm and fwm shrink cmds (with keys) and funcs after a spike (deferral.Watermark).
+	wm, fwm deferral.Watermark
 	// pad keeps recorders that are allocated together from sharing a cache line.
 	_ [64]byte
 }
@@ -383,6 +392,7 @@ func (r *Recorder[T, C]) funcsBefore(i int) int {
 // drop forgets the first n typed commands and nf closures (applied or discarded), keeping
 // capacity; whatever was staged after them (by closures during a commit) moves to the front.
 func (r *Recorder[T, C]) drop(n, nf int) {
+	used, fused := len(r.cmds), len(r.funcs)
 	r.cmds = r.cmds[:copy(r.cmds, r.cmds[n:])]
 	if r.keyed {
 		r.keys = r.keys[:copy(r.keys, r.keys[n:])]
@@ -398,6 +408,13 @@ func (r *Recorder[T, C]) drop(n, nf int) {
 		r.keyed = false
 	}
 	r.next, r.fnext, r.end, r.fend = 0, 0, 0, 0
+	if c := r.wm.Use(used, cap(r.cmds)); c > 0 {
+		r.cmds = deferral.Shrink(r.cmds, c)
+		r.keys = deferral.Shrink(r.keys, c)
+	}
+	if c := r.fwm.Use(fused, cap(r.funcs)); c > 0 {
+		r.funcs = deferral.Shrink(r.funcs, c)
+	}
 }
 
 // runHooks applies the hooks to each run of typed commands in plan and returns the shortened

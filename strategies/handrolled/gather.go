@@ -59,7 +59,8 @@ type Gather[T, C any] struct {
 
 	// Owner-only: the gathered slice and its pending suffix.
 	gathered    []item[T, C]
-	gfns        int // closures gathered since gathered was last cleared
+	gfns        int                // closures gathered since gathered was last cleared
+	gwm         deferral.Watermark // shrinks gathered and segs after a spike
 	segs        []segment[T, C]
 	next, snext int // first pending command of gathered; its segment
 	committing  bool
@@ -150,9 +151,32 @@ func (g *Gather[T, C]) Commit() error {
 		clear(g.gathered) // drop closures; typed records hold no pointers
 		g.gfns = 0
 	}
-	g.gathered, g.segs = g.gathered[:0], g.segs[:0]
+	g.resetGathered()
 	g.next, g.snext = 0, 0
 	return nil
+}
+
+// resetGathered empties the gathered slice and its segments, cutting their capacity after a
+// spike.
+func (g *Gather[T, C]) resetGathered() {
+	if c := g.gwm.Use(len(g.gathered), cap(g.gathered)); c > 0 {
+		g.gathered = deferral.Shrink(g.gathered[:0], c)
+		g.segs = deferral.Shrink(g.segs[:0], min(cap(g.segs), c))
+	}
+	g.gathered, g.segs = g.gathered[:0], g.segs[:0]
+}
+
+// reuse gives r back the slice items it handed over, emptied, unless r already has one;
+// after a spike the slice is cut back (the recorder's deferral.Watermark).
+func (r *Recorder[T, C]) reuse(items []item[T, C]) {
+	if r.local != nil {
+		return
+	}
+	if c := r.wm.Use(len(items), cap(items)); c > 0 {
+		r.local = make([]item[T, C], 0, c)
+		return
+	}
+	r.local = items[:0]
 }
 
 // gather is the one gather step: late hand-overs, then a copy of every handed-over slice into
@@ -173,9 +197,7 @@ func (g *Gather[T, C]) gather() {
 		if h.fns > 0 {
 			clear(h.items)
 		}
-		if h.r.local == nil {
-			h.r.local = h.items[:0]
-		}
+		h.r.reuse(h.items)
 	}
 	for _, h := range g.handed {
 		h.r.inCommit = h.r.handed
@@ -198,7 +220,9 @@ func (g *Gather[T, C]) Discard() (int, error) {
 			clear(r.local)
 			r.fns = 0
 		}
-		r.local = r.local[:0]
+		items := r.local
+		r.local = nil
+		r.reuse(items)
 		r.listed = false
 		r.handed, r.inCommit = 0, 0
 	}
@@ -210,9 +234,7 @@ func (g *Gather[T, C]) Discard() (int, error) {
 		if h.fns > 0 {
 			clear(h.items)
 		}
-		if h.r.local == nil {
-			h.r.local = h.items[:0]
-		}
+		h.r.reuse(h.items)
 	}
 	clear(g.handed)
 	g.handed = g.handed[:0]
@@ -224,7 +246,7 @@ func (g *Gather[T, C]) Discard() (int, error) {
 		clear(g.gathered)
 		g.gfns = 0
 	}
-	g.gathered, g.segs = g.gathered[:0], g.segs[:0]
+	g.resetGathered()
 	g.next, g.snext = 0, 0
 	return n, nil
 }
@@ -237,10 +259,11 @@ type Recorder[T, C any] struct {
 	g        *Gather[T, C]
 	index    int
 	local    []item[T, C]
-	fns      int  // closures in local: 0 means local holds no pointers to clear
-	listed   bool // in g.open since the last commit
-	handed   int  // commands handed over since the last drained commit: FIFO base of the next
-	inCommit int  // of handed, the commands the running (or failed) commit gathered
+	fns      int                // closures in local: 0 means local holds no pointers to clear
+	wm       deferral.Watermark // shrinks local after a spike
+	listed   bool               // in g.open since the last commit
+	handed   int                // commands handed over since the last drained commit: FIFO base of the next
+	inCommit int                // of handed, the commands the running (or failed) commit gathered
 	// pad keeps recorders that are allocated together from sharing a cache line.
 	_ [64]byte
 }

@@ -131,11 +131,12 @@ type ECS struct {
 	own, pub *replica                // the owner's world and the readers' replica
 	front    atomic.Pointer[replica] // what readers read
 
-	log      []step // the running publish's applied commands, in commit order
-	closures bool   // log holds a closure
-	synced   uint64 // own.w.Changes() when pub last equalled own
-	stale    bool   // pub is known to differ from own (a closure failed or panicked on own)
-	version  uint64 // versions published
+	log      []step             // the running publish's applied commands, in commit order
+	logWM    deferral.Watermark // shrinks log after a spike
+	closures bool               // log holds a closure
+	synced   uint64             // own.w.Changes() when pub last equalled own
+	stale    bool               // pub is known to differ from own (a closure failed or panicked on own)
+	version  uint64             // versions published
 	stats    Stats
 }
 
@@ -271,6 +272,9 @@ func (s *ECS) publish() (err, diverged error) {
 			s.stale = true // a closure panicked: w holds applied commands the replica lacks
 		}
 		clear(s.log) // no pointers into buffers or closures kept past the publish
+		if c := s.logWM.Use(len(s.log), cap(s.log)); c > 0 {
+			s.log = deferral.Shrink(s.log[:0], c) // after a spike (deferral.Watermark)
+		}
 	}()
 	t0 := time.Now()
 	err = s.buf.Commit()

@@ -59,6 +59,7 @@ var Scenarios = []Scenario{
 	contentionScenario,
 	readersScenario,
 	determinismScenario,
+	spikeScenario,
 }
 
 // ScenarioNames returns the names in Scenarios, in order.
