@@ -60,6 +60,7 @@ var Scenarios = []Scenario{
 	readersScenario,
 	determinismScenario,
 	spikeScenario,
+	peerScenario,
 }
 
 // ScenarioNames returns the names in Scenarios, in order.

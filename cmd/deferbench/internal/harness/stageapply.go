@@ -39,15 +39,20 @@ var stageApplyScenario = Scenario{
 	Name: "StageApply",
 	Description: "one producer stages commands and commits every 256; ns/op per command, staging plus apply; " +
 		"mix: all Set (homogeneous), 8 command types round-robin, or the same 8 shuffled; " +
+		"addremove2x100: add 2 components to 100 entities, commit, remove them, commit, ns/op per component operation; " +
 		"versioned also apply-, swap-, resync-ns/publish and replica-B/entity",
 	Variants: func(VariantConfig) []Variant {
 		return []Variant{
 			{Params: []Param{{"mix", "homogeneous"}}, Arg: mixSequence("homogeneous")},
 			{Params: []Param{{"mix", "roundrobin8"}}, Arg: mixSequence("roundrobin8")},
 			{Params: []Param{{"mix", "shuffled8"}}, Arg: mixSequence("shuffled8")},
+			{Params: []Param{{"mix", "addremove2x100"}}, Arg: addRemoveMix{}},
 		}
 	},
 	Bench: func(s StrategyInfo, v Variant) BenchFunc {
+		if _, ok := v.Arg.(addRemoveMix); ok {
+			return func(b *testing.B) error { return stageApplyAddRemove(b, s) }
+		}
 		seq := v.Arg.([]uint8)
 		return func(b *testing.B) error { return stageApply(b, s, seq) }
 	},

@@ -27,8 +27,9 @@ type StrategyInfo struct {
 	// workload.Sim.StepParallel: it returns a function that runs one frame of dt with
 	// producers producers deciding with decide. hybrid runs the frame as its task graph.
 	FrameStepper func(st deferral.Strategy, producers int, decide workload.ParallelDecisions) (step func(dt float64) error, err error)
-	// ControlOf, when set, names the only scenario this entry runs in: a control row that
-	// measures the harness itself, not a strategy (noop in Contention).
+	// ControlOf, when set, names the only scenario this entry runs in: a reference row that
+	// is not a strategy (noop in Contention measures the harness; ecs and ark in Peer the
+	// worlds).
 	ControlOf string
 }
 
@@ -50,6 +51,8 @@ var Strategies = []StrategyInfo{
 	{Name: "hybrid", Description: "design 4: cmdbuffer's buffers with a recorder per graph node; commit in (sort key, recorder, FIFO) order", Factory: hybrid.Factory, FrameStepper: hybridFrame},
 	{Name: "versioned", Description: "design 5: cmdbuffer's staging, published to a second replica of the world that readers read lock-free; commit = apply, swap, resync (replay)", Factory: versioned.Factory},
 	{Name: NoopName, Description: "control, not a strategy (Contention only): each producer runs a register-only loop, one step per command, touching no memory; its efficiency is the ceiling the harness itself allows", ControlOf: "Contention"},
+	{Name: peerECS, Description: "reference, not a strategy (Peer only): ecs.World called immediately", ControlOf: "Peer"},
+	{Name: peerArk, Description: "reference, not a strategy (Peer only): Ark (github.com/mlange-42/ark) called immediately", ControlOf: "Peer"},
 }
 
 // StrategyNames returns the names in Strategies, in order.

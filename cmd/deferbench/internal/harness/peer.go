@@ -1,0 +1,211 @@
+package harness
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/workload"
+	ark "github.com/mlange-42/ark/ecs"
+)
+
+// Peer measures ecs.World, the target every strategy commits to, against a real Go ECS: Ark
+// (github.com/mlange-42/ark, the version this module requires), both called immediately (no
+// deferral). It is the tool's comparison only: no library package depends on Ark.
+//
+// The rows are strategy=ecs and strategy=ark, so `benchstat -col /strategy` puts the two
+// worlds side by side; they run in Peer only.
+var peerScenario = Scenario{
+	Name: "Peer",
+	Description: "ecs.World against Ark (github.com/mlange-42/ark), immediate calls, as strategy=ecs and strategy=ark; one op = one entity: " +
+		"op=create-destroy (create with Position+Velocity, destroyed in batches of 1024; metrics create-ns, destroy-ns), " +
+		"op=add-remove (add Velocity, remove it), op=query (visit an entity of a 2-component query, reading both)",
+	Variants: func(cfg VariantConfig) []Variant {
+		n := 1_000_000
+		if cfg.Quick {
+			n = 10_000
+		}
+		return []Variant{
+			{Params: []Param{{"op", "create-destroy"}}, Arg: peerOp{op: "create-destroy"}},
+			{Params: []Param{{"op", "add-remove"}}, Arg: peerOp{op: "add-remove"}},
+			{Params: []Param{{"op", "query"}, {"entities", strconv.Itoa(n)}}, Arg: peerOp{op: "query", n: n}},
+		}
+	},
+	Bench: func(s StrategyInfo, v Variant) BenchFunc {
+		op := v.Arg.(peerOp)
+		switch s.Name {
+		case peerECS:
+			return func(b *testing.B) error { return peerWorld(b, op) }
+		case peerArk:
+			return func(b *testing.B) error { return peerArkWorld(b, op) }
+		}
+		return nil
+	},
+}
+
+// The Peer rows' strategy names.
+const (
+	peerECS = "ecs"
+	peerArk = "ark"
+)
+
+type peerOp struct {
+	op string
+	n  int // query: entities
+}
+
+// peerBatch is how many entities create-destroy creates before destroying them.
+const peerBatch = 1024
+
+// arkPos and arkVel are Ark's component types: Ark identifies components by Go type.
+type (
+	arkPos workload.Vec2
+	arkVel workload.Vec2
+)
+
+// batches runs body over b.N entities in batches of at most peerBatch, body timing its
+// create and destroy halves; it reports create-ns and destroy-ns per entity.
+func batches(b *testing.B, body func(n int) (create, destroy time.Duration, err error)) error {
+	var tc, td time.Duration
+	for left := b.N; left > 0; {
+		n := min(left, peerBatch)
+		c, d, err := body(n)
+		if err != nil {
+			return err
+		}
+		tc, td = tc+c, td+d
+		left -= n
+	}
+	b.ReportMetric(float64(tc.Nanoseconds())/float64(b.N), "create-ns")
+	b.ReportMetric(float64(td.Nanoseconds())/float64(b.N), "destroy-ns")
+	return nil
+}
+
+func peerWorld(b *testing.B, op peerOp) error {
+	w := ecs.NewWorld()
+	pos, vel := workload.Position, workload.Velocity
+	b.ReportAllocs()
+	switch op.op {
+	case "create-destroy":
+		es := make([]ecs.Entity, 0, peerBatch)
+		b.ResetTimer()
+		return batches(b, func(n int) (time.Duration, time.Duration, error) {
+			t0 := time.Now()
+			for i := range n {
+				e, err := w.Create(pos.Value(workload.Vec2{X: float64(i)}).With(vel.Value(workload.Vec2{Y: 1})))
+				if err != nil {
+					return 0, 0, fmt.Errorf("peer create: %w", err)
+				}
+				es = append(es, e)
+			}
+			t1 := time.Now()
+			for _, e := range es {
+				if err := w.Destroy(e); err != nil {
+					return 0, 0, fmt.Errorf("peer destroy: %w", err)
+				}
+			}
+			es = es[:0]
+			return t1.Sub(t0), time.Since(t1), nil
+		})
+	case "add-remove":
+		es := make([]ecs.Entity, peerBatch)
+		for i := range es {
+			e, err := w.Create(pos.Value(workload.Vec2{X: float64(i)}))
+			if err != nil {
+				return err
+			}
+			es[i] = e
+		}
+		b.ResetTimer()
+		for i := range b.N {
+			e := es[i&(peerBatch-1)]
+			if err := vel.Add(w, e, workload.Vec2{Y: 1}); err != nil {
+				return fmt.Errorf("peer add: %w", err)
+			}
+			if err := vel.Remove(w, e); err != nil {
+				return fmt.Errorf("peer remove: %w", err)
+			}
+		}
+	case "query":
+		b.StopTimer()
+		for i := range op.n {
+			if _, err := w.Create(pos.Value(workload.Vec2{X: float64(i)}).With(vel.Value(workload.Vec2{Y: 1}))); err != nil {
+				return err
+			}
+		}
+		b.StartTimer()
+		b.ResetTimer()
+		var sum float64
+		for left := b.N; left > 0; {
+			q := ecs.NewQuery2(w, pos, vel)
+			for q.Next() {
+				p, v := q.Get()
+				sum += p.X + v.Y
+				if left--; left == 0 {
+					q.Close()
+					break
+				}
+			}
+		}
+		sink.n += int(sum) & 1
+	}
+	return nil
+}
+
+func peerArkWorld(b *testing.B, op peerOp) error {
+	w := ark.NewWorld(peerBatch)
+	both := ark.NewMap2[arkPos, arkVel](&w)
+	velMap := ark.NewMap1[arkVel](&w)
+	posMap := ark.NewMap1[arkPos](&w)
+	b.ReportAllocs()
+	switch op.op {
+	case "create-destroy":
+		es := make([]ark.Entity, 0, peerBatch)
+		b.ResetTimer()
+		return batches(b, func(n int) (time.Duration, time.Duration, error) {
+			t0 := time.Now()
+			for i := range n {
+				es = append(es, both.NewEntity(&arkPos{X: float64(i)}, &arkVel{Y: 1}))
+			}
+			t1 := time.Now()
+			for _, e := range es {
+				w.RemoveEntity(e)
+			}
+			es = es[:0]
+			return t1.Sub(t0), time.Since(t1), nil
+		})
+	case "add-remove":
+		es := make([]ark.Entity, peerBatch)
+		for i := range es {
+			es[i] = posMap.NewEntity(&arkPos{X: float64(i)})
+		}
+		b.ResetTimer()
+		for i := range b.N {
+			e := es[i&(peerBatch-1)]
+			velMap.Add(e, &arkVel{Y: 1})
+			velMap.Remove(e)
+		}
+	case "query":
+		b.StopTimer()
+		both.NewBatch(op.n, &arkPos{X: 1}, &arkVel{Y: 1})
+		filter := ark.NewFilter2[arkPos, arkVel](&w).Register()
+		b.StartTimer()
+		b.ResetTimer()
+		var sum float64
+		for left := b.N; left > 0; {
+			q := filter.Query()
+			for q.Next() {
+				p, v := q.Get()
+				sum += p.X + v.Y
+				if left--; left == 0 {
+					q.Close()
+					break
+				}
+			}
+		}
+		sink.n += int(sum) & 1
+	}
+	return nil
+}
