@@ -40,6 +40,9 @@ func TestPlanInterleavesStrategies(t *testing.T) {
 
 func TestEveryStrategyInEveryScenario(t *testing.T) {
 	for _, sc := range Scenarios {
+		if sc.ReferencesOnly {
+			continue
+		}
 		for _, st := range Strategies {
 			if st.Baseline() {
 				continue
@@ -102,6 +105,9 @@ func TestRunAll(t *testing.T) {
 			if !strings.HasPrefix(name, "Contention/") {
 				t.Errorf("%s: the noop control runs only in Contention", name)
 			}
+		}
+		if strings.HasPrefix(name, "Peer/") && !strings.HasPrefix(name, "Peer/strategy=ecs/") && !strings.HasPrefix(name, "Peer/strategy=ark/") {
+			t.Errorf("%s: Peer runs only the ecs and ark reference rows", name)
 		}
 		if strings.HasPrefix(name, "Contention/") {
 			eff, ok := r.Value("efficiency")

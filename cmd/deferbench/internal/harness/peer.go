@@ -18,7 +18,8 @@ import (
 // The rows are strategy=ecs and strategy=ark, so `benchstat -col /strategy` puts the two
 // worlds side by side; they run in Peer only.
 var peerScenario = Scenario{
-	Name: "Peer",
+	Name:           "Peer",
+	ReferencesOnly: true,
 	Description: "ecs.World against Ark (github.com/mlange-42/ark), immediate calls, as strategy=ecs and strategy=ark; one op = one entity: " +
 		"op=create-destroy (create with Position+Velocity, destroyed in batches of 1024; metrics create-ns, destroy-ns), " +
 		"op=add-remove (add Velocity, remove it), op=query (visit an entity of a 2-component query, reading both)",

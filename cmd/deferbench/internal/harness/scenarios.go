@@ -43,6 +43,9 @@ type Scenario struct {
 	// Bench returns the body of variant v for strategy s, or nil when s cannot run this
 	// scenario (the baseline in a scenario that needs a deferral.Strategy, for instance).
 	Bench func(s StrategyInfo, v Variant) BenchFunc
+	// ReferencesOnly marks a scenario that runs no strategy, only the reference rows of the
+	// strategy table that name it in ControlOf (Peer: the worlds themselves).
+	ReferencesOnly bool
 	// Derive, when set, adds metrics to a result computed from results measured earlier in
 	// the same repetition; earlier(name) returns one by full name (with the -N suffix).
 	Derive func(r *benchfmt.Result, earlier func(name string) *benchfmt.Result)
