@@ -86,6 +86,10 @@ var contentionScenario = Scenario{
 			Need: "many parallel producers (efficiency at {producers} producers)"},
 		{Unit: "cmds/s", Higher: true, Where: []Param{{"producers", "NumCPU"}}, AtNumCPU: true},
 	},
+	Charts: []Chart{
+		{Name: "Contention-efficiency", Title: "efficiency", YLabel: "efficiency", Units: []string{"efficiency"}, Against: "producers", PerProcs: true},
+		{Name: "Contention-throughput", Title: "cmds/s", YLabel: "cmds/s", Units: []string{"cmds/s"}, Against: "producers", PerProcs: true},
+	},
 }
 
 // deriveEfficiency adds efficiency = throughput(P) / (min(P, GOMAXPROCS) × throughput(1)),

@@ -42,6 +42,9 @@ var determinismScenario = Scenario{
 			}
 			return true, "declares ReproducibleOrder: " + t.Caps.Order
 		}}},
+	OwnProcs: true,
+	Charts: []Chart{{Name: PlotDeterminism, Title: "distinct final states over the runs (1 = reproducible)", YLabel: "distinct final states",
+		Units: []string{"distinct-states"}, Linear: true, CountOf: "runs"}},
 }
 
 // determinismSeed counts evaluations process-wide, so every one draws a different jitter.

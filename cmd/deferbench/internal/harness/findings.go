@@ -782,7 +782,9 @@ func writeRanking(b *strings.Builder, k Ranking, cores int) {
 		better = "higher is better"
 	}
 	procs := fmt.Sprintf("GOMAXPROCS=%d", k.Row.procs)
-	if cores > 0 && k.Row.procs > cores {
+	if scenarioDef(k.Row.scenario).OwnProcs {
+		procs = "GOMAXPROCS set by the scenario"
+	} else if cores > 0 && k.Row.procs > cores {
 		procs += ", oversubscribed"
 	}
 	fmt.Fprintf(b, "### %s: %s (%s; %s)\n\n", rowLabel(k), k.Headline.Unit, procs, better)

@@ -48,6 +48,13 @@ var frameScenario = Scenario{
 		return func(b *testing.B) error { return frame(b, s, n) }
 	},
 	Headlines: []Headline{{Unit: "ns/op", Need: "lowest frame time at {entities} entities"}},
+	Per:       "frame",
+	Charts: []Chart{
+		{Title: "median time per frame", YLabel: "time per frame", Units: []string{"ns/op"}},
+		{Name: PlotFrameScaling, Title: "time per frame against entities", YLabel: "time per frame", Units: []string{"ns/op"}, Against: "entities"},
+		{Name: PlotFramePerEntity, Title: "time per frame per entity against entities", YLabel: "time per frame ÷ entities",
+			Units: []string{"ns/op"}, Against: "entities", PerAgainst: true},
+	},
 }
 
 // frameSim is one segment's simulation.

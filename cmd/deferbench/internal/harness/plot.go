@@ -25,17 +25,25 @@ type parsedName struct {
 	procs              int     // the -N suffix; 1 without one (as go test names them)
 }
 
+// parseName takes a name apart with benchfmt.Name.Parts: the base name is the scenario, a
+// "/key=value" part a parameter (strategy= the strategy; a positional "/part" a parameter
+// with an empty key), a final "-N" GOMAXPROCS.
 func parseName(name string) parsedName {
 	p := parsedName{procs: 1}
-	if i := strings.LastIndexByte(name, '-'); i > strings.LastIndexByte(name, '/') && i > 0 {
-		if n, err := strconv.Atoi(name[i+1:]); err == nil {
-			p.procs, name = n, name[:i]
+	base, parts := benchfmt.Name(name).Parts()
+	p.scenario = string(base)
+	for _, part := range parts {
+		s := string(part)
+		if rest, ok := strings.CutPrefix(s, "-"); ok {
+			if n, err := strconv.Atoi(rest); err == nil {
+				p.procs = n
+			}
+			continue
 		}
-	}
-	parts := strings.Split(name, "/")
-	p.scenario = parts[0]
-	for _, kv := range parts[1:] {
-		k, v, _ := strings.Cut(kv, "=")
+		k, v, ok := strings.Cut(strings.TrimPrefix(s, "/"), "=")
+		if !ok {
+			k, v = "", k
+		}
 		if k == "strategy" {
 			p.strategy = v
 			continue
@@ -49,6 +57,10 @@ func parseName(name string) parsedName {
 func (p parsedName) variantNoProcs() string {
 	var s []string
 	for _, kv := range p.params {
+		if kv.Key == "" {
+			s = append(s, kv.Value)
+			continue
+		}
 		s = append(s, kv.Key+"="+kv.Value)
 	}
 	return strings.Join(s, " ")
@@ -91,8 +103,10 @@ func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
 }
 
 // PlotWith draws results into dir as SVG and PNG and returns the files it wrote, each once:
-//   - SCENARIO: per scenario but Contention and Determinism, a bar chart of the median ns/op
-//     of every variant and strategy;
+// the charts every scenario declares (Scenario.Charts; a scenario without any, or not in the
+// table, gets a bar chart of its median ns/op per variant and strategy). Today:
+//   - SCENARIO: Stage, StageApply, Frame and Readers, the median time per op (per frame) of
+//     every variant and strategy;
 //   - Frame-scaling: Frame's ns/frame against entities, with two or more entity counts;
 //     Frame-scaling-G per GOMAXPROCS G when Frame ran at several; Frame-per-entity the same
 //     divided by the entities;
@@ -137,16 +151,15 @@ func PlotWith(results []*benchfmt.Result, dir string, opt PlotOptions) ([]string
 	// Strategies and scenarios in first-seen order.
 	var strategies, scenarios []string
 	seen := map[string]bool{}
-	for _, u := range []string{"ns/op", "distinct-states"} {
-		for _, pt := range byUnit[u] {
-			if !seen["s:"+pt.n.strategy] {
-				seen["s:"+pt.n.strategy] = true
-				strategies = append(strategies, pt.n.strategy)
-			}
-			if !seen["c:"+pt.n.scenario] {
-				seen["c:"+pt.n.scenario] = true
-				scenarios = append(scenarios, pt.n.scenario)
-			}
+	for _, r := range results {
+		n := parseName(string(r.Name))
+		if !seen["s:"+n.strategy] {
+			seen["s:"+n.strategy] = true
+			strategies = append(strategies, n.strategy)
+		}
+		if !seen["c:"+n.scenario] {
+			seen["c:"+n.scenario] = true
+			scenarios = append(scenarios, n.scenario)
 		}
 	}
 	style := styleOf(strategies)
@@ -158,117 +171,160 @@ func PlotWith(results []*benchfmt.Result, dir string, opt PlotOptions) ([]string
 	}
 
 	for _, sc := range scenarios {
-		if sc == "Contention" || sc == "Determinism" {
-			continue
-		}
-		var bars []barPoint
-		for _, pt := range byUnit["ns/op"] {
-			if pt.n.scenario == sc {
-				bars = append(bars, barPoint{pt.n, "", pt.s})
+		def := scenarioDef(sc)
+		for _, ch := range def.charts() {
+			name := ch.Name
+			if name == "" {
+				name = sc
 			}
-		}
-		p, logY := barChart(bars, "ns/op", strategies, style, opt.Cores)
-		if p == nil {
-			continue
-		}
-		per := "op"
-		if sc == "Frame" {
-			per = "frame"
-		}
-		p.Title.Text = sc + ": median time per " + per + logNote(logY)
-		p.Y.Label.Text = "time per " + per
-		if err := save(p, sc); err != nil {
-			return files, err
-		}
-	}
-
-	// Frame: time per frame, and per entity, against entities; per GOMAXPROCS if it ran at
-	// several.
-	frameProcs := procsOf(byUnit["ns/op"], "Frame")
-	for _, perEntity := range []bool{false, true} {
-		for _, g := range frameProcs {
-			pts := byUnit["ns/op"]
-			if perEntity {
-				pts = perParam(pts, "Frame", "entities")
-			}
-			p, logY := linePlot(pts, "Frame", "entities", g, "ns/op", strategies, style)
-			if p == nil {
+			title := sc + ": " + ch.Title
+			if ch.Against == "" {
+				var bars []barPoint
+				for _, u := range ch.Units {
+					for _, pt := range byUnit[u] {
+						if pt.n.scenario == sc {
+							sub := ""
+							if len(ch.Units) > 1 {
+								sub, _, _ = strings.Cut(u, "-")
+							}
+							bars = append(bars, barPoint{pt.n, sub, pt.s})
+						}
+					}
+				}
+				sortBars(bars, ch.Units)
+				mode := axisMode(0)
+				if ch.Linear {
+					mode = linearAxis
+				}
+				cores := opt.Cores
+				if def.OwnProcs {
+					cores = 0
+				}
+				p, logY := barChart(bars, ch.Units[0], strategies, style, cores, mode)
+				if p == nil {
+					continue
+				}
+				p.Title.Text = title + logNote(logY)
+				p.Y.Label.Text = ch.YLabel
+				if def.OwnProcs {
+					p.X.Label.Text = "" // the scenario sets GOMAXPROCS itself
+				}
+				if ch.CountOf != "" {
+					most := 0.0
+					for _, b := range bars {
+						if r, err := strconv.ParseFloat(b.n.param(ch.CountOf), 64); err == nil {
+							most = math.Max(most, r)
+						}
+					}
+					p.Y.Min = 0
+					p.Y.Max = math.Max(p.Y.Max, most) + 1
+					p.Y.Tick.Marker = integerTicks{}
+				}
+				if err := save(p, name); err != nil {
+					return files, err
+				}
 				continue
 			}
-			what, name, ylabel := "time per frame", PlotFrameScaling, "time per frame"
-			if perEntity {
-				what, name, ylabel = "time per frame per entity", PlotFramePerEntity, "time per frame ÷ entities"
+			// Lines against a numeric parameter, per GOMAXPROCS where needed.
+			pts := byUnit[ch.Units[0]]
+			if ch.PerAgainst {
+				pts = perParam(pts, sc, ch.Against)
 			}
-			p.Title.Text = "Frame: " + what + " against entities" + logNote2(true, logY)
-			p.Y.Label.Text = ylabel
-			if len(frameProcs) > 1 {
-				p.Title.Text = fmt.Sprintf("Frame: %s at GOMAXPROCS=%d%s%s", what, g, over(g), logNote2(true, logY))
-				name = fmt.Sprintf("%s-%d", name, g)
+			procs := procsOf(pts, sc)
+			for _, g := range procs {
+				p, logY := linePlot(pts, sc, ch.Against, g, ch.Units[0], strategies, style)
+				if p == nil {
+					continue
+				}
+				file, t := name, title
+				if ch.PerProcs || len(procs) > 1 {
+					file = fmt.Sprintf("%s-%d", name, g)
+					t = fmt.Sprintf("%s at GOMAXPROCS=%d%s", title, g, over(g))
+				}
+				p.Title.Text = t + logNote2(true, logY)
+				p.Y.Label.Text = ch.YLabel
+				if err := save(p, file); err != nil {
+					return files, err
+				}
 			}
-			if err := save(p, name); err != nil {
-				return files, err
-			}
-		}
-	}
-
-	// Contention: efficiency and throughput against producers, per GOMAXPROCS.
-	for _, m := range []struct{ unit, file, label string }{
-		{"efficiency", "Contention-efficiency", "efficiency"}, {"cmds/s", "Contention-throughput", "cmds/s"}} {
-		for _, g := range procsOf(byUnit[m.unit], "Contention") {
-			p, logY := linePlot(byUnit[m.unit], "Contention", "producers", g, m.unit, strategies, style)
-			if p == nil {
-				continue
-			}
-			p.Title.Text = fmt.Sprintf("Contention: %s at GOMAXPROCS=%d%s%s", m.label, g, over(g), logNote2(true, logY))
-			p.Y.Label.Text = m.label
-			if err := save(p, fmt.Sprintf("%s-%d", m.file, g)); err != nil {
-				return files, err
-			}
-		}
-	}
-
-	// Readers: p50 and p99 read latency, side by side per readers count.
-	var lat []barPoint
-	for _, u := range []string{"p50-read-ns", "p99-read-ns"} {
-		for _, pt := range byUnit[u] {
-			if pt.n.scenario == "Readers" {
-				lat = append(lat, barPoint{pt.n, strings.TrimSuffix(u, "-read-ns"), pt.s})
-			}
-		}
-	}
-	if p, logY := barChart(lat, "ns/op", strategies, style, opt.Cores); p != nil {
-		p.Title.Text = "Readers: read latency, p50 and p99" + logNote(logY)
-		p.Y.Label.Text = "read latency"
-		if err := save(p, PlotReadersLatency); err != nil {
-			return files, err
-		}
-	}
-
-	// Determinism: distinct final states per strategy.
-	var det []barPoint
-	for _, pt := range byUnit["distinct-states"] {
-		if pt.n.scenario == "Determinism" {
-			det = append(det, barPoint{pt.n, "", pt.s})
-		}
-	}
-	if p, _ := barChart(det, "distinct-states", strategies, style, 0, linearAxis); p != nil {
-		runs := 0.0
-		for _, pt := range det {
-			if r, err := strconv.ParseFloat(pt.n.param("runs"), 64); err == nil {
-				runs = math.Max(runs, r)
-			}
-		}
-		p.Title.Text = "Determinism: distinct final states over the runs (1 = reproducible)"
-		p.X.Label.Text = "" // it sets GOMAXPROCS itself (1, NumCPU, 2×NumCPU)
-		p.Y.Label.Text = "distinct final states"
-		p.Y.Min = 0
-		p.Y.Max = math.Max(p.Y.Max, runs) + 1
-		p.Y.Tick.Marker = integerTicks{}
-		if err := save(p, PlotDeterminism); err != nil {
-			return files, err
 		}
 	}
 	return files, nil
+}
+
+// Chart is one chart of a scenario, written as plots/NAME.svg and .png.
+type Chart struct {
+	// Name is the file name without extension; "" means the scenario's name.
+	Name string
+	// Title follows "Scenario: " in the chart's title.
+	Title string
+	// YLabel labels the y axis.
+	YLabel string
+	// Units are the metrics drawn: one, or several side by side as bars labelled by their
+	// unit's first word (p50-read-ns and p99-read-ns: "p50", "p99").
+	Units []string
+	// Against, when set, draws one line per strategy against this numeric parameter (log x),
+	// one chart per GOMAXPROCS when the scenario ran at several (NAME-G); otherwise bars, one
+	// group per variant.
+	Against string
+	// PerAgainst divides every value by the Against parameter (time per entity).
+	PerAgainst bool
+	// PerProcs names the line charts NAME-G even for one GOMAXPROCS G.
+	PerProcs bool
+	// Linear keeps the y axis linear (otherwise logarithmic when the values span more than
+	// 10×).
+	Linear bool
+	// CountOf, when set, draws a small count: integer ticks from 0 to the largest value of
+	// this parameter (runs for distinct final states).
+	CountOf string
+}
+
+// charts is the scenario's charts: its declared ones, or one bar chart of ns/op.
+func (s Scenario) charts() []Chart {
+	if len(s.Charts) > 0 {
+		return s.Charts
+	}
+	per := s.Per
+	if per == "" {
+		per = "op"
+	}
+	return []Chart{{Title: "median time per " + per, YLabel: "time per " + per, Units: []string{"ns/op"}}}
+}
+
+// scenarioDef is the table's scenario named name, or one with only that name (a bench.txt of
+// another version).
+func scenarioDef(name string) Scenario {
+	for _, s := range Scenarios {
+		if s.Name == name {
+			return s
+		}
+	}
+	return Scenario{Name: name}
+}
+
+// sortBars orders bars by variant (first seen), then by unit in units order.
+func sortBars(bars []barPoint, units []string) {
+	first := map[string]int{}
+	for i, b := range bars {
+		if _, ok := first[b.n.variantNoProcs()]; !ok {
+			first[b.n.variantNoProcs()] = i
+		}
+	}
+	rank := func(b barPoint) int {
+		for i, u := range units {
+			if strings.HasPrefix(u, b.sub) && b.sub != "" {
+				return i
+			}
+		}
+		return 0
+	}
+	sort.SliceStable(bars, func(i, j int) bool {
+		vi, vj := first[bars[i].n.variantNoProcs()], first[bars[j].n.variantNoProcs()]
+		if vi != vj {
+			return vi < vj
+		}
+		return rank(bars[i]) < rank(bars[j])
+	})
 }
 
 func logNote(logY bool) string {

@@ -58,6 +58,10 @@ var readersScenario = Scenario{
 			Requires: func(t Traits) (bool, string) { return !t.ReadsWaitForStaged, t.Reads }},
 		{Unit: "p50-read-ns"},
 	},
+	Charts: []Chart{
+		{Title: "median time per op", YLabel: "time per op", Units: []string{"ns/op"}},
+		{Name: PlotReadersLatency, Title: "read latency, p50 and p99", YLabel: "read latency", Units: []string{"p50-read-ns", "p99-read-ns"}},
+	},
 }
 
 func readers(b *testing.B, s StrategyInfo, nreaders int) error {

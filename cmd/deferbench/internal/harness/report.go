@@ -87,7 +87,7 @@ func WriteReport(w io.Writer, results []*benchfmt.Result, meta ReportMeta) error
 	}
 	for _, sc := range scenarios {
 		mixed := len(procs[sc]) > 1
-		if mixed || sc == "Determinism" { // Determinism sets GOMAXPROCS itself: 1, NumCPU, 2×NumCPU
+		if mixed || scenarioDef(sc).OwnProcs {
 			fmt.Fprintf(b, "## %s\n\n", sc)
 		} else {
 			for p := range procs[sc] {

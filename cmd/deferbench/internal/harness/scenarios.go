@@ -52,6 +52,13 @@ type Scenario struct {
 	// Headlines are the metrics the report's Findings rank the strategies by, and the
 	// requirements of its "Which to pick" they answer; none means ns/op in every variant.
 	Headlines []Headline
+	// Charts are the plots the scenario draws; none means a bar chart of ns/op per variant.
+	Charts []Chart
+	// Per is what one op of ns/op is, for chart titles: "op" when empty, "frame".
+	Per string
+	// OwnProcs: the scenario sets GOMAXPROCS itself (Determinism: 1, NumCPU, 2×NumCPU), so
+	// report headings and charts do not name the -N suffix of its results.
+	OwnProcs bool
 }
 
 // Scenarios is the scenario table, in run order.
