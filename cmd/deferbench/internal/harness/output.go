@@ -111,22 +111,24 @@ func OpenRunDir(dir string) (*RunDir, error) {
 	if err != nil {
 		return nil, &DirError{Dir: dir, Problem: "cannot create it (" + shortReason(err) + ")", Kind: ErrDirUnusable}
 	}
-	if err := os.Mkdir(dir, 0o755); err == nil {
-		d.created = append(d.created, dir)
-	} else if !errors.Is(err, fs.ErrExist) {
+	made, err := mkdirLocked(dir)
+	if err != nil {
 		d.remove()
 		return nil, &DirError{Dir: dir, Problem: "cannot create it (" + shortReason(err) + ")", Kind: ErrDirUnusable}
-	} else {
-		note, err := reclaimStale(dir)
-		if err != nil {
-			d.remove()
-			return nil, err
-		}
-		d.Note = note
-		if err := checkEmpty(dir); err != nil {
-			d.remove()
-			return nil, err
-		}
+	}
+	if made {
+		d.created = append(d.created, dir)
+		return d, nil
+	}
+	note, err := reclaimStale(dir)
+	if err != nil {
+		d.remove()
+		return nil, err
+	}
+	d.Note = note
+	if err := checkEmpty(dir); err != nil {
+		d.remove()
+		return nil, err
 	}
 	if err := d.lock(); err != nil {
 		d.remove()
@@ -246,6 +248,40 @@ func (d *RunDir) remove() {
 		os.Remove(d.created[i]) // only if empty
 	}
 	d.created = nil
+}
+
+// mkdirLocked creates dir with LockFile already in it: it builds the directory under a
+// temporary name beside dir and renames it into place, so no other run can see dir without
+// its lock and take it while its creator is still writing the lock. It reports made = false,
+// with no error, when dir already exists (the caller then takes it the way it takes a
+// directory it did not create).
+func mkdirLocked(dir string) (made bool, err error) {
+	if _, err := os.Lstat(dir); err == nil {
+		return false, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".new-")
+	if err != nil {
+		return false, err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.Remove(tmp)
+		return false, err
+	}
+	t := &RunDir{Path: tmp}
+	if err := t.lock(); err != nil {
+		os.Remove(tmp)
+		return false, err
+	}
+	// rename(2) replaces an empty directory but never a non-empty one, and dir did not exist
+	// a moment ago: whoever created it since is a run that has its lock file inside.
+	if err := os.Rename(tmp, dir); err == nil {
+		return true, nil
+	}
+	t.Release()
+	os.Remove(tmp)
+	return false, nil
 }
 
 func (d *RunDir) lock() error {
