@@ -24,7 +24,9 @@
 #   - board-a's run started only after its load dropped below --idle-load;
 #   - board-c is reported failed, run.sh exits non-zero, and no process of its
 #     run is left on the "board";
-#   - the fleet table lists board-a and board-b.
+#   - the fleet table lists board-a and board-b, both emulated;
+#   - run.sh --tests on board-a with a bundle of a real and a failing test
+#     binary reports the failure and fetches the summary.
 #
 # It needs the binaries (bin/deferbench-linux-*; built with scripts/cross.sh
 # when missing) and qemu-user-static (scripts/ensure-qemu.sh). Set
@@ -304,6 +306,7 @@ for b in a b; do
 		[ "$b" = a ] && echo aarch64 || echo armv7l
 	)): bench.txt says $(grep '^goarch:' "$d/bench.txt"), want goarch: $want"
 	case $(basename "$d") in *-"$want"-emulated) ;; *) fail "board-$b: folder $(basename "$d") not named …-$want-emulated" ;; esac
+	grep -qx 'emulated: yes' "$d/bench.txt" || fail "board-$b: bench.txt does not say emulated: yes"
 	n=$(grep -c '^Benchmark' "$d/bench.txt" || true)
 	[ "$n" -gt 0 ] || fail "board-$b: bench.txt holds no results"
 	grep -q partial "$d/bench.txt" "$d/env.json" && fail "board-$b: the run is marked partial"
@@ -354,6 +357,35 @@ for b in a b; do
 	grep -q "$(basename "$(fetched "$b")")" "$fleet" || fail "fleet table does not list board-$b's run"
 done
 grep -q 'arm64-emulated-failed' "$fleet" && fail "fleet table lists board-c's failed run"
-echo "test-ssh: fleet table $(basename "$fleet") lists board-a and board-b"
+grep -qx '| emulated | yes | yes |' "$fleet" || fail "fleet table does not say both runs were emulated: $(grep '^| emulated' "$fleet")"
+echo "test-ssh: fleet table $(basename "$fleet") lists board-a and board-b, emulated"
+
+# run.sh --tests over ssh: a bundle of two test binaries, deferral's (from
+# scripts/pi/build-tests.sh) and one that fails; the summary must say so and
+# come back, and the bundle must be gone from the board.
+[ -f bin/tests-linux-arm64.tar ] || scripts/pi/build-tests.sh arm64
+mkdir -p "$tmp/tbin" "$tmp/tree/broken" "$tmp/tresults"
+tar -C "$tmp/tree" -xf bin/tests-linux-arm64.tar ./deferral/deferral.test
+printf '#!/bin/sh\necho "broken: fails on purpose"\nexit 1\n' >"$tmp/tree/broken/broken.test"
+chmod +x "$tmp/tree/broken/broken.test"
+printf 'deferral deferral\nbroken broken\n' >"$tmp/tree/tests.txt"
+tar -C "$tmp/tree" -cf "$tmp/tbin/tests-linux-arm64.tar" .
+echo "test-ssh: run.sh --tests --wrap qemu-by-elf board-a:… -test.short"
+set +e
+PI_SSH_OPTS="-F $tmp/ssh_config" PI_SYS_ROOT=fakeroot \
+	scripts/pi/run.sh --tests --bin "$tmp/tbin" --wrap qemu-by-elf --idle-timeout 0 --results "$tmp/tresults" \
+	"board-a:$tmp/boards/a" -test.short >"$tmp/tests.log" 2>&1
+rc=$?
+set -e
+sed 's/^/  | /' "$tmp/tests.log"
+[ "$rc" -ne 0 ] || fail "run.sh --tests exited 0 although a test binary failed"
+summary=$(find "$tmp/tresults" -name summary.txt)
+[ -n "$summary" ] || fail "run.sh --tests fetched no summary.txt"
+case $summary in */*-arm64-tests-emulated-failed/summary.txt) ;; *) fail "run.sh --tests fetched $summary, want …-arm64-tests-emulated-failed/summary.txt" ;; esac
+grep -q '^ok .* plain deferral$' "$summary" || fail "summary.txt has no ok line for deferral: $(cat "$summary")"
+grep -q '^FAIL .* plain broken$' "$summary" || fail "summary.txt has no FAIL line for broken: $(cat "$summary")"
+grep -qx PASS "$(dirname "$summary")/plain-deferral.log" || fail "plain-deferral.log has no PASS line"
+[ ! -e "$tmp/boards/a/tests-plain" ] || fail "the test bundle was left on board-a"
+echo "test-ssh: run.sh --tests: deferral ok, broken FAIL, summary and logs fetched, bundle removed"
 
 echo "test-ssh: ok ($(($(date +%s) - start))s)"
