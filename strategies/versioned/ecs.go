@@ -248,7 +248,8 @@ func (s *ECS) enter() *replica {
 // failure policy applies; the committed prefix is published), deferral.ErrClosed,
 // deferral.ErrReentry, or *DivergenceError (the batch was committed; the replica was repaired).
 // A closure that panics leaves itself and the rest pending, readers stay on the previous
-// version, and the panic goes on to the caller.
+// version, and the panic goes on to the caller. Commit waits for the reads in flight (Read), so
+// a read's fn must never wait for a Commit, nor call one.
 func (s *ECS) Commit() error {
 	var diverged error
 	err := s.core.Commit(func() error {
