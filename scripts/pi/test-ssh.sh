@@ -91,6 +91,12 @@ finish() {
 	for p in ${bg_pids[@]+"${bg_pids[@]}"}; do
 		kill "$p" 2>/dev/null || true
 	done
+	# A run that run.sh failed to stop is stopped here.
+	while read -r p; do
+		if grep -qa deferbench "/proc/$p/cmdline" 2>/dev/null; then
+			kill -KILL "$p" 2>/dev/null || true
+		fi
+	done < <(cat "$tmp"/pids-? 2>/dev/null)
 	if [ -n "$sshd_pid" ]; then
 		kill "$sshd_pid" 2>/dev/null || true
 		wait "$sshd_pid" 2>/dev/null || true
@@ -128,12 +134,14 @@ exec /bin/uname "$@"
 EOF
 # qemu-by-elf runs an ELF binary under the qemu-user its header asks for. On
 # board-c (DEFERBENCH_TEST_DETACHED) the binary's output goes to a file, not to
-# the ssh session: when the session dies the run goes on, as on a board whose
-# network dropped, and run.sh has to stop it.
+# the ssh session, and the run repeats 30 times: when the session dies the run
+# goes on long after the other boards are done, as on a board whose network
+# dropped, and run.sh has to stop it.
 cat >"$tmp/fakebin/qemu-by-elf" <<'EOF'
 #!/bin/sh
 if [ -n "${DEFERBENCH_TEST_DETACHED:-}" ]; then
 	exec >>output.log 2>&1 </dev/null
+	set -- "$@" -count 30
 fi
 m=$(od -An -tu2 -j18 -N2 "$1" | tr -d ' ')
 case $m in
@@ -322,6 +330,19 @@ for b in a b; do
 done
 
 for b in a b c; do
+	while read -r p; do
+		if kill -0 "$p" 2>/dev/null && grep -qa deferbench "/proc/$p/cmdline" 2>/dev/null; then
+			fail "board-$b: process $p of its run is still running: $(tr '\0' ' ' <"/proc/$p/cmdline")"
+		fi
+	done < <(cat "$tmp/pids-$b" 2>/dev/null)
+	left=$(find "$tmp/boards/$b" -maxdepth 1 -name '*.pid')
+	[ -z "$left" ] || fail "board-$b: pid file left: $left"
+done
+[ -s "$tmp/pids-c" ] || fail "board-c's run process was never seen"
+grep -q '^\[board-c:[^]]*\] stopped the run left going' "$tmp/run.log" || fail "run.sh did not stop board-c's run left going"
+echo "test-ssh: board-c dropped off (sshd session $(cat "$tmp/killed-sshd") killed), reported failed, no process of its run left"
+
+for b in a b c; do
 	got=$(cat "$tmp/boards/$b/fakeroot/sys/devices/system/cpu/cpufreq"/policy*/scaling_governor | tr '\n' ' ')
 	[ "$got" = "ondemand schedutil " ] || fail "board-$b: governors not restored: $got"
 	grep -qx performance "$tmp/governors-during-$b" 2>/dev/null || fail "board-$b: governor never seen at performance during the run"
@@ -337,19 +358,6 @@ started_a=$(basename "$(fetched a)" | cut -c1-15)
 [[ ! $started_a < "$(cat "$tmp/load-dropped")" ]] || fail "board-a's run started at $started_a, before its load dropped at $(cat "$tmp/load-dropped")"
 grep -q '^\[board-b:[^]]*\] waiting for load' "$tmp/run.log" && fail "board-b waited although its load was low"
 echo "test-ssh: board-a waited for its load (dropped $(cat "$tmp/load-dropped"), run $started_a); board-b did not wait"
-
-for b in a b c; do
-	while read -r p; do
-		if kill -0 "$p" 2>/dev/null && grep -qa deferbench "/proc/$p/cmdline" 2>/dev/null; then
-			fail "board-$b: process $p of its run is still running: $(tr '\0' ' ' <"/proc/$p/cmdline")"
-		fi
-	done < <(cat "$tmp/pids-$b" 2>/dev/null)
-	left=$(find "$tmp/boards/$b" -maxdepth 1 -name '*.pid')
-	[ -z "$left" ] || fail "board-$b: pid file left: $left"
-done
-[ -s "$tmp/pids-c" ] || fail "board-c's run process was never seen"
-grep -q '^\[board-c:[^]]*\] stopped the run left going' "$tmp/run.log" || fail "run.sh did not stop board-c's run left going"
-echo "test-ssh: board-c dropped off (sshd session $(cat "$tmp/killed-sshd") killed), reported failed, no process of its run left"
 
 fleet=$(find "$tmp/results" -maxdepth 1 -name 'fleet-*.md')
 [ -n "$fleet" ] || fail "no fleet table in the results folder"
