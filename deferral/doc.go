@@ -92,5 +92,8 @@
 // Strategies differ in how they stage, store and order commands; applying one command is the
 // same for all of them and lives here, in Core. A strategy keeps one Core, mints Recorders with
 // Core.NewRecorder over its own Sink, and calls Core.Begin, Core.Apply and Core.End from its
-// commit.
+// commit. A strategy that keeps a second replica of the world (ecs.World.Replica) replays what
+// Core.Apply applied with Core.Replay, which records nothing and reports ErrDiverged when the
+// replica's outcome differs; Capabilities.ReadsPreviousVersion and VersionReader declare reads
+// of the last published version.
 package deferral
