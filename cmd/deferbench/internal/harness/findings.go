@@ -341,13 +341,14 @@ type Ranking struct {
 }
 
 // Groups splits the ranking into groups of strategies that noise cannot separate: a group
-// ends where the difference to the next is significant.
+// ends where the difference to the next is significant, or where the U test gave no verdict
+// (too few repetitions) between different medians: untested strategies are not grouped.
 func (k Ranking) Groups() [][]Ranked {
 	var gs [][]Ranked
 	var cur []Ranked
-	for _, r := range k.Ranked {
+	for i, r := range k.Ranked {
 		cur = append(cur, r)
-		if r.Separated {
+		if r.Separated || (i+1 < len(k.Ranked) && k.untested(i)) {
 			gs = append(gs, cur)
 			cur = nil
 		}
@@ -356,6 +357,13 @@ func (k Ranking) Groups() [][]Ranked {
 		gs = append(gs, cur)
 	}
 	return gs
+}
+
+// untested reports whether the U test gave no verdict between strategy i and i+1 although
+// their medians differ.
+func (k Ranking) untested(i int) bool {
+	r := k.Ranked[i]
+	return r.Note != "" && i+1 < len(k.Ranked) && r.Summary.Median != k.Ranked[i+1].Summary.Median
 }
 
 // FindingsAlpha is the significance level of the Findings' U tests, as compare's default.
@@ -707,7 +715,7 @@ func writeFindings(b *strings.Builder, results []*benchfmt.Result, meta ReportMe
 	np, nu, pw, uw := ratioMethods(ks)
 	fmt.Fprintf(b, "Computed from this run's bench.txt alone. Per headline metric the strategies are ranked best first by their median; "+
 		"`≈` joins strategies the Mann-Whitney U test (alpha %.2g, golang.org/x/perf/benchmath) cannot separate from the next, so their order is noise, "+
-		"and a new group starts after a significant difference. "+
+		"and a new group starts after a significant difference; `?` joins strategies the test could not judge (too few repetitions), which are not ranked. "+
 		"× best and × baseline are the ratio of the strategy's value to the best strategy's and to baseline's, with the 95%% CI of the ratio. "+
 		"The runner interleaves repetitions (repetition i of every strategy runs back to back before repetition i+1), so a ratio can be formed per repetition: "+
 		"*paired* takes the median of those per-repetition ratios and its CI; *unpaired* (Hodges-Lehmann) takes the median of all cross ratios and the interval that inverts the U test. "+
@@ -759,21 +767,32 @@ func pctOrNone(f float64) string {
 	return fmt.Sprintf("±%.1f%%", 100*f)
 }
 
-// groupText is "**a ≈ b**, then c, then d ≈ e".
+// groupText is "**a ≈ b**, then c, then d ≈ e": groups best first; "?" joins strategies the
+// U test could not judge (too few repetitions).
 func groupText(k Ranking) string {
-	var parts []string
-	for i, g := range k.Groups() {
-		var names []string
-		for _, r := range g {
-			names = append(names, r.Strategy)
+	var b strings.Builder
+	for i, r := range k.Ranked {
+		b.WriteString(r.Strategy)
+		if i+1 == len(k.Ranked) {
+			break
 		}
-		s := strings.Join(names, " ≈ ")
-		if i == 0 {
-			s = "**" + s + "**"
+		switch {
+		case r.Separated:
+			b.WriteString(", then ")
+		case k.untested(i):
+			b.WriteString(" ? ")
+		default:
+			b.WriteString(" ≈ ")
 		}
-		parts = append(parts, s)
 	}
-	return strings.Join(parts, ", then ")
+	s := b.String()
+	end := len(s)
+	for _, sep := range []string{", then ", " ? "} {
+		if j := strings.Index(s, sep); j >= 0 && j < end {
+			end = j
+		}
+	}
+	return "**" + s[:end] + "**" + s[end:]
 }
 
 func writeRanking(b *strings.Builder, k Ranking, cores int) {
@@ -814,7 +833,11 @@ func writeRanking(b *strings.Builder, k Ranking, cores int) {
 			}
 			next = fmt.Sprintf("%s %s (p=%.3f)", rel, k.Ranked[i+1].Strategy, r.P)
 			if r.Note != "" {
-				next = fmt.Sprintf("≈ %s (no verdict: %s)", k.Ranked[i+1].Strategy, r.Note)
+				rel = "≈"
+				if k.untested(i) {
+					rel = "?"
+				}
+				next = fmt.Sprintf("%s %s (no verdict: %s)", rel, k.Ranked[i+1].Strategy, r.Note)
 			}
 		}
 		fmt.Fprintf(b, "| %s | %s | %s |", r.Strategy, reportCell(withUnit(r.Summary, k.Headline.Unit)), cell(r.VsBest, r.HasBest))
@@ -879,7 +902,9 @@ func writePick(b *strings.Builder, ks []Ranking, traits map[string]Traits) {
 			fig += " " + h.Unit
 		}
 		why := "measured; no declared property involved"
-		if h.Requires != nil {
+		if h.Requires != nil && len(names) == 0 && len(refused) == 0 {
+			why = "—"
+		} else if h.Requires != nil {
 			why = strings.Join(whys, "; ")
 			if len(refused) > 0 {
 				if why != "" {
@@ -891,6 +916,13 @@ func writePick(b *strings.Builder, ks []Ranking, traits map[string]Traits) {
 		if h.Meets == nil && len(names) > 1 {
 			fig += "; noise cannot separate them"
 		}
+		if h.Meets == nil && len(meet) > 0 && len(meet) < len(k.Ranked) && k.untested(len(meet)-1) {
+			// The U test could not judge the best against the next: no strategy is shown
+			// to meet the need; the medians alone are noise.
+			names, whys, refused = nil, nil, nil
+			fig = fmt.Sprintf("%s: undecided, the U test gave no verdict (%s); lowest median %s %s",
+				rowLabel(k), k.Ranked[len(meet)-1].Note, k.Ranked[0].Strategy, FormatValue(k.Ranked[0].Summary.Median, h.Unit))
+		}
 		rows = append(rows, [4]string{k.Need, strings.Join(names, ", "), fig, why})
 	}
 	if len(rows) == 0 {
@@ -900,7 +932,7 @@ func writePick(b *strings.Builder, ks []Ranking, traits map[string]Traits) {
 	for _, r := range rows {
 		names := r[1]
 		if names == "" {
-			names = "none"
+			names = "none shown"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", r[0], names, mdEscape(r[2]), mdEscape(r[3]))
 	}

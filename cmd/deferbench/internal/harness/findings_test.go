@@ -329,3 +329,27 @@ func pickRow(report, need string) string {
 	}
 	return ""
 }
+
+// TestFindingsTooFewRepetitions: with 3 repetitions the U test cannot judge; the report says
+// so and names no strategy as meeting a need by its median alone.
+func TestFindingsTooFewRepetitions(t *testing.T) {
+	seen := map[string]int{}
+	var rs []*benchfmt.Result
+	for _, r := range parse(t, defaultStageRun().text()) {
+		if seen[string(r.Name)]++; seen[string(r.Name)] <= 3 {
+			rs = append(rs, r)
+		}
+	}
+	var b strings.Builder
+	if err := WriteReport(&b, rs, ReportMeta{Cores: 2}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, w := range []string{"**Too few repetitions**",
+		"| lowest staging cost (typed commands) | none shown | Stage cmd=typed: undecided, the U test gave no verdict",
+		" ? ", "| reproducible order (lockstep, replays) | cmdbuffer, hybrid |"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("3-repetition report lacks %q:\n%s", w, out)
+		}
+	}
+}
