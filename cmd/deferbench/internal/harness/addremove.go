@@ -104,6 +104,8 @@ func stageApplyAddRemove(b *testing.B, s StrategyInfo) error {
 			return err
 		}
 	}
+	var pm publishMeter // versioned's publish split; nothing for the others
+	pm.start(st)
 	b.ReportAllocs()
 	b.ResetTimer()
 	j := 0
@@ -116,6 +118,7 @@ func stageApplyAddRemove(b *testing.B, s StrategyInfo) error {
 		}
 	}
 	b.StopTimer()
+	pm.report(b)
 	for ; j != 0 && j < addRemoveRound; j++ { // finish the round, untimed
 		if err := x.op(ents, j, j); err != nil {
 			return err
