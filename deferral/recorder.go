@@ -42,24 +42,18 @@ type SliceSink interface {
 }
 
 // alwaysKeyed is the keyed flag of a Recorder whose sink has no fast path. It is never
-// written.
+// written. Each verb tests the flag and either appends its record to the SliceSink's slice
+// or calls the sink: one branch, no extra call on either path.
 var alwaysKeyed = true
 
-// stage stages typed record c: appended in place through the fast path, or handed to the
-// sink. It is kept within the inlining budget (the slow path is out of line), so each verb
-// builds its record straight into the slice.
-func (r *Recorder) stage(c Command) {
-	if r.key != 0 || *r.keyed {
-		r.stageSink(&c)
-		return
-	}
-	*r.cmds = append(*r.cmds, c)
+// next appends a zero record to the fast path's slice and returns it, for the verb to fill
+// in place: cheaper than appending a composite literal, which the compiler builds in a
+// temporary and then copies.
+func (r *Recorder) next() *Command {
+	s := append(*r.cmds, Command{})
+	*r.cmds = s
+	return &s[len(s)-1]
 }
-
-// stageSink hands *c to the sink with the recorder's sort key.
-//
-//go:noinline
-func (r *Recorder) stageSink(c *Command) { r.sink.StageKeyed(r.key, *c) }
 
 // nextSeq returns the next create number of epoch e and counts it. cur is the core's epoch.
 func (r *Recorder) nextSeq(e, cur uint32) uint32 {
@@ -98,35 +92,66 @@ func (r *Recorder) Create(b ecs.Bundle) ecs.Entity {
 		e, owner = nextEpoch(e), c.aheadOwn
 	}
 	p := ecs.NewPlaceholder(owner, uint32(r.index)<<16|e&0xffff, r.nextSeq(e, c.epoch))
-	r.stage(Command{Verb: VerbCreate, Entity: p, Bundle: b})
+	if r.key != 0 || *r.keyed {
+		r.sink.StageKeyed(r.key, Command{Verb: VerbCreate, Entity: p, Bundle: b})
+		return p
+	}
+	rec := r.next()
+	rec.Verb, rec.Entity, rec.Bundle = VerbCreate, p, b
 	return p
 }
 
 // Destroy stages the destruction of e (an entity or a placeholder).
 func (r *Recorder) Destroy(e ecs.Entity) {
-	r.stage(Command{Verb: VerbDestroy, Entity: e})
+	if r.key != 0 || *r.keyed {
+		r.sink.StageKeyed(r.key, Command{Verb: VerbDestroy, Entity: e})
+		return
+	}
+	c := r.next()
+	c.Verb, c.Entity = VerbDestroy, e
 }
 
 // Add stages adding the components in b to e, overwriting values e already has.
 func (r *Recorder) Add(e ecs.Entity, b ecs.Bundle) {
-	r.stage(Command{Verb: VerbAdd, Entity: e, Bundle: b})
+	if r.key != 0 || *r.keyed {
+		r.sink.StageKeyed(r.key, Command{Verb: VerbAdd, Entity: e, Bundle: b})
+		return
+	}
+	c := r.next()
+	c.Verb, c.Entity, c.Bundle = VerbAdd, e, b
 }
 
 // Remove stages removing component id from e; a no-op at commit if e lacks it.
 func (r *Recorder) Remove(e ecs.Entity, id ecs.ComponentID) {
-	r.stage(Command{Verb: VerbRemove, Component: id, Entity: e})
+	if r.key != 0 || *r.keyed {
+		r.sink.StageKeyed(r.key, Command{Verb: VerbRemove, Component: id, Entity: e})
+		return
+	}
+	c := r.next()
+	c.Verb, c.Component, c.Entity = VerbRemove, id, e
 }
 
 // Set stages overwriting e's values of the components in b; the commit fails with a
 // *CommandError wrapping ecs.ErrMissingComponent if e lacks one.
 func (r *Recorder) Set(e ecs.Entity, b ecs.Bundle) {
-	r.stage(Command{Verb: VerbSet, Entity: e, Bundle: b})
+	if r.key != 0 || *r.keyed {
+		r.sink.StageKeyed(r.key, Command{Verb: VerbSet, Entity: e, Bundle: b})
+		return
+	}
+	c := r.next()
+	c.Verb, c.Entity, c.Bundle = VerbSet, e, b
 }
 
 // Stage stages a command record built by hand (the typed tier underneath the verbs). A
 // VerbCreate record staged this way carries its own placeholder, usually the zero Entity,
 // which nothing can name.
-func (r *Recorder) Stage(c Command) { r.stage(c) }
+func (r *Recorder) Stage(c Command) {
+	if r.key != 0 || *r.keyed {
+		r.sink.StageKeyed(r.key, c)
+		return
+	}
+	*r.cmds = append(*r.cmds, c)
+}
 
 // Do stages a closure over the world: the closure tier, for components that are not inline
 // and for anything the verbs cannot say. It runs at commit in the same order as the typed

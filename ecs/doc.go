@@ -5,7 +5,8 @@
 //   - [World] holds the entities: [NewWorld], then [World.Create], [World.Destroy],
 //     [World.Add], [World.Set], [World.Upsert] and [World.Remove] change it; [World.Alive],
 //     [World.Check], [World.Has] and [World.MaskOf] inspect a handle; [World.Query] and
-//     [World.Entities] iterate in creation order; [World.Hash] digests the whole state;
+//     [World.Entities] iterate in creation order, [NewQuery1] and [NewQuery2] likewise with
+//     typed column pointers for hot loops; [World.Hash] digests the whole state;
 //     [World.Freeze] refuses structural calls while decisions read.
 //   - [Entity] is a generational handle; [NewPlaceholder] makes the handles deferral
 //     strategies hand out before an entity exists ([Entity.IsPlaceholder]).
@@ -28,6 +29,11 @@
 // and write one column slot, Create and Destroy touch one slot and the live-order list. Queries
 // walk the live-order list and test masks. Iteration order is creation order by construction:
 // a reused low slot is appended to the live order, it does not jump it.
+//
+// Hot paths avoid a call per component: Create, Add, Set and Upsert copy a bundle's values
+// through each column's untyped view (address and value size) instead of an interface call,
+// and run a validator only for components registered with one; the typed queries' Next and
+// Get inline, so visiting an entity is a slot load, a mask test and an index.
 //
 // Structural calls (Create, Destroy, Add, Remove) are refused with ErrIterating while a query
 // is iterating; that refusal is why deferral exists. Set and Get are not structural and are

@@ -278,7 +278,10 @@ func (r *Recorder[T, C]) Stage(c C) {
 	if !r.listed {
 		r.list()
 	}
-	r.local = append(r.local, item[T, C]{c: c})
+	// Append a zero item, then write the record in place: cheaper than appending a
+	// composite literal, which the compiler builds in a temporary first.
+	r.local = append(r.local, item[T, C]{})
+	r.local[len(r.local)-1].c = c
 }
 
 // StageFunc appends a closure to the recorder's slice. It allocates the closure.
@@ -294,12 +297,7 @@ func (r *Recorder[T, C]) StageFunc(fn func(t *T) error) {
 }
 
 // StageKeyed stages c like Stage; the sort key is ignored (deferral.Stager).
-func (r *Recorder[T, C]) StageKeyed(_ uint64, c C) {
-	if !r.listed {
-		r.list()
-	}
-	r.local = append(r.local, item[T, C]{c: c})
-}
+func (r *Recorder[T, C]) StageKeyed(_ uint64, c C) { r.Stage(c) }
 
 // StageFuncKeyed stages fn like StageFunc; the sort key is ignored (deferral.Stager).
 func (r *Recorder[T, C]) StageFuncKeyed(_ uint64, fn func(t *T) error) { r.StageFunc(fn) }
