@@ -48,25 +48,4 @@ func BenchmarkStageGeneric(b *testing.B) {
 		}
 		buf.Discard()
 	})
-	// The batch form: commands built in a local slice of 64, staged with one StageMany.
-	b.Run("strategy=cmdbuffer/cmd=generic16-batch64", func(b *testing.B) {
-		buf := cmdbuffer.New(&target, func(t *struct{ sum float64 }, _ deferral.Pos, c *cmd16) error { t.sum += c.force; return nil })
-		r := buf.NewRecorder()
-		local := make([]cmd16, 0, 64)
-		n := 0
-		for i := 0; i < b.N; i++ {
-			local = append(local, cmd16{body: uint32(i), force: 1})
-			if len(local) == cap(local) {
-				if n == 1<<10 {
-					buf.Discard()
-					n = 0
-				}
-				r.StageMany(local)
-				n += len(local)
-				local = local[:0]
-			}
-		}
-		r.StageMany(local)
-		buf.Discard()
-	})
 }

@@ -327,20 +327,6 @@ func (r *Recorder[T, C]) StageKeyed(k uint64, c C) {
 	r.cmds = append(r.cmds, c)
 }
 
-// StageMany appends the typed commands in cs, in order, with the recorder's sort key: the
-// batch form of Stage for a producer that builds its commands in a local slice first (one
-// copy of the whole batch instead of a slice-header update per command). cs is copied; the
-// caller may reuse it.
-func (r *Recorder[T, C]) StageMany(cs []C) {
-	if r.key != 0 || r.keyed {
-		for _, c := range cs {
-			r.StageKeyed(r.key, c)
-		}
-		return
-	}
-	r.cmds = append(r.cmds, cs...)
-}
-
 // Records returns the recorder's typed slice and keyed flag: the fast path of
 // deferral.SliceSink, which the ECS flavour's deferral.Recorder appends unkeyed records
 // through. While keyed is false, appending c to *cmds is exactly StageKeyed(0, c).

@@ -112,32 +112,6 @@ func Example() {
 	// Output: [{9 1} {7 2}]
 }
 
-// TestStageManyMatchesStage: StageMany stages the same commands in the same order as Stage
-// one by one, keyed or not.
-func TestStageManyMatchesStage(t *testing.T) {
-	for _, key := range []uint64{0, 3} {
-		var got []int
-		target := struct{}{}
-		buf := cmdbuffer.New(&target, func(_ *struct{}, _ deferral.Pos, c *int) error { got = append(got, *c); return nil })
-		a, b := buf.NewRecorder(), buf.NewRecorder()
-		a.SetSortKey(key)
-		b.Stage(100)
-		a.StageMany([]int{1, 2, 3})
-		a.Stage(4)
-		a.StageMany(nil)
-		if err := buf.Commit(); err != nil {
-			t.Fatal(err)
-		}
-		want := []int{1, 2, 3, 4, 100} // recorder order when unkeyed
-		if key != 0 {
-			want = []int{100, 1, 2, 3, 4} // key 0 (b) before key 3 (a)
-		}
-		if !slices.Equal(got, want) {
-			t.Errorf("key %d: applied %v, want %v", key, got, want)
-		}
-	}
-}
-
 // TestRetainKeepsAppliedUntilRelease: with SetRetain, the records Commit passed to the apply
 // function stay valid and unchanged until Release, even when a closure stages during the
 // commit; kept records are not pending; Release (or the next Commit) drops them.
