@@ -246,7 +246,9 @@ func (b Bundle) With(o Bundle) Bundle {
 		panic(fmt.Sprintf("ecs: bundle overflow: at most %d values and %d bytes", MaxBundle, MaxInline))
 	}
 	base := b.used / 8
-	copy(b.data[base:], o.data[:o.used/8])
+	for i := range int(o.used / 8) { // at most 5 words: a loop, not a memmove call
+		b.data[int(base)+i] = o.data[i]
+	}
 	for i := range int(o.n) {
 		b.ids[b.n] = o.ids[i]
 		b.offs[b.n] = o.offs[i] + base
