@@ -320,10 +320,12 @@ func checkStagedDuringCommit(x *fixture) {
 }
 
 // checkDiscardFromClosureRefused: Discard from a closure while the commit runs drops nothing
-// and returns 0; Commit from a closure is deferral.ErrReentry; the running commit goes on.
+// and returns 0, and leaves no trace (the commit's placeholders keep resolving, also through a
+// failure and its retry); Commit from a closure is deferral.ErrReentry; the running commit goes
+// on.
 func checkDiscardFromClosureRefused(x *fixture) {
 	r := x.rec()
-	r.Create(pt(1, 1))
+	p := r.Create(pt(1, 1))
 	var dropped int
 	var reentry error
 	r.Do(func(*ecs.World) error {
@@ -337,6 +339,23 @@ func checkDiscardFromClosureRefused(x *fixture) {
 	x.wantIs("commit from a closure", reentry, deferral.ErrReentry)
 	want(x, "live entities (nothing was discarded)", x.w.Len(), 2)
 	want(x, "pending", x.s.Pending(), 0)
+	x.resolve("placeholder of the commit whose closure discarded", x.s, p)
+
+	q := r.Create(pt(3, 3))
+	r.Do(func(*ecs.World) error { dropped = x.s.Discard(); return nil })
+	broken, e4 := new(bool), x.create(x.w, pt(4, 4))
+	x.failing(r, e4, v2(1, 1), broken)
+	r.Add(q, vl(5, 5))
+	if x.s.Commit() == nil {
+		x.Fatalf("commit with a failing command: got nil error")
+	}
+	want(x, "discard from a closure of a commit that fails", dropped, 0)
+	x.fixFailing(e4, broken)
+	x.commit("retry", x.s)
+	eq := x.resolve("placeholder created before the refused discard, after the retry", x.s, q)
+	if v, ok := vel(x.w, eq); !ok || v != v2(5, 5) {
+		x.Errorf("add on the placeholder after the retry: velocity got %v (present %v), want {5 5}", v, ok)
+	}
 }
 
 // errPanic is what a panicking closure panics with.

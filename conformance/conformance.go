@@ -173,7 +173,7 @@ func rows(caps deferral.Capabilities) []row {
 		{"ClosureTier", checkClosureTier, varyKey | varyRecorders},
 		{"ClosurePlaceholderRetried", checkClosurePlaceholderRetried, varyAll},
 		{"ClosureStagesDuringCommit", checkStagedDuringCommit, varyKey | varyRecorders},
-		{"ClosureReentryRefused", checkDiscardFromClosureRefused, varyKey | varyRecorders},
+		{"ClosureReentryRefused", checkDiscardFromClosureRefused, varyAll},
 		{"ClosurePanicKeepsPending", checkClosurePanicKeepsPending, varyKey | varyRecorders},
 		{"ClosureNestedCommitError", checkNestedCommitError, varyKey | varyRecorders},
 		{"FIFOWithinRecorder", checkFIFO, 0},

@@ -50,6 +50,19 @@ func (x *fixture) failing(r *deferral.Recorder, e ecs.Entity, v workload.Vec2, b
 	return errBroken
 }
 
+// fixFailing removes the cause of a command x.failing staged on e: e gets a velocity, or the
+// closure is mended.
+func (x *fixture) fixFailing(e ecs.Entity, broken *bool) {
+	x.Helper()
+	if *broken {
+		*broken = false
+		return
+	}
+	if err := workload.Velocity.Add(x.w, e, v2(0, 0)); err != nil {
+		x.Fatalf("setup: give %v a velocity: %v", e, err)
+	}
+}
+
 // fix removes the cause of the failing command: e2 gets a velocity, or the closure is mended.
 func (fc *failedCommit) fix(x *fixture) {
 	x.Helper()
