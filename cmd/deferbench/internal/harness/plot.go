@@ -116,7 +116,7 @@ func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
 //   - Determinism: distinct final states per strategy (1 = reproducible).
 //
 // Every median carries its 95% confidence interval as an error bar (none with fewer than 6
-// repetitions); an axis whose values span more than 10× is logarithmic. Every strategy has
+// repetitions); an axis whose medians span more than 10× is logarithmic. Every strategy has
 // its own colour and marker, taken from its row in the strategy table (styleOf). The legend
 // stands right of the data.
 func PlotWith(results []*benchfmt.Result, dir string, opt PlotOptions) ([]string, error) {
@@ -405,6 +405,9 @@ var (
 		color.RGBA{0x56, 0xB4, 0xE9, 0xff}, // sky blue
 		color.RGBA{0x00, 0x00, 0x00, 0xff}, // black
 		color.RGBA{0xB8, 0xA0, 0x00, 0xff}, // dark yellow
+		color.RGBA{0x8C, 0x56, 0x4B, 0xff}, // brown
+		color.RGBA{0x5E, 0x3C, 0x99, 0xff}, // dark purple
+		color.RGBA{0x00, 0x5F, 0x5F, 0xff}, // dark teal
 	}
 	strategyGlyphs = []draw.GlyphDrawer{
 		draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{},
@@ -489,13 +492,15 @@ func barChart(pts []barPoint, unit string, strategies []string, style func(strin
 		return nil, false
 	}
 	var drawn []string
-	lo, hi := math.Inf(1), 0.0
+	lo, hi := math.Inf(1), 0.0   // the axis: medians and intervals
+	mlo, mhi := math.Inf(1), 0.0 // the medians, which decide a log axis
 	for _, st := range strategies {
 		has := false
 		for _, v := range variants {
 			if x, ok := val[[2]string{st, v}]; ok {
 				has = true
 				if x.Median > 0 {
+					mlo, mhi = math.Min(mlo, x.Median), math.Max(mhi, x.Median)
 					lo, hi = math.Min(lo, x.Median), math.Max(hi, math.Max(x.Median, x.Hi))
 					if x.Lo > 0 {
 						lo = math.Min(lo, x.Lo)
@@ -507,7 +512,7 @@ func barChart(pts []barPoint, unit string, strategies []string, style func(strin
 			drawn = append(drawn, st)
 		}
 	}
-	logY := spansDecade(lo, hi) && !(len(mode) > 0 && mode[0] == linearAxis)
+	logY := spansDecade(mlo, mhi) && !(len(mode) > 0 && mode[0] == linearAxis)
 	p := newPlot()
 	if len(procs) == 1 {
 		p.X.Label.Text = fmt.Sprintf("GOMAXPROCS=%d", onlyProcs)
@@ -615,7 +620,8 @@ func (l legendGlyph) Thumbnail(c *draw.Canvas) {
 func linePlot(pts []point, sc, key string, procs int, unit string, strategies []string, style func(string) Style) (*plot.Plot, bool) {
 	lines := map[string][]point{}
 	xs := map[float64]bool{}
-	lo, hi := math.Inf(1), 0.0
+	lo, hi := math.Inf(1), 0.0   // the axis: medians and intervals
+	mlo, mhi := math.Inf(1), 0.0 // the medians, which decide a log axis
 	for _, pt := range pts {
 		if pt.n.scenario != sc || (procs >= 0 && pt.n.procs != procs) {
 			continue
@@ -627,6 +633,7 @@ func linePlot(pts []point, sc, key string, procs int, unit string, strategies []
 		lines[pt.n.strategy] = append(lines[pt.n.strategy], pt)
 		xs[x] = true
 		if pt.s.Median > 0 {
+			mlo, mhi = math.Min(mlo, pt.s.Median), math.Max(mhi, pt.s.Median)
 			lo = math.Min(lo, pt.s.Median)
 			if pt.s.Lo > 0 {
 				lo = math.Min(lo, pt.s.Lo)
@@ -637,7 +644,7 @@ func linePlot(pts []point, sc, key string, procs int, unit string, strategies []
 	if len(xs) < 2 {
 		return nil, false
 	}
-	logY := spansDecade(lo, hi)
+	logY := spansDecade(mlo, mhi)
 	p := newPlot()
 	p.X.Label.Text = key
 	p.X.Scale = plot.LogScale{}
