@@ -570,7 +570,7 @@ func compareRow(name, unit string, ov, nv []float64, opt CompareOptions) Row {
 		row.Verdict = NoVerdict
 	case !row.Significant:
 		row.Verdict = Unchanged
-	case (row.Diff > 0) != HigherIsBetter(unit):
+	case (increase(row) > 0) != HigherIsBetter(unit):
 		row.Verdict = Worse
 	default:
 		row.Verdict = Better
@@ -720,4 +720,14 @@ func machineOnly(keys []string) bool {
 		}
 	}
 	return len(keys) > 0
+}
+
+// increase is the signed change a row's verdict follows: with Method signed-rank the median
+// of the per-round ratios (the medians of the two sides can move the other way), else the
+// difference of the medians.
+func increase(r Row) float64 {
+	if r.Method == MethodPaired {
+		return r.Change
+	}
+	return r.Diff
 }

@@ -222,3 +222,28 @@ func TestTolerance(t *testing.T) {
 		t.Errorf("heap-B/cmd +0.01 B: verdict %s (p=%v), want unchanged", r.Verdict, r.P)
 	}
 }
+
+// TestPairedVerdictFollowsRatios: in 19 of 20 rounds NEW is 10% slower than OLD; in the
+// round that holds OLD's median it is twice as fast, so NEW's median is below OLD's. The paired
+// verdict follows the rounds: worse, +10%.
+func TestPairedVerdictFollowsRatios(t *testing.T) {
+	var old, new []float64
+	for i := range 10 {
+		old = append(old, float64(10+i), float64(1000+i))
+	}
+	for _, x := range old {
+		if x == 1000 {
+			new = append(new, x/2)
+		} else {
+			new = append(new, 1.1*x)
+		}
+	}
+	gate, _ := ParseThresholds("sec/op>5%")
+	r := CompareRuns(cfgResults("", "X", "ns/op", old...), cfgResults("", "X", "ns/op", new...), CompareOptions{Paired: true, Thresholds: gate}).Rows[0]
+	if r.Diff >= 0 {
+		t.Fatalf("test data: NEW's median is not below OLD's (diff %+.1f)", r.Diff)
+	}
+	if r.Method != MethodPaired || r.Verdict != Worse || math.Abs(r.Change-0.1) > 1e-9 || r.Gate != "fail" {
+		t.Errorf("verdict %s, change %+.3f, p %.4f, gate %s, diff of medians %+.1f; want worse, +0.100, fail", r.Verdict, r.Change, r.P, r.Gate, r.Diff)
+	}
+}
