@@ -75,10 +75,11 @@ func (c *Core) NewRecorder(sink Sink) *Recorder {
 	if c.nrec >= maxRecorders {
 		panic(fmt.Sprintf("deferral: more than %d recorders on one strategy: mint one per producer and reuse it", maxRecorders))
 	}
-	r := &Recorder{sink: sink, core: c, index: c.nrec, keyed: &alwaysKeyed}
+	r := &Recorder{sink: sink, core: c, index: c.nrec, cmds: &noRecords, keyed: &alwaysKeyed}
 	if ss, ok := sink.(SliceSink); ok {
 		r.cmds, r.keyed = ss.Records()
 	}
+	r.sinkKeyed = r.keyed
 	c.nrec++
 	return r
 }

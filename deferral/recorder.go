@@ -17,10 +17,13 @@ type Recorder struct {
 	// never written, so every record goes through sink.
 	cmds  *[]Command
 	keyed *bool
-	sink  Sink
-	core  *Core
-	index int
-	key   uint64
+	// sinkKeyed is the sink's own flag; keyed points at alwaysKeyed instead while the
+	// recorder's sort key is not 0, so the fast path tests one flag.
+	sinkKeyed *bool
+	sink      Sink
+	core      *Core
+	index     int
+	key       uint64
 	// seqs numbers the creates staged per epoch, for the two epochs placeholders can be
 	// staged in: the current one, and the next (closures staging during a commit).
 	seqs [2]struct{ epoch, n uint32 }
@@ -41,18 +44,37 @@ type SliceSink interface {
 	Records() (cmds *[]Command, keyed *bool)
 }
 
-// alwaysKeyed is the keyed flag of a Recorder whose sink has no fast path. It is never
-// written. Each verb tests the flag and either appends its record to the SliceSink's slice
-// or calls the sink: one branch, no extra call on either path.
+// alwaysKeyed is the keyed flag of a Recorder whose sink has no fast path, or whose sort key
+// is not 0. It is never written.
 var alwaysKeyed = true
 
-// next appends a zero record to the fast path's slice and returns it, for the verb to fill
-// in place: cheaper than appending a composite literal, which the compiler builds in a
-// temporary and then copies.
-func (r *Recorder) next() *Command {
-	s := append(*r.cmds, Command{})
-	*r.cmds = s
-	return &s[len(s)-1]
+// noRecords is the fast path's slice of a Recorder whose sink has none: it has no room, so
+// every record goes out of line to the sink. It is never written.
+var noRecords []Command
+
+// slot returns the next slot of the fast path's slice, grown by one, for the verb to fill in
+// place; nil when the record must go out of line (stageSlow): the slice is full, the sink
+// keeps sort keys, or it has no fast path. Re-slicing within capacity stores the length
+// only, and the verb writes every field once — no zeroing, no temporary record.
+func (r *Recorder) slot() *Command {
+	p := r.cmds
+	if n := len(*p); n < cap(*p) && !*r.keyed {
+		*p = (*p)[:n+1]
+		return &(*p)[n]
+	}
+	return nil
+}
+
+// stageSlow stages what slot could not take: through the sink when a sort key is kept (or
+// the sink has no fast path), else appended to the full slice, which grows.
+//
+//go:noinline
+func (r *Recorder) stageSlow(c *Command) {
+	if r.key != 0 || *r.keyed {
+		r.sink.StageKeyed(r.key, *c)
+		return
+	}
+	*r.cmds = append(*r.cmds, *c)
 }
 
 // nextSeq returns the next create number of epoch e and counts it. cur is the core's epoch.
@@ -77,7 +99,14 @@ func (r *Recorder) Index() int { return r.index }
 // SetSortKey sets the sort key of the commands staged from now on (Unity's sortKey: the index
 // of the work item being processed). Strategies that declare Capabilities.SortKeys commit in
 // (key, recorder, FIFO) order; others ignore it.
-func (r *Recorder) SetSortKey(k uint64) { r.key = k }
+func (r *Recorder) SetSortKey(k uint64) {
+	r.key = k
+	if k != 0 {
+		r.keyed = &alwaysKeyed
+	} else {
+		r.keyed = r.sinkKeyed
+	}
+}
 
 // Create stages the creation of an entity with the components in b and returns its
 // placeholder. The placeholder can be named by later commands of any recorder of the same
@@ -92,65 +121,60 @@ func (r *Recorder) Create(b ecs.Bundle) ecs.Entity {
 		e, owner = nextEpoch(e), c.aheadOwn
 	}
 	p := ecs.NewPlaceholder(owner, uint32(r.index)<<16|e&0xffff, r.nextSeq(e, c.epoch))
-	if r.key != 0 || *r.keyed {
-		r.sink.StageKeyed(r.key, Command{Verb: VerbCreate, Entity: p, Bundle: b})
+	if c := r.slot(); c != nil {
+		c.Verb, c.Component, c.Entity, c.Bundle = VerbCreate, 0, p, b
 		return p
 	}
-	rec := r.next()
-	rec.Verb, rec.Entity, rec.Bundle = VerbCreate, p, b
+	r.stageSlow(&Command{Verb: VerbCreate, Entity: p, Bundle: b})
 	return p
 }
 
 // Destroy stages the destruction of e (an entity or a placeholder).
 func (r *Recorder) Destroy(e ecs.Entity) {
-	if r.key != 0 || *r.keyed {
-		r.sink.StageKeyed(r.key, Command{Verb: VerbDestroy, Entity: e})
+	if c := r.slot(); c != nil {
+		c.Verb, c.Component, c.Entity, c.Bundle = VerbDestroy, 0, e, ecs.Bundle{}
 		return
 	}
-	c := r.next()
-	c.Verb, c.Entity = VerbDestroy, e
+	r.stageSlow(&Command{Verb: VerbDestroy, Entity: e})
 }
 
 // Add stages adding the components in b to e, overwriting values e already has.
 func (r *Recorder) Add(e ecs.Entity, b ecs.Bundle) {
-	if r.key != 0 || *r.keyed {
-		r.sink.StageKeyed(r.key, Command{Verb: VerbAdd, Entity: e, Bundle: b})
+	if c := r.slot(); c != nil {
+		c.Verb, c.Component, c.Entity, c.Bundle = VerbAdd, 0, e, b
 		return
 	}
-	c := r.next()
-	c.Verb, c.Entity, c.Bundle = VerbAdd, e, b
+	r.stageSlow(&Command{Verb: VerbAdd, Entity: e, Bundle: b})
 }
 
 // Remove stages removing component id from e; a no-op at commit if e lacks it.
 func (r *Recorder) Remove(e ecs.Entity, id ecs.ComponentID) {
-	if r.key != 0 || *r.keyed {
-		r.sink.StageKeyed(r.key, Command{Verb: VerbRemove, Component: id, Entity: e})
+	if c := r.slot(); c != nil {
+		c.Verb, c.Component, c.Entity, c.Bundle = VerbRemove, id, e, ecs.Bundle{}
 		return
 	}
-	c := r.next()
-	c.Verb, c.Component, c.Entity = VerbRemove, id, e
+	r.stageSlow(&Command{Verb: VerbRemove, Component: id, Entity: e})
 }
 
 // Set stages overwriting e's values of the components in b; the commit fails with a
 // *CommandError wrapping ecs.ErrMissingComponent if e lacks one.
 func (r *Recorder) Set(e ecs.Entity, b ecs.Bundle) {
-	if r.key != 0 || *r.keyed {
-		r.sink.StageKeyed(r.key, Command{Verb: VerbSet, Entity: e, Bundle: b})
+	if c := r.slot(); c != nil {
+		c.Verb, c.Component, c.Entity, c.Bundle = VerbSet, 0, e, b
 		return
 	}
-	c := r.next()
-	c.Verb, c.Entity, c.Bundle = VerbSet, e, b
+	r.stageSlow(&Command{Verb: VerbSet, Entity: e, Bundle: b})
 }
 
 // Stage stages a command record built by hand (the typed tier underneath the verbs). A
 // VerbCreate record staged this way carries its own placeholder, usually the zero Entity,
 // which nothing can name.
-func (r *Recorder) Stage(c Command) {
-	if r.key != 0 || *r.keyed {
-		r.sink.StageKeyed(r.key, c)
+func (r *Recorder) Stage(cmd Command) {
+	if c := r.slot(); c != nil {
+		*c = cmd
 		return
 	}
-	*r.cmds = append(*r.cmds, c)
+	r.stageSlow(&cmd)
 }
 
 // Do stages a closure over the world: the closure tier, for components that are not inline

@@ -25,6 +25,9 @@ type ECS struct {
 
 var _ deferral.Strategy = (*ECS)(nil)
 
+// Its recorders take records from a deferral.Recorder without an interface call.
+var _ deferral.SliceSink = (*Recorder[ecs.World, deferral.Command])(nil)
+
 // Factory makes the handrolled strategy for w.
 var Factory deferral.Factory = func(w *ecs.World) deferral.Strategy { return NewECS(w) }
 

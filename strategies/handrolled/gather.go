@@ -16,18 +16,21 @@ var ErrCommitting = errors.New("a commit is already running")
 // number, index in its FIFO) for error messages. An error stops the commit at c.
 type ApplyFunc[T, C any] func(t *T, at deferral.Pos, c *C) error
 
-// item is one staged command: a typed record, or a closure when fn is set.
-type item[T, C any] struct {
-	c  C
+// fnAt is one staged closure and its place in a slice of typed records: the record at that
+// index is a zero C that holds the closure's place in the FIFO and is never applied. Keeping
+// closures beside the records keeps a producer's slice a plain []C, pointer-free, that a
+// deferral.Recorder can append to directly (deferral.SliceSink).
+type fnAt[T any] struct {
+	at int
 	fn func(t *T) error
 }
 
 // handout is one slice a producer handed over, with the FIFO index of its first command.
 type handout[T, C any] struct {
 	r     *Recorder[T, C]
-	items []item[T, C]
+	items []C
+	fns   []fnAt[T] // the closures among items, by index in items
 	base  int
-	fns   int // closures among items: 0 means there is nothing to clear
 }
 
 // segment maps a run of the gathered slice back to the recorder it came from.
@@ -58,8 +61,9 @@ type Gather[T, C any] struct {
 	handed []handout[T, C]   // hand-overs not yet gathered, in hand-over order
 
 	// Owner-only: the gathered slice and its pending suffix.
-	gathered    []item[T, C]
-	gfns        int                // closures gathered since gathered was last cleared
+	gathered    []C
+	gfns        []fnAt[T]          // the gathered closures, by index in gathered
+	fnext       int                // first pending closure of gfns
 	gwm         deferral.Watermark // shrinks gathered and segs after a spike
 	segs        []segment[T, C]
 	next, snext int // first pending command of gathered; its segment
@@ -88,7 +92,7 @@ func (g *Gather[T, C]) Target() *T { return g.target }
 func (g *Gather[T, C]) NewRecorder() *Recorder[T, C] {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	r := &Recorder[T, C]{g: g, index: g.nrec}
+	r := &Recorder[T, C]{g: g, index: g.nrec, unlisted: true}
 	g.nrec++
 	return r
 }
@@ -132,14 +136,14 @@ func (g *Gather[T, C]) Commit() error {
 		}
 		sg := &g.segs[g.snext]
 		at := deferral.Pos{Recorder: sg.r.index, Index: sg.base + g.next - sg.start}
-		it := &g.gathered[g.next]
-		var err error
-		if it.fn != nil {
-			err = g.runFunc(t, at, it.fn)
-		} else {
-			err = g.apply(t, at, &it.c)
+		if g.fnext < len(g.gfns) && g.gfns[g.fnext].at == g.next {
+			if err := g.runFunc(t, at, g.gfns[g.fnext].fn); err != nil {
+				return err
+			}
+			g.fnext++
+			continue
 		}
-		if err != nil {
+		if err := g.apply(t, at, &g.gathered[g.next]); err != nil {
 			return err
 		}
 	}
@@ -147,18 +151,16 @@ func (g *Gather[T, C]) Commit() error {
 		sg.r.handed -= sg.r.inCommit // what closures handed over meanwhile stays counted
 		sg.r.inCommit = 0
 	}
-	if g.gfns > 0 {
-		clear(g.gathered) // drop closures; typed records hold no pointers
-		g.gfns = 0
-	}
 	g.resetGathered()
 	g.next, g.snext = 0, 0
 	return nil
 }
 
-// resetGathered empties the gathered slice and its segments, cutting their capacity after a
-// spike.
+// resetGathered empties the gathered slice, its closures and its segments, cutting their
+// capacity after a spike.
 func (g *Gather[T, C]) resetGathered() {
+	clear(g.gfns) // drop the closures; typed records hold no pointers
+	g.gfns, g.fnext = g.gfns[:0], 0
 	if c := g.gwm.Use(len(g.gathered), cap(g.gathered)); c > 0 {
 		g.gathered = deferral.Shrink(g.gathered[:0], c)
 		g.segs = deferral.Shrink(g.segs[:0], min(cap(g.segs), c))
@@ -166,14 +168,18 @@ func (g *Gather[T, C]) resetGathered() {
 	g.gathered, g.segs = g.gathered[:0], g.segs[:0]
 }
 
-// reuse gives r back the slice items it handed over, emptied, unless r already has one;
-// after a spike the slice is cut back (the recorder's deferral.Watermark).
-func (r *Recorder[T, C]) reuse(items []item[T, C]) {
+// reuse gives r back the slices items and fns it handed over, emptied, unless r already has
+// new ones; after a spike the record slice is cut back (the recorder's deferral.Watermark).
+// fns must hold no closures any more.
+func (r *Recorder[T, C]) reuse(items []C, fns []fnAt[T]) {
+	if r.fns == nil {
+		r.fns = fns[:0]
+	}
 	if r.local != nil {
 		return
 	}
 	if c := r.wm.Use(len(items), cap(items)); c > 0 {
-		r.local = make([]item[T, C], 0, c)
+		r.local = make([]C, 0, c)
 		return
 	}
 	r.local = items[:0]
@@ -186,18 +192,19 @@ func (g *Gather[T, C]) gather() {
 	defer g.mu.Unlock()
 	for _, r := range g.open {
 		r.handoverLocked()
-		r.listed = false
+		r.unlisted = true
 	}
 	clear(g.open)
 	g.open = g.open[:0]
 	for _, h := range g.handed {
-		g.segs = append(g.segs, segment[T, C]{start: len(g.gathered), r: h.r, base: h.base})
+		start := len(g.gathered)
+		g.segs = append(g.segs, segment[T, C]{start: start, r: h.r, base: h.base})
 		g.gathered = append(g.gathered, h.items...)
-		g.gfns += h.fns
-		if h.fns > 0 {
-			clear(h.items)
+		for _, f := range h.fns {
+			g.gfns = append(g.gfns, fnAt[T]{at: start + f.at, fn: f.fn})
 		}
-		h.r.reuse(h.items)
+		clear(h.fns)
+		h.r.reuse(h.items, h.fns)
 	}
 	for _, h := range g.handed {
 		h.r.inCommit = h.r.handed
@@ -216,14 +223,11 @@ func (g *Gather[T, C]) Discard() (int, error) {
 	n := len(g.gathered) - g.next
 	for _, r := range g.open {
 		n += len(r.local)
-		if r.fns > 0 {
-			clear(r.local)
-			r.fns = 0
-		}
-		items := r.local
-		r.local = nil
-		r.reuse(items)
-		r.listed = false
+		clear(r.fns)
+		items, fns := r.local, r.fns
+		r.local, r.fns = nil, nil
+		r.reuse(items, fns)
+		r.unlisted = true
 		r.handed, r.inCommit = 0, 0
 	}
 	clear(g.open)
@@ -231,20 +235,14 @@ func (g *Gather[T, C]) Discard() (int, error) {
 	for _, h := range g.handed {
 		n += len(h.items)
 		h.r.handed, h.r.inCommit = 0, 0
-		if h.fns > 0 {
-			clear(h.items)
-		}
-		h.r.reuse(h.items)
+		clear(h.fns)
+		h.r.reuse(h.items, h.fns)
 	}
 	clear(g.handed)
 	g.handed = g.handed[:0]
 	g.mu.Unlock()
 	for _, sg := range g.segs {
 		sg.r.handed, sg.r.inCommit = 0, 0
-	}
-	if g.gfns > 0 {
-		clear(g.gathered)
-		g.gfns = 0
 	}
 	g.resetGathered()
 	g.next, g.snext = 0, 0
@@ -258,10 +256,10 @@ func (g *Gather[T, C]) Discard() (int, error) {
 type Recorder[T, C any] struct {
 	g        *Gather[T, C]
 	index    int
-	local    []item[T, C]
-	fns      int                // closures in local: 0 means local holds no pointers to clear
+	local    []C                // typed records; a zero C holds each closure's place
+	fns      []fnAt[T]          // the closures staged into local, by index in local
 	wm       deferral.Watermark // shrinks local after a spike
-	listed   bool               // in g.open since the last commit
+	unlisted bool               // not in g.open since the last commit: the next stage lists it
 	handed   int                // commands handed over since the last drained commit: FIFO base of the next
 	inCommit int                // of handed, the commands the running (or failed) commit gathered
 	// pad keeps recorders that are allocated together from sharing a cache line.
@@ -275,13 +273,10 @@ func (r *Recorder[T, C]) Index() int { return r.index }
 
 // Stage appends typed command c to the recorder's slice.
 func (r *Recorder[T, C]) Stage(c C) {
-	if !r.listed {
+	if r.unlisted {
 		r.list()
 	}
-	// Append a zero item, then write the record in place: cheaper than appending a
-	// composite literal, which the compiler builds in a temporary first.
-	r.local = append(r.local, item[T, C]{})
-	r.local[len(r.local)-1].c = c
+	r.local = append(r.local, c)
 }
 
 // StageFunc appends a closure to the recorder's slice. It allocates the closure.
@@ -289,12 +284,20 @@ func (r *Recorder[T, C]) StageFunc(fn func(t *T) error) {
 	if fn == nil {
 		panic(fmt.Sprintf("handrolled: recorder %d: nil closure", r.index))
 	}
-	if !r.listed {
+	if r.unlisted {
 		r.list()
 	}
-	r.fns++
-	r.local = append(r.local, item[T, C]{fn: fn})
+	var zero C
+	r.fns = append(r.fns, fnAt[T]{at: len(r.local), fn: fn})
+	r.local = append(r.local, zero)
 }
+
+// Records returns the recorder's slice of typed records and the flag that is set while the
+// recorder is not listed for the next commit: the fast path of deferral.SliceSink, which the
+// ECS flavour's deferral.Recorder appends records through. While the flag is false, appending
+// c to *cmds is exactly Stage(c); while it is set, records must go through Stage, whose first
+// call lists the recorder. Sort keys are ignored either way.
+func (r *Recorder[T, C]) Records() (cmds *[]C, unlisted *bool) { return &r.local, &r.unlisted }
 
 // StageKeyed stages c like Stage; the sort key is ignored (deferral.Stager).
 func (r *Recorder[T, C]) StageKeyed(_ uint64, c C) { r.Stage(c) }
@@ -309,7 +312,7 @@ func (r *Recorder[T, C]) StageFuncKeyed(_ uint64, fn func(t *T) error) { r.Stage
 func (r *Recorder[T, C]) list() {
 	r.g.mu.Lock()
 	r.g.open = append(r.g.open, r)
-	r.listed = true
+	r.unlisted = false
 	r.g.mu.Unlock()
 }
 
@@ -333,7 +336,7 @@ func (r *Recorder[T, C]) handoverLocked() {
 	if r.g.applying {
 		base -= r.inCommit // handed over by a closure: first of the next commit
 	}
-	r.g.handed = append(r.g.handed, handout[T, C]{r: r, items: r.local, base: base, fns: r.fns})
+	r.g.handed = append(r.g.handed, handout[T, C]{r: r, items: r.local, fns: r.fns, base: base})
 	r.handed += len(r.local)
-	r.local, r.fns = nil, 0
+	r.local, r.fns = nil, nil
 }
