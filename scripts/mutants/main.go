@@ -83,7 +83,7 @@ var mutants = []mutant{
 
 	// handrolled.
 	{id: "handrolled-base-ignored", file: "strategies/handrolled/gather.go", old: "Index: sg.base + g.next - sg.start}", new: "Index: g.next - sg.start}"},
-	{id: "handrolled-discard-keeps-base", file: "strategies/handrolled/gather.go", old: "\tfor _, sg := range g.segs {\n\t\tsg.r.handed, sg.r.inCommit = 0, 0\n\t}\n\tif g.gfns > 0 {", new: "\tif g.gfns > 0 {"},
+	{id: "handrolled-discard-keeps-base", file: "strategies/handrolled/gather.go", old: "\tfor _, sg := range g.segs {\n\t\tsg.r.handed, sg.r.inCommit = 0, 0\n\t}\n\tg.resetGathered()", new: "\tg.resetGathered()"},
 	{id: "handrolled-retry-from-start", file: "strategies/handrolled/gather.go", old: "\tfor ; g.next < len(g.gathered); g.next++ {", new: "\tfor g.next = 0; g.next < len(g.gathered); g.next++ {"},
 
 	// hybrid.
