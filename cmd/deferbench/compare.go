@@ -67,6 +67,9 @@ var compareCommand = &command{
 			if err != nil {
 				return err
 			}
+			if err := gateUnits(opt.Thresholds, old, new); err != nil {
+				return usagef("compare: -fail: %v", err)
+			}
 			if same(args[0], args[1]) {
 				fmt.Fprintf(e.stderr, "deferbench: compare: note: OLD and NEW are the same file (%s): every difference is 0\n", benchPath(args[1]))
 			}
@@ -145,6 +148,32 @@ func (o *compareFlags) options(cmd string) (harness.CompareOptions, error) {
 		opt.Thresholds = ts
 	}
 	return opt, nil
+}
+
+// gateUnits refuses a threshold whose unit no result of either run has (a typo such as
+// "SEC/OP>5%" or "allocs>0"): such a gate could never fail.
+func gateUnits(ts []harness.Threshold, runs ...[]*benchfmt.Result) error {
+	have := map[string]bool{}
+	var units []string
+	for _, rs := range runs {
+		for _, r := range rs {
+			for _, v := range r.Values {
+				if !have[v.Unit] {
+					have[v.Unit] = true
+					units = append(units, v.Unit)
+				}
+				if v.Unit == "sec/op" {
+					have["ns/op"] = true // the reader's name for ns/op; thresholds use ns/op
+				}
+			}
+		}
+	}
+	for _, t := range ts {
+		if !have[t.Unit] {
+			return fmt.Errorf("condition %q: neither run has a metric in %s (units: %s)", t.Text, t.Unit, strings.Join(units, ", "))
+		}
+	}
+	return nil
 }
 
 // errGate is a failed gate: exit status 1.
@@ -230,7 +259,7 @@ func readRun(cmd, path string) ([]*benchfmt.Result, error) {
 			return nil, usagef("%s: %s has no bench.txt: give a bench.txt or a results directory", cmd, path)
 		}
 		return nil, usagef("%s: %s: no such file: give a bench.txt or a results directory", cmd, path)
-	case errors.Is(err, harness.ErrNotResults) && strings.Contains(err.Error(), "longer than"):
+	case errors.Is(err, harness.ErrNotResults) && strings.Contains(err.Error(), "longer than"), errors.Is(err, harness.ErrMalformed):
 		return nil, usagef("%s: %v", cmd, err)
 	case errors.Is(err, harness.ErrNotResults):
 		return nil, usagef("%s: %s is not a Go benchmark results file", cmd, path)

@@ -53,6 +53,15 @@ func TestCompareBadInputs(t *testing.T) {
 	readme := filepath.Join(t.TempDir(), "README.md")
 	os.WriteFile(readme, []byte("# deferbench\n\nNot results.\n"), 0o644)
 	empty := t.TempDir()
+	// A benchmark line cut short (no unit after the last value) and one whose value is out
+	// of range: refused with the file and line, not as "not a results file".
+	cut := filepath.Join(t.TempDir(), "cut.txt")
+	os.WriteFile(cut, []byte("goarch: amd64\n\nBenchmarkX-2 10 5 ns/op\nBenchmarkX-2 10 5 ns/op 0 B/op 0\n"), 0o644)
+	huge := filepath.Join(t.TempDir(), "huge.txt")
+	os.WriteFile(huge, []byte("BenchmarkX-2 10 1e309 ns/op\n"), 0o644)
+	cutDir := filepath.Join(t.TempDir(), "killed")
+	os.Mkdir(cutDir, 0o755)
+	os.WriteFile(filepath.Join(cutDir, "bench.txt"), []byte("BenchmarkX-2 10 5 ns/op\r\nBenchmarkX-2 10 5 ns/op 4\r\n"), 0o644)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -65,6 +74,13 @@ func TestCompareBadInputs(t *testing.T) {
 		{[]string{"compare", good, "-ignore-procs"}, "deferbench: compare: want two arguments OLD NEW, got 1\n"},
 		{[]string{"plot", empty}, "deferbench: plot: " + empty + " has no bench.txt: give a bench.txt or a results directory\n"},
 		{[]string{"plot", readme}, "deferbench: plot: " + readme + " is not a Go benchmark results file\n"},
+		{[]string{"compare", good, cut}, "deferbench: compare: " + cut + ":4: malformed benchmark line: missing units: correct or delete that line\n"},
+		{[]string{"compare", huge, good}, "deferbench: compare: " + huge + ":1: malformed benchmark line: parsing measurement: value out of range: correct or delete that line\n"},
+		{[]string{"plot", cut}, "deferbench: plot: " + cut + ":4: malformed benchmark line: missing units: correct or delete that line\n"},
+		{[]string{"report", cutDir}, "deferbench: report: " + filepath.Join(cutDir, "bench.txt") + ":2: malformed benchmark line: missing units: correct or delete that line\n"},
+		// A gate on a unit neither run has could never fail: a typo, refused.
+		{[]string{"compare", "-fail", "SEC/OP>5%", good, good}, "deferbench: compare: -fail: condition \"SEC/OP>5%\": neither run has a metric in SEC/OP (units: sec/op)\n"},
+		{[]string{"compare", "-fail", "sec/op>5%,allocs>0", good, good}, "deferbench: compare: -fail: condition \"allocs>0\": neither run has a metric in allocs (units: sec/op)\n"},
 	} {
 		out, errOut, code := cli(c.args...)
 		if code != 2 || errOut != c.want || out != "" {

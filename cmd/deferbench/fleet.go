@@ -70,6 +70,9 @@ var fleetCommand = &command{
 			if fi, err := os.Stat(filepath.Dir(*out)); err != nil || !fi.IsDir() {
 				return usagef("fleet: -out %s: folder %s does not exist", *out, filepath.Dir(*out))
 			}
+			if fi, err := os.Stat(*out); err == nil && fi.IsDir() {
+				return usagef("fleet: -out %s is a directory: give a file name, e.g. %s", *out, filepath.Join(*out, "fleet.md"))
+			}
 			if err := harness.WriteFileAtomic(*out, buf.Bytes()); err != nil {
 				return fmt.Errorf("fleet: %w", err)
 			}
@@ -107,6 +110,8 @@ func readFleetBoard(dir string) (fleetBoard, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return fleetBoard{}, usagef("fleet: %s has no bench.txt: give the folders deferbench run wrote", dir)
+	case errors.Is(err, harness.ErrMalformed):
+		return fleetBoard{}, usagef("fleet: %v", err)
 	case errors.Is(err, harness.ErrNotResults):
 		return fleetBoard{}, usagef("fleet: %s/bench.txt holds no Go benchmark results", dir)
 	case err != nil:

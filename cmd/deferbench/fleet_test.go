@@ -141,6 +141,14 @@ func TestFleetOut(t *testing.T) {
 	if entries, _ := os.ReadDir(outDir); len(entries) != 1 {
 		t.Errorf("-out folder holds %d entries, want only fleet.md", len(entries))
 	}
+	// -out naming a directory is bad input: one line, exit 2, the directory left as it was.
+	if stdout, stderr, code := cli("fleet", "-out", outDir, a); code != 2 || stdout != "" ||
+		stderr != "deferbench: fleet: -out "+outDir+" is a directory: give a file name, e.g. "+out+"\n" {
+		t.Errorf("fleet -out DIR: exit %d, stdout %q, stderr %q; want exit 2 and one line", code, stdout, stderr)
+	}
+	if entries, _ := os.ReadDir(outDir); len(entries) != 1 {
+		t.Errorf("after fleet -out DIR the folder holds %d entries, want only fleet.md", len(entries))
+	}
 	// Flags after the directories work too.
 	out2 := filepath.Join(outDir, "again.md")
 	if _, stderr, code := cli("fleet", a, "-out", out2); code != 0 {

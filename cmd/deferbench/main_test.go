@@ -697,3 +697,19 @@ func TestRunEntryPoint(t *testing.T) {
 		t.Errorf("run list: status %d, output %q", code, stdout.String())
 	}
 }
+
+// TestShellQuote: the benchstat command a run suggests stays one shell word per path, for
+// paths with spaces or quotes too.
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"results/20260101-host-amd64/bench.txt": "results/20260101-host-amd64/bench.txt",
+		"with space/x y/bench.txt":              "'with space/x y/bench.txt'",
+		"it's/bench.txt":                        `'it'\''s/bench.txt'`,
+		"$HOME/b.txt":                           "'$HOME/b.txt'",
+		"":                                      "''",
+	} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -399,8 +399,18 @@ func runSuite(e *env, o runOptions) (err error) {
 		return fmt.Errorf("run: profiles: %w: kept all %d results and the profiles of %d of %d scenario-strategy pairs in %s; %s", profErr, total, profiled, groups, out, marked)
 	}
 	fmt.Fprintf(e.stderr, "deferbench: %d results in %s (%s); compare with: benchstat -col /strategy %s\n",
-		done, out, time.Since(start).Round(time.Second), benchPath)
+		done, out, time.Since(start).Round(time.Second), shellQuote(benchPath))
 	return nil
+}
+
+// shellQuote returns s as one POSIX shell word: unchanged when it has only characters the
+// shell takes literally, else in single quotes (a ' inside written '\''), so that a
+// suggested command stays copy-pasteable for a path with spaces.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+:,@%=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // stopReason is the short reason in a partial marker: "interrupted", or "failed: " and err.

@@ -135,10 +135,14 @@ func Compare(old, new []*benchfmt.Result, alpha float64) []Comparison {
 // ErrNotResults is why ReadResults refuses a file that holds no Go benchmark results.
 var ErrNotResults = errors.New("not a Go benchmark results file")
 
+// ErrMalformed is why ReadResults refuses a file with a benchmark line it cannot parse (a
+// value without a unit, a number out of range, a line cut short).
+var ErrMalformed = errors.New("malformed benchmark line")
+
 // ReadResults reads every result of a Go benchmark format file. A results directory stands
 // for its bench.txt. Errors name the file: a missing one (or a directory without bench.txt)
-// wraps fs.ErrNotExist, a file without results or with a malformed benchmark line wraps
-// ErrNotResults.
+// wraps fs.ErrNotExist, a file without results wraps ErrNotResults, one with a malformed
+// benchmark line ErrMalformed (its error names the file and line).
 func ReadResults(path string) ([]*benchfmt.Result, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, "bench.txt")
@@ -164,7 +168,7 @@ func ReadResults(path string) ([]*benchfmt.Result, error) {
 			}
 			rs = append(rs, rec.Clone())
 		case *benchfmt.SyntaxError:
-			return nil, fmt.Errorf("%s: %w (%v)", path, ErrNotResults, rec)
+			return nil, fmt.Errorf("%s:%d: %w: %s: correct or delete that line", rec.FileName, rec.Line, ErrMalformed, rec.Msg)
 		}
 	}
 	if err := r.Err(); errors.Is(err, bufio.ErrTooLong) {
