@@ -404,7 +404,8 @@ func runSuite(e *env, o runOptions) (err error) {
 }
 
 // shellQuote returns s as one POSIX shell word: unchanged when it has only characters the
-// shell takes literally, else in single quotes (a ' inside written '\”), so that a
+// shell takes literally, else in single quotes (each ' inside closes them, is escaped with a
+// backslash and reopens them), so that a
 // suggested command stays copy-pasteable for a path with spaces.
 func shellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+:,@%=") == "" {
