@@ -29,6 +29,12 @@ type rawColumn struct {
 	base     unsafe.Pointer
 	size     uintptr
 	validate bool
+	noPtrs   bool // pointer-free values: zero may clear them without the typed column
+}
+
+// zero clears slot's value of a pointer-free column (noPtrs), without an interface call.
+func (r *rawColumn) zero(slot uint32) {
+	clear(unsafe.Slice((*byte)(unsafe.Add(r.base, uintptr(slot)*r.size)), r.size))
 }
 
 // put copies the size bytes at src into slot's value.
@@ -58,7 +64,7 @@ type typedColumn[T any] struct {
 }
 
 func (c *typedColumn[T]) raw() rawColumn {
-	return rawColumn{base: unsafe.Pointer(unsafe.SliceData(c.data)), size: c.info.size, validate: c.valid != nil}
+	return rawColumn{base: unsafe.Pointer(unsafe.SliceData(c.data)), size: c.info.size, validate: c.valid != nil, noPtrs: c.info.noPtrs}
 }
 
 func (c *typedColumn[T]) grow(slots int) {

@@ -79,12 +79,20 @@ func (w *World) Check(e Entity) error {
 	}
 }
 
+// isLive is Check(e) == nil, small enough to inline: a real handle (no placeholder bit) of
+// this world (never the zero handle: world ids start at 1) whose slot is alive at its
+// generation.
+func (w *World) isLive(e Entity) bool {
+	return e.world == w.id && e.gen&placeholderBit == 0 && int(e.slot) < len(w.alive) &&
+		w.alive[e.slot] && e.gen == w.gens[e.slot]
+}
+
 // Alive reports whether e is a live entity of w.
-func (w *World) Alive(e Entity) bool { return w.Check(e) == nil }
+func (w *World) Alive(e Entity) bool { return w.isLive(e) }
 
 // Has reports whether e is alive and has component id.
 func (w *World) Has(e Entity, id ComponentID) bool {
-	return w.Check(e) == nil && w.masks[e.slot].Has(id)
+	return w.isLive(e) && w.masks[e.slot].Has(id)
 }
 
 // MaskOf returns e's component set (0 when e is not alive).
@@ -262,17 +270,21 @@ func (w *World) put(e Entity, b *Bundle, add, set bool) error {
 	if !add {
 		verb = "set"
 	}
-	if err := w.Check(e); err != nil {
-		return fmt.Errorf("%s on %v: %w", verb, e, err)
+	if !w.isLive(e) {
+		return fmt.Errorf("%s on %v: %w", verb, e, w.Check(e))
 	}
 	have := w.masks[e.slot]
 	var seen Mask
 	for i := range int(b.n) {
 		id := b.ids[i]
-		c, err := w.column(id)
-		if err != nil {
-			return fmt.Errorf("%s component %d on %v: %w", verb, id, e, err)
+		c := w.cols[id]
+		if c == nil {
+			var err error
+			if c, err = w.column(id); err != nil {
+				return fmt.Errorf("%s component %d on %v: %w", verb, id, e, err)
+			}
 		}
+		var err error
 		has := have.Has(id)
 		switch {
 		case seen.Has(id):
@@ -302,19 +314,23 @@ func (w *World) put(e Entity, b *Bundle, add, set bool) error {
 // Remove takes component id from e. Errors: ErrMissingComponent, ErrIterating,
 // ErrUnknownComponent, or the handle's error.
 func (w *World) Remove(e Entity, id ComponentID) error {
-	if err := w.Check(e); err != nil {
-		return fmt.Errorf("remove %s from %v: %w", ComponentName(id), e, err)
+	if !w.isLive(e) {
+		return fmt.Errorf("remove %s from %v: %w", ComponentName(id), e, w.Check(e))
 	}
-	if lookup(id) == nil {
-		return fmt.Errorf("remove component %d from %v: %w", id, e, ErrUnknownComponent)
-	}
-	if !w.masks[e.slot].Has(id) {
+	if !w.masks[e.slot].Has(id) { // e has only registered components: no lookup when it has id
+		if lookup(id) == nil {
+			return fmt.Errorf("remove component %d from %v: %w", id, e, ErrUnknownComponent)
+		}
 		return fmt.Errorf("remove %s from %v: %w", ComponentName(id), e, ErrMissingComponent)
 	}
 	if w.Iterating() {
 		return fmt.Errorf("remove %s from %v: %w", ComponentName(id), e, ErrIterating)
 	}
-	w.cols[id].clear(e.slot)
+	if r := &w.raw[id]; r.noPtrs {
+		r.zero(e.slot)
+	} else {
+		w.cols[id].clear(e.slot)
+	}
 	w.masks[e.slot] &^= 1 << id
 	w.changes++
 	return nil
