@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -29,6 +30,23 @@ var plotCommand = &command{
 			rs, err := readRun("plot", args[0])
 			if err != nil {
 				return err
+			}
+			// plots/ is the run's to write while it runs: hold the directory as report does.
+			rd, err := harness.HoldRunDir(dir)
+			var de *harness.DirError
+			if errors.As(err, &de) {
+				fix := "choose a writable results directory"
+				if errors.Is(err, harness.ErrDirInUse) {
+					fix = "wait for that run to finish"
+				}
+				return usagef("plot: %s: %s", de.Error(), fix)
+			}
+			if err != nil {
+				return err
+			}
+			defer rd.Release()
+			if rd.Note != "" {
+				fmt.Fprintf(e.stderr, "deferbench: plot: note: %s\n", rd.Note)
 			}
 			out := filepath.Join(dir, "plots")
 			files, err := harness.Plot(rs, out)

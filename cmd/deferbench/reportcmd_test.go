@@ -114,6 +114,20 @@ func TestReportFinishesKilledRun(t *testing.T) {
 	if after, _ := os.ReadFile(filepath.Join(out, "report.md")); !bytes.Equal(before, after) {
 		t.Error("the refused report changed report.md")
 	}
+	// plot writes into the same directory: refused the same way, plots/ untouched, the
+	// live run's lock left in place.
+	svg := filepath.Join(out, "plots", "Stage.svg")
+	os.WriteFile(svg, []byte("kept"), 0o644)
+	_, errOut, code = cli("plot", out)
+	if code != 2 || !strings.Contains(errOut, "another deferbench run is writing into it") || !strings.Contains(errOut, "wait for that run to finish") {
+		t.Errorf("plot of a live run's directory: exit %d, stderr %q; want 2 and in use", code, errOut)
+	}
+	if b, _ := os.ReadFile(svg); string(b) != "kept" {
+		t.Error("the refused plot rewrote plots/Stage.svg")
+	}
+	if _, err := os.Stat(filepath.Join(out, harness.LockFile)); err != nil {
+		t.Errorf("the refused plot removed the live run's lock file: %v", err)
+	}
 }
 
 // TestReportBadInputs: a directory without bench.txt, or a file that is not one.
