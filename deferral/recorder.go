@@ -1,6 +1,10 @@
 package deferral
 
-import "github.com/deferbench/deferbench/ecs"
+import (
+	"fmt"
+
+	"github.com/deferbench/deferbench/ecs"
+)
 
 // maxRecorders is the most recorders one strategy instance mints: placeholders carry the
 // recorder number in 16 bits.
@@ -180,5 +184,15 @@ func (r *Recorder) Stage(cmd Command) {
 // Do stages a closure over the world: the closure tier, for components that are not inline
 // and for anything the verbs cannot say. It runs at commit in the same order as the typed
 // commands; an error it returns is a failing command (a *CommandError wraps it). Closures
-// are barriers: no hook moves typed commands across them. Do allocates the closure.
-func (r *Recorder) Do(fn func(w *ecs.World) error) { r.sink.StageFuncKeyed(r.key, fn) }
+// are barriers: no hook moves typed commands across them. Do allocates the closure. A nil fn
+// is staged as a command that fails at commit with a *CommandError wrapping
+// ErrInvalidCommand, as a malformed record does; it never panics.
+func (r *Recorder) Do(fn func(w *ecs.World) error) {
+	if fn == nil {
+		fn = nilClosure
+	}
+	r.sink.StageFuncKeyed(r.key, fn)
+}
+
+// nilClosure stands for a nil closure given to Do.
+func nilClosure(*ecs.World) error { return fmt.Errorf("nil closure: %w", ErrInvalidCommand) }
