@@ -118,6 +118,12 @@ func (a *abRun) do(baseArg, headArg, out string, o *compareFlags, opt harness.Co
 			return err
 		}
 	}
+	if sides[0].rev != "" || sides[1].rev != "" {
+		// A revision is built from its commit: changes not committed are in neither side.
+		if uncommitted(e.ctx) {
+			fmt.Fprintf(e.stderr, "deferbench: ab: note: the work tree has uncommitted changes, which no revision includes: commit them, or give a binary built from the work tree\n")
+		}
+	}
 	if sides[0].rev != "" && sides[0].rev == sides[1].rev {
 		fmt.Fprintf(e.stderr, "deferbench: ab: note: BASE and HEAD are the same commit %.12s: an A/A run (every difference is noise)\n", sides[0].rev)
 	}
@@ -166,11 +172,18 @@ func (a *abRun) do(baseArg, headArg, out string, o *compareFlags, opt harness.Co
 		fmt.Fprintf(e.stderr, "deferbench: ab: note: %s\n", n)
 	}
 	fmt.Fprintf(e.stderr, "deferbench: ab: done in %s; BASE (%s) in %s, HEAD (%s) in %s; compare again with: deferbench compare -paired %s %s\n",
-		time.Since(start).Round(time.Second), sides[0].arg, basePath, sides[1].arg, headPath, basePath, headPath)
+		time.Since(start).Round(time.Second), sides[0].arg, basePath, sides[1].arg, headPath, shellQuote(basePath), shellQuote(headPath))
 	if len(c.Rows) == 0 {
 		return fmt.Errorf("ab: BASE and HEAD have no benchmark and unit in common")
 	}
 	return o.write(e, "ab", basePath, headPath, "base "+sides[0].arg, "head "+sides[1].arg, c)
+}
+
+// uncommitted reports whether the git work tree here has changes to tracked files that are
+// not committed (false outside a work tree).
+func uncommitted(ctx context.Context) bool {
+	st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output()
+	return err == nil && len(bytes.TrimSpace(st)) > 0
 }
 
 // newEmptyDir creates dir, or accepts an existing empty one.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -118,6 +119,39 @@ func TestABGitRevisions(t *testing.T) {
 	}
 	if b, _ := exec.Command("git", "worktree", "list").Output(); strings.Contains(string(b), "deferbench-ab-") {
 		t.Errorf("a temporary worktree is left:\n%s", b)
+	}
+}
+
+// TestUncommitted: ab notes that a revision leaves out the work tree's uncommitted changes
+// to tracked files; untracked files do not count.
+func TestUncommitted(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, b)
+		}
+	}
+	ctx := context.Background()
+	if uncommitted(ctx) {
+		t.Error("outside a work tree: uncommitted = true")
+	}
+	git("init", "-q")
+	os.WriteFile("a.go", []byte("package a\n"), 0o644)
+	git("add", "a.go")
+	git("commit", "-q", "-m", "a")
+	os.WriteFile("new.txt", []byte("untracked\n"), 0o644)
+	if uncommitted(ctx) {
+		t.Error("clean tree with an untracked file: uncommitted = true")
+	}
+	os.WriteFile("a.go", []byte("package a // changed\n"), 0o644)
+	if !uncommitted(ctx) {
+		t.Error("tracked file changed: uncommitted = false")
 	}
 }
 
