@@ -920,8 +920,12 @@ func writePick(b *strings.Builder, ks []Ranking, traits map[string]Traits) {
 			// The U test could not judge the best against the next: no strategy is shown
 			// to meet the need; the medians alone are noise.
 			names, whys, refused = nil, nil, nil
-			fig = fmt.Sprintf("%s: undecided, the U test gave no verdict (%s); lowest median %s %s",
-				rowLabel(k), k.Ranked[len(meet)-1].Note, k.Ranked[0].Strategy, FormatValue(k.Ranked[0].Summary.Median, h.Unit))
+			best := "lowest"
+			if h.Higher {
+				best = "highest"
+			}
+			fig = fmt.Sprintf("%s: undecided, the U test gave no verdict (%s); %s median %s %s",
+				rowLabel(k), k.Ranked[len(meet)-1].Note, best, k.Ranked[0].Strategy, FormatValue(k.Ranked[0].Summary.Median, h.Unit))
 		}
 		rows = append(rows, [4]string{k.Need, strings.Join(names, ", "), fig, why})
 	}

@@ -353,3 +353,32 @@ func TestFindingsTooFewRepetitions(t *testing.T) {
 		}
 	}
 }
+
+// TestFindingsUndecidedHigherIsBetter: an undecided row of a higher-is-better metric
+// (Contention efficiency) names the highest median, not a "lowest" one.
+func TestFindingsUndecidedHigherIsBetter(t *testing.T) {
+	var text strings.Builder
+	for rep := range 3 {
+		for _, s := range []struct {
+			name string
+			eff  float64
+		}{{"cmdbuffer", 0.9}, {"handrolled", 0.5}} {
+			fmt.Fprintf(&text, "BenchmarkContention/strategy=%s/producers=2-2 1000 20 ns/op 5e+07 cmds/s %g efficiency\n", s.name, s.eff+float64(rep)/100)
+		}
+	}
+	var b strings.Builder
+	if err := WriteReport(&b, parse(t, text.String()), ReportMeta{Cores: 2}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	want := "undecided, the U test gave no verdict"
+	var row string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "| many parallel producers") {
+			row = l
+		}
+	}
+	if !strings.Contains(row, want) || !strings.Contains(row, "highest median cmdbuffer 0.91") || strings.Contains(row, "lowest") {
+		t.Errorf("efficiency row = %q, want %q naming the highest median cmdbuffer 0.91", row, want)
+	}
+}
