@@ -83,7 +83,7 @@ var contentionScenario = Scenario{
 	Derive: deriveEfficiency,
 	Headlines: []Headline{
 		{Unit: "efficiency", Higher: true, Where: []Param{{"producers", "NumCPU"}}, AtNumCPU: true,
-			Need: "many parallel producers (efficiency at {producers} producers)"},
+			Need: "many parallel producers (efficiency at producers = {producers})"},
 		{Unit: "cmds/s", Higher: true, Where: []Param{{"producers", "NumCPU"}}, AtNumCPU: true},
 	},
 	Charts: []Chart{

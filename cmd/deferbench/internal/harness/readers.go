@@ -54,7 +54,7 @@ var readersScenario = Scenario{
 		return func(b *testing.B) error { return readers(b, s, r) }
 	},
 	Headlines: []Headline{
-		{Unit: "p99-read-ns", Need: "readers never wait for staged writes (p99 read latency, {readers} readers)",
+		{Unit: "p99-read-ns", Need: "readers never wait for staged writes (p99 read latency at readers = {readers})",
 			Requires: func(t Traits) (bool, string) { return !t.ReadsWaitForStaged, t.Reads }},
 		{Unit: "p50-read-ns"},
 	},
