@@ -390,7 +390,14 @@ func CompareRuns(old, new []*benchfmt.Result, opt CompareOptions) *RunComparison
 		all[id] = cf
 	}
 	if len(all) > 1 {
-		cfgs := sortedCfgs(all)
+		// OLD's configurations first, so that "OLD and NEW differ in kernel (a / b)" names
+		// OLD's value first.
+		cfgs := sortedCfgs(od.cfgs)
+		for _, cf := range sortedCfgs(nd.cfgs) {
+			if _, ok := od.cfgs[cf.id]; !ok {
+				cfgs = append(cfgs, cf)
+			}
+		}
 		c.Differ = differing(cfgs...)
 		var parts []string
 		for _, k := range c.Differ {

@@ -169,6 +169,11 @@ func TestCompareRunsKeepsConfigsApart(t *testing.T) {
 	if len(c.Rows) != 0 || fmt.Sprint(c.Differ) != "[cpu]" || !strings.Contains(strings.Join(c.Notes, "\n"), "differ in cpu (AMD EPYC / Intel Xeon): kept apart") {
 		t.Errorf("AMD vs Intel: rows %v, differ %v, notes %q; want no row, cpu named", c.Rows, c.Differ, c.Notes)
 	}
+	// The note names OLD's value first whichever sorts first (Intel as OLD here).
+	c = CompareRuns(new, old, CompareOptions{})
+	if !strings.Contains(strings.Join(c.Notes, "\n"), "differ in cpu (Intel Xeon / AMD EPYC): kept apart") {
+		t.Errorf("Intel vs AMD: notes %q; want OLD's cpu (Intel Xeon) first", c.Notes)
+	}
 	c = CompareRuns(old, new, CompareOptions{Ignore: []string{"cpu"}})
 	if len(c.Rows) != 1 || c.OldLabel != "AMD EPYC" || c.NewLabel != "Intel Xeon" {
 		t.Errorf("-ignore cpu: %d rows, labels %q %q; want 1 row labelled by cpu", len(c.Rows), c.OldLabel, c.NewLabel)
