@@ -713,3 +713,23 @@ func TestShellQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestRunCountBound: a -count whose results compare and report could not read back (more
+// than harness.MaxResults lines), or whose product with the benchmarks overflows, is bad
+// input before anything is created; the bound itself is accepted.
+func TestRunCountBound(t *testing.T) {
+	sel := []string{"run", "-scenarios", "Stage", "-strategies", "baseline", "-procs", "1"}
+	for _, c := range []struct{ count, want string }{
+		{"66667", "deferbench: run: -count 66667: 3 benchmarks × 66667 is more than the 200000 results compare and report read: give -count 66666 or less, or fewer -scenarios, -strategies or -procs\n"},
+		{"9223372036854775807", "deferbench: run: -count 9223372036854775807: 3 benchmarks × 9223372036854775807 is more than the 200000 results compare and report read: give -count 66666 or less, or fewer -scenarios, -strategies or -procs\n"},
+	} {
+		out := filepath.Join(t.TempDir(), "r")
+		stdout, stderr, code := cli(append(sel, "-count", c.count, "-out", out)...)
+		if code != 2 || stderr != c.want || stdout != "" {
+			t.Errorf("run -count %s: exit %d, stderr %q; want exit 2 and %q", c.count, code, stderr, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("run -count %s created %s", c.count, out)
+		}
+	}
+}

@@ -190,8 +190,15 @@ func (o runOptions) options() (harness.Options, error) {
 		return opt, err
 	}
 	opt = harness.Options{Scenarios: sc, Strategies: st, Quick: o.quick, Count: o.count, Benchtime: o.benchtime, Procs: procs}
-	if opt.Cases() == 0 {
+	per := len(harness.Plan(opt.Scenarios, opt.Strategies, opt.Quick, opt.Procs))
+	if per == 0 {
 		return opt, usagef("run: no benchmark matches -scenarios %q and -strategies %q", o.scenarios, o.strategies)
+	}
+	// compare, report and plot read at most MaxResults lines: a run must not write more
+	// (checked before multiplying, which could overflow).
+	if o.count > harness.MaxResults/per {
+		return opt, usagef("run: -count %d: %d benchmarks × %d is more than the %d results compare and report read: give -count %d or less, or fewer -scenarios, -strategies or -procs",
+			o.count, per, o.count, harness.MaxResults, harness.MaxResults/per)
 	}
 	return opt, nil
 }
