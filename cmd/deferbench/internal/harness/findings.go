@@ -179,7 +179,8 @@ func values(os []obs) []float64 {
 }
 
 // Ratio is the ratio of one strategy's metric to a reference's (the best strategy's, or
-// baseline's) with its 95% confidence interval.
+// baseline's): Center is the ratio of their medians, Lo and Hi its 95% confidence interval
+// by Method.
 type Ratio struct {
 	Center, Lo, Hi float64
 	// NoCI: too few repetitions for an interval (Lo and Hi are then Center).
@@ -191,6 +192,7 @@ type Ratio struct {
 	// method (NaN when the method gives none).
 	PairedHalf, UnpairedHalf float64
 	paired, unpaired         estimate
+	ofMedians                float64 // median(a) / median(ref)
 }
 
 // estimate is one method's ratio and interval; ok: it exists; ci: it has an interval.
@@ -208,10 +210,15 @@ func (r *Ratio) use(method string) {
 	if !e.ok || (!e.ci && other.ci) {
 		e, method = other, m2
 	}
-	r.Center, r.Lo, r.Hi, r.NoCI, r.Method = e.c, e.lo, e.hi, !e.ci, method
+	r.Center, r.Lo, r.Hi, r.NoCI, r.Method = r.ofMedians, e.lo, e.hi, !e.ci, method
 	if r.NoCI {
 		r.Lo, r.Hi = r.Center, r.Center
 	}
+	// The interval comes from the method; the point is the ratio of the medians, the
+	// quantity the ranking orders by, so a table's ratios never contradict its order (a
+	// method's own center, the median of per-repetition or of cross ratios, can). The
+	// interval is widened to hold the point where the two disagree.
+	r.Lo, r.Hi = math.Min(r.Lo, r.Center), math.Max(r.Hi, r.Center)
 }
 
 // half is a CI's half-width as a fraction of its center: the larger side.
@@ -266,6 +273,9 @@ func ratioOf(a, ref []obs) (r Ratio, ok bool) {
 		r.UnpairedHalf = half(u.c, u.lo, u.hi)
 	}
 	r.unpaired = u
+	av := values(a)
+	sort.Float64s(av)
+	r.ofMedians = median(av) / median(rv)
 	if interleaved(a, ref) {
 		var per []float64
 		for i := range a {
