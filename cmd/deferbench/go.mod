@@ -6,6 +6,7 @@ require github.com/deferbench/deferbench v0.0.0
 
 require (
 	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
+	github.com/google/renameio/v2 v2.0.2
 	github.com/montanaflynn/stats v0.14.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da

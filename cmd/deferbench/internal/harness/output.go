@@ -12,32 +12,41 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/google/renameio/v2"
 	"golang.org/x/perf/benchfmt"
 )
 
-// WriteFileAtomic writes data to path through a temporary file in the same directory and a
-// rename, so a reader sees the old contents or the new ones, never a half-written file.
+// WriteFileAtomic writes data to path with mode 0644 (whatever the umask) through a temporary
+// file in the same directory, flushed to the device (fsync) and renamed over path with
+// github.com/google/renameio/v2, so a reader, or a board that loses power, sees the old
+// contents or the new ones, never a half-written or empty file. The directory is synced
+// after the rename on a best-effort basis, so the new name survives a power cut as well.
+// On error path is unchanged and no temporary file is left behind.
 func WriteFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	dir := filepath.Dir(path)
+	t, err := renameio.NewPendingFile(path, renameio.WithTempDir(dir), renameio.WithStaticPermissions(0o644))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	defer t.Cleanup()
+	if _, err := t.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	if err := t.CloseAtomicallyReplace(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	syncDir(dir)
 	return nil
+}
+
+// syncDir flushes dir's entries to the device, so that a rename into it is durable; some
+// file systems refuse fsync on a directory, and the file itself is already in place, so
+// errors are ignored.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
 }
 
 // CheckWritable fails when dir cannot be created or written, before any benchmark runs. It

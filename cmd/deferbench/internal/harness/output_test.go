@@ -196,3 +196,88 @@ func TestStaleLockReclaimed(t *testing.T) {
 	}
 	h.Release()
 }
+
+// TestWriteFileAtomic checks that a write replaces the file whole, with mode 0644 even over a
+// file of another mode, that readers meanwhile see the old contents or the new ones and never
+// a mix or an empty file, and that neither a write nor a failed one leaves a temporary file in
+// the directory.
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bench.txt")
+	if err := os.WriteFile(path, []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	oldData := []byte(strings.Repeat("o", 1<<16))
+	newData := []byte(strings.Repeat("n", 1<<17))
+	if err := WriteFileAtomic(path, oldData); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode after write over a 0600 file = %v, want 0644", fi.Mode().Perm())
+	}
+
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Errorf("read during writes: %v", err)
+				return
+			}
+			if string(b) != string(oldData) && string(b) != string(newData) {
+				t.Errorf("read during writes: %d bytes that are neither the old contents nor the new", len(b))
+				return
+			}
+		}
+	}()
+	for i := range 50 {
+		data := oldData
+		if i%2 == 0 {
+			data = newData
+		}
+		if err := WriteFileAtomic(path, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	wg.Wait()
+	if b, _ := os.ReadFile(path); string(b) != string(oldData) {
+		t.Errorf("after the last write the file holds %d bytes, want the last write's %d", len(b), len(oldData))
+	}
+
+	// A write that cannot be renamed into place (the target is a non-empty directory) fails
+	// and leaves the target as it was.
+	blocked := filepath.Join(dir, "blocked")
+	if err := os.MkdirAll(filepath.Join(blocked, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileAtomic(blocked, newData); err == nil {
+		t.Error("write over a non-empty directory succeeded")
+	} else if !strings.Contains(err.Error(), blocked) {
+		t.Errorf("error %q does not name %s", err, blocked)
+	}
+
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := "bench.txt blocked"; strings.Join(names, " ") != want {
+		t.Errorf("directory holds %q, want %q (no temporary files)", strings.Join(names, " "), want)
+	}
+}
