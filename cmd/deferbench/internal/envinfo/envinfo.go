@@ -11,13 +11,14 @@
 //
 // Sources are read, never inferred: a field whose source is missing (no
 // /proc/device-tree on a PC, no vcgencmd, no cpufreq directory in a VM) holds
-// [Unknown]. The package imports only the standard library.
+// [Unknown]. Besides the standard library the package imports only
+// golang.org/x/sys/cpu, for the live process's CPU features.
 //
 // Sources, relative to the capture root:
 //
 //	/proc/cpuinfo                     CPU model, ARM "Features" (atomics = LSE), its architecture (emulation)
 //	/proc/self/status                 the process's command name (qemu-* under qemu-user: emulation)
-//	/proc/self/auxv                   arm64 only, live only: AT_HWCAP's ATOMICS bit
+//	golang.org/x/sys/cpu              arm64 only, live only: ARM64.HasATOMICS (the kernel's AT_HWCAP)
 //	/proc/sys/kernel/osrelease        kernel (uname -r)
 //	/proc/sys/kernel/hostname         hostname
 //	/proc/device-tree/model           board model (NUL-terminated)
@@ -33,7 +34,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -44,6 +44,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/cpu"
 )
 
 // Unknown is the value of every string field whose source is missing or
@@ -81,9 +83,10 @@ type Env struct {
 	// LSEAtomics says whether the CPU has the ARMv8.1 Large System
 	// Extension atomics: "yes", "no", [NotApplicable] on a CPU that is not
 	// ARM, or [Unknown]. Go's arm64 runtime uses them for atomics and
-	// mutexes when the kernel's AT_HWCAP says so; an arm64 process reads
-	// that from /proc/self/auxv (under qemu-user: the emulated CPU's), any
-	// other capture reads "atomics" in /proc/cpuinfo Features.
+	// mutexes when the kernel's AT_HWCAP says so; a live arm64 capture
+	// takes that bit from golang.org/x/sys/cpu (ARM64.HasATOMICS; under
+	// qemu-user: the emulated CPU's), any other capture, a replayed one
+	// included, reads "atomics" in /proc/cpuinfo Features.
 	LSEAtomics string `json:"lse_atomics"`
 	// Governor is the cpufreq governor: the one all policies share, or
 	// "policy0=x,policy4=y" when they differ.
@@ -238,11 +241,7 @@ func (s Source) Capture() Env {
 		e.CPUModel, e.LSEAtomics = Unknown, Unknown
 	}
 	if runtime.GOARCH == "arm64" && filepath.Clean(root) == "/" {
-		if auxv, err := os.ReadFile("/proc/self/auxv"); err == nil {
-			if hwcap, ok := auxvValue(auxv, atHWCAP); ok {
-				e.LSEAtomics = yesNo(hwcap&hwcapAtomics != 0)
-			}
-		}
+		e.LSEAtomics = yesNo(cpu.ARM64.HasATOMICS)
 	}
 	e.PageSize = Unknown
 	if smaps, ok := rd("proc/self/smaps"); ok {
@@ -341,27 +340,6 @@ func parseCPUInfo(s string) (model, lse string) {
 		lse = Unknown
 	}
 	return model, lse
-}
-
-// AT_HWCAP and its arm64 ATOMICS bit (linux/arch/arm64/include/uapi/asm/hwcap.h).
-const (
-	atHWCAP      = 16
-	hwcapAtomics = 1 << 8
-)
-
-// auxvValue returns the value of key in a 64-bit little-endian auxiliary
-// vector (pairs of key, value; AT_NULL ends it).
-func auxvValue(auxv []byte, key uint64) (uint64, bool) {
-	for i := 0; i+16 <= len(auxv); i += 16 {
-		k, v := binary.LittleEndian.Uint64(auxv[i:]), binary.LittleEndian.Uint64(auxv[i+8:])
-		if k == 0 {
-			break
-		}
-		if k == key {
-			return v, true
-		}
-	}
-	return 0, false
 }
 
 func parsePageSize(smaps string) string {

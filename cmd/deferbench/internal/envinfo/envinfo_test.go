@@ -1,7 +1,6 @@
 package envinfo
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/cpu"
 )
 
 func TestCaptureFromFixtures(t *testing.T) {
@@ -308,42 +309,21 @@ func TestReplayRunnerMissing(t *testing.T) {
 	}
 }
 
-func TestAuxvValue(t *testing.T) {
-	le := func(vals ...uint64) []byte {
-		b := make([]byte, 0, 8*len(vals))
-		for _, v := range vals {
-			b = binary.LittleEndian.AppendUint64(b, v)
-		}
-		return b
-	}
-	tests := []struct {
-		name string
-		auxv []byte
-		want uint64
-		ok   bool
-	}{
-		{"hwcap with atomics", le(6, 4096, 16, 0x1ff, 0, 0), 0x1ff, true},
-		{"hwcap without atomics", le(16, 0xff, 0, 0), 0xff, true},
-		{"no hwcap", le(6, 4096, 0, 0), 0, false},
-		{"hwcap after AT_NULL is ignored", le(0, 0, 16, 0x100), 0, false},
-		{"truncated", le(16)[:8], 0, false},
-	}
-	for _, tt := range tests {
-		got, ok := auxvValue(tt.auxv, atHWCAP)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("%s: auxvValue = %#x, %v; want %#x, %v", tt.name, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
 // TestLSEAtomicsLive checks the live capture against the CPU: on arm64 it is
-// yes or no (auxv or cpuinfo), never n/a; elsewhere it is not "yes".
+// the runtime's view of AT_HWCAP (golang.org/x/sys/cpu), yes or no, never n/a,
+// and on a machine that is not emulated it agrees with /proc/cpuinfo Features;
+// elsewhere it is not "yes".
 func TestLSEAtomicsLive(t *testing.T) {
 	e := Capture()
 	switch runtime.GOARCH {
 	case "arm64":
-		if e.LSEAtomics != "yes" && e.LSEAtomics != "no" {
-			t.Errorf("LSEAtomics on arm64 = %q, want yes or no", e.LSEAtomics)
+		if want := yesNo(cpu.ARM64.HasATOMICS); e.LSEAtomics != want {
+			t.Errorf("LSEAtomics on arm64 = %q, want %q (ARM64.HasATOMICS)", e.LSEAtomics, want)
+		}
+		if b, err := os.ReadFile("/proc/cpuinfo"); err == nil && e.Emulated == "no" {
+			if _, lse := parseCPUInfo(string(b)); (lse == "yes" || lse == "no") && lse != e.LSEAtomics {
+				t.Errorf("LSEAtomics on arm64 = %q, but /proc/cpuinfo Features say %q", e.LSEAtomics, lse)
+			}
 		}
 	default:
 		if e.LSEAtomics == "yes" {
