@@ -261,6 +261,7 @@ func TestCompareGate(t *testing.T) {
 	slightly := stagingRun(t, []float64{32.1, 32.4, 32.2, 32.5, 32.0, 32.3}, 0)
 	amortised := stagingRun(t, []float64{31.6, 31.7, 31.5, 31.9, 31.4, 31.8}, 1.4e-6)
 	oneAlloc := stagingRun(t, []float64{31.6}, 1)
+	oneRep := stagingRun(t, []float64{31.9}, 0)
 	const gate = "sec/op>5%,allocs/op>0,B/op>0"
 	for _, c := range []struct {
 		name     string
@@ -273,6 +274,8 @@ func TestCompareGate(t *testing.T) {
 		{"amortised allocations do not trip allocs/op>0", base, amortised, 0, ": pass"},
 		{"0 → 1 alloc at n=1", base, oneAlloc, 1, "new: 1 allocs/op"},
 		{"faster is fine", slower, base, 0, ": pass"},
+		// One repetition cannot judge time: the pass must say so, not read as a clean bill.
+		{"a pass over a metric without a verdict says so", base, oneRep, 0, ": pass (3 metrics checked; 1 of them without a verdict, so not judged"},
 	} {
 		out, errOut, code := cli("compare", "-fail", gate, c.old, c.new)
 		if code != c.code || !strings.Contains(out, c.want) || strings.Contains(out, "NaN") {

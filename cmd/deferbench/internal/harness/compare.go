@@ -566,6 +566,10 @@ func compareRow(name, unit string, ov, nv []float64, opt CompareOptions) Row {
 		}
 		if len(cmp.Warnings) > 0 {
 			row.Note = cmp.Warnings[0].Error()
+		} else if minP := uTestMinP(len(ov), len(nv)); cmp.P >= opt.Alpha && minP > opt.Alpha {
+			// benchmath warns only when both sides are small; 6 samples against 1 cannot
+			// show a difference either (smallest p 2/7), so "unchanged" would be a guess.
+			row.Note = fmt.Sprintf("%d+%d samples cannot show a difference at alpha %v (smallest possible p %.2g): raise -count", len(ov), len(nv), opt.Alpha, minP)
 		}
 		row.Significant = cmp.P < cmp.Alpha && len(cmp.Warnings) == 0
 	}
@@ -583,6 +587,16 @@ func compareRow(name, unit string, ov, nv []float64, opt CompareOptions) Row {
 		row.Verdict = Better
 	}
 	return row
+}
+
+// uTestMinP is the smallest two-sided p-value the Mann-Whitney U test can give for samples
+// of n1 and n2 values without ties: 2 / C(n1+n2, n1), the two most extreme orderings.
+func uTestMinP(n1, n2 int) float64 {
+	if n1 == 0 || n2 == 0 {
+		return 1
+	}
+	lg := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
+	return math.Min(1, 2*math.Exp(lg(n1)+lg(n2)-lg(n1+n2)))
 }
 
 func allPositive(xs []float64) bool {

@@ -225,12 +225,28 @@ func writeGateLine(w io.Writer, d *CompareDoc) error {
 	}
 	var err error
 	if len(failed) == 0 {
-		_, err = fmt.Fprintf(w, "\ngate -fail %s: pass (%s checked)\n", d.Fail, plural(checked, "metric"))
+		_, err = fmt.Fprintf(w, "\ngate -fail %s: pass (%s checked%s)\n", d.Fail, plural(checked, "metric"), d.unjudged())
 	} else {
 		_, err = fmt.Fprintf(w, "\ngate -fail %s: FAIL: %d of %s worse beyond the threshold and significant at alpha %v\n",
 			d.Fail, len(failed), plural(checked, "metric"), d.Comparison.Alpha)
 	}
 	return err
+}
+
+// unjudged says how many gated metrics had no verdict (too few samples, or a test that
+// could not run), as a clause to append to a pass: a pass over metrics nobody could judge
+// must not read as a clean bill. It is "" when every gated metric had a verdict.
+func (d *CompareDoc) unjudged() string {
+	n := 0
+	for _, r := range d.Comparison.Rows {
+		if r.Gate != "" && r.Verdict == NoVerdict {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d of them without a verdict, so not judged: raise -count or -rounds", n)
 }
 
 func plural(n int, what string) string {
@@ -272,7 +288,7 @@ func writeCompareMarkdown(w io.Writer, d *CompareDoc) error {
 		fmt.Fprintf(w, "**Gate failed:** %s worse beyond `%s` and significant (%s, alpha %v).\n\n",
 			plural(len(c.Failed()), "metric"), d.Fail, method, c.Alpha)
 	case "pass":
-		fmt.Fprintf(w, "**Gate passed:** nothing worse beyond `%s` (%s, alpha %v).\n\n", d.Fail, method, c.Alpha)
+		fmt.Fprintf(w, "**Gate passed:** nothing worse beyond `%s` (%s, alpha %v%s).\n\n", d.Fail, method, c.Alpha, d.unjudged())
 	default:
 		fmt.Fprintf(w, "No gate (%s, alpha %v).\n\n", method, c.Alpha)
 	}

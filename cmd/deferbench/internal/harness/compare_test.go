@@ -252,3 +252,15 @@ func TestPairedVerdictFollowsRatios(t *testing.T) {
 		t.Errorf("verdict %s, change %+.3f, p %.4f, gate %s, diff of medians %+.1f; want worse, +0.100, fail", r.Verdict, r.Change, r.P, r.Gate, r.Diff)
 	}
 }
+
+// TestUTestMinP: the smallest two-sided U-test p for n1+n2 samples is 2 / C(n1+n2, n1).
+func TestUTestMinP(t *testing.T) {
+	for _, c := range []struct {
+		n1, n2 int
+		want   float64
+	}{{6, 1, 2.0 / 7}, {3, 3, 2.0 / 20}, {4, 4, 2.0 / 70}, {10, 10, 2.0 / 184756}, {0, 5, 1}, {1, 1, 1}} {
+		if got := uTestMinP(c.n1, c.n2); math.Abs(got-c.want) > 1e-12*c.want {
+			t.Errorf("uTestMinP(%d, %d) = %v, want %v", c.n1, c.n2, got, c.want)
+		}
+	}
+}
