@@ -266,6 +266,10 @@ func readRun(cmd, path string) ([]*benchfmt.Result, error) {
 	case errors.Is(err, harness.ErrBadValue), errors.Is(err, harness.ErrTooLarge):
 		return nil, usagef("%s: %v", cmd, err)
 	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) { // unreadable: permissions, a symlink loop, a folder named bench.txt
+		return nil, usagef("%s: %s: cannot read it (%v): give a readable bench.txt or a results directory", cmd, pe.Path, pe.Err)
+	}
 	return nil, fmt.Errorf("%s: %w", cmd, err)
 }
 

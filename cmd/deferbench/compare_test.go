@@ -62,10 +62,18 @@ func TestCompareBadInputs(t *testing.T) {
 	cutDir := filepath.Join(t.TempDir(), "killed")
 	os.Mkdir(cutDir, 0o755)
 	os.WriteFile(filepath.Join(cutDir, "bench.txt"), []byte("BenchmarkX-2 10 5 ns/op\r\nBenchmarkX-2 10 5 ns/op 4\r\n"), 0o644)
+	// Unreadable inputs: a folder named bench.txt, a symlink loop.
+	dirBench := t.TempDir()
+	os.Mkdir(filepath.Join(dirBench, "bench.txt"), 0o755)
+	loop := filepath.Join(t.TempDir(), "loop")
+	os.Symlink(loop, loop)
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
+		{[]string{"compare", dirBench, good}, "deferbench: compare: " + filepath.Join(dirBench, "bench.txt") + ": cannot read it (is a directory): give a readable bench.txt or a results directory\n"},
+		{[]string{"report", dirBench}, "deferbench: report: " + filepath.Join(dirBench, "bench.txt") + ": cannot read it (is a directory): give a readable bench.txt or a results directory\n"},
+		{[]string{"compare", good, loop}, "deferbench: compare: " + loop + ": cannot read it (too many levels of symbolic links): give a readable bench.txt or a results directory\n"},
 		{[]string{"compare", "/nonexistent/old", good}, "deferbench: compare: /nonexistent/old: no such file: give a bench.txt or a results directory\n"},
 		{[]string{"compare", good, readme}, "deferbench: compare: " + readme + " is not a Go benchmark results file\n"},
 		{[]string{"compare", empty, good}, "deferbench: compare: " + empty + " has no bench.txt: give a bench.txt or a results directory\n"},

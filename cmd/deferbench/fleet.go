@@ -114,6 +114,8 @@ func readFleetBoard(dir string) (fleetBoard, error) {
 		return fleetBoard{}, usagef("fleet: %v", err)
 	case errors.Is(err, harness.ErrNotResults):
 		return fleetBoard{}, usagef("fleet: %s/bench.txt holds no Go benchmark results", dir)
+	case errors.As(err, new(*fs.PathError)):
+		return fleetBoard{}, usagef("fleet: %s: cannot read it: give the folders deferbench run wrote", err)
 	case err != nil:
 		return fleetBoard{}, fmt.Errorf("fleet: %w", err)
 	}

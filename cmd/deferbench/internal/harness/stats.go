@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -135,6 +136,8 @@ func Compare(old, new []*benchfmt.Result, alpha float64) []Comparison {
 // ErrNotResults is why ReadResults refuses a file that holds no Go benchmark results.
 var ErrNotResults = errors.New("not a Go benchmark results file")
 
+var errIsDir = errors.New("is a directory")
+
 // ErrMalformed is why ReadResults refuses a file with a benchmark line it cannot parse (a
 // value without a unit, a number out of range, a line cut short).
 var ErrMalformed = errors.New("malformed benchmark line")
@@ -152,7 +155,9 @@ func ReadResults(path string) ([]*benchfmt.Result, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() > MaxResultsBytes {
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: errIsDir} // DIR/bench.txt is a folder
+	} else if err == nil && fi.Size() > MaxResultsBytes {
 		return nil, fmt.Errorf("%s: %w: %d bytes, more than %d MiB", path, ErrTooLarge, fi.Size(), MaxResultsBytes>>20)
 	}
 	var rs []*benchfmt.Result
