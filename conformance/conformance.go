@@ -191,6 +191,14 @@ func rows(caps deferral.Capabilities) []row {
 		{"FrameReentryRefused", checkFrameReentry, 0},
 		{"FrameDecisionErrorKeepsPending", checkFrameDecisionError, 0},
 		{readsName(caps), checkReads, 0},
+		{"InvalidRecordFails", checkInvalidRecord, varyAll},
+		{"HandBuiltRecordsApplyAsVerbs", checkHandBuiltRecords, varyKey | varyRecorders},
+		{"PendingCountsAcrossRecorders", checkPendingCounts, varyAll},
+		{"RecorderReusable", checkRecorderReusable, varyAll},
+		{"AddThenRemoveSameCommit", checkAddThenRemove, varyKey | varyRecorders},
+		{"CreateThenDestroySameCommit", checkCreateThenDestroy, varyKey | varyRecorders},
+		{"ResolveAcrossDiscard", checkResolveAcrossDiscard, varyAll},
+		{"RecorderNumbering", checkRecorderNumbering, 0},
 	}
 }
 
