@@ -199,6 +199,8 @@ func rows(caps deferral.Capabilities) []row {
 		{"CreateThenDestroySameCommit", checkCreateThenDestroy, varyKey | varyRecorders},
 		{"ResolveAcrossDiscard", checkResolveAcrossDiscard, varyAll},
 		{"RecorderNumbering", checkRecorderNumbering, 0},
+		{"WriteToMissingSkipped", checkWriteToMissingSkipped, varyKey | varyRecorders},
+		{"ResolveDuringCommit", checkResolveDuringCommit, varyKey | varyRecorders},
 	}
 }
 

@@ -110,6 +110,13 @@ func TestSuiteCatchesBugs(t *testing.T) {
 		{reference.RotateRecorders, reference.Ordered, "OrderReproducibleBySortKey", "world hash"},
 		{reference.SetMissingWrongPos, reference.Ordered, "SetMissingFails", "command error: position"},
 		{reference.SetMissingWrongPos, reference.Ordered, "FailurePrefixRetained", "error position"},
+		{reference.SetMissingWrongPos, reference.Ordered, "RecorderNumbering", "error position"},
+		{reference.LIFO, reference.Ordered, "AddThenRemoveSameCommit", "add then remove"},
+		{reference.TouchReusedSlot, reference.Ordered, "CreateThenDestroySameCommit", "entity created after"},
+		{reference.DropSuffix, reference.Ordered, "PendingCountsAcrossRecorders", "pending after a failed commit"},
+		{reference.DropSuffix, reference.Ordered, "InvalidRecordFails", "pending after the failed commit"},
+		{reference.SuffixNotPending, reference.Ordered, "PendingCountsAcrossRecorders", "pending after a failed commit"},
+		{reference.InvalidRecordNoop, reference.Ordered, "InvalidRecordFails", "want a *deferral.CommandError"},
 	}
 	for _, c := range cases {
 		name := fmt.Sprintf("bug%d/%s", c.bug, c.check)

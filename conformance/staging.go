@@ -262,3 +262,64 @@ func checkRecorderNumbering(x *fixture) {
 	want(x, "discard", x.s.Discard(), 1)
 	want(x, "index of the next recorder", x.s.NewRecorder().Index(), 3)
 }
+
+// checkWriteToMissingSkipped: Add and Set naming an entity that does not exist — dead with its
+// slot reused, the empty handle, or another world's entity with the same slot and generation
+// as one here — are skipped and counted, and never reach the entity in that slot: a Set of a
+// component that entity lacks is no error.
+func checkWriteToMissingSkipped(x *fixture) {
+	gone := x.create(x.w, pt(1, 1))
+	if err := x.w.Destroy(gone); err != nil {
+		x.Fatalf("setup: destroy: %v", err)
+	}
+	reuse := x.create(x.w, pt(2, 2))
+	if reuse.Slot() != gone.Slot() {
+		x.Fatalf("setup: the world did not reuse slot %d (got %d)", gone.Slot(), reuse.Slot())
+	}
+	other := ecs.NewWorld()
+	if err := other.Destroy(x.create(other, pt(0, 0))); err != nil {
+		x.Fatalf("setup: destroy: %v", err)
+	}
+	foreign := x.create(other, pt(3, 3)) // same slot and generation as reuse, other world
+	if foreign.Slot() != reuse.Slot() || foreign.Generation() != reuse.Generation() {
+		x.Fatalf("setup: want another world's entity with slot %d generation %d, got %v", reuse.Slot(), reuse.Generation(), foreign)
+	}
+	h, ho := x.w.Hash(), other.Hash()
+	r := x.rec()
+	n := 0
+	for _, e := range []ecs.Entity{gone, {}, foreign} {
+		r.Add(e, pt(9, 9).With(vl(9, 9)))
+		r.Set(e, vl(9, 9)) // the slot's occupant lacks Velocity: an error if it were reached
+		r.Set(e, pt(9, 9))
+		n += 3
+	}
+	x.commit("writes to entities that do not exist", x.s)
+	x.wantHash("writes to entities that do not exist", x.w, h)
+	x.wantHash("writes to a foreign entity (its world)", other, ho)
+	want(x, "the slot's new occupant: position", x.pos("reuse", x.w, reuse), v2(2, 2))
+	x.wantReport("writes to entities that do not exist", x.s, deferral.Report{Skipped: n, Applied: n})
+}
+
+// checkResolveDuringCommit: Resolve answers for the commit in progress: a closure that runs
+// after a create (staged after it on the same recorder) resolves its placeholder to the
+// created, live entity; a closure that runs before the create gets deferral.ErrUnresolved.
+func checkResolveDuringCommit(x *fixture) {
+	r := x.rec()
+	var before, after error
+	var during ecs.Entity
+	var alive bool
+	var p ecs.Entity
+	r.Do(func(*ecs.World) error { _, before = x.s.Resolve(p); return nil })
+	p = r.Create(pt(1, 1))
+	r.Do(func(w *ecs.World) error {
+		during, after = x.s.Resolve(p)
+		alive = w.Alive(during)
+		return nil
+	})
+	x.commit("commit whose closures resolve a placeholder", x.s)
+	x.wantIs("resolve in a closure before the create applied", before, deferral.ErrUnresolved)
+	x.wantNil("resolve in a closure after the create applied", after)
+	want(x, "entity the closure resolved is alive then", alive, true)
+	ep := x.resolve("after the commit", x.s, p)
+	want(x, "entity the closure resolved", during, ep)
+}

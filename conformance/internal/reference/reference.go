@@ -54,6 +54,8 @@ const (
 	HangCommit             // Commit blocks forever
 	SetMissingWrongPos     // the error of a failing Set names the wrong command index
 	PanicCommit            // Commit panics
+	SuffixNotPending       // Pending leaves out the suffix a failed commit kept
+	InvalidRecordNoop      // a zero command record is consumed as a no-op instead of failing
 )
 
 // instances numbers strategies for RotateRecorders.
@@ -176,7 +178,12 @@ func (s *Strategy) staged() int {
 }
 
 // Pending returns the number of commands not applied yet.
-func (s *Strategy) Pending() int { return len(s.batch) - s.next + s.staged() }
+func (s *Strategy) Pending() int {
+	if s.bug == SuffixNotPending {
+		return s.staged()
+	}
+	return len(s.batch) - s.next + s.staged()
+}
 
 // gather moves what the recorders staged to the end of batch, in the mode's order.
 func (s *Strategy) gather() {
@@ -335,6 +342,9 @@ func (s *Strategy) apply(e *entry) error {
 		if !victim.IsZero() {
 			return w.Destroy(victim)
 		}
+	}
+	if s.bug == InvalidRecordNoop && c.Verb == deferral.VerbNone {
+		return nil
 	}
 	err := s.core.Apply(e.pos, c)
 	if ce, ok := err.(*deferral.CommandError); ok && s.bug == SetMissingWrongPos {
