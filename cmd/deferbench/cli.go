@@ -263,6 +263,9 @@ func flagError(c *command, fs *flag.FlagSet, err error) error {
 		return usagef("%s: unknown flag %s (valid: %s)", c.name, name, valid)
 	}
 	if m := badValueRE.FindStringSubmatch(msg); m != nil {
+		if strings.HasSuffix(msg, "value out of range") {
+			return usagef("%s: -%s: %s is too large: want %s", c.name, m[2], m[1], flagWant(c, fs, m[2]))
+		}
 		return usagef("%s: -%s: want %s, got %s", c.name, m[2], flagWant(c, fs, m[2]), m[1])
 	}
 	if m := noValueRE.FindStringSubmatch(msg); m != nil {

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -721,7 +722,10 @@ func TestRunCountBound(t *testing.T) {
 	sel := []string{"run", "-scenarios", "Stage", "-strategies", "baseline", "-procs", "1"}
 	for _, c := range []struct{ count, want string }{
 		{"66667", "deferbench: run: -count 66667: 3 benchmarks × 66667 is more than the 200000 results compare and report read: give -count 66666 or less, or fewer -scenarios, -strategies or -procs\n"},
-		{"9223372036854775807", "deferbench: run: -count 9223372036854775807: 3 benchmarks × 9223372036854775807 is more than the 200000 results compare and report read: give -count 66666 or less, or fewer -scenarios, -strategies or -procs\n"},
+		// The largest int (2^63-1, or 2^31-1 on 32-bit ARM): 3 × it would overflow.
+		{strconv.Itoa(math.MaxInt), "deferbench: run: -count " + strconv.Itoa(math.MaxInt) + ": 3 benchmarks × " + strconv.Itoa(math.MaxInt) + " is more than the 200000 results compare and report read: give -count 66666 or less, or fewer -scenarios, -strategies or -procs\n"},
+		// Past the largest int: the flag package's range error, said plainly.
+		{"99999999999999999999", "deferbench: run: -count: \"99999999999999999999\" is too large: want a whole number ≥ 1\n"},
 	} {
 		out := filepath.Join(t.TempDir(), "r")
 		stdout, stderr, code := cli(append(sel, "-count", c.count, "-out", out)...)
