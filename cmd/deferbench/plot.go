@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -32,22 +31,11 @@ var plotCommand = &command{
 				return err
 			}
 			// plots/ is the run's to write while it runs: hold the directory as report does.
-			rd, err := harness.HoldRunDir(dir)
-			var de *harness.DirError
-			if errors.As(err, &de) {
-				fix := "choose a writable results directory"
-				if errors.Is(err, harness.ErrDirInUse) {
-					fix = "wait for that run to finish"
-				}
-				return usagef("plot: %s: %s", de.Error(), fix)
-			}
+			rd, err := holdResultsDir("plot", dir, e.stderr)
 			if err != nil {
 				return err
 			}
 			defer rd.Release()
-			if rd.Note != "" {
-				fmt.Fprintf(e.stderr, "deferbench: plot: note: %s\n", rd.Note)
-			}
 			out := filepath.Join(dir, "plots")
 			files, err := harness.Plot(rs, out)
 			if err != nil {

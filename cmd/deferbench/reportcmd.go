@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -48,22 +49,11 @@ func rebuildReport(e *env, arg string) error {
 	if err != nil {
 		return err
 	}
-	rd, err := harness.HoldRunDir(dir)
-	var de *harness.DirError
-	if errors.As(err, &de) {
-		fix := "choose a writable results directory"
-		if errors.Is(err, harness.ErrDirInUse) {
-			fix = "wait for that run to finish"
-		}
-		return usagef("report: %s: %s", de.Error(), fix)
-	}
+	rd, err := holdResultsDir("report", dir, e.stderr)
 	if err != nil {
 		return err
 	}
 	defer rd.Release()
-	if rd.Note != "" {
-		fmt.Fprintf(e.stderr, "deferbench: report: note: %s\n", rd.Note)
-	}
 
 	envPath := filepath.Join(dir, "env.json")
 	var doc *envFile
@@ -108,4 +98,26 @@ func rebuildReport(e *env, arg string) error {
 	}
 	fmt.Fprintf(e.stderr, "deferbench: report: rebuilt summary.json, report.md and plots/ in %s from %d results\n", dir, len(rs))
 	return nil
+}
+
+// holdResultsDir holds the existing results directory dir for rewriting its files, as the
+// command cmd: a directory a live run holds is a usage error saying to wait for it, and a
+// reclaimed stale lock is noted on stderr. The caller releases it.
+func holdResultsDir(cmd, dir string, stderr io.Writer) (*harness.RunDir, error) {
+	rd, err := harness.HoldRunDir(dir)
+	var de *harness.DirError
+	if errors.As(err, &de) {
+		fix := "choose a writable results directory"
+		if errors.Is(err, harness.ErrDirInUse) {
+			fix = "wait for that run to finish"
+		}
+		return nil, usagef("%s: %s: %s", cmd, de.Error(), fix)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rd.Note != "" {
+		fmt.Fprintf(stderr, "deferbench: %s: note: %s\n", cmd, rd.Note)
+	}
+	return rd, nil
 }
