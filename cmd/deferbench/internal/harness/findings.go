@@ -726,9 +726,9 @@ func writeFindings(b *strings.Builder, results []*benchfmt.Result, meta ReportMe
 	fmt.Fprintf(b, "Computed from this run's bench.txt alone. Per headline metric the strategies are ranked best first by their median; "+
 		"`≈` joins strategies the Mann-Whitney U test (alpha %.2g, golang.org/x/perf/benchmath) cannot separate from the next, so their order is noise, "+
 		"and a new group starts after a significant difference; `?` joins strategies the test could not judge (too few repetitions), which are not ranked. "+
-		"× best and × baseline are the ratio of the strategy's value to the best strategy's and to baseline's, with the 95%% CI of the ratio. "+
+		"× best and × baseline are the ratio of the strategy's median to the best strategy's and to baseline's (so they follow the ranking), with a 95%% CI of the ratio. "+
 		"The runner interleaves repetitions (repetition i of every strategy runs back to back before repetition i+1), so a ratio can be formed per repetition: "+
-		"*paired* takes the median of those per-repetition ratios and its CI; *unpaired* (Hodges-Lehmann) takes the median of all cross ratios and the interval that inverts the U test. "+
+		"*paired* takes the CI of those per-repetition ratios; *unpaired* (Hodges-Lehmann) takes the interval over all cross ratios that inverts the U test; either is widened to hold the ratio of the medians where the two disagree. "+
 		"Each scenario uses paired ratios unless their intervals are wider over its ratios (a ratio falls back to the other where the chosen one has no interval; such cells are marked). "+
 		"This run: %d ratios paired, %d unpaired; median CI half-width %s paired against %s unpaired over the same ratios.\n\n",
 		FindingsAlpha, np, nu, pctOrNone(pw), pctOrNone(uw))
