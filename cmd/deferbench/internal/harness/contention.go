@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/deferbench/deferbench/deferral"
@@ -206,39 +207,57 @@ func contentionRun(b *testing.B, s StrategyInfo, producers int, noop bool) error
 		handover(st, r)
 	}
 	// The owner goroutine is producer 0 (no hand-off for P = 1); producers 1…P-1 are
-	// goroutines that persist across rounds and wait on their channel between rounds.
-	start := make([]chan int, producers)
-	var wg sync.WaitGroup
+	// goroutines that persist across rounds. The barrier spins on atomics (yielding the
+	// processor every few checks, so oversubscribed producers still make progress) instead
+	// of parking on channels: a park and wake-up costs tens of µs on a VM, which a round of
+	// register-only commands (the noop control) is too short to hide.
+	var (
+		gen    atomic.Int64 // round number; a new value starts a round
+		done   atomic.Int64 // producers 1…P-1 finished in the current round
+		stop   atomic.Bool
+		counts = make([]int, producers)
+	)
+	spin := func(cond func() bool) {
+		for i := 1; !cond(); i++ {
+			if i%64 == 0 {
+				runtime.Gosched()
+			}
+		}
+	}
+	var exited sync.WaitGroup
 	for i := 1; i < producers; i++ {
-		start[i] = make(chan int)
+		exited.Add(1)
 		go func(id int) {
-			for n := range start[id] {
-				work(id, n)
-				wg.Done()
+			defer exited.Done()
+			seen := int64(0)
+			for {
+				spin(func() bool { return gen.Load() != seen })
+				seen = gen.Load()
+				if stop.Load() {
+					return
+				}
+				work(id, counts[id])
+				done.Add(1)
 			}
 		}(i)
 	}
 	defer func() {
-		for _, c := range start[1:] {
-			close(c)
-		}
+		stop.Store(true)
+		gen.Add(1)
+		exited.Wait()
 	}()
 	round := func(total int) {
 		per, extra := total/producers, total%producers
-		wg.Add(producers - 1)
-		for i := 1; i < producers; i++ {
-			n := per
+		for i := range counts {
+			counts[i] = per
 			if i < extra {
-				n++
+				counts[i]++
 			}
-			start[i] <- n
 		}
-		n0 := per
-		if extra > 0 {
-			n0++
-		}
-		work(0, n0)
-		wg.Wait()
+		done.Store(0)
+		gen.Add(1) // publishes counts and the reset count to the producers
+		work(0, counts[0])
+		spin(func() bool { return done.Load() == int64(producers-1) })
 		if st != nil {
 			st.Discard()
 		}
