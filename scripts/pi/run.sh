@@ -341,7 +341,7 @@ done
 exit $rc'
 }
 
-# run_host SPEC STATUSFILE runs the whole flow for one HOST[:DIR]; run it in a
+# run_host HOST[:DIR] STATUSFILE runs the whole flow for that board; run it in a
 # subshell. It writes its process id to STATUSFILE.pid (the main shell sends
 # it SIGTERM on Ctrl-C), the fetched run folders to STATUSFILE.dirs and its
 # exit status to STATUSFILE.
