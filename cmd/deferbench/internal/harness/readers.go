@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -105,6 +106,12 @@ func readers(b *testing.B, s StrategyInfo, nreaders int) error {
 			}
 			started.Done()
 			for n := 0; !stop.Load(); n++ {
+				if n%1024 == 1023 {
+					// Yield now and then: where the scheduler cannot preempt a busy loop
+					// (qemu-user delays the preemption signal), a reader descheduled inside a
+					// read would otherwise hold up a commit waiting for it for minutes.
+					runtime.Gosched()
+				}
 				t0 := time.Now()
 				var err error
 				if guarded != nil {
