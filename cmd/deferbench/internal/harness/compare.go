@@ -518,7 +518,7 @@ func agree(xs []float64, tol float64) bool {
 }
 
 func summarize(name, unit string, xs []float64) Summary {
-	s := benchmath.NewSample(xs, &benchmath.DefaultThresholds)
+	s := newSample(xs, &benchmath.DefaultThresholds)
 	sum := benchmath.AssumeNothing.Summary(s, 0.95)
 	row := Summary{Name: name, Unit: unit, N: len(xs), Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi}
 	if math.IsInf(row.Lo, 0) || math.IsNaN(row.Lo) || math.IsInf(row.Hi, 0) || math.IsNaN(row.Hi) {
@@ -559,7 +559,7 @@ func compareRow(name, unit string, ov, nv []float64, opt CompareOptions) Row {
 		row.Method = MethodUTest
 		th := benchmath.DefaultThresholds
 		th.CompareAlpha = opt.Alpha
-		cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(ov, &th), benchmath.NewSample(nv, &th))
+		cmp := benchmath.AssumeNothing.Compare(newSample(ov, &th), newSample(nv, &th))
 		row.P = cmp.P
 		if len(cmp.Warnings) > 0 && errors.Is(cmp.Warnings[0], stats.ErrSamplesEqual) {
 			break // every value on both sides the same: no change, nothing to test

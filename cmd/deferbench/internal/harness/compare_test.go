@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"math"
+	"sort"
 	"os"
 	"path/filepath"
 	"strings"
@@ -262,5 +263,32 @@ func TestUTestMinP(t *testing.T) {
 		if got := uTestMinP(c.n1, c.n2); math.Abs(got-c.want) > 1e-12*c.want {
 			t.Errorf("uTestMinP(%d, %d) = %v, want %v", c.n1, c.n2, got, c.want)
 		}
+	}
+}
+
+// TestPairedKeepsRoundOrder: an A/A run of deferbench ab (one binary on both sides, order
+// randomized per round) of a row whose values vary 1.9× from round to round. Paired in
+// round order, HEAD is slower in 9 of 12 rounds and the signed-rank test finds nothing.
+// Pairing the sorted samples instead (what happens when a summary sorts the caller's slice
+// in place before the pairing) made HEAD slower in all 12 "pairs": +12%, p = 0.0005, a
+// false alarm. The ratio must be the median of the true per-round ratios.
+func TestPairedKeepsRoundOrder(t *testing.T) {
+	base := []float64{221, 259, 283, 181, 282, 220, 269, 307, 276, 236, 233, 216}
+	head := []float64{309, 266, 246, 231, 325, 286, 302, 215, 241, 322, 245, 242}
+	var logs, ratios []float64
+	for i := range base {
+		ratios = append(ratios, head[i]/base[i])
+		logs = append(logs, math.Log(head[i]/base[i]))
+	}
+	wantP := bruteSignedRank(logs)
+	sort.Float64s(ratios)
+	wantRatio := (ratios[5] + ratios[6]) / 2
+	gate, _ := ParseThresholds("sec/op>5%")
+	r := CompareRuns(cfgResults("", "X", "ns/op", base...), cfgResults("", "X", "ns/op", head...), CompareOptions{Paired: true, Thresholds: gate}).Rows[0]
+	if r.Method != MethodPaired || math.Abs(r.P-wantP) > 1e-9 || r.Ratio == nil || math.Abs(r.Ratio.Median-wantRatio) > 1e-9 {
+		t.Fatalf("method %s, p %.4g, ratio %+v; want signed-rank on the rounds as given: p %.4g, median ratio %.4f", r.Method, r.P, r.Ratio, wantP, wantRatio)
+	}
+	if wantP < 0.05 || r.Verdict == Worse || r.Gate == "fail" {
+		t.Errorf("A/A: verdict %s, gate %s at p %.4g; want no significant change", r.Verdict, r.Gate, r.P)
 	}
 }

@@ -284,7 +284,7 @@ func ratioOf(a, ref []obs) (r Ratio, ok bool) {
 			}
 		}
 		if len(per) == len(a) {
-			s := benchmath.AssumeNothing.Summary(benchmath.NewSample(per, &benchmath.DefaultThresholds), 0.95)
+			s := benchmath.AssumeNothing.Summary(newSample(per, &benchmath.DefaultThresholds), 0.95)
 			p := estimate{c: s.Center, lo: s.Lo, hi: s.Hi, ok: true}
 			p.ci = !math.IsInf(s.Lo, 0) && !math.IsInf(s.Hi, 0) && !math.IsNaN(s.Lo) && !math.IsNaN(s.Hi)
 			if p.ci {
@@ -426,7 +426,7 @@ func (d *runData) rank(h Headline, id rowID) (Ranking, bool) {
 		}
 		if i+1 < len(k.Ranked) {
 			next := k.Ranked[i+1]
-			c := benchmath.AssumeNothing.Compare(benchmath.NewSample(r.Samples, &th), benchmath.NewSample(next.Samples, &th))
+			c := benchmath.AssumeNothing.Compare(newSample(r.Samples, &th), newSample(next.Samples, &th))
 			r.P = c.P
 			if len(c.Warnings) > 0 {
 				r.Note = c.Warnings[0].Error()
@@ -439,7 +439,7 @@ func (d *runData) rank(h Headline, id rowID) (Ranking, bool) {
 }
 
 func summarizeValues(v []float64) Summary {
-	s := benchmath.NewSample(v, &benchmath.DefaultThresholds)
+	s := newSample(v, &benchmath.DefaultThresholds)
 	sum := benchmath.AssumeNothing.Summary(s, 0.95)
 	row := Summary{N: len(v), Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi}
 	if math.IsInf(row.Lo, 0) || math.IsNaN(row.Lo) || math.IsInf(row.Hi, 0) || math.IsNaN(row.Hi) {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -67,7 +68,7 @@ func Summarize(results []*benchfmt.Result) []Summary {
 	order, vals := collect(results)
 	out := make([]Summary, 0, len(order))
 	for _, k := range order {
-		s := benchmath.NewSample(vals[k], &benchmath.DefaultThresholds)
+		s := newSample(vals[k], &benchmath.DefaultThresholds)
 		sum := benchmath.AssumeNothing.Summary(s, 0.95)
 		row := Summary{Name: k.name, Unit: k.unit, N: len(vals[k]), Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi}
 		for _, w := range append(s.Warnings, sum.Warnings...) {
@@ -117,8 +118,8 @@ func Compare(old, new []*benchfmt.Result, alpha float64) []Comparison {
 		if _, ok := nv[k]; !ok {
 			continue
 		}
-		s1 := benchmath.NewSample(ov[k], &th)
-		s2 := benchmath.NewSample(nv[k], &th)
+		s1 := newSample(ov[k], &th)
+		s2 := newSample(nv[k], &th)
 		c := benchmath.AssumeNothing.Compare(s1, s2)
 		row := Comparison{Name: k.name, Unit: k.unit, Old: oldSums[k], New: newSums[k], P: c.P, Alpha: c.Alpha, Delta: math.NaN()}
 		if row.Old.Median != 0 {
@@ -348,4 +349,13 @@ func splitProcs(name string) (base, suffix string) {
 		}
 	}
 	return name, ""
+}
+
+// newSample is benchmath.NewSample on a copy of xs. benchmath.NewSample sorts the slice it
+// is given in place; on the caller's slice that loses the round order, and a paired test
+// that then pairs sample i of one side with sample i of the other compares order
+// statistics instead of rounds (an A/A run of one binary then reads as a significant
+// change whenever one side's spread is wider).
+func newSample(xs []float64, th *benchmath.Thresholds) *benchmath.Sample {
+	return benchmath.NewSample(slices.Clone(xs), th)
 }
