@@ -3,9 +3,9 @@ package harness
 import (
 	"fmt"
 	"math"
-	"sort"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
