@@ -185,10 +185,15 @@ func (c *Core) table(owner, hi uint32) *[][]resolution {
 // resolve maps a command's entity to a real handle. ok is false for a placeholder that does
 // not resolve to a created entity in this commit.
 func (c *Core) resolve(e ecs.Entity) (ecs.Entity, bool) {
-	owner, hi, lo, isPh := e.PlaceholderParts()
-	if !isPh {
+	if !e.IsPlaceholder() {
 		return e, true
 	}
+	return c.resolvePlaceholder(e)
+}
+
+// resolvePlaceholder is resolve of a placeholder.
+func (c *Core) resolvePlaceholder(e ecs.Entity) (ecs.Entity, bool) {
+	owner, hi, lo, _ := e.PlaceholderParts()
 	rec, tab := int(hi>>16), c.table(owner, hi)
 	if tab == nil || rec >= len(*tab) || int(lo) >= len((*tab)[rec]) {
 		return ecs.Entity{}, false
@@ -256,24 +261,37 @@ func (c *Core) Apply(at Pos, cmd *Command) error {
 			}
 			c.report.Destroyed++
 		}
-	case VerbAdd, VerbSet, VerbRemove:
-		e, ok := c.resolve(cmd.Entity)
+	case VerbRemove:
+		// One liveness check when the target has the component, the common case; a real
+		// handle is not looked up (resolve inlined by hand: its call is above the budget).
+		e, ok := cmd.Entity, true
+		if e.IsPlaceholder() {
+			e, ok = c.resolvePlaceholder(e)
+		}
+		switch {
+		case ok && w.Has(e, cmd.Component):
+			if err := w.Remove(e, cmd.Component); err != nil {
+				return c.fail(at, cmd, err)
+			}
+		case !ok || !w.Alive(e):
+			c.report.Skipped++
+		default:
+			c.report.NoopRemoves++
+		}
+	case VerbAdd, VerbSet:
+		e, ok := cmd.Entity, true
+		if e.IsPlaceholder() {
+			e, ok = c.resolvePlaceholder(e)
+		}
 		if !ok || !w.Alive(e) {
 			c.report.Skipped++
 			break
 		}
 		var err error
-		switch cmd.Verb {
-		case VerbAdd:
+		if cmd.Verb == VerbAdd {
 			err = w.Upsert(e, cmd.Bundle)
-		case VerbSet:
+		} else {
 			err = w.Set(e, cmd.Bundle)
-		default:
-			if !w.Has(e, cmd.Component) {
-				c.report.NoopRemoves++
-				break
-			}
-			err = w.Remove(e, cmd.Component)
 		}
 		if err != nil {
 			return c.fail(at, cmd, err)

@@ -34,13 +34,25 @@ type rawColumn struct {
 
 // zero clears slot's value of a pointer-free column (noPtrs), without an interface call.
 func (r *rawColumn) zero(slot uint32) {
-	clear(unsafe.Slice((*byte)(unsafe.Add(r.base, uintptr(slot)*r.size)), r.size))
+	dst := unsafe.Add(r.base, uintptr(slot)*r.size)
+	switch r.size { // the common sizes as stores, without a memclr call
+	case 4:
+		*(*uint32)(dst) = 0
+	case 8:
+		*(*uint64)(dst) = 0
+	case 16:
+		*(*[2]uint64)(dst) = [2]uint64{}
+	default:
+		clear(unsafe.Slice((*byte)(dst), r.size))
+	}
 }
 
 // put copies the size bytes at src into slot's value.
 func (r *rawColumn) put(slot uint32, src unsafe.Pointer) {
 	dst := unsafe.Add(r.base, uintptr(slot)*r.size)
-	switch r.size { // whole-word sizes as word moves, without a memmove call
+	switch r.size { // the common sizes as moves, without a memmove call
+	case 4:
+		*(*uint32)(dst) = *(*uint32)(src)
 	case 8:
 		*(*[1]uint64)(dst) = *(*[1]uint64)(src)
 	case 16:

@@ -273,6 +273,20 @@ func (b Bundle) Mask() Mask {
 	return m
 }
 
+// maskDup returns the set of components in b, and whether one of them occurs twice.
+func (b *Bundle) maskDup() (m Mask, dup bool) {
+	if b.n == 1 { // the common single value, without the loop
+		return 1 << b.ids[0], false
+	}
+	var twice Mask
+	for i := range int(b.n) {
+		bit := Mask(1) << b.ids[i]
+		twice |= m & bit
+		m |= bit
+	}
+	return m, twice != 0
+}
+
 // ValueOf returns the value of component c in b; ok is false when b does not hold c.
 func ValueOf[T any](c Component[T], b Bundle) (T, bool) {
 	for i := range int(b.n) {

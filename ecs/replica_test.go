@@ -241,3 +241,38 @@ func TestStorageBytes(t *testing.T) {
 		t.Fatalf("replica StorageBytes %d, original %d", r.StorageBytes(), w.StorageBytes())
 	}
 }
+
+// TestReplicaBehindRefusesNewerHandle: a replica shares its world's id, so a handle the world
+// issued after the copy reaches the replica with the generation the replica's free slot will
+// issue next. The replica must call it dead, not live: a check on the generation alone let
+// versioned's replay write to a free slot of its replica.
+func TestReplicaBehindRefusesNewerHandle(t *testing.T) {
+	w := ecs.NewWorld()
+	e1 := mustCreate(t, w, Pos.Value(vec{1, 2}))
+	if err := w.Destroy(e1); err != nil {
+		t.Fatal(err)
+	}
+	r := w.Replica() // slot of e1 free, at the next generation
+	e2 := mustCreate(t, w, Pos.Value(vec{3, 4}))
+	if e2.Slot() != e1.Slot() {
+		t.Fatalf("test setup: e2 %v did not reuse e1's slot %v", e2, e1)
+	}
+	if r.Alive(e2) || r.Has(e2, Pos.ID()) {
+		t.Fatalf("replica: %v reads as alive", e2)
+	}
+	if err := r.Check(e2); !errors.Is(err, ecs.ErrDead) {
+		t.Errorf("replica Check(%v) = %v, want ErrDead", e2, err)
+	}
+	for name, err := range map[string]error{
+		"Set":    r.Set(e2, Pos.Value(vec{5, 6})),
+		"Upsert": r.Upsert(e2, Pos.Value(vec{5, 6})),
+		"Remove": r.Remove(e2, Pos.ID()),
+	} {
+		if !errors.Is(err, ecs.ErrDead) {
+			t.Errorf("replica %s(%v) = %v, want ErrDead", name, e2, err)
+		}
+	}
+	if r.Len() != 0 {
+		t.Errorf("replica holds %d entities, want 0", r.Len())
+	}
+}

@@ -33,7 +33,11 @@ type World struct {
 	// slot does not touch every column.
 	raw    [MaxComponents]rawColumn
 	colLen int
-	iters  atomic.Int32 // queries iterating now
+	// hasCol is the set of components with a column here; validated the subset whose
+	// component has a validator. Create, Add, Set and Upsert check a bundle against both with
+	// two mask tests and take the per-value path only for a new column or a validator.
+	hasCol, validated Mask
+	iters             atomic.Int32 // queries iterating now
 	// changes counts successful changing calls (Changes); replica.go reads and sets it.
 	changes uint64
 }
@@ -79,12 +83,14 @@ func (w *World) Check(e Entity) error {
 	}
 }
 
-// isLive is Check(e) == nil, small enough to inline: a real handle (no placeholder bit) of
-// this world (never the zero handle: world ids start at 1) whose slot is alive at its
-// generation.
+// isLive is Check(e) == nil, small enough to inline: a real handle of this world (never the
+// zero handle: world ids start at 1) whose slot is alive at its generation. A placeholder
+// fails the generation test (no slot's generation carries placeholderBit). The generation
+// alone is not enough: a replica shares its world's id, and a handle from the world can
+// carry the generation that a free slot of a replica which is behind will issue next.
 func (w *World) isLive(e Entity) bool {
-	return e.world == w.id && e.gen&placeholderBit == 0 && int(e.slot) < len(w.alive) &&
-		w.alive[e.slot] && e.gen == w.gens[e.slot]
+	s := int(e.slot)
+	return e.world == w.id && s < len(w.gens) && e.gen == w.gens[s] && s < len(w.alive) && w.alive[s]
 }
 
 // Alive reports whether e is a live entity of w.
@@ -118,8 +124,23 @@ func (w *World) column(id ComponentID) (column, error) {
 	c := info.newColumn()
 	c.grow(w.colLen)
 	w.cols[id] = c
-	w.raw[id] = c.raw()
+	w.setRaw(id)
 	return c, nil
+}
+
+// setRaw refreshes id's untyped view and its bits in hasCol and validated.
+func (w *World) setRaw(id ComponentID) {
+	bit := Mask(1) << id
+	w.hasCol &^= bit
+	w.validated &^= bit
+	w.raw[id] = rawColumn{}
+	if c := w.cols[id]; c != nil {
+		w.raw[id] = c.raw()
+		w.hasCol |= bit
+		if w.raw[id].validate {
+			w.validated |= bit
+		}
+	}
 }
 
 // growColumns makes every column's array hold at least slots values, doubling.
@@ -137,11 +158,10 @@ func (w *World) growColumns(slots int) {
 func (w *World) refreshRaw() {
 	w.colLen = len(w.gens)
 	for id, c := range w.cols {
-		w.raw[id] = rawColumn{}
 		if c != nil {
 			c.grow(w.colLen)
-			w.raw[id] = c.raw()
 		}
+		w.setRaw(ComponentID(id))
 	}
 }
 
@@ -149,25 +169,10 @@ func (w *World) refreshRaw() {
 // ErrIterating, ErrUnknownComponent, ErrDuplicateComponent, ErrInvalidValue (a validator
 // rejected a value), ErrWorldFull. On error nothing changed.
 func (w *World) Create(b Bundle) (Entity, error) {
-	if w.Iterating() {
-		return Entity{}, fmt.Errorf("create: %w", ErrIterating)
-	}
-	var mask Mask
-	for i := range int(b.n) {
-		id := b.ids[i]
-		if mask.Has(id) {
-			return Entity{}, fmt.Errorf("create: %s: %w", ComponentName(id), ErrDuplicateComponent)
-		}
-		mask |= 1 << id
-		c := w.cols[id]
-		if c == nil {
-			var err error
-			if c, err = w.column(id); err != nil {
-				return Entity{}, fmt.Errorf("create: component %d: %w", id, err)
-			}
-		}
-		if w.raw[id].validate && !c.validIn(b, i) {
-			return Entity{}, lookup(id).invalid
+	mask, dup := b.maskDup()
+	if dup || mask&^w.hasCol != 0 || mask&w.validated != 0 || w.iters.Load() > 0 {
+		if err := w.createCheck(&b); err != nil {
+			return Entity{}, err
 		}
 	}
 	var slot uint32
@@ -197,6 +202,31 @@ func (w *World) Create(b Bundle) (Entity, error) {
 	w.live++
 	w.changes++
 	return Entity{world: w.id, slot: slot, gen: w.gens[slot]}, nil
+}
+
+// createCheck is Create's check of b value by value, for a bundle that needs more than the
+// mask tests: a duplicate, a component without a column yet (created here), a validator, or
+// a query iterating. It returns Create's error, or nil when b may be created.
+func (w *World) createCheck(b *Bundle) error {
+	if w.Iterating() {
+		return fmt.Errorf("create: %w", ErrIterating)
+	}
+	var mask Mask
+	for i := range int(b.n) {
+		id := b.ids[i]
+		if mask.Has(id) {
+			return fmt.Errorf("create: %s: %w", ComponentName(id), ErrDuplicateComponent)
+		}
+		mask |= 1 << id
+		c, err := w.column(id)
+		if err != nil {
+			return fmt.Errorf("create: component %d: %w", id, err)
+		}
+		if w.raw[id].validate && !c.validIn(*b, i) {
+			return lookup(id).invalid
+		}
+	}
+	return nil
 }
 
 // Destroy removes e and all its components. Its slot is reused later with a newer generation,
@@ -266,6 +296,30 @@ func (w *World) Upsert(e Entity, b Bundle) error { return w.put(e, &b, true, tru
 
 // put is Add (add), Set (set) or Upsert (both) of the values in b.
 func (w *World) put(e Entity, b *Bundle, add, set bool) error {
+	if !w.isLive(e) {
+		return w.putCheck(e, b, add, set)
+	}
+	have := w.masks[e.slot]
+	mask, dup := b.maskDup()
+	if dup || mask&^w.hasCol != 0 || mask&w.validated != 0 || (!set && mask&have != 0) ||
+		(mask&^have != 0 && (!add || w.iters.Load() > 0)) {
+		if err := w.putCheck(e, b, add, set); err != nil {
+			return err
+		}
+	}
+	for i := range int(b.n) {
+		w.raw[b.ids[i]].put(e.slot, unsafe.Pointer(&b.data[b.offs[i]]))
+	}
+	w.masks[e.slot] = have | mask
+	w.changes++
+	return nil
+}
+
+// putCheck is put's check value by value, for a call that needs more than the mask tests:
+// a handle that is not live, a duplicate, a component without a column yet (created here),
+// a validator, or a value that is refused. It returns put's error, or nil when b may be
+// written.
+func (w *World) putCheck(e Entity, b *Bundle, add, set bool) error {
 	verb := "add"
 	if !add {
 		verb = "set"
@@ -277,14 +331,10 @@ func (w *World) put(e Entity, b *Bundle, add, set bool) error {
 	var seen Mask
 	for i := range int(b.n) {
 		id := b.ids[i]
-		c := w.cols[id]
-		if c == nil {
-			var err error
-			if c, err = w.column(id); err != nil {
-				return fmt.Errorf("%s component %d on %v: %w", verb, id, e, err)
-			}
+		c, err := w.column(id)
+		if err != nil {
+			return fmt.Errorf("%s component %d on %v: %w", verb, id, e, err)
 		}
-		var err error
 		has := have.Has(id)
 		switch {
 		case seen.Has(id):
@@ -303,28 +353,14 @@ func (w *World) put(e Entity, b *Bundle, add, set bool) error {
 		}
 		seen |= 1 << id
 	}
-	for i := range int(b.n) {
-		w.raw[b.ids[i]].put(e.slot, unsafe.Pointer(&b.data[b.offs[i]]))
-	}
-	w.masks[e.slot] |= seen
-	w.changes++
 	return nil
 }
 
 // Remove takes component id from e. Errors: ErrMissingComponent, ErrIterating,
 // ErrUnknownComponent, or the handle's error.
 func (w *World) Remove(e Entity, id ComponentID) error {
-	if !w.isLive(e) {
-		return fmt.Errorf("remove %s from %v: %w", ComponentName(id), e, w.Check(e))
-	}
-	if !w.masks[e.slot].Has(id) { // e has only registered components: no lookup when it has id
-		if lookup(id) == nil {
-			return fmt.Errorf("remove component %d from %v: %w", id, e, ErrUnknownComponent)
-		}
-		return fmt.Errorf("remove %s from %v: %w", ComponentName(id), e, ErrMissingComponent)
-	}
-	if w.Iterating() {
-		return fmt.Errorf("remove %s from %v: %w", ComponentName(id), e, ErrIterating)
+	if !w.isLive(e) || !w.masks[e.slot].Has(id) || w.iters.Load() > 0 {
+		return w.removeError(e, id)
 	}
 	if r := &w.raw[id]; r.noPtrs {
 		r.zero(e.slot)
@@ -334,6 +370,20 @@ func (w *World) Remove(e Entity, id ComponentID) error {
 	w.masks[e.slot] &^= 1 << id
 	w.changes++
 	return nil
+}
+
+// removeError is Remove's error for a call it refuses.
+func (w *World) removeError(e Entity, id ComponentID) error {
+	if !w.isLive(e) {
+		return fmt.Errorf("remove %s from %v: %w", ComponentName(id), e, w.Check(e))
+	}
+	if !w.masks[e.slot].Has(id) { // e has only registered components: no lookup when it has id
+		if lookup(id) == nil {
+			return fmt.Errorf("remove component %d from %v: %w", id, e, ErrUnknownComponent)
+		}
+		return fmt.Errorf("remove %s from %v: %w", ComponentName(id), e, ErrMissingComponent)
+	}
+	return fmt.Errorf("remove %s from %v: %w", ComponentName(id), e, ErrIterating)
 }
 
 // Query returns the live entities having every component in m, in creation order. While the
