@@ -261,40 +261,35 @@ func (c *Core) Apply(at Pos, cmd *Command) error {
 			}
 			c.report.Destroyed++
 		}
-	case VerbRemove:
-		// One liveness check when the target has the component, the common case; a real
-		// handle is not looked up (resolve inlined by hand: its call is above the budget).
+	case VerbAdd, VerbSet, VerbRemove:
+		// A real handle is not looked up (resolve inlined by hand: its call is above the
+		// inlining budget), and the World's Try calls check the target once.
 		e, ok := cmd.Entity, true
 		if e.IsPlaceholder() {
 			e, ok = c.resolvePlaceholder(e)
 		}
-		switch {
-		case ok && w.Has(e, cmd.Component):
-			if err := w.Remove(e, cmd.Component); err != nil {
-				return c.fail(at, cmd, err)
-			}
-		case !ok || !w.Alive(e):
-			c.report.Skipped++
-		default:
-			c.report.NoopRemoves++
-		}
-	case VerbAdd, VerbSet:
-		e, ok := cmd.Entity, true
-		if e.IsPlaceholder() {
-			e, ok = c.resolvePlaceholder(e)
-		}
-		if !ok || !w.Alive(e) {
+		if !ok {
 			c.report.Skipped++
 			break
 		}
+		var live, had bool
 		var err error
-		if cmd.Verb == VerbAdd {
-			err = w.Upsert(e, cmd.Bundle)
-		} else {
-			err = w.Set(e, cmd.Bundle)
+		switch cmd.Verb {
+		case VerbAdd:
+			live, err = w.TryUpsert(e, &cmd.Bundle)
+		case VerbSet:
+			live, err = w.TrySet(e, &cmd.Bundle)
+		default:
+			live, had, err = w.TryRemove(e, cmd.Component)
+			if live && !had {
+				c.report.NoopRemoves++
+			}
 		}
 		if err != nil {
 			return c.fail(at, cmd, err)
+		}
+		if !live {
+			c.report.Skipped++
 		}
 	default:
 		return c.fail(at, cmd, ErrInvalidCommand)

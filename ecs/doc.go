@@ -3,7 +3,9 @@
 // # Outline
 //
 //   - [World] holds the entities: [NewWorld], then [World.Create], [World.Destroy],
-//     [World.Add], [World.Set], [World.Upsert] and [World.Remove] change it; [World.Alive],
+//     [World.Add], [World.Set], [World.Upsert] and [World.Remove] change it, and
+//     [World.TryUpsert], [World.TrySet] and [World.TryRemove] do so for a target that may
+//     be gone (a deferred command's), without an error or an allocation; [World.Alive],
 //     [World.Check], [World.Has] and [World.MaskOf] inspect a handle; [World.Query] and
 //     [World.Entities] iterate in creation order, [NewQuery1] and [NewQuery2] likewise with
 //     typed column pointers for hot loops; [World.Hash] digests the whole state;
@@ -30,9 +32,10 @@
 // walk the live-order list and test masks. Iteration order is creation order by construction:
 // a reused low slot is appended to the live order, it does not jump it.
 //
-// Hot paths avoid a call per component: Create, Add, Set and Upsert copy a bundle's values
-// through each column's untyped view (address and value size) instead of an interface call,
-// and run a validator only for components registered with one; the typed queries' Next and
+// Hot paths avoid a call per component: Create, Add, Set and Upsert test a whole bundle
+// against the entity's mask with a few mask operations, copy its values through each column's
+// untyped view (address and value size) instead of an interface call, and run a validator
+// only for components registered with one; the typed queries' Next and
 // Get inline, so visiting an entity is a slot load, a mask test and an index.
 //
 // Structural calls (Create, Destroy, Add, Remove) are refused with ErrIterating while a query

@@ -518,3 +518,51 @@ func TestRemoveThenAdd(t *testing.T) {
 		t.Errorf("non-inline Get = %v", got)
 	}
 }
+
+// TestTryCalls: TryUpsert, TrySet and TryRemove report a target that is gone (or, for
+// TryRemove, lacks the component) without an error and without allocating, and otherwise do
+// what Upsert, Set and Remove do, errors included.
+func TestTryCalls(t *testing.T) {
+	w := ecs.NewWorld()
+	dead := mustCreate(t, w, Pos.Value(vec{1, 2}))
+	if err := w.Destroy(dead); err != nil {
+		t.Fatal(err)
+	}
+	e := mustCreate(t, w, Pos.Value(vec{1, 2}))
+	vel := Vel.Value(vec{3, 4})
+	before := w.Hash()
+	if n := testing.AllocsPerRun(100, func() {
+		if live, err := w.TryUpsert(dead, &vel); live || err != nil {
+			t.Fatalf("TryUpsert(dead) = %v, %v; want false, nil", live, err)
+		}
+		if live, err := w.TrySet(dead, &vel); live || err != nil {
+			t.Fatalf("TrySet(dead) = %v, %v; want false, nil", live, err)
+		}
+		if live, had, err := w.TryRemove(dead, Pos.ID()); live || had || err != nil {
+			t.Fatalf("TryRemove(dead) = %v, %v, %v; want false, false, nil", live, had, err)
+		}
+		if live, had, err := w.TryRemove(e, Vel.ID()); !live || had || err != nil {
+			t.Fatalf("TryRemove(e without Vel) = %v, %v, %v; want true, false, nil", live, had, err)
+		}
+	}); n != 0 {
+		t.Errorf("Try calls on a gone target: %v allocs, want 0", n)
+	}
+	if w.Hash() != before {
+		t.Fatal("Try calls on a gone target changed the world")
+	}
+	if live, err := w.TrySet(e, &vel); !live || !errors.Is(err, ecs.ErrMissingComponent) {
+		t.Errorf("TrySet(e without Vel) = %v, %v; want true, ErrMissingComponent", live, err)
+	}
+	if live, err := w.TryUpsert(e, &vel); !live || err != nil || !w.Has(e, Vel.ID()) {
+		t.Errorf("TryUpsert(e) = %v, %v (has Vel: %v); want true, nil, true", live, err, w.Has(e, Vel.ID()))
+	}
+	for range w.Query(0) {
+		if live, had, err := w.TryRemove(e, Vel.ID()); !live || !had || !errors.Is(err, ecs.ErrIterating) {
+			t.Errorf("TryRemove while iterating = %v, %v, %v; want true, true, ErrIterating", live, had, err)
+		}
+		break
+	}
+	if live, had, err := w.TryRemove(e, Vel.ID()); !live || !had || err != nil || w.Has(e, Vel.ID()) {
+		t.Errorf("TryRemove(e) = %v, %v, %v (has Vel: %v); want true, true, nil, false", live, had, err, w.Has(e, Vel.ID()))
+	}
+}
