@@ -259,6 +259,14 @@ func readRun(cmd, path string) ([]*benchfmt.Result, error) {
 			return nil, usagef("%s: %s has no bench.txt: give a bench.txt or a results directory", cmd, path)
 		}
 		return nil, usagef("%s: %s: no such file: give a bench.txt or a results directory", cmd, path)
+	case errors.Is(err, harness.ErrNotRegular):
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, usagef("%s: %s is %v: save the results to a file (go test -bench . > bench.txt) and give its path, or give a results directory", cmd, pe.Path, pe.Err)
+		}
+		return nil, usagef("%s: %v", cmd, err)
+	case errors.Is(err, harness.ErrNoBenchmarks):
+		return nil, usagef("%s: %v: give a bench.txt with results, or a results directory", cmd, err)
 	case errors.Is(err, harness.ErrNotResults) && strings.Contains(err.Error(), "longer than"), errors.Is(err, harness.ErrMalformed):
 		return nil, usagef("%s: %v", cmd, err)
 	case errors.Is(err, harness.ErrNotResults):

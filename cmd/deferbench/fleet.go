@@ -110,7 +110,7 @@ func readFleetBoard(dir string) (fleetBoard, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return fleetBoard{}, usagef("fleet: %s has no bench.txt: give the folders deferbench run wrote", dir)
-	case errors.Is(err, harness.ErrMalformed):
+	case errors.Is(err, harness.ErrMalformed), errors.Is(err, harness.ErrBadValue), errors.Is(err, harness.ErrTooLarge):
 		return fleetBoard{}, usagef("fleet: %v", err)
 	case errors.Is(err, harness.ErrNotResults):
 		return fleetBoard{}, usagef("fleet: %s/bench.txt holds no Go benchmark results", dir)
@@ -119,9 +119,11 @@ func readFleetBoard(dir string) (fleetBoard, error) {
 	case err != nil:
 		return fleetBoard{}, fmt.Errorf("fleet: %w", err)
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, "env.json"))
+	raw, err := harness.ReadFileLimited(filepath.Join(dir, "env.json"), maxJSONBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fleetBoard{}, usagef("fleet: %s has no env.json: give the folders deferbench run wrote", dir)
+	} else if errors.Is(err, harness.ErrNotRegular) || errors.Is(err, harness.ErrTooLarge) {
+		return fleetBoard{}, usagef("fleet: %v: give the folders deferbench run wrote", err)
 	} else if err != nil {
 		return fleetBoard{}, fmt.Errorf("fleet: %w", err)
 	}

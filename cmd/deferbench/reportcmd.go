@@ -57,13 +57,15 @@ func rebuildReport(e *env, arg string) error {
 
 	envPath := filepath.Join(dir, "env.json")
 	var doc *envFile
-	if b, err := os.ReadFile(envPath); err == nil {
+	if b, err := harness.ReadFileLimited(envPath, maxJSONBytes); err == nil {
 		var d envFile
 		if err := json.Unmarshal(b, &d); err != nil {
 			fmt.Fprintf(e.stderr, "deferbench: report: note: %s is not valid JSON (%v); NumCPU and load average unknown\n", envPath, err)
 		} else {
 			doc = &d
 		}
+	} else if errors.Is(err, harness.ErrNotRegular) || errors.Is(err, harness.ErrTooLarge) {
+		return usagef("report: %v: remove it or give the results directory deferbench run wrote", err)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -86,7 +88,7 @@ func rebuildReport(e *env, arg string) error {
 	}
 
 	var attr *attribution
-	if b, err := os.ReadFile(filepath.Join(dir, "summary.json")); err == nil {
+	if b, err := harness.ReadFileLimited(filepath.Join(dir, "summary.json"), maxJSONBytes); err == nil {
 		var old summaryFile
 		if json.Unmarshal(b, &old) == nil {
 			attr = old.Attribution // the profiles' attribution cannot be rebuilt from bench.txt
@@ -99,6 +101,10 @@ func rebuildReport(e *env, arg string) error {
 	fmt.Fprintf(e.stderr, "deferbench: report: rebuilt summary.json, report.md and plots/ in %s from %d results\n", dir, len(rs))
 	return nil
 }
+
+// maxJSONBytes bounds what report and fleet read of a results directory's env.json and
+// summary.json (a default run writes tens of KB).
+const maxJSONBytes = 16 << 20
 
 // holdResultsDir holds the existing results directory dir for rewriting its files, as the
 // command cmd: a directory a live run holds is a usage error saying to wait for it, and a

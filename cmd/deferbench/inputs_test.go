@@ -1,0 +1,119 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// cliWithin runs cli(args) and fails t when it has not returned within 10 seconds: an input
+// that blocks a reader must fail the test, not hang it.
+func cliWithin(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	type result struct {
+		o, e string
+		c    int
+	}
+	done := make(chan result, 1)
+	go func() { o, e, c := cli(args...); done <- result{o, e, c} }()
+	select {
+	case r := <-done:
+		return r.o, r.e, r.c
+	case <-time.After(10 * time.Second):
+		t.Fatalf("deferbench %q still running after 10s", args)
+	}
+	return "", "", 0
+}
+
+// TestNonRegularInputs: compare, report, plot and fleet refuse a named pipe with no writer, a
+// character device and a results directory whose bench.txt or env.json is one, with exit 2
+// and one line naming the path and what it is, instead of blocking forever on the open or
+// reading /dev/zero until the size limit.
+func TestNonRegularInputs(t *testing.T) {
+	good := writeBench(t, []string{"goos: linux"}, "Stage/strategy=a/cmd=typed-2 10")
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	pipeRun := filepath.Join(dir, "piperun")
+	os.Mkdir(pipeRun, 0o755)
+	syscall.Mkfifo(filepath.Join(pipeRun, "bench.txt"), 0o644)
+	// A results directory whose env.json is a pipe: report reads it after bench.txt.
+	envRun := writeBench(t, []string{"goos: linux"}, "Stage/strategy=a/cmd=typed-2 10")
+	syscall.Mkfifo(filepath.Join(envRun, "env.json"), 0o644)
+	cases := []struct {
+		args []string
+		path string // named in the message
+		what string
+	}{
+		{[]string{"compare", fifo, good}, fifo, "a named pipe (FIFO)"},
+		{[]string{"compare", good, pipeRun}, filepath.Join(pipeRun, "bench.txt"), "a named pipe (FIFO)"},
+		{[]string{"report", fifo}, fifo, "a named pipe (FIFO)"},
+		{[]string{"report", pipeRun}, filepath.Join(pipeRun, "bench.txt"), "a named pipe (FIFO)"},
+		{[]string{"plot", fifo}, fifo, "a named pipe (FIFO)"},
+		{[]string{"report", envRun}, filepath.Join(envRun, "env.json"), "a named pipe (FIFO)"},
+		{[]string{"fleet", pipeRun, good}, filepath.Join(pipeRun, "bench.txt"), "a named pipe (FIFO)"},
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		cases = append(cases, struct {
+			args       []string
+			path, what string
+		}{[]string{"compare", good, "/dev/zero"}, "/dev/zero", "a character device"})
+	}
+	for _, c := range cases {
+		out, errOut, code := cliWithin(t, c.args...)
+		if code != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, c.path) || !strings.Contains(errOut, c.what) {
+			t.Errorf("deferbench %q: exit %d, stdout %q, stderr %q; want exit 2 and one line naming %s as %s", c.args, code, out, errOut, c.path, c.what)
+		}
+	}
+}
+
+// TestNoBenchmarkInputs: an empty bench.txt and one of configuration lines only (a run killed
+// before its first benchmark finished) are one-line usage errors that say which.
+func TestNoBenchmarkInputs(t *testing.T) {
+	good := writeBench(t, nil, "Stage/strategy=a/cmd=typed-2 10")
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.txt")
+	os.WriteFile(empty, nil, 0o644)
+	killed := filepath.Join(dir, "killed")
+	os.Mkdir(killed, 0o755)
+	os.WriteFile(filepath.Join(killed, "bench.txt"), []byte("goos: linux\ngoarch: amd64\npartial: true (run in progress)\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"compare", empty, good}, "the file is empty"},
+		{[]string{"compare", good, killed}, "only configuration lines (3;"},
+		{[]string{"report", killed}, "only configuration lines (3;"},
+		{[]string{"plot", empty}, "the file is empty"},
+	} {
+		out, errOut, code := cli(c.args...)
+		if code != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, c.want) {
+			t.Errorf("deferbench %q: exit %d, stdout %q, stderr %q; want exit 2 and one line saying %q", c.args, code, out, errOut, c.want)
+		}
+	}
+}
+
+// TestCompareWindowsFiles: a bench.txt with CRLF line endings and a UTF-8 byte order mark
+// (a Windows editor) compares with the same file saved plainly as the same rows, with no
+// configuration difference.
+func TestCompareWindowsFiles(t *testing.T) {
+	plain := writeBench(t, []string{"goos: linux", "goarch: amd64"}, "Stage/strategy=a/cmd=typed-2 10", "Stage/strategy=b/cmd=typed-2 20")
+	data, err := os.ReadFile(filepath.Join(plain, "bench.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	win := filepath.Join(t.TempDir(), "win.txt")
+	os.WriteFile(win, append([]byte{0xEF, 0xBB, 0xBF}, strings.ReplaceAll(string(data), "\n", "\r\n")...), 0o644)
+	out, errOut, code := cli("compare", "-format", "csv", plain, win)
+	if code != 0 || errOut != "" {
+		t.Fatalf("compare plain win: exit %d, stderr %q", code, errOut)
+	}
+	if strings.Contains(out, "\r") || strings.Count(out, "\n") != 3 {
+		t.Errorf("compare plain win: want a header and 2 rows without \\r, got %q", out)
+	}
+}

@@ -1,0 +1,153 @@
+package harness
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf16"
+)
+
+// TestReadResultsEncodings: a bench.txt saved by a Windows editor (CRLF, a UTF-8 byte order
+// mark) or by PowerShell's > (UTF-16 with a byte order mark) reads as the plain file does:
+// the same names, units without "\r", and the first configuration key without the mark.
+func TestReadResultsEncodings(t *testing.T) {
+	const plain = "goos: linux\ngoarch: amd64\n\nBenchmarkA/strategy=x-2 10 5 ns/op 8 B/op\nBenchmarkA/strategy=x-2 10 6 ns/op 8 B/op\n"
+	crlf := strings.ReplaceAll(plain, "\n", "\r\n")
+	utf16le := func(s string, bom []byte, big bool) []byte {
+		b := append([]byte{}, bom...)
+		for _, u := range utf16.Encode([]rune(s)) {
+			if big {
+				b = append(b, byte(u>>8), byte(u))
+			} else {
+				b = append(b, byte(u), byte(u>>8))
+			}
+		}
+		return b
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{
+		{"plain", []byte(plain)},
+		{"crlf", []byte(crlf)},
+		{"utf8-bom", append([]byte{0xEF, 0xBB, 0xBF}, plain...)},
+		{"utf8-bom-crlf", append([]byte{0xEF, 0xBB, 0xBF}, crlf...)},
+		{"utf8-bom-no-config", append([]byte{0xEF, 0xBB, 0xBF}, "BenchmarkA/strategy=x-2 10 5 ns/op 8 B/op\n"...)},
+		{"utf16le", utf16le(crlf, []byte{0xFF, 0xFE}, false)},
+		{"utf16be", utf16le(plain, []byte{0xFE, 0xFF}, true)},
+	} {
+		p := filepath.Join(dir, c.name+".txt")
+		if err := os.WriteFile(p, c.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rs, err := ReadResults(p)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		want := 2
+		if c.name == "utf8-bom-no-config" {
+			want = 1
+		}
+		if len(rs) != want {
+			t.Errorf("%s: %d results; want %d", c.name, len(rs), want)
+			continue
+		}
+		if got := string(rs[0].Name); got != "A/strategy=x-2" {
+			t.Errorf("%s: name %q", c.name, got)
+		}
+		for _, v := range rs[0].Values {
+			if v.Unit != "sec/op" && v.Unit != "B/op" {
+				t.Errorf("%s: unit %q", c.name, v.Unit)
+			}
+		}
+		if c.name == "utf8-bom-no-config" {
+			continue
+		}
+		if got := rs[0].GetConfig("goos"); got != "linux" {
+			t.Errorf("%s: goos = %q; want linux (config %v)", c.name, got, rs[0].Config)
+		}
+		if got := rs[1].GetConfig("goarch"); got != "amd64" {
+			t.Errorf("%s: goarch = %q; want amd64", c.name, got)
+		}
+	}
+}
+
+// TestReadResultsNotRegular: a named pipe (with no writer), a character device or a
+// directory where a file is expected is refused at once, naming what it is; reading one
+// would block forever (a pipe, a terminal) or never end (/dev/zero).
+func TestReadResultsNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	runDir := filepath.Join(dir, "run")
+	os.Mkdir(runDir, 0o755)
+	if err := syscall.Mkfifo(filepath.Join(runDir, "bench.txt"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(dir, "folder")
+	os.MkdirAll(filepath.Join(folder, "bench.txt"), 0o755)
+	for _, c := range []struct {
+		path, want string
+		notRegular bool
+	}{
+		{fifo, "a named pipe (FIFO), not a regular file", true},
+		{runDir, "a named pipe (FIFO), not a regular file", true},
+		{"/dev/zero", "a character device, not a regular file", true},
+		{"/dev/null", "a character device, not a regular file", true},
+		{folder, "is a directory", false},
+	} {
+		if _, err := os.Stat(c.path); err != nil {
+			continue // no /dev here
+		}
+		done := make(chan error, 1)
+		go func() { _, err := ReadResults(c.path); done <- err }()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("ReadResults(%s) still blocked after 10s", c.path)
+		}
+		var pe *fs.PathError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), c.want) || errors.Is(err, ErrNotRegular) != c.notRegular {
+			t.Errorf("ReadResults(%s) = %v; want a *fs.PathError saying %q (ErrNotRegular: %v)", c.path, err, c.want, c.notRegular)
+		}
+	}
+	if _, err := ReadFileLimited(fifo, 1<<20); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("ReadFileLimited(fifo) = %v; want ErrNotRegular", err)
+	}
+	big := filepath.Join(dir, "big.json")
+	os.WriteFile(big, make([]byte, 100), 0o644)
+	if _, err := ReadFileLimited(big, 99); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("ReadFileLimited(100 bytes, max 99) = %v; want ErrTooLarge", err)
+	}
+	if b, err := ReadFileLimited(big, 100); err != nil || len(b) != 100 {
+		t.Errorf("ReadFileLimited(100 bytes, max 100) = %d bytes, %v", len(b), err)
+	}
+}
+
+// TestReadResultsNoBenchmarks: an empty file and one of configuration lines only (a run
+// stopped before its first benchmark) are refused as holding no benchmark lines, saying which.
+func TestReadResultsNoBenchmarks(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ name, data, want string }{
+		{"empty", "", "the file is empty"},
+		{"config-only", "goos: linux\r\ngoarch: amd64\r\npartial: true (run in progress)\r\n", "only configuration lines (3;"},
+		{"bom-config-only", "\ufeffgoos: linux\n", "only configuration lines (1;"},
+	} {
+		p := filepath.Join(dir, c.name)
+		os.WriteFile(p, []byte(c.data), 0o644)
+		_, err := ReadResults(p)
+		if !errors.Is(err, ErrNoBenchmarks) || !errors.Is(err, ErrNotResults) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: ReadResults = %v; want ErrNoBenchmarks naming the file and %q", c.name, err, c.want)
+		}
+	}
+}
