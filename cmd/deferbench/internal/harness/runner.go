@@ -97,7 +97,12 @@ func Run(ctx context.Context, opt Options, emit func(*benchfmt.Result) error) er
 	done := 0
 	// The first repetition sizes b.N as go test does (a ramp of runs up to the benchtime);
 	// later ones run the iteration count that reached the benchtime directly, which saves
-	// the ramp (about half the wall time) and keeps N the same across repetitions.
+	// the ramp (about half the wall time). That count is trusted only while it holds: a ramp
+	// that stopped at one call (the first call alone outlasted the benchtime: a page-fault
+	// storm, a cold cache) sizes nothing, and a repetition at the fixed count that ran
+	// outside half to twice the benchtime (its sizing run was slowed or sped up) drops it, so
+	// the next repetition ramps again. One slow run thus costs one repetition at most, not
+	// every later repetition at 1x.
 	target, sizing := time.Duration(0), !strings.HasSuffix(opt.Benchtime, "x")
 	if sizing {
 		if target, err = time.ParseDuration(opt.Benchtime); err != nil || opt.Benchtime == "" {
@@ -128,8 +133,8 @@ func Run(ctx context.Context, opt Options, emit func(*benchfmt.Result) error) er
 			if err != nil {
 				return err
 			}
-			if ns, ok := res.Value("ns/op"); sizing && ok && ns > 0 && iters[name] == 0 {
-				iters[name] = max(1, int(math.Ceil(float64(target.Nanoseconds())/ns)))
+			if sizing {
+				iters[name] = nextIters(iters[name], res, target)
 			}
 			if c.Derive != nil {
 				c.Derive(res, earlier)
@@ -145,6 +150,27 @@ func Run(ctx context.Context, opt Options, emit func(*benchfmt.Result) error) er
 		}
 	}
 	return nil
+}
+
+// nextIters is the iteration count the next repetition of a case runs directly, after one
+// that ran fixed iterations (0: it ramped as go test does) and measured res, for a benchtime
+// of target; 0 says to ramp again. A ramp sizes the count from its final run unless that run
+// was a single call; a fixed count is kept while its run took from half to twice target.
+func nextIters(fixed int, res *benchfmt.Result, target time.Duration) int {
+	ns, ok := res.Value("ns/op")
+	if !ok || !(ns > 0) || math.IsInf(ns, 0) {
+		return 0
+	}
+	if fixed == 0 {
+		if res.Iters <= 1 {
+			return 0
+		}
+		return max(1, int(math.Min(math.Ceil(float64(target.Nanoseconds())/ns), 1e9)))
+	}
+	if took := ns * float64(res.Iters); took < float64(target.Nanoseconds())/2 || took > 2*float64(target.Nanoseconds()) {
+		return 0
+	}
+	return fixed
 }
 
 // measure times one case with testing.Benchmark and converts the result. ns/op is T/N in

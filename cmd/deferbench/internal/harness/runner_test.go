@@ -1,0 +1,103 @@
+package harness
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// sizingScenario is one case whose body sleeps the first slowCalls calls for sleep (a
+// page-fault storm, a cold cache), and spins spin per iteration while *slowOps is set.
+func sizingScenario(slowCalls int, sleep time.Duration, slowOps *atomic.Bool, spin time.Duration) []Scenario {
+	var calls atomic.Int64
+	var sink int
+	return []Scenario{{
+		Name:     "Sizing",
+		Variants: func(VariantConfig) []Variant { return []Variant{{}} },
+		Bench: func(StrategyInfo, Variant) BenchFunc {
+			return func(b *testing.B) error {
+				if calls.Add(1) <= int64(slowCalls) {
+					time.Sleep(sleep)
+				}
+				for i := 0; i < b.N; i++ {
+					if slowOps.Load() {
+						for start := time.Now(); time.Since(start) < spin; {
+						}
+					}
+					sink += i
+				}
+				return nil
+			}
+		},
+	}}
+}
+
+func runSizing(t *testing.T, sc []Scenario, count int, benchtime string, each func(int)) []*benchfmt.Result {
+	t.Helper()
+	opt := Options{Scenarios: sc, Strategies: Strategies[:1], Count: count, Benchtime: benchtime, Procs: []int{1}}
+	var got []*benchfmt.Result
+	err := Run(context.Background(), opt, func(r *benchfmt.Result) error {
+		got = append(got, r)
+		each(len(got))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != count {
+		t.Fatalf("%d results; want %d", len(got), count)
+	}
+	return got
+}
+
+// TestRunSlowFirstCall: when the first call of a benchmark outlasts the benchtime on its own
+// (go test then stops its ramp at b.N = 1), the later repetitions still size b.N to the
+// benchtime instead of all running 1x.
+func TestRunSlowFirstCall(t *testing.T) {
+	var never atomic.Bool
+	got := runSizing(t, sizingScenario(1, 60*time.Millisecond, &never, 0), 3, "20ms", func(int) {})
+	for i, r := range got[1:] {
+		if r.Iters <= 1 {
+			t.Errorf("repetition %d ran %d iteration(s) after a slow first call; want b.N sized to the benchtime", i+2, r.Iters)
+		}
+	}
+}
+
+// TestRunResizesAfterSlowSizing: a repetition at the fixed iteration count that runs far
+// shorter than the benchtime (the first repetition's ramp was slowed throughout) makes the
+// next repetition size b.N again.
+func TestRunResizesAfterSlowSizing(t *testing.T) {
+	var slow atomic.Bool
+	slow.Store(true)
+	got := runSizing(t, sizingScenario(0, 0, &slow, 20*time.Microsecond), 3, "20ms", func(n int) { slow.Store(false) })
+	if got[2].Iters < 10*got[1].Iters {
+		t.Errorf("repetitions ran %d, %d, %d iterations: after a repetition far shorter than the benchtime, the next should size b.N again (want ≥ 10× the second's)",
+			got[0].Iters, got[1].Iters, got[2].Iters)
+	}
+}
+
+func TestNextIters(t *testing.T) {
+	res := func(iters int, ns float64) *benchfmt.Result {
+		return &benchfmt.Result{Iters: iters, Values: []benchfmt.Value{{Value: ns, Unit: "ns/op"}}}
+	}
+	ms := time.Millisecond
+	for _, c := range []struct {
+		fixed int
+		r     *benchfmt.Result
+		want  int
+	}{
+		{0, res(1000, 10_000), 5000},    // a ramp: 50ms at 10µs/op
+		{0, res(1, 80_000_000), 0},      // a ramp stopped at one call sizes nothing
+		{5000, res(5000, 10_000), 5000}, // 50ms as planned: kept
+		{5000, res(5000, 4_000), 0},     // 20ms: under half the benchtime, ramp again
+		{5000, res(5000, 30_000), 0},    // 150ms: over twice, ramp again
+		{0, res(10, 0), 0},              // no time measured
+	} {
+		if got := nextIters(c.fixed, c.r, 50*ms); got != c.want {
+			t.Errorf("nextIters(%d, %d iters × %v ns) = %d; want %d", c.fixed, c.r.Iters, c.r.Values[0].Value, got, c.want)
+		}
+	}
+}
