@@ -192,6 +192,7 @@ func rows(caps deferral.Capabilities) []row {
 		{"FrameDecisionErrorKeepsPending", checkFrameDecisionError, 0},
 		{readsName(caps), checkReads, 0},
 		{"InvalidRecordFails", checkInvalidRecord, varyAll},
+		{"InvalidRecordStagedDuringCommit", checkInvalidRecordStagedDuringCommit, varyAll},
 		{"HandBuiltRecordsApplyAsVerbs", checkHandBuiltRecords, varyKey | varyRecorders},
 		{"PendingCountsAcrossRecorders", checkPendingCounts, varyAll},
 		{"RecorderReusable", checkRecorderReusable, varyAll},

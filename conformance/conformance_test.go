@@ -117,6 +117,8 @@ func TestSuiteCatchesBugs(t *testing.T) {
 		{reference.DropSuffix, reference.Ordered, "InvalidRecordFails", "pending after the failed commit"},
 		{reference.SuffixNotPending, reference.Ordered, "PendingCountsAcrossRecorders", "pending after a failed commit"},
 		{reference.InvalidRecordNoop, reference.Ordered, "InvalidRecordFails", "want a *deferral.CommandError"},
+		{reference.InvalidRecordNoop, reference.Ordered, "InvalidRecordStagedDuringCommit", "want a *deferral.CommandError"},
+		{reference.DropSuffix, reference.Ordered, "InvalidRecordStagedDuringCommit", "pending after the failed commit"},
 	}
 	for _, c := range cases {
 		name := fmt.Sprintf("bug%d/%s", c.bug, c.check)

@@ -34,6 +34,40 @@ func checkInvalidRecord(x *fixture) {
 	x.wantReport("malformed command", x.s, deferral.Report{Applied: 1})
 }
 
+// checkInvalidRecordStagedDuringCommit: a malformed command staged by a closure while a
+// commit runs — a zero record (typed variant) or a nil closure (closure variant) — never
+// panics, neither when staged nor in that commit, which drains: it belongs to the next
+// commit, numbered 0 there (before what the recorder stages after the commit), which fails at
+// it with a *deferral.CommandError wrapping deferral.ErrInvalidCommand; it and the commands
+// after it stay pending through a retry until Discard drops them.
+func checkInvalidRecordStagedDuringCommit(x *fixture) {
+	e := x.create(x.w, pt(0, 0))
+	r := x.rec()
+	r.Do(func(*ecs.World) error {
+		if x.v.closure {
+			r.Do(nil)
+		} else {
+			r.Stage(deferral.Command{})
+		}
+		r.Add(e, pt(2, 2))
+		return nil
+	})
+	r.Add(e, pt(1, 1))
+	x.commit("commit whose closure stages a malformed command", x.s)
+	want(x, "position after that commit (what the closure staged is the next commit's)", x.pos("e", x.w, e), v2(1, 1))
+	want(x, "pending after that commit", x.s.Pending(), 2)
+	r.Add(e, pt(3, 3))
+	at := deferral.Pos{Recorder: r.Index(), Index: 0}
+	x.wantFailedAt("commit of the malformed command staged during the last commit", x.s.Commit(), at, deferral.ErrInvalidCommand)
+	want(x, "position after the failed commit", x.pos("e", x.w, e), v2(1, 1))
+	want(x, "pending after the failed commit", x.s.Pending(), 3)
+	x.wantFailedAt("retry", x.s.Commit(), at, deferral.ErrInvalidCommand)
+	want(x, "discard", x.s.Discard(), 3)
+	x.commit("commit after discarding the malformed command", x.s)
+	want(x, "position at the end", x.pos("e", x.w, e), v2(1, 1))
+	x.wantReport("malformed command staged during a commit", x.s, deferral.Report{Applied: 2})
+}
+
 // checkHandBuiltRecords: command records built by hand and staged with Stage apply exactly as
 // the verbs that build them: a create record with the zero placeholder makes an entity that is
 // listed in the report, and add, set, remove and destroy records change the world as Add, Set,

@@ -299,8 +299,11 @@ func (c *Core) Apply(at Pos, cmd *Command) error {
 }
 
 // ApplyFunc runs a closure-tier command and records its receipt; an error it returns becomes a
-// *CommandError naming at.
+// *CommandError naming at. A nil fn fails as NilClosure does, wrapping ErrInvalidCommand.
 func (c *Core) ApplyFunc(at Pos, fn func(w *ecs.World) error) error {
+	if fn == nil {
+		fn = NilClosure[ecs.World]
+	}
 	if err := fn(c.world); err != nil {
 		return &CommandError{Pos: at, Verb: VerbFunc, Err: err}
 	}

@@ -46,3 +46,21 @@ func TestDoNilClosure(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyFuncNil: Core.ApplyFunc given a nil closure (a strategy that stored one without
+// going through Do) fails with a *CommandError of verb VerbFunc at its position wrapping
+// ErrInvalidCommand, records no receipt, and does not panic; NilClosure fails the same way.
+func TestApplyFuncNil(t *testing.T) {
+	c := deferral.NewCore(ecs.NewWorld())
+	at := deferral.Pos{Recorder: 2, Index: 5}
+	for name, fn := range map[string]func(*ecs.World) error{"nil": nil, "NilClosure": deferral.NilClosure[ecs.World]} {
+		err := c.Commit(func() error { return c.ApplyFunc(at, fn) })
+		var ce *deferral.CommandError
+		if !errors.As(err, &ce) || ce.Pos != at || ce.Verb != deferral.VerbFunc || !errors.Is(err, deferral.ErrInvalidCommand) {
+			t.Errorf("%s: ApplyFunc = %v; want a *CommandError (func) at %+v wrapping ErrInvalidCommand", name, err, at)
+		}
+	}
+	if rep, _ := c.TakeReport(0); rep.Applied != 0 {
+		t.Errorf("report after failing closures: Applied %d, want 0", rep.Applied)
+	}
+}

@@ -189,10 +189,15 @@ func (r *Recorder) Stage(cmd Command) {
 // ErrInvalidCommand, as a malformed record does; it never panics.
 func (r *Recorder) Do(fn func(w *ecs.World) error) {
 	if fn == nil {
-		fn = nilClosure
+		fn = NilClosure[ecs.World]
 	}
 	r.sink.StageFuncKeyed(r.key, fn)
 }
 
-// nilClosure stands for a nil closure given to Do.
-func nilClosure(*ecs.World) error { return fmt.Errorf("nil closure: %w", ErrInvalidCommand) }
+// NilClosure is what a strategy stages in place of a nil closure — given to Recorder.Do, or
+// to a generic recorder's StageFunc — so that staging never panics: run at commit, it returns
+// an error wrapping ErrInvalidCommand, and the commit fails at that command (a *CommandError
+// of verb VerbFunc naming its position) under the failure policy, as at a malformed record.
+func NilClosure[T any](*T) error { return errNilClosure }
+
+var errNilClosure = fmt.Errorf("nil closure: %w", ErrInvalidCommand)

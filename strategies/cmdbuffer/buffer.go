@@ -345,13 +345,16 @@ func (r *Recorder[T, C]) markKeyed() {
 	}
 }
 
-// StageFunc appends a closure with the recorder's sort key. It allocates the closure.
+// StageFunc appends a closure with the recorder's sort key. It allocates the closure. A nil
+// fn never panics: it is staged as deferral.NilClosure, and the commit fails at it with a
+// *deferral.CommandError (verb VerbFunc) wrapping deferral.ErrInvalidCommand, keeping it and
+// the commands after it pending, as any failing command.
 func (r *Recorder[T, C]) StageFunc(fn func(t *T) error) { r.StageFuncKeyed(r.key, fn) }
 
-// StageFuncKeyed appends a closure with sort key k.
+// StageFuncKeyed appends a closure with sort key k; a nil fn is staged as StageFunc says.
 func (r *Recorder[T, C]) StageFuncKeyed(k uint64, fn func(t *T) error) {
 	if fn == nil {
-		panic(fmt.Sprintf("cmdbuffer: recorder %d: nil closure", r.index))
+		fn = deferral.NilClosure[T]
 	}
 	if k != 0 {
 		r.markKeyed()

@@ -173,3 +173,102 @@ func TestRetainKeepsAppliedUntilRelease(t *testing.T) {
 		})
 	}
 }
+
+// wantNilClosureAt checks err is the commit error of a nil closure at pos: a
+// *deferral.CommandError of verb VerbFunc naming pos and wrapping deferral.ErrInvalidCommand.
+func wantNilClosureAt(t *testing.T, op string, err error, pos deferral.Pos) {
+	t.Helper()
+	var ce *deferral.CommandError
+	if !errors.As(err, &ce) || ce.Pos != pos || ce.Verb != deferral.VerbFunc || !errors.Is(err, deferral.ErrInvalidCommand) {
+		t.Fatalf("%s: commit = %v, want a *deferral.CommandError (func) at %+v wrapping ErrInvalidCommand", op, err, pos)
+	}
+}
+
+// TestGenericNilClosure: a nil closure staged through the generic tier — StageFunc or
+// StageFuncKeyed, unkeyed, keyed, with hooks, or from inside a commit by another closure —
+// never panics: the commit fails at it with a *deferral.CommandError wrapping
+// deferral.ErrInvalidCommand, the commands before it stay applied, it and those after it stay
+// pending (a retry fails at it again), and Discard drops them.
+func TestGenericNilClosure(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// stage stages on b and returns the position the commit fails at, the draws applied
+		// before it and how many commands stay pending.
+		stage   func(b *cmdbuffer.Buffer[queue, draw]) (deferral.Pos, []draw, int)
+		commits int // drained commits before the failing one
+	}{
+		{"unkeyed", func(b *cmdbuffer.Buffer[queue, draw]) (deferral.Pos, []draw, int) {
+			r := b.NewRecorder()
+			r.Stage(draw{1, 0})
+			r.StageFunc(nil)
+			r.Stage(draw{2, 0})
+			return deferral.Pos{Recorder: 0, Index: 1}, []draw{{1, 0}}, 2
+		}, 0},
+		{"keyed", func(b *cmdbuffer.Buffer[queue, draw]) (deferral.Pos, []draw, int) {
+			r0, r1 := b.NewRecorder(), b.NewRecorder()
+			r1.Stage(draw{10, 0})        // key 0: first
+			r1.StageFuncKeyed(2, nil)    // key 2: fails
+			r0.StageKeyed(3, draw{3, 0}) // key 3: pending
+			r0.SetSortKey(1)
+			r0.Stage(draw{1, 0}) // key 1: second
+			return deferral.Pos{Recorder: 1, Index: 1}, []draw{{10, 0}, {1, 0}}, 2
+		}, 0},
+		{"sort-key-set", func(b *cmdbuffer.Buffer[queue, draw]) (deferral.Pos, []draw, int) {
+			r := b.NewRecorder()
+			r.SetSortKey(4)
+			r.Stage(draw{1, 0})
+			r.StageFunc(nil)
+			r.Stage(draw{2, 0})
+			return deferral.Pos{Recorder: 0, Index: 1}, []draw{{1, 0}}, 2
+		}, 0},
+		{"hooks", func(b *cmdbuffer.Buffer[queue, draw]) (deferral.Pos, []draw, int) {
+			b.SetHooks(cmdbuffer.Hooks[draw]{Sort: func(a, c *draw) int { return cmp.Compare(a.Material, c.Material) }})
+			r := b.NewRecorder()
+			r.Stage(draw{1, 2})
+			r.Stage(draw{2, 1})
+			r.StageFunc(nil) // a barrier: the sort does not move commands across it
+			r.Stage(draw{3, 0})
+			return deferral.Pos{Recorder: 0, Index: 2}, []draw{{2, 1}, {1, 2}}, 2
+		}, 0},
+		{"staged-during-commit", func(b *cmdbuffer.Buffer[queue, draw]) (deferral.Pos, []draw, int) {
+			r := b.NewRecorder()
+			r.StageFunc(func(*queue) error { r.StageFunc(nil); return nil })
+			r.Stage(draw{1, 0})
+			return deferral.Pos{Recorder: 0, Index: 0}, []draw{{1, 0}}, 1
+		}, 1},
+		{"staged-during-keyed-commit", func(b *cmdbuffer.Buffer[queue, draw]) (deferral.Pos, []draw, int) {
+			r := b.NewRecorder()
+			r.SetSortKey(9)
+			r.StageFunc(func(*queue) error { r.StageFuncKeyed(1, nil); return nil })
+			r.Stage(draw{1, 0})
+			return deferral.Pos{Recorder: 0, Index: 0}, []draw{{1, 0}}, 1
+		}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var q queue
+			b := cmdbuffer.New(&q, submit)
+			pos, applied, pending := tc.stage(b)
+			for i := range tc.commits {
+				if err := b.Commit(); err != nil {
+					t.Fatalf("commit %d (the nil closure is staged during it): %v", i, err)
+				}
+			}
+			wantNilClosureAt(t, "commit", b.Commit(), pos)
+			if !slices.Equal(q.draws, applied) || b.Pending() != pending {
+				t.Fatalf("after the failed commit: applied %v, pending %d; want %v, %d", q.draws, b.Pending(), applied, pending)
+			}
+			wantNilClosureAt(t, "retry", b.Commit(), pos)
+			if !slices.Equal(q.draws, applied) || b.Pending() != pending {
+				t.Fatalf("after the retry: applied %v, pending %d; want %v, %d (nothing replayed or skipped past)", q.draws, b.Pending(), applied, pending)
+			}
+			if n := b.Discard(); n != pending {
+				t.Fatalf("discard = %d, want %d", n, pending)
+			}
+			r := b.NewRecorder()
+			r.Stage(draw{7, 0})
+			if err := b.Commit(); err != nil || q.draws[len(q.draws)-1] != (draw{7, 0}) || b.Pending() != 0 {
+				t.Fatalf("after discard: commit = %v, applied %v, pending %d", err, q.draws, b.Pending())
+			}
+		})
+	}
+}

@@ -279,10 +279,13 @@ func (r *Recorder[T, C]) Stage(c C) {
 	r.local = append(r.local, c)
 }
 
-// StageFunc appends a closure to the recorder's slice. It allocates the closure.
+// StageFunc appends a closure to the recorder's slice. It allocates the closure. A nil fn
+// never panics: it is staged as deferral.NilClosure, and the commit fails at it with a
+// *deferral.CommandError (verb VerbFunc) wrapping deferral.ErrInvalidCommand, keeping it and
+// the commands after it pending, as any failing command.
 func (r *Recorder[T, C]) StageFunc(fn func(t *T) error) {
 	if fn == nil {
-		panic(fmt.Sprintf("handrolled: recorder %d: nil closure", r.index))
+		fn = deferral.NilClosure[T]
 	}
 	if r.unlisted {
 		r.list()

@@ -196,3 +196,65 @@ func TestECSHandover(t *testing.T) {
 
 // TestSpikeReleased: after a spike frame, ordinary frames release the buffers' capacity.
 func TestSpikeReleased(t *testing.T) { spiketest.Released(t, handrolled.Factory) }
+
+// TestGenericNilClosure: a nil closure staged through the generic tier — StageFunc,
+// StageFuncKeyed, or from inside a commit by another closure — never panics: the commit fails
+// at it with a *deferral.CommandError wrapping deferral.ErrInvalidCommand, the commands before
+// it stay applied, it and those after it stay pending (a retry fails at it again), and Discard
+// drops them.
+func TestGenericNilClosure(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		stage   func(r *handrolled.Recorder[[]op, op]) (at int, applied []op, pending int)
+		commits int // drained commits before the failing one
+	}{
+		{"StageFunc", func(r *handrolled.Recorder[[]op, op]) (int, []op, int) {
+			r.Stage(op{0, 0})
+			r.StageFunc(nil)
+			r.Stage(op{0, 2})
+			return 1, []op{{0, 0}}, 2
+		}, 0},
+		{"StageFuncKeyed", func(r *handrolled.Recorder[[]op, op]) (int, []op, int) {
+			r.Stage(op{0, 0})
+			r.Handover()
+			r.Stage(op{0, 1})
+			r.StageFuncKeyed(5, nil)
+			r.Stage(op{0, 3})
+			return 2, []op{{0, 0}, {0, 1}}, 2
+		}, 0},
+		{"staged-during-commit", func(r *handrolled.Recorder[[]op, op]) (int, []op, int) {
+			r.StageFunc(func(*[]op) error { r.StageFunc(nil); r.Handover(); return nil })
+			r.Stage(op{0, 1})
+			return 0, []op{{0, 1}}, 1
+		}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var log []op
+			g := handrolled.New(&log, logApply)
+			r := g.NewRecorder()
+			at, applied, pending := tc.stage(r)
+			for i := range tc.commits {
+				if err := g.Commit(); err != nil {
+					t.Fatalf("commit %d (the nil closure is staged during it): %v", i, err)
+				}
+			}
+			for _, op := range []string{"commit", "retry"} {
+				err := g.Commit()
+				var ce *deferral.CommandError
+				if !errors.As(err, &ce) || ce.Pos != (deferral.Pos{Recorder: 0, Index: at}) || ce.Verb != deferral.VerbFunc || !errors.Is(err, deferral.ErrInvalidCommand) {
+					t.Fatalf("%s = %v, want a *deferral.CommandError (func) at recorder 0 index %d wrapping ErrInvalidCommand", op, err, at)
+				}
+				if !slices.Equal(log, applied) || g.Pending() != pending {
+					t.Fatalf("after the %s: applied %v, pending %d; want %v, %d", op, log, g.Pending(), applied, pending)
+				}
+			}
+			if n, err := g.Discard(); n != pending || err != nil {
+				t.Fatalf("Discard = %d, %v; want %d, nil", n, err, pending)
+			}
+			r.Stage(op{0, 0})
+			if err := g.Commit(); err != nil || g.Pending() != 0 {
+				t.Fatalf("after discard: commit = %v, pending %d; want nil, 0", err, g.Pending())
+			}
+		})
+	}
+}

@@ -681,3 +681,40 @@ func TestEmptyGraphAndBefore(t *testing.T) {
 		t.Fatalf("order = %v", order)
 	}
 }
+
+// TestNodeNilClosure: a graph node that stages a nil closure on its buffer's recorder does not
+// panic (the node does not fail): the flush node fails at it with a *deferral.CommandError
+// wrapping deferral.ErrInvalidCommand, the commands before it applied, it and those after it
+// pending, and a retry fails at it again.
+func TestNodeNilClosure(t *testing.T) {
+	g := hybrid.NewGraph()
+	target, buf := newInts("b")
+	g.AddNode("p", func(_ context.Context, n *hybrid.Node) error {
+		r := buf.Recorder(n)
+		r.Stage(1)
+		r.StageFunc(nil)
+		r.Stage(2)
+		return nil
+	}, hybrid.Append(buf))
+	flush := g.AddFlushNode(buf)
+	if err := g.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	check := func(op string, err error) {
+		t.Helper()
+		var ne *hybrid.NodeError
+		var ce *deferral.CommandError
+		if !errors.As(err, &ne) || ne.Node != flush.Name() || !errors.As(err, &ce) ||
+			ce.Pos != (deferral.Pos{Recorder: 0, Index: 1}) || ce.Verb != deferral.VerbFunc || !errors.Is(err, deferral.ErrInvalidCommand) {
+			t.Fatalf("%s = %v, want the flush node's *deferral.CommandError (func) at recorder 0 command 1 wrapping ErrInvalidCommand", op, err)
+		}
+		if !slices.Equal(target.v, []int{1}) || buf.Pending() != 2 {
+			t.Fatalf("after the %s: target %v pending %d, want [1] and 2", op, target.v, buf.Pending())
+		}
+	}
+	check("execute", g.Execute(context.Background()))
+	check("retry", flush.Run(context.Background()))
+	if n := buf.Discard(); n != 2 {
+		t.Fatalf("Discard = %d, want 2", n)
+	}
+}

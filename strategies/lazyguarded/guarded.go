@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"github.com/deferbench/deferbench/deferral"
 )
 
 // Access is what a job declares it does to the target: Read or Write.
@@ -144,8 +146,13 @@ func (g *Guarded[T]) Submit(a Access, fn func(t *T) error) *Task {
 
 // Write submits a write job: fn parks in the pipe and runs when a flush reaches it, alone
 // on the target. The returned task completes with fn's error, or with ErrDiscarded. A write
-// submitted while a flush runs parks for the next flush.
+// submitted while a flush runs parks for the next flush. A nil fn never panics: it parks as
+// deferral.NilClosure, a job that fails the flush with an error wrapping
+// deferral.ErrInvalidCommand.
 func (g *Guarded[T]) Write(fn func(t *T) error) *Task {
+	if fn == nil {
+		fn = deferral.NilClosure[T]
+	}
 	j := &job[T]{Task: Task{done: make(chan struct{})}, access: Write, fn: fn}
 	g.mu.Lock()
 	g.push(j)
@@ -159,8 +166,13 @@ func (g *Guarded[T]) Write(fn func(t *T) error) *Task {
 // own goroutine, concurrently with other readers, and Read returns without waiting. Otherwise
 // it queues in the pipe: behind parked writes (ReadersWait) it runs inside the next flush, on
 // the flushing goroutine, exactly between the writes submitted before and after it; behind a
-// flush it starts on its own goroutine when the flush ends. fn must not write the target.
+// flush it starts on its own goroutine when the flush ends. fn must not write the target. A
+// nil fn never panics (not even on the goroutine the read would run on): its task completes
+// with an error wrapping deferral.ErrInvalidCommand.
 func (g *Guarded[T]) Read(fn func(t *T) error) *Task {
+	if fn == nil {
+		fn = deferral.NilClosure[T]
+	}
 	j := &job[T]{Task: Task{done: make(chan struct{})}, access: Read, fn: fn}
 	g.mu.Lock()
 	if !g.flushing && (g.mode == ReadersPass || g.head == nil) {

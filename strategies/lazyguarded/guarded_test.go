@@ -314,3 +314,68 @@ func TestFlushPanicKeepsPipe(t *testing.T) {
 		t.Fatalf("flush after panic: %v, value %d; want nil, 4", err, c.v)
 	}
 }
+
+// TestNilClosure: a nil closure never panics, whoever stages it. Through a Recorder's
+// StageFunc or StageFuncKeyed (also from inside a flush, by another job) the flush fails at
+// it with a *deferral.CommandError wrapping deferral.ErrInvalidCommand and keeps it and the
+// jobs behind it parked; a nil Write fails the flush with an error wrapping
+// deferral.ErrInvalidCommand; a nil Read completes its task with such an error instead of
+// crashing the goroutine it runs on.
+func TestNilClosure(t *testing.T) {
+	apply := func(l *[]op, at deferral.Pos, c *op) error { *l = append(*l, *c); return nil }
+	wantAt := func(op string, err error, pos deferral.Pos) {
+		t.Helper()
+		var ce *deferral.CommandError
+		if !errors.As(err, &ce) || ce.Pos != pos || ce.Verb != deferral.VerbFunc || !errors.Is(err, deferral.ErrInvalidCommand) {
+			t.Fatalf("%s = %v, want a *deferral.CommandError (func) at %+v wrapping ErrInvalidCommand", op, err, pos)
+		}
+	}
+	for _, mode := range []string{"wait", "pass"} {
+		t.Run(mode, func(t *testing.T) {
+			var log []op
+			g := lazyguarded.NewReadersWait(&log)
+			if mode == "pass" {
+				g = lazyguarded.NewReadersPass(&log)
+			}
+			r := lazyguarded.NewRecorder(g, apply)
+			r.Stage(op{0, 0})
+			task := r.StageFunc(nil)
+			r.StageFuncKeyed(3, nil)
+			wantAt("flush", g.Flush(), deferral.Pos{Recorder: 0, Index: 1})
+			wantAt("retry", g.Flush(), deferral.Pos{Recorder: 0, Index: 1})
+			if len(log) != 1 || g.Pending() != 2 || done(task) {
+				t.Fatalf("after the failed flush: applied %v, pending %d, task done %v; want 1 applied, 2 pending, not done", log, g.Pending(), done(task))
+			}
+			if n, err := g.Discard(); n != 2 || err != nil {
+				t.Fatalf("Discard = %d, %v; want 2, nil", n, err)
+			}
+
+			// Staged from inside a flush: parked for the next one, numbered from 0 there.
+			r.StageFunc(func(*[]op) error { r.StageFunc(nil); return nil })
+			if err := g.Flush(); err != nil {
+				t.Fatalf("flush whose job stages a nil closure: %v", err)
+			}
+			r.Stage(op{0, 1})
+			wantAt("flush of the nil closure staged during a flush", g.Flush(), deferral.Pos{Recorder: 0, Index: 0})
+			if n, err := g.Discard(); n != 2 || err != nil {
+				t.Fatalf("Discard = %d, %v; want 2, nil", n, err)
+			}
+
+			g.Write(nil)
+			if err := g.Flush(); !errors.Is(err, deferral.ErrInvalidCommand) || g.Pending() != 1 {
+				t.Fatalf("flush of a nil write = %v, pending %d; want ErrInvalidCommand, 1", err, g.Pending())
+			}
+			g.Discard()
+			if err := await(t, g.Read(nil), "nil read"); !errors.Is(err, deferral.ErrInvalidCommand) {
+				t.Fatalf("nil read = %v, want ErrInvalidCommand", err)
+			}
+			if err := await(t, g.Submit(lazyguarded.Read, nil), "nil submitted read"); !errors.Is(err, deferral.ErrInvalidCommand) {
+				t.Fatalf("nil submitted read = %v, want ErrInvalidCommand", err)
+			}
+			r.Stage(op{0, 0})
+			if err := g.Flush(); err != nil || g.Pending() != 0 {
+				t.Fatalf("flush after discard: %v, pending %d; want nil, 0", err, g.Pending())
+			}
+		})
+	}
+}

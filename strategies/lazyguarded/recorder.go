@@ -1,8 +1,6 @@
 package lazyguarded
 
 import (
-	"fmt"
-
 	"github.com/deferbench/deferbench/deferral"
 )
 
@@ -76,10 +74,13 @@ func (r *Recorder[T, C]) Stage(c C) *Task {
 	})
 }
 
-// StageFunc submits closure fn as a write job and returns its task.
+// StageFunc submits closure fn as a write job and returns its task. A nil fn never panics:
+// it is staged as deferral.NilClosure, and the flush fails at it with a
+// *deferral.CommandError (verb VerbFunc) wrapping deferral.ErrInvalidCommand, leaving it and
+// the jobs behind it in the pipe, as any failing command.
 func (r *Recorder[T, C]) StageFunc(fn func(t *T) error) *Task {
 	if fn == nil {
-		panic(fmt.Sprintf("lazyguarded: recorder %d: nil closure", r.index))
+		fn = deferral.NilClosure[T]
 	}
 	return r.g.Write(func(t *T) error {
 		if err := r.runFunc(t, r.at(), fn); err != nil {

@@ -216,16 +216,23 @@ func (s *ECS) NewRecorder() *deferral.Recorder {
 // Read runs fn on the last published version, from any goroutine, without taking a lock: it
 // never waits for staging or for a commit in progress (it may retry once per swap it races
 // with). fn must only read the world and must not keep it, nor wait for the owner: a commit
-// waits for the readers of the replica it resyncs. Read returns fn's error.
+// waits for the readers of the replica it resyncs. Read returns fn's error; a nil fn does
+// not panic: Read returns an error wrapping deferral.ErrInvalidCommand.
 func (s *ECS) Read(fn func(w *ecs.World) error) error {
+	if fn == nil {
+		return fmt.Errorf("versioned: read: nil function: %w", deferral.ErrInvalidCommand)
+	}
 	r := s.enter()
 	defer r.leave()
 	return fn(r.w)
 }
 
 // ReadVersion is Read that also passes the number of the version fn reads: 0 before the first
-// publish, then one more per publish.
+// publish, then one more per publish. A nil fn is refused as by Read.
 func (s *ECS) ReadVersion(fn func(w *ecs.World, version uint64) error) error {
+	if fn == nil {
+		return fmt.Errorf("versioned: read version: nil function: %w", deferral.ErrInvalidCommand)
+	}
 	r := s.enter()
 	defer r.leave()
 	return fn(r.w, r.version)

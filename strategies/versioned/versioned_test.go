@@ -426,3 +426,32 @@ func contains(s, sub string) bool {
 	}
 	return false
 }
+
+// TestReadNil: Read and ReadVersion given a nil function return an error wrapping
+// deferral.ErrInvalidCommand instead of panicking, and leave no reader announced: the next
+// commit publishes and readers see it.
+func TestReadNil(t *testing.T) {
+	w, ents := populated(t, 8)
+	s := versioned.NewECS(w, versioned.Options{})
+	if err := s.Read(nil); !errors.Is(err, deferral.ErrInvalidCommand) {
+		t.Fatalf("Read(nil) = %v, want ErrInvalidCommand", err)
+	}
+	if err := s.ReadVersion(nil); !errors.Is(err, deferral.ErrInvalidCommand) {
+		t.Fatalf("ReadVersion(nil) = %v, want ErrInvalidCommand", err)
+	}
+	s.NewRecorder().Destroy(ents[0])
+	done := make(chan error, 1)
+	go func() { done <- s.Commit() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(watchdog):
+		t.Fatal("commit after Read(nil) did not finish: a reader was left announced")
+	}
+	var n int
+	if err := s.Read(func(w *ecs.World) error { n = w.Len(); return nil }); err != nil || n != 7 {
+		t.Fatalf("Read after the commit = %v, %d entities; want nil, 7", err, n)
+	}
+}
