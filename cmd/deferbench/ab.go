@@ -11,7 +11,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
@@ -106,11 +108,15 @@ func (a *abRun) do(baseArg, headArg, out string, o *compareFlags, opt harness.Co
 	if err := newEmptyDir(out); err != nil {
 		return usagef("ab: -out %s: %v: choose a new -out", out, err)
 	}
-	tmp, err := os.MkdirTemp("", "deferbench-ab-")
+	cleanStale(e.ctx)
+	tmp, err := os.MkdirTemp("", abTempPattern)
 	if err != nil {
 		return fmt.Errorf("ab: %w", err)
 	}
 	defer os.RemoveAll(tmp)
+	if err := os.WriteFile(filepath.Join(tmp, abPIDFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		return fmt.Errorf("ab: %w", err)
+	}
 	sides := []*side{{name: "base", arg: baseArg}, {name: "head", arg: headArg}}
 	for _, s := range sides {
 		if err := a.resolve(s, tmp); err != nil {
@@ -203,6 +209,59 @@ func newEmptyDir(dir string) error {
 		return nil
 	}
 	return err
+}
+
+// abTempPattern names an ab run's temporary directory (os.MkdirTemp), which holds the
+// worktrees it builds revisions in and the binaries; abPIDFile in it holds the run's process
+// id, so that a later run tells the directory of a killed run from one in progress.
+const (
+	abTempPattern = "deferbench-ab-*"
+	abPIDFile     = "ab.pid"
+)
+
+// cleanStale removes what ab runs that were killed (kill -9, a CI timeout) left behind: each
+// temporary directory whose pid file names a process that is gone, with the git worktrees
+// registered in it (removed even when locked, as one is while git worktree add runs), and
+// then the worktree entries of this repository whose directories are gone (git worktree
+// prune, harmless when nothing is stale). A directory without a readable pid file, or whose
+// process is alive, may be a run in progress and is left alone. Errors are ignored: outside
+// a git repository there is nothing to prune, and what cannot be removed now is tried again
+// by the next run.
+func cleanStale(ctx context.Context) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), abTempPattern))
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, abPIDFile))
+		if err != nil {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 0 || processAlive(pid) {
+			continue
+		}
+		for _, name := range []string{"base-src", "head-src"} {
+			if wt := filepath.Join(d, name); fileExists(wt) {
+				exec.CommandContext(ctx, "git", "worktree", "remove", "--force", "--force", wt).Run()
+			}
+		}
+		os.RemoveAll(d)
+	}
+	exec.CommandContext(ctx, "git", "worktree", "prune").Run()
+}
+
+// processAlive reports whether process pid exists; true when that cannot be told (the
+// conservative answer: its files are kept).
+func processAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false // Windows: no such process
+	}
+	defer p.Release()
+	return !errors.Is(p.Signal(syscall.Signal(0)), os.ErrProcessDone)
+}
+
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // resolve finds or builds s's binary: an executable file as it is, else a git revision of

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -112,10 +114,22 @@ func TestABGitRevisions(t *testing.T) {
 	if err := exec.Command("git", "rev-parse", "HEAD").Run(); err != nil {
 		t.Skipf("not in a git checkout: %v", err)
 	}
+	// What an ab run killed while it built leaves: its temporary directory with a registered
+	// worktree (locked, as during git worktree add), and an entry whose directory is gone.
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	killed := killedABDir(t, tmp, "deferbench-ab-killed")
+	git(t, "worktree", "add", "--detach", filepath.Join(killed, "base-src"), "HEAD")
+	git(t, "worktree", "lock", filepath.Join(killed, "base-src"))
+	git(t, "worktree", "add", "--detach", filepath.Join(tmp, "deferbench-ab-gone", "head-src"), "HEAD")
+	os.RemoveAll(filepath.Join(tmp, "deferbench-ab-gone"))
 	out := filepath.Join(t.TempDir(), "ab")
 	_, stderr, code := cli("ab", "-rounds", "1", "-benchtime", "100x", "-scenarios", "Stage", "-strategies", "cmdbuffer", "-out", out, "HEAD", "HEAD")
 	if code != 0 || !strings.Contains(stderr, "building base (HEAD") || !strings.Contains(stderr, "an A/A run") {
 		t.Errorf("exit %d:\n%s", code, stderr)
+	}
+	if fileExists(killed) {
+		t.Errorf("the killed run's directory %s is left", killed)
 	}
 	if b, _ := exec.Command("git", "worktree", "list").Output(); strings.Contains(string(b), "deferbench-ab-") {
 		t.Errorf("a temporary worktree is left:\n%s", b)
@@ -182,5 +196,117 @@ func TestRoundOrders(t *testing.T) {
 	}
 	if n := len(roundOrders(7, 1)); n != 7 {
 		t.Errorf("7 rounds: %d orders", n)
+	}
+}
+
+// git runs git in the working directory, failing the test on an error.
+func git(t *testing.T, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v: %s", args, err, b)
+	}
+}
+
+// killedABDir makes the temporary directory name in tmp of an ab run that was killed: its pid
+// file names a process that has exited.
+func killedABDir(t *testing.T, tmp, name string) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	gone := exec.Command(exe, "-test.run", "^$")
+	if err := gone.Run(); err != nil {
+		t.Fatalf("start a process that exits: %v", err)
+	}
+	if processAlive(gone.Process.Pid) {
+		t.Skipf("pid %d was reused at once", gone.Process.Pid)
+	}
+	d := filepath.Join(tmp, name)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d, abPIDFile), []byte(strconv.Itoa(gone.Process.Pid)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// worktrees returns the paths of the worktrees registered in the repository here.
+func worktrees(t *testing.T) []string {
+	t.Helper()
+	b, err := exec.Command("git", "worktree", "list", "--porcelain").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if p, ok := strings.CutPrefix(l, "worktree "); ok {
+			if r, err := filepath.EvalSymlinks(p); err == nil {
+				p = r
+			}
+			paths = append(paths, p)
+		}
+	}
+	return paths
+}
+
+// TestCleanStale: before it adds worktrees, ab removes what a killed ab run left — its
+// temporary directory and the worktree registered there, locked or not — and prunes worktree
+// entries whose directories are gone, but leaves the directory of a run in progress (its
+// process is alive) and any directory without a pid file.
+func TestCleanStale(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	root := t.TempDir()
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	tmp, repo := filepath.Join(root, "tmp"), filepath.Join(root, "repo")
+	os.MkdirAll(tmp, 0o755)
+	os.MkdirAll(repo, 0o755)
+	t.Setenv("TMPDIR", tmp)
+	t.Chdir(repo)
+	git(t, "init", "-q")
+	os.WriteFile("a.go", []byte("package a\n"), 0o644)
+	git(t, "add", "a.go")
+	git(t, "commit", "-q", "-m", "a")
+
+	killed := killedABDir(t, tmp, "deferbench-ab-1")
+	git(t, "worktree", "add", "--detach", filepath.Join(killed, "base-src"), "HEAD")
+	git(t, "worktree", "lock", "--reason", "initializing", filepath.Join(killed, "base-src"))
+	killedLate := killedABDir(t, tmp, "deferbench-ab-2") // killed after building: no worktree
+	os.WriteFile(filepath.Join(killedLate, "deferbench"), []byte("binary"), 0o755)
+	live := filepath.Join(tmp, "deferbench-ab-3")
+	os.MkdirAll(live, 0o755)
+	os.WriteFile(filepath.Join(live, abPIDFile), []byte(strconv.Itoa(os.Getpid())), 0o644)
+	git(t, "worktree", "add", "--detach", filepath.Join(live, "head-src"), "HEAD")
+	noPID := filepath.Join(tmp, "deferbench-ab-4")
+	os.MkdirAll(noPID, 0o755)
+	gone := filepath.Join(tmp, "deferbench-ab-5", "base-src")
+	git(t, "worktree", "add", "--detach", gone, "HEAD")
+	os.RemoveAll(filepath.Dir(gone))
+
+	cleanStale(context.Background())
+	for _, d := range []string{killed, killedLate} {
+		if fileExists(d) {
+			t.Errorf("directory of a killed run %s is left", d)
+		}
+	}
+	for _, d := range []string{live, noPID} {
+		if !fileExists(d) {
+			t.Errorf("directory %s of a live run, or without a pid file, was removed", d)
+		}
+	}
+	got := worktrees(t)
+	want := []string{repo, filepath.Join(live, "head-src")}
+	if !slices.Equal(got, want) {
+		t.Errorf("worktrees after cleanStale: got %q, want %q", got, want)
+	}
+	cleanStale(context.Background()) // nothing stale: harmless
+	if got := worktrees(t); !slices.Equal(got, want) {
+		t.Errorf("worktrees after a second cleanStale: got %q, want %q", got, want)
 	}
 }
