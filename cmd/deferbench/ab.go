@@ -41,10 +41,11 @@ deferbench compare -paired. The defaults (Stage and StageApply: staging, stage p
 commit, allocations; 10 rounds of 20ms) take about three minutes on 2 cores.`
 
 var abCommand = &command{
-	name:    "ab",
-	args:    "[flags] BASE HEAD",
-	summary: "A/B: run two builds (git revisions or binaries) alternately on this machine, compare the paired rounds and apply the gate",
-	detail:  abDetail,
+	name:       "ab",
+	flagsAfter: true,
+	args:       "[flags] BASE HEAD",
+	summary:    "A/B: run two builds (git revisions or binaries) alternately on this machine, compare the paired rounds and apply the gate",
+	detail:     abDetail,
 	setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 		o := compareFlags{fail: abFail}
 		o.define(fs)

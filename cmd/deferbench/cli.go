@@ -128,6 +128,9 @@ type command struct {
 	summary string
 	detail  string // more of the help text, after the summary; optional
 	setup   func(fs *flag.FlagSet, e *env) func(args []string) error
+	// flagsAfter: the command parses flags after its arguments too (parseInterspersed), so
+	// a "--" that ended the first parse is passed on to keep what follows it arguments.
+	flagsAfter bool
 }
 
 // commands is the subcommand table, in the order help lists them.
@@ -198,7 +201,11 @@ func runStopper(ctx context.Context, stop *stopper, args []string, stdout, stder
 		}
 		return flagError(c, fs, err)
 	}
-	return exec(fs.Args())
+	rest := fs.Args()
+	if n := len(args) - 1 - len(rest); c.flagsAfter && n > 0 && args[n] == "--" {
+		rest = append([]string{"--"}, rest...) // "compare -- -old.txt new.txt"
+	}
+	return exec(rest)
 }
 
 func newFlagSet(c *command) *flag.FlagSet {

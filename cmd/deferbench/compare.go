@@ -32,10 +32,11 @@ below 0.01 allocs/op or 1 byte (B/op, heap-B/cmd: amortised growth) never count.
 Exit status: 0 pass, 1 gate failed, 2 bad input.`
 
 var compareCommand = &command{
-	name:    "compare",
-	args:    "[flags] OLD NEW",
-	summary: "compare two runs (bench.txt files or results directories) metric by metric: medians, 95% CIs, change and Mann-Whitney p; -fail gates",
-	detail:  compareDetail,
+	name:       "compare",
+	flagsAfter: true,
+	args:       "[flags] OLD NEW",
+	summary:    "compare two runs (bench.txt files or results directories) metric by metric: medians, 95% CIs, change and Mann-Whitney p; -fail gates",
+	detail:     compareDetail,
 	setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 		var o compareFlags
 		o.define(fs)
@@ -99,8 +100,10 @@ var compareCommand = &command{
 				switch {
 				case len(c.Differ) > 0:
 					hint = " under the same configuration (add -ignore " + c.Hint + " to compare across)"
-				case !*ignoreProcs:
+				case !*ignoreProcs && commonWithoutProcs(old, new):
 					hint = " (runs from machines with different core counts? try -ignore-procs)"
+				default:
+					hint = ": give two runs of the same benchmarks"
 				}
 				return usagef("compare: %s and %s have no benchmark and unit in common%s", args[0], args[1], hint)
 			}
@@ -279,6 +282,27 @@ func readRun(cmd, path string) ([]*benchfmt.Result, error) {
 		return nil, usagef("%s: %s: cannot read it (%v): give a readable bench.txt or a results directory", cmd, pe.Path, pe.Err)
 	}
 	return nil, fmt.Errorf("%s: %w", cmd, err)
+}
+
+// commonWithoutProcs reports whether old and new have a benchmark name in common once the
+// -GOMAXPROCS suffix is dropped (what -ignore-procs would match).
+func commonWithoutProcs(old, new []*benchfmt.Result) bool {
+	base := func(n string) string {
+		if m := procsSuffix.FindStringIndex(n[strings.LastIndexByte(n, '/')+1:]); m != nil {
+			return n[:strings.LastIndexByte(n, '/')+1+m[0]]
+		}
+		return n
+	}
+	have := map[string]bool{}
+	for _, r := range old {
+		have[base(string(r.Name))] = true
+	}
+	for _, r := range new {
+		if have[base(string(r.Name))] {
+			return true
+		}
+	}
+	return false
 }
 
 // writeOnly notes, in one line, the benchmarks only path has (first three named).

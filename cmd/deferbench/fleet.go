@@ -32,10 +32,11 @@ confidence interval as % of the median; "—" where the run has no such benchmar
 (-quick runs Frame only at its smallest size).`
 
 var fleetCommand = &command{
-	name:    "fleet",
-	args:    "[-out FILE] DIR...",
-	summary: "one markdown table of several boards' headline figures, a column per results directory",
-	detail:  fleetDetail,
+	name:       "fleet",
+	flagsAfter: true,
+	args:       "[-out FILE] DIR...",
+	summary:    "one markdown table of several boards' headline figures, a column per results directory",
+	detail:     fleetDetail,
 	setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 		out := fs.String("out", "", "write the table to `FILE` (atomically) instead of standard output")
 		return func(args []string) error {

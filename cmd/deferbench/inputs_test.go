@@ -117,3 +117,85 @@ func TestCompareWindowsFiles(t *testing.T) {
 		t.Errorf("compare plain win: want a header and 2 rows without \\r, got %q", out)
 	}
 }
+
+// TestCompareExplainsNoCI: a median shown as ±∞ (too few samples for a confidence interval)
+// is explained under the table, with the fix; a comparison where every median has an
+// interval has no such line.
+func TestCompareExplainsNoCI(t *testing.T) {
+	few := filepath.Join(t.TempDir(), "few.txt")
+	os.WriteFile(few, []byte("BenchmarkX-2 10 5 ns/op\nBenchmarkX-2 10 6 ns/op\nBenchmarkX-2 10 7 ns/op\n"), 0o644)
+	many := writeBench(t, nil, "X-2 10")
+	for _, format := range []string{"text", "markdown"} {
+		out, errOut, code := cli("compare", "-format", format, many, few)
+		if code != 0 {
+			t.Fatalf("compare -format %s: exit %d: %s", format, code, errOut)
+		}
+		if !strings.Contains(out, "±∞") || !strings.Contains(out, "±∞: no 95% confidence interval") || !strings.Contains(out, "(down to 3); raise -count") {
+			t.Errorf("compare -format %s with 3 samples: the ±∞ is not explained:\n%s", format, out)
+		}
+		out, _, _ = cli("compare", "-format", format, many, many)
+		if strings.Contains(out, "±∞") {
+			t.Errorf("compare -format %s with 6 samples: unexpected ±∞:\n%s", format, out)
+		}
+	}
+}
+
+// TestDoubleDashEndsFlags: after "--", an argument that starts with "-" is a file, also for
+// the commands that take flags after their arguments.
+func TestDoubleDashEndsFlags(t *testing.T) {
+	run := writeBench(t, nil, "X-2 10")
+	dir := t.TempDir()
+	dash := filepath.Join(dir, "-old.txt")
+	data, _ := os.ReadFile(filepath.Join(run, "bench.txt"))
+	os.WriteFile(dash, data, 0o644)
+	t.Chdir(dir)
+	for _, args := range [][]string{
+		{"compare", "--", "-old.txt", run},
+		{"compare", run, "--", "-old.txt"},
+		{"compare", "-format", "csv", "--", "-old.txt", run},
+	} {
+		out, errOut, code := cli(args...)
+		if code != 0 || !strings.Contains(out, "X-2") {
+			t.Errorf("deferbench %q: exit %d, stderr %q; want the comparison", args, code, errOut)
+		}
+	}
+}
+
+// TestReportRefusesLooseFile: report on a results file that is not a results directory's
+// bench.txt refuses, instead of writing summary.json, report.md and plots/ beside it (over a
+// project's own report.md, say).
+func TestReportRefusesLooseFile(t *testing.T) {
+	run := writeBench(t, nil, "X-2 10")
+	dir := t.TempDir()
+	loose := filepath.Join(dir, "old.txt")
+	data, _ := os.ReadFile(filepath.Join(run, "bench.txt"))
+	os.WriteFile(loose, data, 0o644)
+	os.WriteFile(filepath.Join(dir, "report.md"), []byte("mine"), 0o644)
+	_, errOut, code := cli("report", loose)
+	if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, loose) {
+		t.Errorf("report %s: exit %d, stderr %q; want exit 2 and one line naming it", loose, code, errOut)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("report %s wrote beside it: %v", loose, entries)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "report.md")); string(b) != "mine" {
+		t.Errorf("report %s rewrote the report.md beside it", loose)
+	}
+	if _, errOut, code := cli("report", filepath.Join(run, "bench.txt")); code != 0 {
+		t.Errorf("report DIR/bench.txt: exit %d, %s; want 0", code, errOut)
+	}
+}
+
+// TestCompareNothingInCommon: two runs of unrelated benchmarks are a usage error that does
+// not suggest -ignore-procs, which would not help; runs that differ only in the -N suffix do.
+func TestCompareNothingInCommon(t *testing.T) {
+	a := writeBench(t, nil, "Stage/strategy=a/cmd=typed-2 10")
+	b := writeBench(t, nil, "Frame/strategy=a/entities=10-2 10")
+	c := writeBench(t, nil, "Stage/strategy=a/cmd=typed-4 10")
+	if _, errOut, code := cli("compare", a, b); code != 2 || strings.Contains(errOut, "-ignore-procs") || !strings.Contains(errOut, "give two runs of the same benchmarks") {
+		t.Errorf("compare of unrelated runs: exit %d, stderr %q", code, errOut)
+	}
+	if _, errOut, code := cli("compare", a, c); code != 2 || !strings.Contains(errOut, "try -ignore-procs") {
+		t.Errorf("compare of runs at -2 and -4: exit %d, stderr %q", code, errOut)
+	}
+}

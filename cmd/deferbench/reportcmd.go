@@ -49,6 +49,11 @@ func rebuildReport(e *env, arg string) error {
 	if err != nil {
 		return err
 	}
+	if !fi.IsDir() && filepath.Base(arg) != "bench.txt" {
+		// Writing summary.json, report.md and plots/ beside any results file would overwrite
+		// whatever report.md lies beside it (a project's own, in its root).
+		return usagef("report: %s is not a results directory or its bench.txt: report writes summary.json, report.md and plots/ beside it; move it to DIR/bench.txt and give DIR", arg)
+	}
 	rd, err := holdResultsDir("report", dir, e.stderr)
 	if err != nil {
 		return err

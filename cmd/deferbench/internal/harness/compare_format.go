@@ -209,6 +209,12 @@ func writeCompareText(w io.Writer, d *CompareDoc) error {
 	for i, n := range notes {
 		fmt.Fprintf(w, "?%d: no verdict: %s\n", i+1, n)
 	}
+	if n := noCISamples(c.Rows); n != "" {
+		if len(notes) == 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "±∞: %s\n", n)
+	}
 	return writeGateLine(w, d)
 }
 
@@ -328,7 +334,27 @@ func writeCompareMarkdown(w io.Writer, d *CompareDoc) error {
 	for _, n := range c.Notes {
 		fmt.Fprintf(w, "> note: %s\n", n)
 	}
+	if n := noCISamples(c.Rows); n != "" {
+		fmt.Fprintf(w, "> ±∞: %s\n", n)
+	}
 	return nil
+}
+
+// noCISamples explains the ±∞ of a median without a confidence interval, or is "" when
+// every median of rows has one: the fewest samples such a median had, and the fix.
+func noCISamples(rows []Row) string {
+	fewest := -1
+	for _, r := range rows {
+		for _, s := range []Summary{r.Old, r.New} {
+			if s.NoCI && (fewest < 0 || s.N < fewest) {
+				fewest = s.N
+			}
+		}
+	}
+	if fewest < 0 {
+		return ""
+	}
+	return fmt.Sprintf("no 95%% confidence interval: a 95%% interval needs at least 6 samples and some medians have fewer (down to %d); raise -count (deferbench run) or -rounds (deferbench ab)", fewest)
 }
 
 func fmtFloat(x float64) string {
