@@ -145,6 +145,7 @@ func rows(caps deferral.Capabilities) []row {
 		{"LeniencyRemoveMissingNoop", checkRemoveMissingNoop, varyKey | varyRecorders},
 		{"LeniencyDestroyDeadIgnored", checkDestroyDeadIgnored, 0},
 		{"LeniencySkipAfterDestroy", checkSkipAfterDestroy, varyKey | varyRecorders},
+		{"LeniencySkipAfterDestroySlotReused", checkSkipAfterDestroySlotReused, varyKey | varyRecorders},
 		{"LeniencyAddSetInvalidFails", checkAddSetInvalidFails, varyKey | varyRecorders},
 		{"SetMissingFails", checkSetMissingFails, varyKey | varyRecorders},
 		{"CreateCulled", checkCreateCulled, varyKey | varyRecorders},

@@ -106,6 +106,7 @@ func TestSuiteCatchesBugs(t *testing.T) {
 		{reference.IgnoreSortKeys, reference.Ordered, "PlaceholderOtherRecorderReproducibleBySortKey", "lower sort key"},
 		{reference.TouchReusedSlot, reference.Ordered, "LeniencyDestroyDeadIgnored", "survivor"},
 		{reference.TouchReusedSlot, reference.Ordered, "DestroyTwice", "new occupant"},
+		{reference.TouchReusedSlot, reference.Ordered, "LeniencySkipAfterDestroySlotReused", "new occupant of e's slot"},
 		{reference.RotateRecorders, reference.Ordered, "DeterminismReproducible", "distinct final worlds"},
 		{reference.RotateRecorders, reference.Ordered, "OrderReproducibleBySortKey", "world hash"},
 		{reference.SetMissingWrongPos, reference.Ordered, "SetMissingFails", "command error: position"},

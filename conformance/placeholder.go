@@ -118,6 +118,7 @@ func checkPlaceholderForeign(x *fixture) {
 	r := x.s.NewRecorder()
 	r.Add(p, vl(1, 1))
 	r.Set(p, pt(2, 2))
+	r.Remove(p, workload.Position.ID())
 	r.Destroy(p)
 	r.Destroy(p3)
 	x.commit("commands on foreign placeholders", x.s)
@@ -129,7 +130,7 @@ func checkPlaceholderForeign(x *fixture) {
 		_, err := x.s.Resolve(fp)
 		x.wantIs(fmt.Sprintf("resolve foreign placeholder %v", fp), err, deferral.ErrForeignPlaceholder)
 	}
-	x.wantReport("commands on foreign placeholders", x.s, deferral.Report{Skipped: 4, Applied: 4})
+	x.wantReport("commands on foreign placeholders", x.s, deferral.Report{Skipped: 5, Applied: 5})
 }
 
 // checkPlaceholderStale: a placeholder from an earlier commit, or one whose create was
@@ -144,19 +145,25 @@ func checkPlaceholderStale(x *fixture) {
 
 	q := r.Create(pt(2, 2)) // the recorder's first create of this commit, like p was
 	r.Add(p, vl(1, 1))
+	r.Set(p, pt(9, 9))
+	r.Remove(p, workload.Position.ID())
 	r.Destroy(p)
 	x.commit("commands on a placeholder of an earlier commit", x.s)
 	eq := x.resolve("placeholder of the second commit", x.s, q)
 	x.wantAlive("entity p became", x.w, ep, true)
 	x.wantAlive("entity q became", x.w, eq, true)
-	for _, e := range []ecs.Entity{ep, eq} {
-		if _, ok := vel(x.w, e); ok {
-			x.Errorf("add on a stale placeholder: entity %v got a velocity, want none", e)
+	for _, c := range []struct {
+		e   ecs.Entity
+		pos workload.Vec2
+	}{{ep, v2(1, 1)}, {eq, v2(2, 2)}} {
+		if _, ok := vel(x.w, c.e); ok {
+			x.Errorf("add on a stale placeholder: entity %v got a velocity, want none", c.e)
 		}
+		want(x, fmt.Sprintf("set and remove on a stale placeholder: position of %v", c.e), x.pos("e", x.w, c.e), c.pos)
 	}
 	_, err := x.s.Resolve(p)
 	x.wantIs("resolve a placeholder of an earlier commit", err, deferral.ErrUnresolved)
-	x.wantReport("commands on a stale placeholder", x.s, deferral.Report{Created: []ecs.Entity{eq}, Skipped: 2, Applied: 3})
+	x.wantReport("commands on a stale placeholder", x.s, deferral.Report{Created: []ecs.Entity{eq}, Skipped: 4, Applied: 5})
 
 	d := r.Create(pt(3, 3))
 	want(x, "discard", x.s.Discard(), 1)

@@ -119,6 +119,10 @@ func TestABGitRevisions(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	killed := killedABDir(t, tmp, "deferbench-ab-killed")
+	t.Cleanup(func() { // leave no entry in this repository whatever ab did
+		exec.Command("git", "worktree", "remove", "--force", "--force", filepath.Join(killed, "base-src")).Run()
+		exec.Command("git", "worktree", "prune").Run()
+	})
 	git(t, "worktree", "add", "--detach", filepath.Join(killed, "base-src"), "HEAD")
 	git(t, "worktree", "lock", filepath.Join(killed, "base-src"))
 	git(t, "worktree", "add", "--detach", filepath.Join(tmp, "deferbench-ab-gone", "head-src"), "HEAD")

@@ -272,3 +272,57 @@ func TestGenericNilClosure(t *testing.T) {
 		})
 	}
 }
+
+// TestGenericClosurePanicKeepsPending: a closure that panics during Commit — unkeyed or keyed
+// — passes the panic to the caller and leaves itself and the commands after it pending, the
+// ones before it applied; the buffer stays usable: the retry applies the rest once, and a
+// second panic followed by Discard drops what was pending.
+func TestGenericClosurePanicKeepsPending(t *testing.T) {
+	for _, key := range []uint64{0, 3} {
+		t.Run(fmt.Sprintf("key=%d", key), func(t *testing.T) {
+			var q queue
+			b := cmdbuffer.New(&q, submit)
+			r := b.NewRecorder()
+			r.SetSortKey(key)
+			panicking := true
+			stage := func(n int) {
+				r.Stage(draw{n, 0})
+				r.StageFunc(func(*queue) error {
+					if panicking {
+						panic("closure panics on purpose")
+					}
+					return nil
+				})
+				r.Stage(draw{n + 1, 0})
+			}
+			commitPanics := func(op string) {
+				t.Helper()
+				defer func() {
+					if recover() == nil {
+						t.Fatalf("%s: the closure's panic did not reach the caller", op)
+					}
+				}()
+				b.Commit()
+			}
+			stage(1)
+			commitPanics("commit")
+			if !slices.Equal(q.draws, []draw{{1, 0}}) || b.Pending() != 2 {
+				t.Fatalf("after the panic: applied %v, pending %d; want [{1 0}], 2", q.draws, b.Pending())
+			}
+			panicking = false
+			if err := b.Commit(); err != nil || !slices.Equal(q.draws, []draw{{1, 0}, {2, 0}}) || b.Pending() != 0 {
+				t.Fatalf("retry: %v, applied %v, pending %d; want nil, [{1 0} {2 0}], 0", err, q.draws, b.Pending())
+			}
+			panicking = true
+			stage(3)
+			commitPanics("second commit")
+			if n := b.Discard(); n != 2 {
+				t.Fatalf("discard after the panic = %d, want 2", n)
+			}
+			r.Stage(draw{9, 0})
+			if err := b.Commit(); err != nil || !slices.Equal(q.draws, []draw{{1, 0}, {2, 0}, {3, 0}, {9, 0}}) {
+				t.Fatalf("after discard: %v, applied %v", err, q.draws)
+			}
+		})
+	}
+}

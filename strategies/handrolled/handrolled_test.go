@@ -258,3 +258,52 @@ func TestGenericNilClosure(t *testing.T) {
 		})
 	}
 }
+
+// TestClosurePanicKeepsPending: a closure that panics during Commit passes the panic to the
+// caller and leaves itself and the commands after it pending, the ones before it applied; the
+// gather stays usable: the retry applies the rest once, and Discard after a second panic drops
+// what was pending.
+func TestClosurePanicKeepsPending(t *testing.T) {
+	var log []op
+	g := handrolled.New(&log, logApply)
+	r := g.NewRecorder()
+	panicking := true
+	stage := func(base int) {
+		r.Stage(op{0, base})
+		r.StageFunc(func(*[]op) error {
+			if panicking {
+				panic("closure panics on purpose")
+			}
+			return nil
+		})
+		r.Stage(op{0, base + 2})
+	}
+	commitPanics := func(what string) {
+		t.Helper()
+		defer func() {
+			if recover() == nil {
+				t.Fatalf("%s: the closure's panic did not reach the caller", what)
+			}
+		}()
+		g.Commit()
+	}
+	stage(0)
+	commitPanics("commit")
+	if !slices.Equal(log, []op{{0, 0}}) || g.Pending() != 2 {
+		t.Fatalf("after the panic: applied %v, pending %d; want [{0 0}], 2", log, g.Pending())
+	}
+	panicking = false
+	if err := g.Commit(); err != nil || !slices.Equal(log, []op{{0, 0}, {0, 2}}) || g.Pending() != 0 {
+		t.Fatalf("retry: %v, applied %v, pending %d; want nil, [{0 0} {0 2}], 0", err, log, g.Pending())
+	}
+	panicking = true
+	stage(0)
+	commitPanics("second commit")
+	if n, err := g.Discard(); n != 2 || err != nil {
+		t.Fatalf("Discard after the panic = %d, %v; want 2, nil", n, err)
+	}
+	r.Stage(op{0, 0})
+	if err := g.Commit(); err != nil || !slices.Equal(log, []op{{0, 0}, {0, 2}, {0, 0}, {0, 0}}) {
+		t.Fatalf("after discard: %v, applied %v", err, log)
+	}
+}
