@@ -199,3 +199,24 @@ func TestCompareNothingInCommon(t *testing.T) {
 		t.Errorf("compare of runs at -2 and -4: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestPlotsNotWritable: plot and report on a results directory whose plots/ cannot be written
+// (here a file of that name; a read-only folder is the same error) exit 2 with one line
+// naming DIR/plots and the fix; report says what it did rebuild instead of claiming plots/.
+func TestPlotsNotWritable(t *testing.T) {
+	run := writeBench(t, nil, "Stage/strategy=a/cmd=typed-2 10")
+	plots := filepath.Join(run, "plots")
+	os.WriteFile(plots, []byte("mine"), 0o644)
+	for _, cmd := range []string{"plot", "report"} {
+		out, errOut, code := cli(cmd, run)
+		if code != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, plots+": cannot write the charts into it (not a directory)") {
+			t.Errorf("%s with plots/ a file: exit %d, stderr %q; want exit 2 and one line naming %s", cmd, code, errOut, plots)
+		}
+		if b, _ := os.ReadFile(plots); string(b) != "mine" {
+			t.Errorf("%s replaced the file plots", cmd)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(run, "report.md")); err != nil {
+		t.Errorf("report without plots wrote no report.md: %v", err)
+	}
+}

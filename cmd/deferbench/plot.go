@@ -39,7 +39,7 @@ var plotCommand = &command{
 			out := filepath.Join(dir, "plots")
 			files, err := harness.Plot(rs, out)
 			if err != nil {
-				return err
+				return plotsError("plot", out, err)
 			}
 			fmt.Fprintf(e.stderr, "deferbench: %d plot files (%d charts as SVG and PNG) in %s\n", len(files), len(files)/2, out)
 			return nil

@@ -99,9 +99,12 @@ func rebuildReport(e *env, arg string) error {
 			attr = old.Attribution // the profiles' attribution cannot be rebuilt from bench.txt
 		}
 	}
-	err = writeOutputs(e, runOutputs{dir: dir, results: rs, config: harness.FileConfig(rs), partial: partial, attr: attr, env: doc})
+	plotErr, err := writeOutputs(runOutputs{dir: dir, results: rs, config: harness.FileConfig(rs), partial: partial, attr: attr, env: doc})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
+	}
+	if plotErr != nil {
+		return plotsError("report: rebuilt summary.json and report.md (without charts), not plots/", filepath.Join(dir, "plots"), plotErr)
 	}
 	fmt.Fprintf(e.stderr, "deferbench: report: rebuilt summary.json, report.md and plots/ in %s from %d results\n", dir, len(rs))
 	return nil

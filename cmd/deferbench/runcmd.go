@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -570,7 +572,13 @@ func (f *finisher) write(partial string, attr *attribution) error {
 	if err := writeJSON(f.envPath, f.doc); err != nil {
 		return err
 	}
-	return writeOutputs(f.e, runOutputs{dir: f.dir, results: f.bf.Results(), config: f.bf.Config, partial: partial, attr: attr, env: f.doc})
+	plotErr, err := writeOutputs(runOutputs{dir: f.dir, results: f.bf.Results(), config: f.bf.Config, partial: partial, attr: attr, env: f.doc})
+	if plotErr != nil {
+		// The results are safe in bench.txt: a chart that cannot be drawn is noted, and the
+		// run's files are complete without it (deferbench plot DIR draws them again).
+		fmt.Fprintf(f.e.stderr, "deferbench: plots: %v\n", plotErr)
+	}
+	return err
 }
 
 // runOutputs is what writeOutputs writes a results directory's summary.json, plots and
@@ -584,11 +592,13 @@ type runOutputs struct {
 	env     *envFile     // nil: no env.json (NumCPU and load average unknown)
 }
 
-// writeOutputs writes summary.json, the plots and report.md of a run into o.dir.
-func writeOutputs(e *env, o runOutputs) error {
+// writeOutputs writes summary.json, the plots and report.md of a run into o.dir. A failure
+// to draw or write the plots is plotErr, and report.md is written without them; err is any
+// other failure.
+func writeOutputs(o runOutputs) (plotErr, err error) {
 	sum := summaryFile{Deferbench: harness.Version(), Partial: o.partial, Summaries: harness.Summarize(o.results), Attribution: o.attr}
 	if err := writeJSON(filepath.Join(o.dir, "summary.json"), sum); err != nil {
-		return err
+		return nil, err
 	}
 	meta := harness.ReportMeta{Config: o.config, Throttled: "unknown", Partial: o.partial}
 	if o.env != nil {
@@ -598,10 +608,7 @@ func writeOutputs(e *env, o runOutputs) error {
 			meta.LoadAfter = o.env.After.LoadAvg
 		}
 	}
-	plots, err := harness.PlotWith(o.results, filepath.Join(o.dir, "plots"), harness.PlotOptions{Cores: meta.Cores})
-	if err != nil {
-		fmt.Fprintf(e.stderr, "deferbench: plots: %v\n", err)
-	}
+	plots, plotErr := harness.PlotWith(o.results, filepath.Join(o.dir, "plots"), harness.PlotOptions{Cores: meta.Cores})
 	for _, c := range o.config {
 		if c.Key == "throttled" {
 			meta.Throttled = c.Value
@@ -617,7 +624,24 @@ func writeOutputs(e *env, o runOutputs) error {
 	}
 	var report bytes.Buffer
 	if err := harness.WriteReport(&report, o.results, meta); err != nil {
-		return err
+		return plotErr, err
 	}
-	return harness.WriteFileAtomic(filepath.Join(o.dir, "report.md"), report.Bytes())
+	return plotErr, harness.WriteFileAtomic(filepath.Join(o.dir, "report.md"), report.Bytes())
+}
+
+// plotsError turns a failure to write the charts into plots (a directory) into one line
+// naming it: a plots/ that cannot be written into (no permission, a file of that name, a
+// read-only file system) is a usage error saying to make it writable.
+func plotsError(cmd, plots string, err error) error {
+	for _, bad := range []error{fs.ErrPermission, syscall.ENOTDIR, syscall.EROFS, syscall.EEXIST} {
+		if errors.Is(err, bad) {
+			var pe *fs.PathError
+			reason := err.Error()
+			if errors.As(err, &pe) {
+				reason = pe.Err.Error()
+			}
+			return usagef("%s: %s: cannot write the charts into it (%s): make it a writable directory, or remove it", cmd, plots, reason)
+		}
+	}
+	return fmt.Errorf("%s: %s: %w", cmd, plots, err)
 }

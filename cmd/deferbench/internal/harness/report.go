@@ -271,7 +271,7 @@ func sig3(v float64, ints bool) string {
 	switch {
 	case v == 0:
 		return "0"
-	case a < 1e-9:
+	case a < 1e-9 || a >= 1e6: // beyond the suffixes: 5e+299 s, not 300 digits
 		return strconv.FormatFloat(v, 'g', 3, 64)
 	case a >= 100 || (ints && v == math.Trunc(v)):
 		return strconv.FormatFloat(math.Round(v), 'f', -1, 64)

@@ -37,6 +37,11 @@ func TestFormatValue(t *testing.T) {
 		{9.54e-05, "allocs/op", "0.0000954"},
 		{1, "distinct-states", "1"},
 		{0, "ns/op", "0 ns"},
+		// Beyond the last suffix: three significant digits, not hundreds of them.
+		{5e307, "ns/op", "5e+298 s"},
+		{1e300, "B/op", "9.09e+287 TiB"},
+		{1e300, "widgets/op", "1e+288T"},
+		{123456, "ns/op", "123 µs"},
 	} {
 		if got := FormatValue(c.v, c.unit); got != c.want {
 			t.Errorf("FormatValue(%v, %q) = %q, want %q", c.v, c.unit, got, c.want)
