@@ -36,6 +36,8 @@ func (r Resync) String() string {
 // Options configure one strategy instance. The zero Options are the default: ResyncReplay,
 // no divergence check.
 type Options struct {
+	// Resync is how a commit brings the readers' replica to the new version: ResyncReplay
+	// (the zero value), ResyncReplayClosures or ResyncCopy.
 	Resync Resync
 	// CheckDivergence compares the replicas' ecs.World.Hash after every replay (a cost
 	// proportional to the world) and reports a mismatch as a *DivergenceError.

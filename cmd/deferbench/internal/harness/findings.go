@@ -614,7 +614,7 @@ func (d *runData) trustFlags(meta ReportMeta, ks []Ranking, cores int, coresFrom
 		}
 	}
 	var noisy []string
-	worst := 0.0
+	worst, worstAt := 0.0, ""
 	for _, k := range ks {
 		for _, r := range k.Ranked {
 			if r.Summary.Median == 0 {
@@ -625,8 +625,11 @@ func (d *runData) trustFlags(meta ReportMeta, ks []Ranking, cores int, coresFrom
 				continue
 			}
 			if h > 0.10 {
-				noisy = append(noisy, fmt.Sprintf("%s %s", r.Strategy, rowLabel(k)))
-				worst = math.Max(worst, h)
+				at := fmt.Sprintf("%s %s %s", r.Strategy, rowLabel(k), k.Headline.Unit)
+				noisy = append(noisy, at)
+				if h > worst {
+					worst, worstAt = h, at
+				}
 			}
 		}
 	}
@@ -635,8 +638,10 @@ func (d *runData) trustFlags(meta ReportMeta, ks []Ranking, cores int, coresFrom
 		if len(ex) > 3 {
 			ex = ex[:3]
 		}
-		flags = append(flags, fmt.Sprintf("**Noisy**: %d headline medians have a 95%% CI wider than ±10%% (up to ±%.0f%%; e.g. %s): "+
-			"repeat on a quiet machine, or raise -count.", len(noisy), 100*worst, strings.Join(ex, "; ")))
+		// The widest one is named: the tables print any CI above ±100% as ±>100%, so
+		// without its name the figure could not be found in the report.
+		flags = append(flags, fmt.Sprintf("**Noisy**: %d headline medians have a 95%% CI wider than ±10%% (up to ±%.0f%%, %s; e.g. %s): "+
+			"repeat on a quiet machine, or raise -count.", len(noisy), 100*worst, worstAt, strings.Join(ex, "; ")))
 	}
 	if noCI := countNoCI(ks); noCI > 0 {
 		flags = append(flags, fmt.Sprintf("**Too few repetitions**: %d headline medians have no confidence interval (6 repetitions needed); "+

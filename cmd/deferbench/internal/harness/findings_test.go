@@ -292,6 +292,41 @@ func TestTrustFlags(t *testing.T) {
 	}
 }
 
+// TestNoisyFlagNamesWidest: the Noisy flag names the median with the widest CI, which the
+// tables print only as ±>100%, even when it is not among the first examples it lists.
+func TestNoisyFlagNamesWidest(t *testing.T) {
+	rs := parse(t, defaultStageRun().text())
+	for i, r := range rs {
+		if i%2 != 0 || !strings.Contains(string(r.Name), "/cmd=typed") {
+			continue
+		}
+		f := 1.3
+		if strings.Contains(string(r.Name), "strategy=lazyguarded/") {
+			f = 4
+		} else if strings.Contains(string(r.Name), "strategy=baseline/") {
+			continue
+		}
+		r.Values[0].Value *= f
+		r.Values[0].OrigValue *= f
+	}
+	var b strings.Builder
+	if err := WriteReport(&b, rs, ReportMeta{Cores: 2}); err != nil {
+		t.Fatal(err)
+	}
+	var flag string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "**Noisy**") {
+			flag = l
+		}
+	}
+	if !strings.Contains(flag, "**Noisy**: 4 headline medians") || !strings.Contains(flag, "%, lazyguarded Stage cmd=typed ns/op; e.g. ") {
+		t.Fatalf("Noisy flag does not name the widest CI (lazyguarded, ranked last):\n%s", flag)
+	}
+	if ex := flag[strings.Index(flag, "e.g. "):]; strings.Contains(ex, "lazyguarded") {
+		t.Fatalf("test setup: lazyguarded is among the examples, so the flag would name it anyway:\n%s", flag)
+	}
+}
+
 func parse(t *testing.T, text string) []*benchfmt.Result {
 	t.Helper()
 	rd := benchfmt.NewReader(strings.NewReader(text), "bench.txt")
