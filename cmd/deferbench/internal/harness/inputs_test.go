@@ -151,3 +151,31 @@ func TestReadResultsNoBenchmarks(t *testing.T) {
 		}
 	}
 }
+
+// TestReadResultsLongLogLine: go test output with a log line longer than the format reader's
+// 64 KiB line limit (a test dumping its state) still reads, with the benchmark lines before
+// and after it at their line numbers; a benchmark line that long is an error naming its line.
+func TestReadResultsLongLogLine(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "log.txt")
+	long := "    x_test.go:12: " + strings.Repeat("state ", 30_000) // 180 KB
+	os.WriteFile(p, []byte("goos: linux\nBenchmarkA-2 10 5 ns/op\n"+long+"\nBenchmarkA-2 10 6 ns/op\nBenchmarkB-2 10 x ns/op\n"), 0o644)
+	_, err := ReadResults(p)
+	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), p+":5:") {
+		t.Errorf("ReadResults(log with a malformed line 5) = %v; want ErrMalformed at line 5 (line numbers kept past the long line)", err)
+	}
+	os.WriteFile(p, []byte("goos: linux\nBenchmarkA-2 10 5 ns/op\n"+long+"\r\nBenchmarkA-2 10 6 ns/op\n"+long), 0o644)
+	rs, err := ReadResults(p)
+	if err != nil || len(rs) != 2 || rs[1].GetConfig("goos") != "linux" {
+		t.Errorf("ReadResults(log with 180 KB lines) = %d results, %v; want 2", len(rs), err)
+	}
+	os.WriteFile(p, []byte("BenchmarkA-2 10 5 ns/op\nBenchmarkB-2 10 "+strings.Repeat("1 u ", 20_000)+"\n"), 0o644)
+	if _, err := ReadResults(p); !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), p+":2: ") || !strings.Contains(err.Error(), "longer than 64 KiB") {
+		t.Errorf("ReadResults(an 80 KB benchmark line) = %v; want ErrMalformed at line 2", err)
+	}
+	bin := filepath.Join(dir, "bin")
+	os.WriteFile(bin, []byte("\x7fELF\x00\x01a: b\nc: d\n\xff\xfe"), 0o644)
+	if _, err := ReadResults(bin); !errors.Is(err, ErrNotResults) || errors.Is(err, ErrNoBenchmarks) {
+		t.Errorf("ReadResults(binary) = %v; want ErrNotResults, not 'configuration lines only'", err)
+	}
+}

@@ -158,7 +158,7 @@ var ErrNoBenchmarks = errors.New("no benchmark lines")
 
 // configLines counts the lines of f, read again from its start, that are configuration
 // lines of the benchmark format ("key: value", the key starting with a lower-case letter and
-// holding no space or upper-case letter); 0 when f cannot be read again.
+// holding no space or upper-case letter); 0 when f cannot be read again or is not text.
 func configLines(f *os.File) int {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return 0
@@ -170,6 +170,9 @@ func configLines(f *os.File) int {
 	n := 0
 	sc := bufio.NewScanner(in)
 	for sc.Scan() {
+		if !utf8.Valid(sc.Bytes()) || bytes.IndexByte(sc.Bytes(), 0) >= 0 {
+			return 0 // binary: not a results file at all
+		}
 		key, _, ok := strings.Cut(sc.Text(), ":")
 		if !ok || key == "" {
 			continue
@@ -293,6 +296,49 @@ func textReader(r io.Reader) (io.Reader, error) {
 	return br, nil
 }
 
+// lineGuard passes its input through line by line, blanking a line too long for the
+// benchmark format reader (64 KiB) that is not a benchmark line, such as a test's log dump in
+// go test output, which would otherwise end the reading of the whole file; line numbers stay.
+// A benchmark line that long is an error wrapping ErrMalformed.
+type lineGuard struct {
+	br   *bufio.Reader // of size bufio.MaxScanTokenSize
+	path string
+	line int
+	buf  []byte // what is left of the current line
+	err  error  // sticky: io.EOF or the reason to stop
+}
+
+func (g *lineGuard) Read(p []byte) (int, error) {
+	for len(g.buf) == 0 {
+		if g.err != nil {
+			return 0, g.err
+		}
+		g.buf, g.err = g.next()
+	}
+	n := copy(p, g.buf)
+	g.buf = g.buf[n:]
+	return n, nil
+}
+
+// next returns the next line (valid until the following call) or, for one too long, a
+// newline in its place.
+func (g *lineGuard) next() ([]byte, error) {
+	line, err := g.br.ReadSlice('\n')
+	if len(line) > 0 {
+		g.line++
+	}
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return line, err
+	}
+	if bytes.HasPrefix(line, []byte("Benchmark")) {
+		return nil, fmt.Errorf("%s:%d: %w: a benchmark line longer than %d KiB: correct or delete that line", g.path, g.line, ErrMalformed, bufio.MaxScanTokenSize>>10)
+	}
+	for errors.Is(err, bufio.ErrBufferFull) {
+		_, err = g.br.ReadSlice('\n')
+	}
+	return []byte("\n"), err
+}
+
 // ReadResults reads every result of a Go benchmark format file: UTF-8 (with or without a
 // byte order mark) or UTF-16 with one, LF or CRLF line endings. A results directory stands
 // for its bench.txt. Errors name the file: a missing one (or a directory without bench.txt)
@@ -320,7 +366,8 @@ func ReadResults(path string) ([]*benchfmt.Result, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var rs []*benchfmt.Result
-	r := benchfmt.NewReader(in, path)
+	guard := &lineGuard{br: bufio.NewReaderSize(in, bufio.MaxScanTokenSize), path: path}
+	r := benchfmt.NewReader(guard, path)
 	for r.Scan() {
 		switch rec := r.Result().(type) {
 		case *benchfmt.Result:
@@ -334,6 +381,9 @@ func ReadResults(path string) ([]*benchfmt.Result, error) {
 		case *benchfmt.SyntaxError:
 			return nil, fmt.Errorf("%s:%d: %w: %s: correct or delete that line", rec.FileName, rec.Line, ErrMalformed, rec.Msg)
 		}
+	}
+	if guard.err != nil && !errors.Is(guard.err, io.EOF) {
+		return nil, guard.err
 	}
 	if err := r.Err(); errors.Is(err, bufio.ErrTooLong) {
 		return nil, fmt.Errorf("%s: %w (a line longer than %d KiB after line %d)", path, ErrNotResults, bufio.MaxScanTokenSize>>10, lineCount(rs))
