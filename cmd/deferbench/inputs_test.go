@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -218,5 +219,23 @@ func TestPlotsNotWritable(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(run, "report.md")); err != nil {
 		t.Errorf("report without plots wrote no report.md: %v", err)
+	}
+}
+
+// fullWriter fails every write, as stdout on a full disk does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestCompareOutputFails: a comparison whose output cannot be written (a full disk under a
+// CI step summary) exits 1 in every format, not 0 with the output lost.
+func TestCompareOutputFails(t *testing.T) {
+	run := writeBench(t, nil, "X-2 10")
+	for _, format := range []string{"text", "markdown", "csv", "json"} {
+		var errOut strings.Builder
+		code := exitCode(runContext(context.Background(), []string{"compare", "-format", format, run, run}, fullWriter{}, &errOut), &errOut)
+		if code != 1 || !strings.Contains(errOut.String(), "no space left on device") {
+			t.Errorf("compare -format %s to a full disk: exit %d, stderr %q; want exit 1 naming the error", format, code, errOut.String())
+		}
 	}
 }

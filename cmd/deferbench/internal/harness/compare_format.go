@@ -45,6 +45,30 @@ func (d *CompareDoc) Gate() string {
 //   - json: every row with medians, CIs, change, p, method, verdict and gate (see
 //     CompareJSON).
 func WriteCompare(w io.Writer, format string, d *CompareDoc) error {
+	ew := &errWriter{w: w}
+	if err := writeCompare(ew, format, d); err != nil {
+		return err
+	}
+	return ew.err
+}
+
+// errWriter keeps the first write error, which formats that print line by line ignore: a full
+// disk under a CI step summary must fail the command, not pass it with the output lost.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func writeCompare(w io.Writer, format string, d *CompareDoc) error {
 	switch format {
 	case "text":
 		return writeCompareText(w, d)
