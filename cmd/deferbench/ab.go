@@ -156,6 +156,9 @@ func (a *abRun) do(baseArg, headArg, out string, o *compareFlags, opt harness.Co
 				if errors.Is(err, context.Canceled) {
 					return fmt.Errorf("ab: %w in round %d; the finished rounds are in %s", errInterrupted, r, out)
 				}
+				if ue := (*usageError)(nil); errors.As(err, &ue) {
+					return err
+				}
 				return fmt.Errorf("ab: %s (%s), round %d: %w; the finished rounds are in %s", s.name, s.arg, r, err, out)
 			}
 		}
@@ -323,6 +326,11 @@ func (a *abRun) runRound(s *side, out string, r int) error {
 	}
 	if err != nil {
 		return fmt.Errorf("%s %s: %v: %s", s.bin, strings.Join(args, " "), err, lastLines(stderr.String(), 3))
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "bench.txt")); err != nil || !fi.Mode().IsRegular() {
+		// It ran and succeeded without writing results: not a deferbench binary (/bin/true).
+		return usagef("ab: %s: %s run exited 0 but wrote no %s: give a deferbench binary or a git revision",
+			strings.ToUpper(s.name), s.arg, filepath.Join(dir, "bench.txt"))
 	}
 	return nil
 }

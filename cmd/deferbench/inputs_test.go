@@ -239,3 +239,20 @@ func TestCompareOutputFails(t *testing.T) {
 		}
 	}
 }
+
+// TestABNotDeferbench: ab with an executable that is not deferbench (it exits 0 and writes
+// no results) is a usage error naming the side and the file it did not write, not exit 1
+// with "open …/bench.txt: no such file or directory".
+func TestABNotDeferbench(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "fake")
+	os.WriteFile(fake, []byte("#!/bin/sh\nexit 0\n"), 0o755)
+	out := filepath.Join(dir, "out")
+	_, errOut, code := cli("ab", "-rounds", "1", "-out", out, fake, fake)
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	last := lines[len(lines)-1]
+	side := strings.Contains(last, "ab: BASE: ") || strings.Contains(last, "ab: HEAD: ") // whichever the round ran first
+	if code != 2 || !side || !strings.Contains(last, fake+" run exited 0 but wrote no ") || !strings.Contains(last, "give a deferbench binary") {
+		t.Errorf("ab with a fake binary: exit %d, last line %q; want exit 2 naming the side and the missing bench.txt", code, last)
+	}
+}
