@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf16"
+
+	"golang.org/x/perf/benchfmt"
 )
 
 // TestReadResultsEncodings: a bench.txt saved by a Windows editor (CRLF, a UTF-8 byte order
@@ -177,5 +179,39 @@ func TestReadResultsLongLogLine(t *testing.T) {
 	os.WriteFile(bin, []byte("\x7fELF\x00\x01a: b\nc: d\n\xff\xfe"), 0o644)
 	if _, err := ReadResults(bin); !errors.Is(err, ErrNotResults) || errors.Is(err, ErrNoBenchmarks) {
 		t.Errorf("ReadResults(binary) = %v; want ErrNotResults, not 'configuration lines only'", err)
+	}
+}
+
+// TestPlotOddNames: benchmark names from the input that would make bad chart file names (a
+// 300-byte name, "..", an empty scenario, unicode, a space-free shell metacharacter) still
+// plot, every file inside the folder with a short, visible, portable name; deferbench's own
+// chart names are kept.
+func TestPlotOddNames(t *testing.T) {
+	long := strings.Repeat("a", 300)
+	var rs []*benchfmt.Result
+	for _, sc := range []string{long, "..", "", "Ünï日本", "a$b;c", "Stage"} {
+		rs = append(rs, &benchfmt.Result{Name: benchfmt.Name(sc + "/strategy=x-2"), Iters: 10, Values: []benchfmt.Value{{Value: 5, Unit: "ns/op"}}})
+	}
+	dir := t.TempDir()
+	files, err := Plot(rs, dir)
+	if err != nil {
+		t.Fatalf("Plot: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		base := filepath.Base(f)
+		if filepath.Dir(f) != dir || len(base) > 100 || strings.HasPrefix(base, ".") || seen[base] {
+			t.Errorf("chart file %q: want a short, visible, distinct name inside %s", f, dir)
+		}
+		seen[base] = true
+		if _, err := os.Stat(f); err != nil {
+			t.Error(err)
+		}
+	}
+	if !seen["Stage.svg"] {
+		t.Errorf("Stage's chart is not Stage.svg: %v", files)
+	}
+	if len(files) != 12 {
+		t.Errorf("%d files; want 12 (6 charts as SVG and PNG): %v", len(files), files)
 	}
 }

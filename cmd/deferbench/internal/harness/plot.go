@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"fmt"
+	"hash/fnv"
 	"image/color"
 	"math"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/perf/benchfmt"
 	"gonum.org/v1/plot"
@@ -102,6 +105,32 @@ func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
 	return PlotWith(results, dir, PlotOptions{})
 }
 
+// chartFile is the file name (without extension) of the chart called name, which comes from
+// benchmark names in the input: kept as it is when it is short and made of letters, digits,
+// '.', '_' and '-' (every chart of a deferbench run); otherwise the unsafe characters become
+// '_', it is cut to 80 bytes, and a hash of the whole name keeps two such charts apart, so
+// that no benchmark name can make a path that is too long, hidden, or outside the folder.
+func chartFile(name string) string {
+	safe := func(r rune) bool {
+		return r < utf8.RuneSelf && (r == '.' || r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r))
+	}
+	if name != "" && len(name) <= 80 && name[0] != '.' && !strings.ContainsFunc(name, func(r rune) bool { return !safe(r) }) {
+		return name
+	}
+	b := []byte(strings.Map(func(r rune) rune {
+		if safe(r) {
+			return r
+		}
+		return '_'
+	}, name))
+	if len(b) > 80 {
+		b = b[:80]
+	}
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return fmt.Sprintf("_%s-%08x", b, h.Sum32())
+}
+
 // PlotWith draws results into dir as SVG and PNG and returns the files it wrote, each once:
 // the charts every scenario declares (Scenario.Charts; a scenario without any, or not in the
 // table, gets a bar chart of its median ns/op per variant and strategy). Today:
@@ -139,7 +168,7 @@ func PlotWith(results []*benchfmt.Result, dir string, opt PlotOptions) ([]string
 			if err != nil {
 				return fmt.Errorf("plot %s: %w", name, err)
 			}
-			f := filepath.Join(dir, name+"."+ext)
+			f := filepath.Join(dir, chartFile(name)+"."+ext)
 			if err := WriteFileAtomic(f, b); err != nil {
 				return err
 			}
