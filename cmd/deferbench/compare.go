@@ -71,6 +71,9 @@ var compareCommand = &command{
 			if err := gateUnits(opt.Thresholds, old, new); err != nil {
 				return usagef("compare: -fail: %v", err)
 			}
+			if n := unknownIgnore(opt.Ignore, old, new); n != "" {
+				fmt.Fprintf(e.stderr, "deferbench: compare: note: %s\n", n)
+			}
 			if same(args[0], args[1]) {
 				fmt.Fprintf(e.stderr, "deferbench: compare: note: OLD and NEW are the same file (%s): every difference is 0\n", benchPath(args[1]))
 			}
@@ -177,6 +180,36 @@ func gateUnits(ts []harness.Threshold, runs ...[]*benchfmt.Result) error {
 		}
 	}
 	return nil
+}
+
+// unknownIgnore notes the -ignore keys that no result of either run has (a typo such as
+// "gos"), which change nothing; "" when every key is known (machine and * always are).
+func unknownIgnore(keys []string, runs ...[]*benchfmt.Result) string {
+	have := map[string]bool{"machine": true, "*": true}
+	var all []string
+	for _, rs := range runs {
+		for _, r := range rs {
+			for _, c := range r.Config {
+				if !have[c.Key] {
+					have[c.Key] = true
+					all = append(all, c.Key)
+				}
+			}
+		}
+	}
+	var unknown []string
+	for _, k := range keys {
+		if !have[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return ""
+	}
+	if len(all) == 0 {
+		all = []string{"none"}
+	}
+	return fmt.Sprintf("-ignore %s: neither run has such a config key, so it changes nothing (keys: %s)", strings.Join(unknown, ","), strings.Join(all, ", "))
 }
 
 // errGate is a failed gate: exit status 1.

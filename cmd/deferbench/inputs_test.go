@@ -256,3 +256,16 @@ func TestABNotDeferbench(t *testing.T) {
 		t.Errorf("ab with a fake binary: exit %d, last line %q; want exit 2 naming the side and the missing bench.txt", code, last)
 	}
 }
+
+// TestCompareUnknownIgnoreKey: an -ignore key that neither run has (a typo) is noted with
+// the keys the runs do have, instead of changing nothing silently.
+func TestCompareUnknownIgnoreKey(t *testing.T) {
+	a := writeBench(t, []string{"goos: linux", "cpu: x"}, "X-2 10")
+	_, errOut, code := cli("compare", "-ignore", "gos,cpu,machine", a, a)
+	if code != 0 || !strings.Contains(errOut, "note: -ignore gos: neither run has such a config key, so it changes nothing (keys: goos, cpu)") {
+		t.Errorf("compare -ignore gos: exit %d, stderr %q; want a note naming gos and the keys", code, errOut)
+	}
+	if _, errOut, _ := cli("compare", "-ignore", "goos,machine,*", a, a); strings.Contains(errOut, "-ignore") {
+		t.Errorf("compare -ignore of known keys: unexpected note %q", errOut)
+	}
+}
