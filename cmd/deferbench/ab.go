@@ -22,7 +22,7 @@ import (
 
 // Defaults of deferbench ab: sized for a CI runner (2 cores, a few minutes).
 const (
-	abRounds    = 10
+	abRounds    = 12
 	abBenchtime = "20ms"
 	abScenarios = "Stage,StageApply"
 	abFail      = "sec/op>5%,allocs/op>0,B/op>0"
@@ -38,7 +38,12 @@ with the Wilcoxon signed-rank test, and the gate applies as in compare (exit 1 w
 fails, 2 for bad input). Each side's rounds stay in OUT/base and OUT/head, every round
 in its own results directory, all rounds merged into OUT/<side>/bench.txt for
 deferbench compare -paired. The defaults (Stage and StageApply: staging, stage plus
-commit, allocations; 10 rounds of 20ms) take about three minutes on 2 cores.`
+commit, allocations; 12 rounds of 20ms) take about four minutes on 2 cores. The gate
+adjusts its p-values over the rows it tests (Holm's method), so that an unchanged build
+fails it with probability at most -alpha however many rows are gated; with N tested rows a
+row can fail only if its smallest possible p, 2^(1-rounds), is below alpha/N: 12 rounds
+cover up to 100 rows at alpha 0.05 (the defaults gate about 50), and the gate line says when
+too few rounds let no row fail.`
 
 var abCommand = &command{
 	name:       "ab",
@@ -49,7 +54,7 @@ var abCommand = &command{
 	setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 		o := compareFlags{fail: abFail}
 		o.define(fs)
-		rounds := fs.Int("rounds", abRounds, "rounds: repetitions of each side, alternating; at least 6 for the test to reach alpha 0.05")
+		rounds := fs.Int("rounds", abRounds, "rounds: repetitions of each side, alternating; at least 6 for one row to reach alpha 0.05, more when many rows are gated (12 cover 100 rows; see the gate line)")
 		benchtime := fs.String("benchtime", abBenchtime, "time or iterations per benchmark and round, as deferbench run -benchtime")
 		scenarios := fs.String("scenarios", abScenarios, "comma-separated scenarios (deferbench list)")
 		strategies := fs.String("strategies", "", "comma-separated strategies (default all)")

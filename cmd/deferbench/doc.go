@@ -172,7 +172,12 @@
 //	fails, 2 for bad input). Each side's rounds stay in OUT/base and OUT/head, every round
 //	in its own results directory, all rounds merged into OUT/<side>/bench.txt for
 //	deferbench compare -paired. The defaults (Stage and StageApply: staging, stage plus
-//	commit, allocations; 10 rounds of 20ms) take about three minutes on 2 cores.
+//	commit, allocations; 12 rounds of 20ms) take about four minutes on 2 cores. The gate
+//	adjusts its p-values over the rows it tests (Holm's method), so that an unchanged build
+//	fails it with probability at most -alpha however many rows are gated; with N tested rows a
+//	row can fail only if its smallest possible p, 2^(1-rounds), is below alpha/N: 12 rounds
+//	cover up to 100 rows at alpha 0.05 (the defaults gate about 50), and the gate line says when
+//	too few rounds let no row fail.
 //
 //	flags:
 //	  -alpha float
@@ -188,7 +193,7 @@
 //	  -out string
 //	    	directory for both sides' results, new or empty (default results/ab-<yyyymmdd-hhmmss>)
 //	  -rounds int
-//	    	rounds: repetitions of each side, alternating; at least 6 for the test to reach alpha 0.05 (default 10)
+//	    	rounds: repetitions of each side, alternating; at least 6 for one row to reach alpha 0.05, more when many rows are gated (12 cover 100 rows; see the gate line) (default 12)
 //	  -scenarios string
 //	    	comma-separated scenarios (deferbench list) (default "Stage,StageApply")
 //	  -seed uint
@@ -204,6 +209,7 @@
 //	go run ./cmd/deferbench ab -format markdown origin/main HEAD >> "$GITHUB_STEP_SUMMARY"
 //
 // docs/ci.md has the GitHub Actions and GitLab CI recipes and how to choose thresholds.
+//
 // # Report
 //
 //	usage: deferbench report DIR

@@ -179,6 +179,9 @@ type Row struct {
 	// Gate: "fail" or "pass" when a threshold applies to Unit, else "".
 	Gate      string `json:"gate,omitempty"`
 	Threshold string `json:"threshold,omitempty"`
+	// PHolm is P adjusted by Holm's method over the gate's tested rows (see
+	// RunComparison.Tested); NaN for a row the gate did not test.
+	PHolm float64 `json:"-"`
 }
 
 // CompareOptions says how CompareRuns compares.
@@ -209,6 +212,12 @@ type RunComparison struct {
 	OldLabel, NewLabel string
 	Alpha              float64
 	Method             string
+	// Tested is how many gated rows were judged by a test (not exact counts): the family
+	// over which the gate's p-values are Holm-adjusted. Unreachable is how many of them
+	// could not fail the gate at any outcome, because their smallest possible p-value times
+	// the family size is at least Alpha; Spared is how many were worse beyond their threshold
+	// and significant on their own, but not after the adjustment.
+	Tested, Unreachable, Spared int
 }
 
 // Failed returns the rows that fail the gate.
@@ -456,6 +465,7 @@ func CompareRuns(old, new []*benchfmt.Result, opt CompareOptions) *RunComparison
 		gate(&row, opt.Thresholds)
 		c.Rows = append(c.Rows, row)
 	}
+	c.holm()
 	for _, t := range opt.Thresholds {
 		found := false
 		for _, r := range c.Rows {
@@ -606,6 +616,47 @@ func allPositive(xs []float64) bool {
 		}
 	}
 	return true
+}
+
+// holm adjusts the gate for testing many rows at once (Holm 1979, the step-down Bonferroni
+// method): a row that a test judged worse beyond its threshold fails the gate only when its
+// Holm-adjusted p-value, over every gated row judged by a test, is below Alpha. The chance
+// that an unchanged build fails the gate is then at most Alpha, however many rows are gated;
+// without it, 40 timing rows at alpha 0.05 each fail on noise in many runs. Rows compared
+// exactly (counts whose samples agree) are not tests and are not adjusted.
+func (c *RunComparison) holm() {
+	var idx []int
+	for i := range c.Rows {
+		r := &c.Rows[i]
+		r.PHolm = math.NaN()
+		if r.Gate != "" && r.Method != MethodExact && r.Verdict != NoVerdict && !math.IsNaN(r.P) {
+			idx = append(idx, i)
+		}
+	}
+	m := len(idx)
+	c.Tested = m
+	sort.SliceStable(idx, func(a, b int) bool { return c.Rows[idx[a]].P < c.Rows[idx[b]].P })
+	adj := 0.0
+	for k, i := range idx {
+		r := &c.Rows[i]
+		adj = math.Max(adj, math.Min(1, float64(m-k)*r.P))
+		r.PHolm = adj
+		if float64(m)*minP(r) >= c.Alpha {
+			c.Unreachable++
+		}
+		if r.Gate == "fail" && adj >= c.Alpha {
+			r.Gate = "pass"
+			c.Spared++
+		}
+	}
+}
+
+// minP is the smallest p-value row's test could have given at its sample sizes.
+func minP(r *Row) float64 {
+	if r.Method == MethodPaired {
+		return signedRankMinP(r.Old.N)
+	}
+	return uTestMinP(r.Old.N, r.New.N)
 }
 
 // gate applies the threshold for row's unit, if any.

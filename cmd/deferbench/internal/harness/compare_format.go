@@ -112,6 +112,7 @@ type RowJSON struct {
 	Row
 	Change *float64 `json:"change"` // relative, 0.05 = +5%
 	P      *float64 `json:"p"`
+	PHolm  *float64 `json:"p_holm"` // P adjusted over the gate's tested rows; null when not tested
 }
 
 func finite(x float64) *float64 {
@@ -130,7 +131,7 @@ func (d *CompareDoc) JSON() CompareJSON {
 		Notes: c.Notes, Rows: []RowJSON{}, Ignored: c.Differ, IgnoreAs: c.Hint,
 	}
 	for _, r := range c.Rows {
-		out.Rows = append(out.Rows, RowJSON{Row: r, Change: finite(r.Change), P: finite(r.P)})
+		out.Rows = append(out.Rows, RowJSON{Row: r, Change: finite(r.Change), P: finite(r.P), PHolm: finite(r.PHolm)})
 	}
 	return out
 }
@@ -255,10 +256,10 @@ func writeGateLine(w io.Writer, d *CompareDoc) error {
 	}
 	var err error
 	if len(failed) == 0 {
-		_, err = fmt.Fprintf(w, "\ngate -fail %s: pass (%s checked%s)\n", d.Fail, plural(checked, "metric"), d.unjudged())
+		_, err = fmt.Fprintf(w, "\ngate -fail %s: pass (%s checked%s%s)\n", d.Fail, plural(checked, "metric"), d.unjudged(), d.holmClause())
 	} else {
-		_, err = fmt.Fprintf(w, "\ngate -fail %s: FAIL: %d of %s worse beyond the threshold and significant at alpha %v\n",
-			d.Fail, len(failed), plural(checked, "metric"), d.Comparison.Alpha)
+		_, err = fmt.Fprintf(w, "\ngate -fail %s: FAIL: %d of %s worse beyond the threshold and significant at alpha %v (%s)\n",
+			d.Fail, len(failed), plural(checked, "metric"), d.Comparison.Alpha, strings.TrimPrefix(d.holmClause(), "; "))
 	}
 	return err
 }
@@ -277,6 +278,25 @@ func (d *CompareDoc) unjudged() string {
 		return ""
 	}
 	return fmt.Sprintf("; %d of them without a verdict, so not judged: raise -count or -rounds", n)
+}
+
+// holmClause says how the gate's p-values were adjusted, and what the adjustment let pass
+// or could never fail, as a clause for the gate line ("" when no row was tested).
+func (d *CompareDoc) holmClause() string {
+	c := d.Comparison
+	if c.Tested == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("; p-values Holm-adjusted over the %s tested", plural(c.Tested, "row"))
+	if c.Spared > 0 {
+		s += fmt.Sprintf("; %s worse beyond the threshold at its own p, not after the adjustment", plural(c.Spared, "row"))
+	}
+	if c.Unreachable == c.Tested {
+		s += "; with so few samples no tested row could fail: raise -count or -rounds"
+	} else if c.Unreachable > 0 {
+		s += fmt.Sprintf("; %d of them could not fail at any outcome with so few samples: raise -count or -rounds", c.Unreachable)
+	}
+	return s
 }
 
 func plural(n int, what string) string {
@@ -315,10 +335,10 @@ func writeCompareMarkdown(w io.Writer, d *CompareDoc) error {
 	}
 	switch d.Gate() {
 	case "fail":
-		fmt.Fprintf(w, "**Gate failed:** %s worse beyond `%s` and significant (%s, alpha %v).\n\n",
-			plural(len(c.Failed()), "metric"), d.Fail, method, c.Alpha)
+		fmt.Fprintf(w, "**Gate failed:** %s worse beyond `%s` and significant (%s, alpha %v%s).\n\n",
+			plural(len(c.Failed()), "metric"), d.Fail, method, c.Alpha, d.holmClause())
 	case "pass":
-		fmt.Fprintf(w, "**Gate passed:** nothing worse beyond `%s` (%s, alpha %v%s).\n\n", d.Fail, method, c.Alpha, d.unjudged())
+		fmt.Fprintf(w, "**Gate passed:** nothing worse beyond `%s` (%s, alpha %v%s%s).\n\n", d.Fail, method, c.Alpha, d.unjudged(), d.holmClause())
 	default:
 		fmt.Fprintf(w, "No gate (%s, alpha %v).\n\n", method, c.Alpha)
 	}
