@@ -30,7 +30,7 @@ type Headline struct {
 	AtNumCPU bool
 	// Need, when set, makes the headline answer a row of the report's "Which to pick": the
 	// requirement a user has, with {key} replaced by the row's parameter ("lowest frame
-	// time at {entities} entities").
+	// time at {entities} entities") and {GOMAXPROCS} by the row's GOMAXPROCS.
 	Need string
 	// Meets, when set, decides from a strategy's samples whether it meets Need (all zero,
 	// say); nil means the strategies of the best group: those noise cannot separate from the
@@ -330,11 +330,16 @@ type Ranked struct {
 	// not run in every scenario).
 	VsBest, VsBaseline   Ratio
 	HasBest, HasBaseline bool
-	// P is the U test's p-value against the next strategy in the ranking; Separated: the
-	// difference is significant at Alpha (false for the last).
-	P         float64
-	Separated bool
-	Note      string // why the U test gave no verdict, if it did not
+}
+
+// pairVerdict is the comparison of two strategies of a ranking: a Mann-Whitney U test, or,
+// when the samples of both agree within the unit's Tolerance (counts, bytes), an exact
+// comparison of their medians.
+type pairVerdict struct {
+	P         float64 // the U test's p-value; NaN when compared exactly
+	Exact     bool    // compared without a test: both sides agree within the tolerance
+	Separated bool    // significant at FindingsAlpha and more than the tolerance apart
+	Note      string  // why the U test gave no verdict, if it did not
 }
 
 // Ranking is the strategies of one row ranked by one headline metric, best first.
@@ -348,32 +353,162 @@ type Ranking struct {
 	// Method is the ratio method chosen for the scenario: "paired" or "unpaired" (a ratio
 	// falls back to the other where the chosen one gives no interval).
 	Method string
+	// pairs[i][j], i < j, compares Ranked[i] with Ranked[j].
+	pairs [][]pairVerdict
+	tol   float64 // Tolerance(Headline.Unit)
 }
 
-// Groups splits the ranking into groups of strategies that noise cannot separate: a group
-// ends where the difference to the next is significant, or where the U test gave no verdict
-// (too few repetitions) between different medians: untested strategies are not grouped.
+// Groups splits the ranking into groups of strategies that noise cannot separate, best
+// first. Every pair inside a group is inseparable (a U test at FindingsAlpha, or, for counts
+// and bytes, a difference within the unit's Tolerance): a strategy starts a new group when it
+// is separable from any member of the current one, so inseparable neighbours never chain a
+// fast strategy and a slow one together. The best group also ends where a strategy's ratio to
+// the best has a 95% interval that excludes 1 (and the difference exceeds the tolerance).
+// A group also ends where the U test gave no verdict (too few repetitions) between different
+// medians: untested strategies are not grouped.
 func (k Ranking) Groups() [][]Ranked {
 	var gs [][]Ranked
-	var cur []Ranked
-	for i, r := range k.Ranked {
-		cur = append(cur, r)
-		if r.Separated || (i+1 < len(k.Ranked) && k.untested(i)) {
-			gs = append(gs, cur)
-			cur = nil
+	for _, g := range k.split().groups {
+		var rs []Ranked
+		for _, i := range g {
+			rs = append(rs, k.Ranked[i])
 		}
-	}
-	if len(cur) > 0 {
-		gs = append(gs, cur)
+		gs = append(gs, rs)
 	}
 	return gs
 }
 
-// untested reports whether the U test gave no verdict between strategy i and i+1 although
-// their medians differ.
-func (k Ranking) untested(i int) bool {
-	r := k.Ranked[i]
-	return r.Note != "" && i+1 < len(k.Ranked) && r.Summary.Median != k.Ranked[i+1].Summary.Median
+// grouping is a ranking split into groups: indexes into Ranked, best first; untested[g]
+// says group g+1 starts where the U test gave no verdict (not a significant difference);
+// why[i] says in words why Ranked[i] is in its group.
+type grouping struct {
+	groups   [][]int
+	untested []bool
+	why      []string
+	note     []string // for a group start after no verdict: the U test's reason
+}
+
+// pair is the verdict between Ranked[i] and Ranked[j], in either order.
+func (k Ranking) pair(i, j int) pairVerdict {
+	if i > j {
+		i, j = j, i
+	}
+	if i < len(k.pairs) && j < len(k.pairs[i]) {
+		return k.pairs[i][j]
+	}
+	return pairVerdict{P: math.NaN(), Note: "not compared"}
+}
+
+// split groups the ranking (see Groups).
+func (k Ranking) split() grouping {
+	var g grouping
+	if len(k.Ranked) == 0 {
+		return g
+	}
+	g.why = make([]string, len(k.Ranked))
+	g.note = make([]string, len(k.Ranked))
+	g.why[0] = "best"
+	cur := []int{0}
+	tolText := fmt.Sprintf("%g %s", k.tol, k.Headline.Unit)
+	for i := 1; i < len(k.Ranked); i++ {
+		r := k.Ranked[i]
+		why, untested := "", false
+		near, nearP := -1, math.Inf(1) // the member it is least clearly equal to
+		for _, m := range cur {
+			v := k.pair(m, i)
+			differ := k.Ranked[m].Summary.Median != r.Summary.Median
+			switch {
+			case v.Separated && v.Exact && k.tol == 0:
+				why = fmt.Sprintf("apart from %s (samples do not vary)", k.Ranked[m].Strategy)
+			case v.Separated && v.Exact:
+				why = fmt.Sprintf("apart from %s by more than %s (samples vary less)", k.Ranked[m].Strategy, tolText)
+			case v.Separated:
+				why = fmt.Sprintf("separated from %s (p=%.3f)", k.Ranked[m].Strategy, v.P)
+			case v.Note != "" && differ:
+				why, untested = fmt.Sprintf("? %s (no verdict: %s)", k.Ranked[m].Strategy, v.Note), true
+				g.note[i] = v.Note
+			}
+			if why != "" {
+				break
+			}
+			p := v.P
+			if v.Exact || math.IsNaN(p) {
+				p = 2 // exact equality or a tie: weaker than any p-value
+			}
+			if near < 0 || p < nearP {
+				near, nearP = m, p
+			}
+		}
+		if why == "" && cur[0] == 0 && r.HasBest && !r.VsBest.NoCI && (r.VsBest.Lo > 1 || r.VsBest.Hi < 1) &&
+			math.Abs(r.Summary.Median-k.Ranked[0].Summary.Median) > k.tol {
+			why = fmt.Sprintf("apart from the best: × best interval %s excludes 1", ratioText(r.VsBest))
+		}
+		if why != "" {
+			g.groups = append(g.groups, cur)
+			g.untested = append(g.untested, untested)
+			cur = []int{i}
+			g.why[i] = why
+			continue
+		}
+		cur = append(cur, i)
+		v := k.pair(near, i)
+		switch {
+		case v.Exact && k.tol == 0:
+			g.why[i] = fmt.Sprintf("≈ %s (equal; samples do not vary)", k.Ranked[near].Strategy)
+		case v.Exact:
+			g.why[i] = fmt.Sprintf("≈ %s (within %s)", k.Ranked[near].Strategy, tolText)
+		case v.Note != "":
+			g.why[i] = fmt.Sprintf("≈ %s (equal medians; no test: %s)", k.Ranked[near].Strategy, v.Note)
+		case v.Separated: // within the tolerance although the test separates them
+			g.why[i] = fmt.Sprintf("≈ %s (p=%.3f but within %s)", k.Ranked[near].Strategy, v.P, tolText)
+		default:
+			g.why[i] = fmt.Sprintf("≈ %s (p=%.3f)", k.Ranked[near].Strategy, v.P)
+		}
+		if len(cur) > 2 {
+			g.why[i] = "≈ each of its group; closest call " + strings.TrimPrefix(g.why[i], "≈ ")
+		}
+	}
+	g.groups = append(g.groups, cur)
+	return g
+}
+
+// allExact reports whether every pair of group g was compared exactly (within Tolerance).
+func (k Ranking) allExact(g []int) bool {
+	for a := range g {
+		for b := a + 1; b < len(g); b++ {
+			if !k.pair(g[a], g[b]).Exact {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// compare compares strategy samples a and b of unit: exactly when both agree within the
+// unit's Tolerance (a count or byte figure that does not vary), else by the U test; a
+// difference within the tolerance never separates them, as in compare.
+func compare(a, b []float64, unit string, th *benchmath.Thresholds) pairVerdict {
+	tol := Tolerance(unit)
+	ma, mb := medianOf(a), medianOf(b)
+	if agree(a, tol) && agree(b, tol) {
+		return pairVerdict{P: math.NaN(), Exact: true, Separated: math.Abs(ma-mb) > tol}
+	}
+	c := benchmath.AssumeNothing.Compare(newSample(a, th), newSample(b, th))
+	v := pairVerdict{P: c.P}
+	if len(c.Warnings) > 0 {
+		v.Note = c.Warnings[0].Error()
+	}
+	v.Separated = c.P < c.Alpha && len(c.Warnings) == 0 && math.Abs(ma-mb) > tol && ma != mb
+	return v
+}
+
+func medianOf(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s) == 0 {
+		return math.NaN()
+	}
+	return median(s)
 }
 
 // FindingsAlpha is the significance level of the Findings' U tests, as compare's default.
@@ -424,17 +559,16 @@ func (d *runData) rank(h Headline, id rowID) (Ranking, bool) {
 		if base != nil {
 			r.VsBaseline, r.HasBaseline = ratioOf(mine, base)
 		}
-		if i+1 < len(k.Ranked) {
-			next := k.Ranked[i+1]
-			c := benchmath.AssumeNothing.Compare(newSample(r.Samples, &th), newSample(next.Samples, &th))
-			r.P = c.P
-			if len(c.Warnings) > 0 {
-				r.Note = c.Warnings[0].Error()
-			}
-			r.Separated = c.P < c.Alpha && len(c.Warnings) == 0 && r.Summary.Median != next.Summary.Median
+	}
+	k.tol = Tolerance(h.Unit)
+	k.pairs = make([][]pairVerdict, len(k.Ranked))
+	for i := range k.Ranked {
+		k.pairs[i] = make([]pairVerdict, len(k.Ranked))
+		for j := i + 1; j < len(k.Ranked); j++ {
+			k.pairs[i][j] = compare(k.Ranked[i].Samples, k.Ranked[j].Samples, h.Unit, &th)
 		}
 	}
-	k.Need = fillParams(h.Need, k.Params)
+	k.Need = strings.ReplaceAll(fillParams(h.Need, k.Params), "{GOMAXPROCS}", strconv.Itoa(id.procs))
 	return k, true
 }
 
@@ -643,6 +777,9 @@ func (d *runData) trustFlags(meta ReportMeta, ks []Ranking, cores int, coresFrom
 		flags = append(flags, fmt.Sprintf("**Noisy**: %d headline medians have a 95%% CI wider than ±10%% (up to ±%.0f%%, %s; e.g. %s): "+
 			"repeat on a quiet machine, or raise -count.", len(noisy), 100*worst, worstAt, strings.Join(ex, "; ")))
 	}
+	if f := d.ceilingFlag(cores); f != "" {
+		flags = append(flags, f)
+	}
 	if noCI := countNoCI(ks); noCI > 0 {
 		flags = append(flags, fmt.Sprintf("**Too few repetitions**: %d headline medians have no confidence interval (6 repetitions needed); "+
 			"rankings from this run are not tested for significance. Raise -count.", noCI))
@@ -664,6 +801,39 @@ func (d *runData) trustFlags(meta ReportMeta, ks []Ranking, cores int, coresFrom
 		flags = append(flags, fmt.Sprintf("NumCPU is %s: %d.", coresFrom, cores))
 	}
 	return flags
+}
+
+// ceilingMin is the least efficiency Contention's noop control must reach at P = GOMAXPROCS
+// for the run's Contention figures to measure the strategies: below it the machine (other
+// load, too few real cores, frequency scaling) or the harness caps every row.
+const ceilingMin = 0.9
+
+// ceilingFlag is the trust flag for a run whose Contention noop control (producers that touch
+// no memory) falls below ceilingMin efficiency at P = GOMAXPROCS ≤ NumCPU (P > 1; at P = 1
+// efficiency is 1 by definition); "" when it reaches it everywhere or did not run.
+func (d *runData) ceilingFlag(cores int) string {
+	worst, at := math.Inf(1), 0
+	for _, id := range d.rows["Contention"] {
+		p, err := strconv.Atoi(paramValue(d.params[id], "producers"))
+		if err != nil || p != id.procs || p < 2 || (cores > 0 && p > cores) {
+			continue
+		}
+		v := values(d.samples[sampleKey{id, NoopName, "efficiency"}])
+		if len(v) == 0 {
+			continue
+		}
+		sort.Float64s(v)
+		if m := median(v); m < worst {
+			worst, at = m, p
+		}
+	}
+	if !(worst < ceilingMin) {
+		return ""
+	}
+	return fmt.Sprintf("**Contention ceiling**: the noop control (producers that touch no memory) reached efficiency %s at "+
+		"producers = GOMAXPROCS = %d (NumCPU %d), below %.2g: the machine or the harness, not the strategies, capped this run's "+
+		"parallelism, so its Contention figures (efficiency and cmds/s) measure the machine. Repeat on an idle machine with real cores.",
+		sig3(worst, false), at, cores, ceilingMin)
 }
 
 func countNoCI(ks []Ranking) int {
@@ -729,8 +899,11 @@ func writeFindings(b *strings.Builder, results []*benchfmt.Result, meta ReportMe
 	fmt.Fprintf(b, "## Findings\n\n")
 	np, nu, pw, uw := ratioMethods(ks)
 	fmt.Fprintf(b, "Computed from this run's bench.txt alone. Per headline metric the strategies are ranked best first by their median; "+
-		"`≈` joins strategies the Mann-Whitney U test (alpha %.2g, golang.org/x/perf/benchmath) cannot separate from the next, so their order is noise, "+
-		"and a new group starts after a significant difference; `?` joins strategies the test could not judge (too few repetitions), which are not ranked. "+
+		"`≈` joins strategies that noise cannot separate, so their order within a group is noise: every pair in a group is inseparable by the Mann-Whitney U test (alpha %.2g, golang.org/x/perf/benchmath), "+
+		"or, for counts and bytes whose samples do not vary, differs by no more than the unit's tolerance (1 B per anything, 0.01 allocs/op, as compare uses); "+
+		"a strategy separable from any member of the current group starts a new one (inseparable neighbours never chain a fast strategy and a slow one into a group), "+
+		"and the best group also excludes a strategy whose × best interval excludes 1. The group column says which comparison placed each strategy. "+
+		"`?` joins strategies the test could not judge (too few repetitions), which are not ranked. "+
 		"× best and × baseline are the ratio of the strategy's median to the best strategy's and to baseline's (so they follow the ranking), with a 95%% CI of the ratio. "+
 		"The runner interleaves repetitions (repetition i of every strategy runs back to back before repetition i+1), so a ratio can be formed per repetition: "+
 		"*paired* takes the CI of those per-repetition ratios; *unpaired* (Hodges-Lehmann) takes the interval over all cross ratios that inverts the U test; either is widened to hold the ratio of the medians where the two disagree. "+
@@ -782,32 +955,33 @@ func pctOrNone(f float64) string {
 	return fmt.Sprintf("±%.1f%%", 100*f)
 }
 
-// groupText is "**a ≈ b**, then c, then d ≈ e": groups best first; "?" joins strategies the
-// U test could not judge (too few repetitions).
+// groupText is "**a ≈ b**, then c, then d ≈ e": groups best first (Groups); "?" joins
+// strategies the U test could not judge (too few repetitions).
 func groupText(k Ranking) string {
+	g := k.split()
 	var b strings.Builder
-	for i, r := range k.Ranked {
-		b.WriteString(r.Strategy)
-		if i+1 == len(k.Ranked) {
-			break
+	for gi, grp := range g.groups {
+		if gi > 0 {
+			if g.untested[gi-1] {
+				b.WriteString(" ? ")
+			} else {
+				b.WriteString(", then ")
+			}
 		}
-		switch {
-		case r.Separated:
-			b.WriteString(", then ")
-		case k.untested(i):
-			b.WriteString(" ? ")
-		default:
-			b.WriteString(" ≈ ")
+		if gi == 0 {
+			b.WriteString("**")
+		}
+		for n, i := range grp {
+			if n > 0 {
+				b.WriteString(" ≈ ")
+			}
+			b.WriteString(k.Ranked[i].Strategy)
+		}
+		if gi == 0 {
+			b.WriteString("**")
 		}
 	}
-	s := b.String()
-	end := len(s)
-	for _, sep := range []string{", then ", " ? "} {
-		if j := strings.Index(s, sep); j >= 0 && j < end {
-			end = j
-		}
-	}
-	return "**" + s[:end] + "**" + s[end:]
+	return b.String()
 }
 
 func writeRanking(b *strings.Builder, k Ranking, cores int) {
@@ -828,7 +1002,7 @@ func writeRanking(b *strings.Builder, k Ranking, cores int) {
 	if hasBase {
 		fmt.Fprintf(b, " × baseline (95%% CI) |")
 	}
-	fmt.Fprintf(b, " vs next |\n|---|---:|---:|%s---|\n", map[bool]string{true: "---:|"}[hasBase])
+	fmt.Fprintf(b, " group |\n|---|---:|---:|%s---|\n", map[bool]string{true: "---:|"}[hasBase])
 	cell := func(r Ratio, ok bool) string {
 		if !ok {
 			return "—"
@@ -839,27 +1013,13 @@ func writeRanking(b *strings.Builder, k Ranking, cores int) {
 		}
 		return s
 	}
+	g := k.split()
 	for i, r := range k.Ranked {
-		next := ""
-		if i+1 < len(k.Ranked) {
-			rel := "≈"
-			if r.Separated {
-				rel = "better than"
-			}
-			next = fmt.Sprintf("%s %s (p=%.3f)", rel, k.Ranked[i+1].Strategy, r.P)
-			if r.Note != "" {
-				rel = "≈"
-				if k.untested(i) {
-					rel = "?"
-				}
-				next = fmt.Sprintf("%s %s (no verdict: %s)", rel, k.Ranked[i+1].Strategy, r.Note)
-			}
-		}
 		fmt.Fprintf(b, "| %s | %s | %s |", r.Strategy, reportCell(withUnit(r.Summary, k.Headline.Unit)), cell(r.VsBest, r.HasBest))
 		if hasBase {
 			fmt.Fprintf(b, " %s |", cell(r.VsBaseline, r.HasBaseline))
 		}
-		fmt.Fprintf(b, " %s |\n", next)
+		fmt.Fprintf(b, " %s |\n", mdEscape(g.why[i]))
 	}
 	if hasBase {
 		fmt.Fprintf(b, "| *baseline* | %s | | | |\n", reportCell(withUnit(*k.Baseline, k.Headline.Unit)))
@@ -879,14 +1039,17 @@ func writePick(b *strings.Builder, ks []Ranking, traits map[string]Traits) {
 			continue
 		}
 		var meet []Ranked
+		g := k.split()
 		if h.Meets != nil {
 			for _, r := range k.Ranked {
 				if h.Meets(r.Samples) {
 					meet = append(meet, r)
 				}
 			}
-		} else if gs := k.Groups(); len(gs) > 0 {
-			meet = gs[0]
+		} else if len(g.groups) > 0 {
+			for _, i := range g.groups[0] {
+				meet = append(meet, k.Ranked[i])
+			}
 		}
 		var names, figs, whys []string
 		var refused []string
@@ -929,18 +1092,24 @@ func writePick(b *strings.Builder, ks []Ranking, traits map[string]Traits) {
 			}
 		}
 		if h.Meets == nil && len(names) > 1 {
-			fig += "; noise cannot separate them"
+			// Every pair of the best group is inseparable (Groups), so this holds for each.
+			if k.allExact(g.groups[0]) {
+				fig += fmt.Sprintf("; equal within %g %s", k.tol, h.Unit)
+			} else {
+				fig += "; noise cannot separate them"
+			}
 		}
-		if h.Meets == nil && len(meet) > 0 && len(meet) < len(k.Ranked) && k.untested(len(meet)-1) {
-			// The U test could not judge the best against the next: no strategy is shown
-			// to meet the need; the medians alone are noise.
+		if h.Meets == nil && len(g.untested) > 0 && g.untested[0] {
+			// The U test could not judge the best group against the next: no strategy is
+			// shown to meet the need; the medians alone are noise.
 			names, whys, refused = nil, nil, nil
 			best := "lowest"
 			if h.Higher {
 				best = "highest"
 			}
+			note := g.note[g.groups[1][0]]
 			fig = fmt.Sprintf("%s: undecided, the U test gave no verdict (%s); %s median %s %s",
-				rowLabel(k), k.Ranked[len(meet)-1].Note, best, k.Ranked[0].Strategy, FormatValue(k.Ranked[0].Summary.Median, h.Unit))
+				rowLabel(k), note, best, k.Ranked[0].Strategy, FormatValue(k.Ranked[0].Summary.Median, h.Unit))
 		}
 		rows = append(rows, [4]string{k.Need, strings.Join(names, ", "), fig, why})
 	}
