@@ -222,13 +222,16 @@
 //	is marked "N benchmarks finished (run killed)" in bench.txt, env.json and the new files.
 //
 // report.md opens with trust flags (an emulated run, throttling, a load average above the
-// cores, headline intervals wider than ±10%, oversubscribed GOMAXPROCS), then "Which to pick":
-// per requirement (reproducible order, lowest staging cost, readers that never wait, no
-// allocation while staging, many parallel producers, lowest frame time per entity count) the
-// strategies that meet it in this run, the figure and the declared capability it rests on.
-// Its Findings rank the strategies per headline metric of every scenario with the ratio to
-// the best and to baseline and the 95% CI of each ratio, and join with ≈ the strategies a
-// Mann-Whitney U test cannot separate.
+// cores, headline intervals wider than ±10%, oversubscribed GOMAXPROCS, a Contention noop
+// control below 0.9 efficiency), then "Which to pick": per requirement (reproducible order,
+// lowest staging cost, readers that never wait, no allocation while staging, many parallel
+// producers by cmds/s, bounded memory after a spike by retained-x, lowest frame time per
+// entity count) the strategies that meet it in this run, the figure and the declared
+// capability it rests on. Its Findings rank the strategies per headline metric of every
+// scenario with the ratio to the best and to baseline and the 95% CI of each ratio, and join
+// with ≈ strategies noise cannot separate: every pair in a group is inseparable by a
+// Mann-Whitney U test (or, for bytes and allocation counts, within compare's tolerance), and
+// the best group drops a strategy whose ratio-to-best interval excludes 1.
 //
 // # Plot
 //

@@ -812,7 +812,20 @@ const ceilingMin = 0.9
 // no memory) falls below ceilingMin efficiency at P = GOMAXPROCS ≤ NumCPU (P > 1; at P = 1
 // efficiency is 1 by definition); "" when it reaches it everywhere or did not run.
 func (d *runData) ceilingFlag(cores int) string {
-	worst, at := math.Inf(1), 0
+	worst, at := d.ceiling(cores)
+	if !(worst < ceilingMin) {
+		return ""
+	}
+	return fmt.Sprintf("**Contention ceiling**: the noop control (producers that touch no memory) reached efficiency %s at "+
+		"producers = GOMAXPROCS = %d (NumCPU %d), below %.2g: the machine or the harness, not the strategies, capped this run's "+
+		"parallelism, so its Contention figures (efficiency and cmds/s) measure the machine. Repeat on an idle machine with real cores.",
+		sig3(worst, false), at, cores, ceilingMin)
+}
+
+// ceiling is the lowest median efficiency of the noop control at producers = GOMAXPROCS,
+// 1 < P ≤ cores, and that P; +Inf when it did not run there.
+func (d *runData) ceiling(cores int) (worst float64, at int) {
+	worst = math.Inf(1)
 	for _, id := range d.rows["Contention"] {
 		p, err := strconv.Atoi(paramValue(d.params[id], "producers"))
 		if err != nil || p != id.procs || p < 2 || (cores > 0 && p > cores) {
@@ -827,13 +840,7 @@ func (d *runData) ceilingFlag(cores int) string {
 			worst, at = m, p
 		}
 	}
-	if !(worst < ceilingMin) {
-		return ""
-	}
-	return fmt.Sprintf("**Contention ceiling**: the noop control (producers that touch no memory) reached efficiency %s at "+
-		"producers = GOMAXPROCS = %d (NumCPU %d), below %.2g: the machine or the harness, not the strategies, capped this run's "+
-		"parallelism, so its Contention figures (efficiency and cmds/s) measure the machine. Repeat on an idle machine with real cores.",
-		sig3(worst, false), at, cores, ceilingMin)
+	return worst, at
 }
 
 func countNoCI(ks []Ranking) int {
@@ -894,7 +901,12 @@ func writeFindings(b *strings.Builder, results []*benchfmt.Result, meta ReportMe
 			}
 		}
 	}
-	writePick(b, ks, traits)
+	caveats := map[string]string{}
+	if worst, at := d.ceiling(cores); worst < ceilingMin {
+		caveats["Contention"] = fmt.Sprintf("the noop control reached only %s efficiency at producers = GOMAXPROCS = %d: "+
+			"these figures measure the machine (Contention ceiling)", sig3(worst, false), at)
+	}
+	writePick(b, ks, traits, caveats)
 
 	fmt.Fprintf(b, "## Findings\n\n")
 	np, nu, pw, uw := ratioMethods(ks)
@@ -1031,7 +1043,10 @@ func withUnit(s Summary, u string) Summary { s.Unit = u; return s }
 
 // writePick writes "Which to pick": per requirement a headline answers, the strategies that
 // meet it in this run, the figure that shows it and the declared property it rests on.
-func writePick(b *strings.Builder, ks []Ranking, traits map[string]Traits) {
+//
+// caveats, by scenario, is appended to the figure of each of its rows (a trust flag that
+// voids that scenario's figures).
+func writePick(b *strings.Builder, ks []Ranking, traits map[string]Traits, caveats map[string]string) {
 	var rows [][4]string
 	for _, k := range ks {
 		h := k.Headline
@@ -1110,6 +1125,9 @@ func writePick(b *strings.Builder, ks []Ranking, traits map[string]Traits) {
 			note := g.note[g.groups[1][0]]
 			fig = fmt.Sprintf("%s: undecided, the U test gave no verdict (%s); %s median %s %s",
 				rowLabel(k), note, best, k.Ranked[0].Strategy, FormatValue(k.Ranked[0].Summary.Median, h.Unit))
+		}
+		if c := caveats[k.Row.scenario]; c != "" {
+			fig += "; " + c
 		}
 		rows = append(rows, [4]string{k.Need, strings.Join(names, ", "), fig, why})
 	}

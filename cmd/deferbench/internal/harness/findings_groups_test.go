@@ -223,6 +223,9 @@ func TestFindingsContentionCeilingFlag(t *testing.T) {
 		!strings.Contains(head, "measure the machine") {
 		t.Errorf("noop at 0.196: no Contention ceiling flag:\n%s", head)
 	}
+	if row := section(rep, "| many parallel producers"); !strings.Contains(strings.SplitN(row, "\n", 2)[0], "the noop control reached only 0.196 efficiency") {
+		t.Errorf("the many parallel producers row does not carry the ceiling caveat:\n%s", section(rep, "## Which to pick"))
+	}
 	// Oversubscribed rows (P = GOMAXPROCS above NumCPU) are not the ceiling: they time-share.
 	over := strings.NewReplacer("producers=2-2", "producers=2-4", "producers=1-2", "producers=1-4").Replace(
 		contentionText(map[string][2]float64{"cmdbuffer": {21e6, 0.20}, NoopName: {1e9, 0.196}}))
