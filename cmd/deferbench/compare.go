@@ -164,10 +164,18 @@ func gateUnits(ts []harness.Threshold, runs ...[]*benchfmt.Result) error {
 	for _, rs := range runs {
 		for _, r := range rs {
 			for _, v := range r.Values {
-				if !have[v.Unit] {
-					have[v.Unit] = true
-					units = append(units, v.Unit)
+				// The rows carry the unit as the file writes it (MB/s), which the reader
+				// tidies (B/s): both name the metric. Time is listed as sec/op.
+				u := v.Unit
+				if v.OrigUnit != "" && v.Unit != "sec/op" {
+					u = v.OrigUnit
 				}
+				have[v.OrigUnit] = true
+				if !have[u] {
+					have[u] = true
+					units = append(units, u)
+				}
+				have[v.Unit] = true
 				if v.Unit == "sec/op" {
 					have["ns/op"] = true // the reader's name for ns/op; thresholds use ns/op
 				}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -267,5 +268,28 @@ func TestCompareUnknownIgnoreKey(t *testing.T) {
 	}
 	if _, errOut, _ := cli("compare", "-ignore", "goos,machine,*", a, a); strings.Contains(errOut, "-ignore") {
 		t.Errorf("compare -ignore of known keys: unexpected note %q", errOut)
+	}
+}
+
+// TestCompareGateMBs: a gate on MB/s (what go test -bench writes for b.SetBytes) is
+// accepted although the reader tidies the unit to B/s, and it fails when the throughput
+// drops: lower is worse for a rate.
+func TestCompareGateMBs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, mbs float64) string {
+		var b strings.Builder
+		for i := range 8 {
+			fmt.Fprintf(&b, "BenchmarkX-2 100 %g ns/op %g MB/s\n", 1000/mbs, mbs+float64(i)/10)
+		}
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(b.String()), 0o644)
+		return p
+	}
+	fast, slow := write("fast.txt", 100), write("slow.txt", 50)
+	if _, errOut, code := cli("compare", "-fail", "MB/s>5%", fast, slow); code != 1 || !strings.Contains(errOut, "gate failed: 1 metric") {
+		t.Errorf("compare -fail MB/s>5%% with the throughput halved: exit %d, stderr %q; want the gate to fail", code, errOut)
+	}
+	if _, errOut, code := cli("compare", "-fail", "MB/s>5%", slow, fast); code != 0 {
+		t.Errorf("compare -fail MB/s>5%% with the throughput doubled: exit %d, stderr %q; want a pass", code, errOut)
 	}
 }
