@@ -373,5 +373,10 @@ func label(path string) string {
 	if filepath.Base(path) == "bench.txt" {
 		path = filepath.Dir(path)
 	}
+	if b := filepath.Base(path); b == "." || b == ".." || b == "/" {
+		if abs, err := filepath.Abs(path); err == nil && filepath.Base(abs) != "/" {
+			return filepath.Base(abs) // "compare . ../old": the folder's name, not "."
+		}
+	}
 	return filepath.Base(path)
 }

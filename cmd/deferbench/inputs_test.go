@@ -293,3 +293,13 @@ func TestCompareGateMBs(t *testing.T) {
 		t.Errorf("compare -fail MB/s>5%% with the throughput doubled: exit %d, stderr %q; want a pass", code, errOut)
 	}
 }
+
+// TestCompareLabelsDot: "compare . ../old" names the columns by the folders, not "." and "..".
+func TestCompareLabelsDot(t *testing.T) {
+	run := writeBench(t, nil, "X-2 10")
+	t.Chdir(run)
+	out, errOut, code := cli("compare", ".", ".")
+	if code != 0 || strings.Contains(out, "old:. ") || !strings.Contains(out, "old:run") {
+		t.Errorf("compare . .: exit %d, stderr %q, want the columns named by the folder:\n%s", code, errOut, out)
+	}
+}

@@ -41,7 +41,7 @@ var plotCommand = &command{
 			if err != nil {
 				return plotsError("plot", out, err)
 			}
-			fmt.Fprintf(e.stderr, "deferbench: %d plot files (%d charts as SVG and PNG) in %s\n", len(files), len(files)/2, out)
+			fmt.Fprintf(e.stderr, "deferbench: %s (%s as SVG and PNG) in %s\n", plural(len(files), "plot file"), plural(len(files)/2, "chart"), out)
 			return nil
 		}
 	},
