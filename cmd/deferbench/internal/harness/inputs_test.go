@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -274,5 +275,22 @@ func TestRatioOfLargeSamples(t *testing.T) {
 	r, ok := ratioOf(a, ref)
 	if !ok || !(r.unpaired.c > 1.5 && r.unpaired.c < 2.5) || !r.unpaired.ci || !(r.unpaired.lo <= r.unpaired.c && r.unpaired.c <= r.unpaired.hi) {
 		t.Errorf("ratioOf(60,000 samples) = %+v, %v; want about 2 with an interval", r.unpaired, ok)
+	}
+}
+
+// TestPlotTooManyScenarios: results of more scenarios than MaxChartScenarios (go test output
+// of a large project) are refused at once, before plots/ is made, instead of drawing
+// thousands of charts for minutes.
+func TestPlotTooManyScenarios(t *testing.T) {
+	var rs []*benchfmt.Result
+	for i := range MaxChartScenarios + 1 {
+		rs = append(rs, &benchfmt.Result{Name: benchfmt.Name("S" + strconv.Itoa(i) + "/strategy=x-2"), Iters: 1, Values: []benchfmt.Value{{Value: 5, Unit: "ns/op"}}})
+	}
+	dir := filepath.Join(t.TempDir(), "plots")
+	if _, err := Plot(rs, dir); !errors.Is(err, ErrTooManyCharts) || !strings.Contains(err.Error(), strconv.Itoa(MaxChartScenarios+1)+" scenarios") {
+		t.Errorf("Plot(%d scenarios) = %v; want ErrTooManyCharts naming the count", MaxChartScenarios+1, err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the refused Plot made %s (%v)", dir, err)
 	}
 }

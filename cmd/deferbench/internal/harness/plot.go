@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"image/color"
@@ -105,6 +106,14 @@ func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
 	return PlotWith(results, dir, PlotOptions{})
 }
 
+// MaxChartScenarios bounds the scenarios PlotWith draws (a chart or more each, some 20 ms
+// apiece): a deferbench run has about ten, while go test output of a large project can have
+// thousands of benchmark functions, which would take minutes and fill plots/.
+const MaxChartScenarios = 256
+
+// ErrTooManyCharts is why PlotWith refuses results of more than MaxChartScenarios scenarios.
+var ErrTooManyCharts = errors.New("too many charts")
+
 // chartFile is the file name (without extension) of the chart called name, which comes from
 // benchmark names in the input: kept as it is when it is short and made of letters, digits,
 // '.', '_' and '-' (every chart of a deferbench run); otherwise the unsafe characters become
@@ -149,6 +158,13 @@ func chartFile(name string) string {
 // its own colour and marker, taken from its row in the strategy table (styleOf). The legend
 // stands right of the data.
 func PlotWith(results []*benchfmt.Result, dir string, opt PlotOptions) ([]string, error) {
+	scs := map[string]bool{}
+	for _, r := range results {
+		scs[parseName(string(r.Name)).scenario] = true
+	}
+	if len(scs) > MaxChartScenarios {
+		return nil, fmt.Errorf("%w: the results have %d scenarios (benchmark names before the first /), more than %d", ErrTooManyCharts, len(scs), MaxChartScenarios)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("plot: %w", err)
 	}
