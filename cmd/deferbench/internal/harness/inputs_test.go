@@ -294,3 +294,18 @@ func TestPlotTooManyScenarios(t *testing.T) {
 		t.Errorf("the refused Plot made %s (%v)", dir, err)
 	}
 }
+
+// TestPlotTooManyProcs: a bound holds for charts drawn per GOMAXPROCS too: scenarios at
+// more scenario and GOMAXPROCS pairs than 16×MaxChartScenarios are refused before drawing.
+func TestPlotTooManyProcs(t *testing.T) {
+	var rs []*benchfmt.Result
+	for s := range 17 {
+		for g := 1; g <= MaxChartScenarios; g++ {
+			rs = append(rs, &benchfmt.Result{Name: benchfmt.Name("S" + strconv.Itoa(s) + "/strategy=x/producers=1-" + strconv.Itoa(g)), Iters: 1,
+				Values: []benchfmt.Value{{Value: 5, Unit: "ns/op"}}})
+		}
+	}
+	if _, err := Plot(rs, filepath.Join(t.TempDir(), "plots")); !errors.Is(err, ErrTooManyCharts) || !strings.Contains(err.Error(), "GOMAXPROCS pairs") {
+		t.Errorf("Plot(17 scenarios at %d GOMAXPROCS) = %v; want ErrTooManyCharts", MaxChartScenarios, err)
+	}
+}

@@ -106,9 +106,10 @@ func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
 	return PlotWith(results, dir, PlotOptions{})
 }
 
-// MaxChartScenarios bounds the scenarios PlotWith draws (a chart or more each, some 20 ms
-// apiece): a deferbench run has about ten, while go test output of a large project can have
-// thousands of benchmark functions, which would take minutes and fill plots/.
+// MaxChartScenarios bounds the scenarios PlotWith draws, and 16 times it the pairs of a
+// scenario and a GOMAXPROCS (some charts are per GOMAXPROCS); a chart takes some 20 ms: a deferbench run
+// has about ten scenarios at a few GOMAXPROCS, while go test output of a large project can
+// have thousands of benchmark functions, which would take minutes and fill plots/.
 const MaxChartScenarios = 256
 
 // ErrTooManyCharts is why PlotWith refuses results of more than MaxChartScenarios scenarios.
@@ -158,12 +159,19 @@ func chartFile(name string) string {
 // its own colour and marker, taken from its row in the strategy table (styleOf). The legend
 // stands right of the data.
 func PlotWith(results []*benchfmt.Result, dir string, opt PlotOptions) ([]string, error) {
-	scs := map[string]bool{}
+	scs, runs := map[string]bool{}, map[[2]string]bool{}
 	for _, r := range results {
-		scs[parseName(string(r.Name)).scenario] = true
+		n := parseName(string(r.Name))
+		scs[n.scenario] = true
+		runs[[2]string{n.scenario, strconv.Itoa(n.procs)}] = true
 	}
-	if len(scs) > MaxChartScenarios {
+	switch {
+	case len(scs) > MaxChartScenarios:
 		return nil, fmt.Errorf("%w: the results have %d scenarios (benchmark names before the first /), more than %d", ErrTooManyCharts, len(scs), MaxChartScenarios)
+	case len(runs) > 16*MaxChartScenarios:
+		// Some charts are drawn per GOMAXPROCS (the -N suffix); a run of every scenario at
+		// the 256 GOMAXPROCS values deferbench run -procs allows stays below this.
+		return nil, fmt.Errorf("%w: the results have %d scenario and GOMAXPROCS pairs, more than %d", ErrTooManyCharts, len(runs), 16*MaxChartScenarios)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("plot: %w", err)
