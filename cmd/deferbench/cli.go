@@ -179,6 +179,32 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 func runStopper(ctx context.Context, stop *stopper, args []string, stdout, stderr io.Writer) error {
+	out := &outWriter{w: stdout}
+	err := dispatch(ctx, stop, args, out, stderr)
+	if err == nil && out.err != nil {
+		// Output lost (stdout on a full disk, a closed file): not a success.
+		return fmt.Errorf("write output: %w", out.err)
+	}
+	return err
+}
+
+// outWriter keeps the first error writing standard output, which help and the tables
+// print without checking each line.
+type outWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (o *outWriter) Write(p []byte) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.w.Write(p)
+	o.err = err
+	return n, err
+}
+
+func dispatch(ctx context.Context, stop *stopper, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usagef("no command (valid: %s; see deferbench help)", commandNames())
 	}

@@ -303,3 +303,14 @@ func TestCompareLabelsDot(t *testing.T) {
 		t.Errorf("compare . .: exit %d, stderr %q, want the columns named by the folder:\n%s", code, errOut, out)
 	}
 }
+
+// TestOutputFails: help, list and env whose output cannot be written exit 1, not 0.
+func TestOutputFails(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"help", "compare"}, {"list"}, {"compare", "-h"}} {
+		var errOut strings.Builder
+		code := exitCode(runContext(context.Background(), args, fullWriter{}, &errOut), &errOut)
+		if code != 1 || !strings.Contains(errOut.String(), "no space left on device") {
+			t.Errorf("deferbench %q to a full disk: exit %d, stderr %q; want exit 1 naming the error", args, code, errOut.String())
+		}
+	}
+}
