@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -312,5 +314,38 @@ func TestOutputFails(t *testing.T) {
 		if code != 1 || !strings.Contains(errOut.String(), "no space left on device") {
 			t.Errorf("deferbench %q to a full disk: exit %d, stderr %q; want exit 1 naming the error", args, code, errOut.String())
 		}
+	}
+}
+
+// TestCompareUTestPAtMostOne: the U test's p-value is at most 1, also with ties between the
+// samples (benchmath's exact test gave 1.013 for 6 samples against 5 of them).
+func TestCompareUTestPAtMostOne(t *testing.T) {
+	dir := t.TempDir()
+	vals := []string{"97.836051", "86.097110", "19.912874", "68.757507", "14.658374", "65.705326"}
+	write := func(name string, vs []string) string {
+		var b strings.Builder
+		for _, v := range vs {
+			fmt.Fprintf(&b, "BenchmarkX-2 100 %s ns/op\n", v)
+		}
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(b.String()), 0o644)
+		return p
+	}
+	six, five := write("six.txt", vals), write("five.txt", vals[:5])
+	out, errOut, code := cli("compare", "-format", "csv", six, five)
+	if code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, errOut)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("csv: %v, %d rows:\n%s", err, len(rows), out)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	p, err := strconv.ParseFloat(rows[1][col["p"]], 64)
+	if err != nil || p < 0 || p > 1 {
+		t.Errorf("p = %q; want a probability in [0, 1]", rows[1][col["p"]])
 	}
 }

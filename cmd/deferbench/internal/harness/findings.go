@@ -543,7 +543,7 @@ func compare(a, b []float64, unit string, th *benchmath.Thresholds) pairVerdict 
 		return pairVerdict{P: math.NaN(), Exact: true, Separated: math.Abs(ma-mb) > tol}
 	}
 	c := benchmath.AssumeNothing.Compare(newSample(a, th), newSample(b, th))
-	v := pairVerdict{P: c.P}
+	v := pairVerdict{P: uTestP(c.P)}
 	if len(c.Warnings) > 0 {
 		v.Note = c.Warnings[0].Error()
 	}

@@ -127,7 +127,7 @@ func Compare(old, new []*benchfmt.Result, alpha float64) []Comparison {
 		s1 := newSample(ov[k], &th)
 		s2 := newSample(nv[k], &th)
 		c := benchmath.AssumeNothing.Compare(s1, s2)
-		row := Comparison{Name: k.name, Unit: k.unit, Old: oldSums[k], New: newSums[k], P: c.P, Alpha: c.Alpha, Delta: math.NaN()}
+		row := Comparison{Name: k.name, Unit: k.unit, Old: oldSums[k], New: newSums[k], P: uTestP(c.P), Alpha: c.Alpha, Delta: math.NaN()}
 		if row.Old.Median != 0 {
 			row.Delta = row.New.Median/row.Old.Median - 1
 		}
