@@ -381,13 +381,15 @@ type Ranked struct {
 	HasBest, HasBaseline bool
 }
 
-// pairVerdict is the comparison of two strategies of a ranking: a Mann-Whitney U test, or,
-// when the samples of both agree within the unit's Tolerance (counts, bytes), an exact
-// comparison of their medians.
+// pairVerdict is the comparison of two strategies of a ranking, by compare's rule: a
+// Mann-Whitney U test, or, for a deterministic count (allocs/op, B/op, distinct-states) whose
+// samples agree within the unit's Tolerance on both sides, an exact comparison of the
+// medians; a difference within the tolerance never separates them.
 type pairVerdict struct {
 	P         float64 // the U test's p-value; NaN when compared exactly
-	Exact     bool    // compared without a test: both sides agree within the tolerance
+	Exact     bool    // compared without a test
 	Separated bool    // significant at FindingsAlpha and more than the tolerance apart
+	Tolerated bool    // significant, but within the tolerance: equal
 	Note      string  // why the U test gave no verdict, if it did not
 }
 
@@ -508,8 +510,8 @@ func (k Ranking) split() grouping {
 			g.why[i] = fmt.Sprintf("≈ %s (within %s)", k.Ranked[near].Strategy, tolText)
 		case v.Note != "":
 			g.why[i] = fmt.Sprintf("≈ %s (equal medians; no test: %s)", k.Ranked[near].Strategy, v.Note)
-		case v.Separated: // within the tolerance although the test separates them
-			g.why[i] = fmt.Sprintf("≈ %s (p=%.3f but within %s)", k.Ranked[near].Strategy, v.P, tolText)
+		case v.Tolerated: // the test separates them, the tolerance does not
+			g.why[i] = fmt.Sprintf("≈ %s (within %s, the unit's tolerance)", k.Ranked[near].Strategy, tolText)
 		default:
 			g.why[i] = fmt.Sprintf("≈ %s (p=%.3f)", k.Ranked[near].Strategy, v.P)
 		}
@@ -521,11 +523,12 @@ func (k Ranking) split() grouping {
 	return g
 }
 
-// allExact reports whether every pair of group g was compared exactly (within Tolerance).
-func (k Ranking) allExact(g []int) bool {
+// allTolerated reports whether every pair of group g is equal by the unit's Tolerance (an
+// exact comparison, or a significant difference within it) rather than by noise.
+func (k Ranking) allTolerated(g []int) bool {
 	for a := range g {
 		for b := a + 1; b < len(g); b++ {
-			if !k.pair(g[a], g[b]).Exact {
+			if v := k.pair(g[a], g[b]); !v.Exact && !v.Tolerated {
 				return false
 			}
 		}
@@ -533,13 +536,14 @@ func (k Ranking) allExact(g []int) bool {
 	return true
 }
 
-// compare compares strategy samples a and b of unit: exactly when both agree within the
-// unit's Tolerance (a count or byte figure that does not vary), else by the U test; a
-// difference within the tolerance never separates them, as in compare.
+// compare compares strategy samples a and b of unit by compare's rule (compareRow): exactly
+// when unit is a deterministic count and both sides agree within its Tolerance, else by the
+// U test; a difference within the tolerance (1 B per anything, 0.01 allocs/op) never
+// separates them.
 func compare(a, b []float64, unit string, th *benchmath.Thresholds) pairVerdict {
 	tol := Tolerance(unit)
 	ma, mb := medianOf(a), medianOf(b)
-	if agree(a, tol) && agree(b, tol) {
+	if deterministic(unit) && agree(a, tol) && agree(b, tol) {
 		return pairVerdict{P: math.NaN(), Exact: true, Separated: math.Abs(ma-mb) > tol}
 	}
 	c := benchmath.AssumeNothing.Compare(newSample(a, th), newSample(b, th))
@@ -547,7 +551,9 @@ func compare(a, b []float64, unit string, th *benchmath.Thresholds) pairVerdict 
 	if len(c.Warnings) > 0 {
 		v.Note = c.Warnings[0].Error()
 	}
-	v.Separated = c.P < c.Alpha && len(c.Warnings) == 0 && math.Abs(ma-mb) > tol && ma != mb
+	sig := c.P < c.Alpha && len(c.Warnings) == 0 && ma != mb
+	v.Separated = sig && math.Abs(ma-mb) > tol
+	v.Tolerated = sig && !v.Separated
 	return v
 }
 
@@ -961,7 +967,7 @@ func writeFindings(b *strings.Builder, results []*benchfmt.Result, meta ReportMe
 	np, nu, pw, uw := ratioMethods(ks)
 	fmt.Fprintf(b, "Computed from this run's bench.txt alone. Per headline metric the strategies are ranked best first by their median; "+
 		"`≈` joins strategies that noise cannot separate, so their order within a group is noise: every pair in a group is inseparable by the Mann-Whitney U test (alpha %.2g, golang.org/x/perf/benchmath), "+
-		"or, for counts and bytes whose samples do not vary, differs by no more than the unit's tolerance (1 B per anything, 0.01 allocs/op, as compare uses); "+
+		"or differs by no more than the unit's tolerance (1 B per anything, 0.01 allocs/op; a count whose samples do not vary is compared exactly), the rule compare uses; "+
 		"a strategy separable from any member of the current group starts a new one (inseparable neighbours never chain a fast strategy and a slow one into a group), "+
 		"and the best group also excludes a strategy whose × best interval excludes 1. The group column says which comparison placed each strategy. "+
 		"`?` joins strategies the test could not judge (too few repetitions), which are not ranked. "+
@@ -1157,7 +1163,7 @@ func writePick(b *strings.Builder, ks []Ranking, traits map[string]Traits, cavea
 		}
 		if h.Meets == nil && len(names) > 1 {
 			// Every pair of the best group is inseparable (Groups), so this holds for each.
-			if k.allExact(g.groups[0]) {
+			if k.allTolerated(g.groups[0]) {
 				fig += fmt.Sprintf("; equal within %g %s", k.tol, h.Unit)
 			} else {
 				fig += "; noise cannot separate them"
@@ -1172,8 +1178,12 @@ func writePick(b *strings.Builder, ks []Ranking, traits map[string]Traits, cavea
 				best = "highest"
 			}
 			note := g.note[g.groups[1][0]]
+			v := FormatValue(k.Ranked[0].Summary.Median, h.Unit)
+			if h.Unit != "" && !unitIsTime(h.Unit) && !unitIsBytes(h.Unit) {
+				v += " " + h.Unit
+			}
 			fig = fmt.Sprintf("%s: undecided, the U test gave no verdict (%s); %s median %s %s",
-				rowLabel(k), note, best, k.Ranked[0].Strategy, FormatValue(k.Ranked[0].Summary.Median, h.Unit))
+				rowLabel(k), note, best, k.Ranked[0].Strategy, v)
 		}
 		if c := caveats[k.Row.scenario]; c != "" {
 			fig += "; " + c

@@ -157,7 +157,7 @@ func TestFindingsBytesWithinTolerance(t *testing.T) {
 	checkGroupsHonest(t, rs)
 	rep := reportOf(t, m.text())
 	sec := section(rep, "### Stage cmd=typed: heap-B/cmd")
-	if g := firstGroup(sec); g != "cmdbuffer hybrid" || strings.Contains(sec, "p=0.000") {
+	if g := firstGroup(sec); g != "cmdbuffer hybrid" || !strings.Contains(sec, "| hybrid | 82.3 B ±0.0% | 1.00× (1.00–1.00) | ≈ cmdbuffer (within 1 heap-B/cmd") {
 		t.Errorf("82.2 B and 82.3 B: want one group, no p-value separating them:\n%s", sec)
 	}
 	if !strings.Contains(sec, "**, then ") || !(strings.Contains(sec, "then handrolled ≈ lazyguarded") || strings.Contains(sec, "then lazyguarded ≈ handrolled")) {
