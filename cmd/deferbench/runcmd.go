@@ -633,6 +633,9 @@ func writeOutputs(o runOutputs) (plotErr, err error) {
 // naming it: a plots/ that cannot be written into (no permission, a file of that name, a
 // read-only file system) is a usage error saying to make it writable.
 func plotsError(cmd, plots string, err error) error {
+	if errors.Is(err, harness.ErrBadValue) {
+		return usagef("%s: %v", cmd, err)
+	}
 	if errors.Is(err, harness.ErrTooManyCharts) {
 		return usagef("%s: %v: plot draws the scenarios of a deferbench run; give its results, or fewer benchmarks", cmd, err)
 	}

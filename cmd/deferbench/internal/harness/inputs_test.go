@@ -309,3 +309,27 @@ func TestPlotTooManyProcs(t *testing.T) {
 		t.Errorf("Plot(17 scenarios at %d GOMAXPROCS) = %v; want ErrTooManyCharts", MaxChartScenarios, err)
 	}
 }
+
+// TestPlotHugeValues: values near the float64 maximum (1.7e308 ns/op, valid in the format)
+// made the chart's axes overflow and the PNG rasterizer spin for good; they are refused at
+// once as ErrBadValue naming the benchmark, before plots/ is made.
+func TestPlotHugeValues(t *testing.T) {
+	rs := []*benchfmt.Result{
+		{Name: "Stage/strategy=a/cmd=typed-2", Iters: 1, Values: []benchfmt.Value{{Value: 1.7e308, Unit: "ns/op"}}},
+		{Name: "Stage/strategy=b/cmd=typed-2", Iters: 1, Values: []benchfmt.Value{{Value: 1.7e308, Unit: "ns/op"}}},
+	}
+	dir := filepath.Join(t.TempDir(), "plots")
+	done := make(chan error, 1)
+	go func() { _, err := Plot(rs, dir); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrBadValue) || !strings.Contains(err.Error(), "BenchmarkStage/strategy=a/cmd=typed-2") {
+			t.Errorf("Plot(1.7e308 ns/op) = %v; want ErrBadValue naming the benchmark", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Plot(1.7e308 ns/op) still drawing after 30s")
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the refused Plot made %s (%v)", dir, err)
+	}
+}

@@ -112,6 +112,10 @@ func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
 // have thousands of benchmark functions, which would take minutes and fill plots/.
 const MaxChartScenarios = 256
 
+// maxPlotValue is the largest magnitude PlotWith draws: near the float64 maximum the axis
+// padding overflows to infinity and the PNG rasterizer never finishes (1.7e308 ns/op).
+const maxPlotValue = 1e300
+
 // ErrTooManyCharts is why PlotWith refuses results of more than MaxChartScenarios scenarios.
 var ErrTooManyCharts = errors.New("too many charts")
 
@@ -173,11 +177,20 @@ func PlotWith(results []*benchfmt.Result, dir string, opt PlotOptions) ([]string
 		// the 256 GOMAXPROCS values deferbench run -procs allows stays below this.
 		return nil, fmt.Errorf("%w: the results have %d scenario and GOMAXPROCS pairs, more than %d", ErrTooManyCharts, len(runs), 16*MaxChartScenarios)
 	}
+	sums := Summarize(results)
+	for _, s := range sums {
+		for _, x := range []float64{s.Median, s.Lo, s.Hi} {
+			if !(math.Abs(x) <= maxPlotValue) {
+				return nil, fmt.Errorf("%w: Benchmark%s has %s %s, too large to draw (the axes overflow past %g): correct or delete its lines",
+					ErrBadValue, s.Name, strconv.FormatFloat(x, 'g', -1, 64), s.Unit, maxPlotValue)
+			}
+		}
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("plot: %w", err)
 	}
 	byUnit := map[string][]point{}
-	for _, s := range Summarize(results) {
+	for _, s := range sums {
 		byUnit[s.Unit] = append(byUnit[s.Unit], point{parseName(s.Name), s})
 	}
 	var files []string
