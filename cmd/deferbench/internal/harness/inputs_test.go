@@ -315,8 +315,8 @@ func TestPlotTooManyProcs(t *testing.T) {
 // once as ErrBadValue naming the benchmark, before plots/ is made.
 func TestPlotHugeValues(t *testing.T) {
 	rs := []*benchfmt.Result{
-		{Name: "Stage/strategy=a/cmd=typed-2", Iters: 1, Values: []benchfmt.Value{{Value: 1.7e308, Unit: "ns/op"}}},
-		{Name: "Stage/strategy=b/cmd=typed-2", Iters: 1, Values: []benchfmt.Value{{Value: 1.7e308, Unit: "ns/op"}}},
+		{Name: benchfmt.Name("Stage/strategy=a/cmd=typed-2"), Iters: 1, Values: []benchfmt.Value{{Value: 1.7e308, Unit: "ns/op"}}},
+		{Name: benchfmt.Name("Stage/strategy=b/cmd=typed-2"), Iters: 1, Values: []benchfmt.Value{{Value: 1.7e308, Unit: "ns/op"}}},
 	}
 	dir := filepath.Join(t.TempDir(), "plots")
 	done := make(chan error, 1)
