@@ -310,14 +310,14 @@ func median(sorted []float64) float64 {
 // not exist (a reference sample of zero).
 func hlInterval(cross crossRatios, n, m int) (lo, hi float64, ok bool) {
 	nm := float64(n) * float64(m)
-	if cross.Len() != n*m {
+	if cross.Len() != int64(n)*int64(m) {
 		return 0, 0, false
 	}
-	c := int(math.Floor(nm/2 - 1.959964*math.Sqrt(nm*float64(n+m+1)/12)))
+	c := int64(math.Floor(nm/2 - 1.959964*math.Sqrt(nm*float64(n+m+1)/12)))
 	if c < 1 {
 		return 0, 0, false
 	}
-	return cross.kth(c - 1), cross.kth(n*m - c), true
+	return cross.kth(c - 1), cross.kth(int64(n)*int64(m) - c), true
 }
 
 // crossRatios is the multiset of the ratios x/y of every x in xs and y in ys (both sorted
@@ -326,25 +326,27 @@ func hlInterval(cross crossRatios, n, m int) (lo, hi float64, ok bool) {
 // len(ys)) each time, so memory stays O(n+m) and time O((n+m)·64) per order statistic.
 type crossRatios struct{ xs, ys []float64 }
 
-// Len is the number of ratios.
-func (c crossRatios) Len() int { return len(c.xs) * len(c.ys) }
+// Len is the number of ratios. Counts are int64: 60,000 samples a side make 3.6e9 ratios,
+// past a 32-bit int (GOARCH=arm).
+func (c crossRatios) Len() int64 { return int64(len(c.xs)) * int64(len(c.ys)) }
 
 // countLE counts the ratios ≤ t. As y grows, x/y shrinks (division rounds monotonically),
 // so the x with x/y ≤ t are a prefix of xs that grows with y.
-func (c crossRatios) countLE(t float64) int {
-	n, i := 0, 0
+func (c crossRatios) countLE(t float64) int64 {
+	var n int64
+	i := 0
 	for _, y := range c.ys {
 		for i < len(c.xs) && c.xs[i]/y <= t {
 			i++
 		}
-		n += i
+		n += int64(i)
 	}
 	return n
 }
 
 // kth is the k-th smallest ratio, from 0: the least t ≥ 0 with more than k ratios ≤ t,
 // found over the ordered bit patterns of the non-negative float64s up to +Inf.
-func (c crossRatios) kth(k int) float64 {
+func (c crossRatios) kth(k int64) float64 {
 	lo, hi := uint64(0), math.Float64bits(math.Inf(1))
 	for lo < hi {
 		mid := lo + (hi-lo)/2

@@ -254,7 +254,7 @@ func TestCrossRatios(t *testing.T) {
 		sort.Float64s(all)
 		c := crossRatios{xs: xs, ys: ys}
 		for k := range all {
-			if got := c.kth(k); got != all[k] {
+			if got := c.kth(int64(k)); got != all[k] {
 				t.Fatalf("trial %d: kth(%d) = %v; want %v (xs %v, ys %v)", trial, k, got, all[k], xs, ys)
 			}
 		}
