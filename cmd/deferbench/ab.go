@@ -38,7 +38,7 @@ with the Wilcoxon signed-rank test, and the gate applies as in compare (exit 1 w
 fails, 2 for bad input). Each side's rounds stay in OUT/base and OUT/head, every round
 in its own results directory, all rounds merged into OUT/<side>/bench.txt for
 deferbench compare -paired. The defaults (Stage and StageApply: staging, stage plus
-commit, allocations; 12 rounds of 20ms) take about four minutes on 2 cores. The gate
+commit, allocations; 12 rounds of 20ms) take about two minutes on 2 cores. The gate
 adjusts its p-values over the rows it tests (Holm's method), so that an unchanged build
 fails it with probability at most -alpha however many rows are gated; with N tested rows a
 row can fail only if its smallest possible p, 2^(1-rounds), is below alpha/N: 12 rounds
