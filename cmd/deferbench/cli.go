@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
 )
 
 // usageError is bad input on the command line: exit status 2.
@@ -179,29 +181,13 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 func runStopper(ctx context.Context, stop *stopper, args []string, stdout, stderr io.Writer) error {
-	out := &outWriter{w: stdout}
+	out := &harness.ErrWriter{W: stdout}
 	err := dispatch(ctx, stop, args, out, stderr)
-	if err == nil && out.err != nil {
+	if err == nil && out.Err != nil {
 		// Output lost (stdout on a full disk, a closed file): not a success.
-		return fmt.Errorf("write output: %w", out.err)
+		return fmt.Errorf("write output: %w", out.Err)
 	}
 	return err
-}
-
-// outWriter keeps the first error writing standard output, which help and the tables
-// print without checking each line.
-type outWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (o *outWriter) Write(p []byte) (int, error) {
-	if o.err != nil {
-		return 0, o.err
-	}
-	n, err := o.w.Write(p)
-	o.err = err
-	return n, err
 }
 
 func dispatch(ctx context.Context, stop *stopper, args []string, stdout, stderr io.Writer) error {

@@ -45,26 +45,27 @@ func (d *CompareDoc) Gate() string {
 //   - json: every row with medians, CIs, change, p, method, verdict and gate (see
 //     CompareJSON).
 func WriteCompare(w io.Writer, format string, d *CompareDoc) error {
-	ew := &errWriter{w: w}
+	ew := &ErrWriter{W: w}
 	if err := writeCompare(ew, format, d); err != nil {
 		return err
 	}
-	return ew.err
+	return ew.Err
 }
 
-// errWriter keeps the first write error, which formats that print line by line ignore: a full
-// disk under a CI step summary must fail the command, not pass it with the output lost.
-type errWriter struct {
-	w   io.Writer
-	err error
+// ErrWriter is W keeping the first write error in Err, for output printed line by line
+// without a check per line: a full disk under a CI step summary must fail the command, not
+// pass it with the output lost. Every write after an error fails with it.
+type ErrWriter struct {
+	W   io.Writer
+	Err error
 }
 
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
+func (e *ErrWriter) Write(p []byte) (int, error) {
+	if e.Err != nil {
+		return 0, e.Err
 	}
-	n, err := e.w.Write(p)
-	e.err = err
+	n, err := e.W.Write(p)
+	e.Err = err
 	return n, err
 }
 
