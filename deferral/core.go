@@ -234,6 +234,47 @@ func (c *Core) record(p ecs.Entity, r resolution) {
 // then unchanged by it and the caller must keep it and everything after it pending.
 // VerbFunc records are the strategy's to run, with ApplyFunc.
 func (c *Core) Apply(at Pos, cmd *Command) error {
+	// The common command, an add, set or remove on a real handle, runs here with a small
+	// frame; creates, destroys, placeholders and invalid verbs go out of line (applyRest).
+	switch cmd.Verb {
+	case VerbAdd, VerbSet, VerbRemove:
+		if !cmd.Entity.IsPlaceholder() {
+			break
+		}
+		fallthrough
+	default:
+		return c.applyRest(at, cmd)
+	}
+	// The World's Try calls check the target once.
+	var live bool
+	var err error
+	switch w, e := c.world, cmd.Entity; cmd.Verb {
+	case VerbAdd:
+		live, err = w.TryUpsert(e, &cmd.Bundle)
+	case VerbSet:
+		live, err = w.TrySet(e, &cmd.Bundle)
+	default:
+		var had bool
+		live, had, err = w.TryRemove(e, cmd.Component)
+		if live && !had {
+			c.report.NoopRemoves++
+		}
+	}
+	if err != nil {
+		return c.fail(at, cmd, err)
+	}
+	if !live {
+		c.report.Skipped++
+	}
+	c.report.Applied++
+	return nil
+}
+
+// applyRest is Apply of a create, a destroy, a command naming a placeholder, or an invalid
+// verb.
+//
+//go:noinline
+func (c *Core) applyRest(at Pos, cmd *Command) error {
 	w := c.world
 	switch cmd.Verb {
 	case VerbCreate:
@@ -261,36 +302,15 @@ func (c *Core) Apply(at Pos, cmd *Command) error {
 			}
 			c.report.Destroyed++
 		}
-	case VerbAdd, VerbSet, VerbRemove:
-		// A real handle is not looked up (resolve inlined by hand: its call is above the
-		// inlining budget), and the World's Try calls check the target once.
-		e, ok := cmd.Entity, true
-		if e.IsPlaceholder() {
-			e, ok = c.resolvePlaceholder(e)
-		}
+	case VerbAdd, VerbSet, VerbRemove: // on a placeholder: applied as the entity it became
+		e, ok := c.resolvePlaceholder(cmd.Entity)
 		if !ok {
 			c.report.Skipped++
 			break
 		}
-		var live, had bool
-		var err error
-		switch cmd.Verb {
-		case VerbAdd:
-			live, err = w.TryUpsert(e, &cmd.Bundle)
-		case VerbSet:
-			live, err = w.TrySet(e, &cmd.Bundle)
-		default:
-			live, had, err = w.TryRemove(e, cmd.Component)
-			if live && !had {
-				c.report.NoopRemoves++
-			}
-		}
-		if err != nil {
-			return c.fail(at, cmd, err)
-		}
-		if !live {
-			c.report.Skipped++
-		}
+		resolved := *cmd
+		resolved.Entity = e
+		return c.Apply(at, &resolved)
 	default:
 		return c.fail(at, cmd, ErrInvalidCommand)
 	}

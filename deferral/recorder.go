@@ -136,7 +136,8 @@ func (r *Recorder) Create(b ecs.Bundle) ecs.Entity {
 // Destroy stages the destruction of e (an entity or a placeholder).
 func (r *Recorder) Destroy(e ecs.Entity) {
 	if c := r.slot(); c != nil {
-		c.Verb, c.Component, c.Entity, c.Bundle = VerbDestroy, 0, e, ecs.Bundle{}
+		c.Verb, c.Component, c.Entity = VerbDestroy, 0, e
+		c.Bundle = ecs.Bundle{}
 		return
 	}
 	r.stageSlow(&Command{Verb: VerbDestroy, Entity: e})
@@ -154,7 +155,8 @@ func (r *Recorder) Add(e ecs.Entity, b ecs.Bundle) {
 // Remove stages removing component id from e; a no-op at commit if e lacks it.
 func (r *Recorder) Remove(e ecs.Entity, id ecs.ComponentID) {
 	if c := r.slot(); c != nil {
-		c.Verb, c.Component, c.Entity, c.Bundle = VerbRemove, id, e, ecs.Bundle{}
+		c.Verb, c.Component, c.Entity = VerbRemove, id, e
+		c.Bundle = ecs.Bundle{}
 		return
 	}
 	r.stageSlow(&Command{Verb: VerbRemove, Component: id, Entity: e})

@@ -239,13 +239,23 @@ func (b *Buffer[T, C]) sweep(r *Recorder[T, C]) error {
 			r.funcs[r.fnext].fn = nil
 			r.fnext++
 		}
-		if r.next == r.end {
+		// Then the typed records up to the next closure, in a loop that keeps its cursor in
+		// a register and stores it back when it stops.
+		stop := r.end
+		if r.fnext < r.fend {
+			stop = min(stop, r.funcs[r.fnext].at)
+		}
+		if r.next == stop {
 			return nil
 		}
-		if err := apply(t, deferral.Pos{Recorder: r.index, Index: r.next + r.fnext}, &r.cmds[r.next]); err != nil {
-			return deferral.Wrap(deferral.Pos{Recorder: r.index, Index: r.next + r.fnext}, deferral.VerbTyped, err)
+		cmds, next, at := r.cmds[:stop], r.next, deferral.Pos{Recorder: r.index, Index: r.next + r.fnext}
+		for ; next < len(cmds); next, at.Index = next+1, at.Index+1 {
+			if err := apply(t, at, &cmds[next]); err != nil {
+				r.next = next
+				return deferral.Wrap(at, deferral.VerbTyped, err)
+			}
 		}
-		r.next++
+		r.next = next
 	}
 }
 

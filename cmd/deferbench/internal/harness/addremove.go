@@ -22,32 +22,115 @@ const (
 type addRemoveMix struct{}
 
 // addRemoveStager is what the row stages through: a strategy's recorder and commit, or the
-// baseline's slice applied with deferral.Core.
-type addRemoveStager struct {
-	add    func(e ecs.Entity, b ecs.Bundle)
-	remove func(e ecs.Entity, id ecs.ComponentID)
-	commit func() error
+// baseline's slice applied with deferral.Core. Its methods take runs of operations, so that
+// the timed loop makes one dynamic call per run and the row measures staging and commit, not
+// the harness's dispatch: inside a run the recorder (or the slice) is called directly, as a
+// system would.
+type addRemoveStager interface {
+	// stage stages operations j, j+1, …, k-1 of a round (0 ≤ j < k ≤ the end of j's half),
+	// with values from i on.
+	stage(ents []ecs.Entity, j, k, i int)
+	commit() error
 }
 
-// op stages component operation j (0 ≤ j < addRemoveRound) of a round over ents and commits
-// after the last add and the last remove.
-func (s *addRemoveStager) op(ents []ecs.Entity, j, i int) error {
-	half := addRemoveRound / 2
-	e := ents[(j%half)>>1]
-	switch {
-	case j < half && j&1 == 0:
-		s.add(e, health.Value(int64(i)))
-	case j < half:
-		s.add(e, tag.Value(uint32(i)))
-	case j&1 == 0:
-		s.remove(e, health.ID())
-	default:
-		s.remove(e, tag.ID())
+// run stages n operations of rounds over ents starting at operation j of a round, committing
+// after the last add and the last remove of each round, and returns the operation the next
+// call starts at.
+func runAddRemove(s addRemoveStager, ents []ecs.Entity, j, n int) (int, error) {
+	const half = addRemoveRound / 2
+	for i := 0; n > 0; {
+		k := min(j+n, (j/half+1)*half)
+		s.stage(ents, j, k, i)
+		i, n = i+k-j, n-(k-j)
+		if j = k; j%half == 0 {
+			if err := s.commit(); err != nil {
+				return j, err
+			}
+			j %= addRemoveRound
+		}
 	}
-	if j == half-1 || j == addRemoveRound-1 {
-		return s.commit()
+	return j, nil
+}
+
+// addRemoveOp returns operation j's entity index, whether it adds (else it removes), and
+// whether it names health (else tag): operation j of a round adds (first half) or removes
+// (second half) health (even j) or tag (odd j) on entity (j mod half)/2.
+func addRemoveOp(j int) (ent int, add, isHealth bool) {
+	const half = addRemoveRound / 2
+	return (j % half) >> 1, j < half, j&1 == 0
+}
+
+// recorderStager stages through a strategy's recorder.
+type recorderStager struct {
+	st deferral.Strategy
+	r  *deferral.Recorder
+}
+
+func (x *recorderStager) stage(ents []ecs.Entity, j, k, i int) {
+	r := x.r
+	for ; j < k; j, i = j+1, i+1 {
+		e, add, h := addRemoveOp(j)
+		switch {
+		case add && h:
+			r.Add(ents[e], health.Value(int64(i)))
+		case add:
+			r.Add(ents[e], tag.Value(uint32(i)))
+		case h:
+			r.Remove(ents[e], health.ID())
+		default:
+			r.Remove(ents[e], tag.ID())
+		}
 	}
-	return nil
+}
+
+func (x *recorderStager) commit() error {
+	handover(x.st, x.r)
+	if err := x.st.Commit(); err != nil {
+		return fmt.Errorf("add/remove: %w", err)
+	}
+	_, err := x.st.TakeReport()
+	return err
+}
+
+// sliceStager is the baseline: records appended to a local slice, applied with deferral.Core.
+type sliceStager struct {
+	core *deferral.Core
+	buf  []deferral.Command
+}
+
+func (x *sliceStager) stage(ents []ecs.Entity, j, k, i int) {
+	buf := x.buf
+	for ; j < k; j, i = j+1, i+1 {
+		e, add, h := addRemoveOp(j)
+		switch {
+		case add && h:
+			buf = append(buf, deferral.Command{Verb: deferral.VerbAdd, Entity: ents[e], Bundle: health.Value(int64(i))})
+		case add:
+			buf = append(buf, deferral.Command{Verb: deferral.VerbAdd, Entity: ents[e], Bundle: tag.Value(uint32(i))})
+		case h:
+			buf = append(buf, deferral.Command{Verb: deferral.VerbRemove, Entity: ents[e], Component: health.ID()})
+		default:
+			buf = append(buf, deferral.Command{Verb: deferral.VerbRemove, Entity: ents[e], Component: tag.ID()})
+		}
+	}
+	x.buf = buf
+}
+
+func (x *sliceStager) commit() error {
+	core := x.core
+	if err := core.Begin(); err != nil {
+		return err
+	}
+	for i := range x.buf {
+		if err := core.Apply(deferral.Pos{Index: i}, &x.buf[i]); err != nil {
+			core.End(false)
+			return fmt.Errorf("add/remove: %w", err)
+		}
+	}
+	core.End(true)
+	x.buf = x.buf[:0]
+	_, err := core.TakeReport(0)
+	return err
 }
 
 func stageApplyAddRemove(b *testing.B, s StrategyInfo) error {
@@ -63,64 +146,26 @@ func stageApplyAddRemove(b *testing.B, s StrategyInfo) error {
 	var x addRemoveStager
 	var st deferral.Strategy
 	if s.Baseline() {
-		core := deferral.NewCore(w)
-		buf := make([]deferral.Command, 0, addRemoveRound/2)
-		x.add = func(e ecs.Entity, bd ecs.Bundle) {
-			buf = append(buf, deferral.Command{Verb: deferral.VerbAdd, Entity: e, Bundle: bd})
-		}
-		x.remove = func(e ecs.Entity, id ecs.ComponentID) {
-			buf = append(buf, deferral.Command{Verb: deferral.VerbRemove, Entity: e, Component: id})
-		}
-		x.commit = func() error {
-			if err := core.Begin(); err != nil {
-				return err
-			}
-			for i := range buf {
-				if err := core.Apply(deferral.Pos{Index: i}, &buf[i]); err != nil {
-					core.End(false)
-					return fmt.Errorf("add/remove: %w", err)
-				}
-			}
-			core.End(true)
-			buf = buf[:0]
-			_, err := core.TakeReport(0)
-			return err
-		}
+		x = &sliceStager{core: deferral.NewCore(w), buf: make([]deferral.Command, 0, addRemoveRound/2)}
 	} else {
 		st = s.Factory(w)
-		r := st.NewRecorder()
-		x.add, x.remove = r.Add, r.Remove
-		x.commit = func() error {
-			handover(st, r)
-			if err := st.Commit(); err != nil {
-				return fmt.Errorf("add/remove: %w", err)
-			}
-			_, err := st.TakeReport()
-			return err
-		}
+		x = &recorderStager{st: st, r: st.NewRecorder()}
 	}
-	for j := range addRemoveRound { // warm the buffers
-		if err := x.op(ents, j, j); err != nil {
-			return err
-		}
+	if _, err := runAddRemove(x, ents, 0, addRemoveRound); err != nil { // warm the buffers
+		return err
 	}
 	var pm publishMeter // versioned's publish split; nothing for the others
 	pm.start(st)
 	b.ReportAllocs()
 	b.ResetTimer()
-	j := 0
-	for i := range b.N {
-		if err := x.op(ents, j, i); err != nil {
-			return err
-		}
-		if j++; j == addRemoveRound {
-			j = 0
-		}
-	}
+	j, err := runAddRemove(x, ents, 0, b.N)
 	b.StopTimer()
+	if err != nil {
+		return err
+	}
 	pm.report(b)
-	for ; j != 0 && j < addRemoveRound; j++ { // finish the round, untimed
-		if err := x.op(ents, j, j); err != nil {
+	if j != 0 { // finish the round, untimed
+		if _, err := runAddRemove(x, ents, j, addRemoveRound-j); err != nil {
 			return err
 		}
 	}
