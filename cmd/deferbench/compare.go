@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
 	"golang.org/x/perf/benchfmt"
@@ -29,13 +30,20 @@ than its threshold (relative with %, else absolute in the file's unit, ns for se
 and the difference is significant at -alpha. allocs/op, B/op and distinct-states whose
 samples all agree on each side are compared exactly, even from one sample; changes
 below 0.01 allocs/op or 1 byte (B/op, heap-B/cmd: amortised growth) never count.
-Exit status: 0 pass, 1 gate failed, 2 bad input.`
+Exit status: 0 pass, 1 gate failed, 2 bad input.
+
+OLD or NEW may be a pipe, as for benchstat: - reads standard input (go test -bench .
+-count 6 | deferbench compare old.txt -), and a shell's process substitution
+<(go test -bench . -count 6) or a named pipe (mkfifo) is read until its writer closes
+it, at most 64 MiB. A pipe that gives nothing for 2 s is noted once on stderr and
+waited for (benchmarks take minutes); interrupt to stop. A terminal or other device
+is refused.`
 
 var compareCommand = &command{
 	name:       "compare",
 	flagsAfter: true,
 	args:       "[flags] OLD NEW",
-	summary:    "compare two runs (bench.txt files or results directories) metric by metric: medians, 95% CIs, change and Mann-Whitney p; -fail gates",
+	summary:    "compare two runs (bench.txt files, results directories or pipes) metric by metric: medians, 95% CIs, change and Mann-Whitney p; -fail gates",
 	detail:     compareDetail,
 	setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 		var o compareFlags
@@ -60,11 +68,14 @@ var compareCommand = &command{
 				return err
 			}
 			opt.Paired = *paired
-			old, err := readRun("compare", args[0])
+			if args[0] == "-" && args[1] == "-" {
+				return usagef("compare: - (standard input) given for both OLD and NEW: give it for one of them")
+			}
+			old, err := readInput(e, "compare", args[0])
 			if err != nil {
 				return err
 			}
-			new, err := readRun("compare", args[1])
+			new, err := readInput(e, "compare", args[1])
 			if err != nil {
 				return err
 			}
@@ -74,8 +85,13 @@ var compareCommand = &command{
 			if n := unknownIgnore(opt.Ignore, old, new); n != "" {
 				fmt.Fprintf(e.stderr, "deferbench: compare: note: %s\n", n)
 			}
-			if same(args[0], args[1]) {
+			if args[0] != "-" && args[1] != "-" && same(args[0], args[1]) {
 				fmt.Fprintf(e.stderr, "deferbench: compare: note: OLD and NEW are the same file (%s): every difference is 0\n", benchPath(args[1]))
+			}
+			for i, a := range args {
+				if a == "-" {
+					args[i] = harness.StdinName // for the notes and the output
+				}
 			}
 			for _, in := range []struct {
 				path string
@@ -295,34 +311,78 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 // wrong file into a one-line usage error (exit status 2) that says what to give.
 func readRun(cmd, path string) ([]*benchfmt.Result, error) {
 	rs, err := harness.ReadResults(path)
+	if err != nil {
+		return nil, runError(cmd, path, err)
+	}
+	return rs, nil
+}
+
+// waitNotice is how long compare reads nothing from a pipe before it says it is waiting.
+var waitNotice = 2 * time.Second
+
+// readInput is readRun for an input of compare, which may also be a pipe: "-" (standard
+// input) or a named pipe such as the /dev/fd/N of a shell's <(go test -bench .). A pipe that
+// has given nothing after waitNotice is noted on stderr, once; the read goes on (a benchmark
+// run may take minutes before its first line), until its writer closes it or an interrupt.
+func readInput(e *env, cmd, path string) ([]*benchfmt.Result, error) {
+	name := path
+	if path == "-" {
+		name = harness.StdinName
+	}
+	rs, err := harness.ReadInput(e.ctx, path, harness.InputOptions{
+		Stdin:     os.Stdin,
+		WaitAfter: waitNotice,
+		Waiting: func(noWriter bool) {
+			if noWriter {
+				fmt.Fprintf(e.stderr, "deferbench: %s: waiting for a program to open the named pipe %s for writing (interrupt to stop)\n", cmd, name)
+				return
+			}
+			fmt.Fprintf(e.stderr, "deferbench: %s: waiting for %s: nothing read yet after %v; reading until its writer closes it (interrupt to stop)\n", cmd, name, waitNotice)
+		},
+	})
+	if err != nil {
+		return nil, runError(cmd, path, err)
+	}
+	return rs, nil
+}
+
+// runError turns what went wrong reading path into a one-line usage error (exit status 2)
+// that says what to give, or an error naming cmd.
+func runError(cmd, path string, err error) error {
 	switch {
-	case err == nil:
-		return rs, nil
 	case errors.Is(err, fs.ErrNotExist):
 		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
-			return nil, usagef("%s: %s has no bench.txt: give a bench.txt or a results directory", cmd, path)
+			return usagef("%s: %s has no bench.txt: give a bench.txt or a results directory", cmd, path)
 		}
-		return nil, usagef("%s: %s: no such file: give a bench.txt or a results directory", cmd, path)
+		return usagef("%s: %s: no such file: give a bench.txt or a results directory", cmd, path)
 	case errors.Is(err, harness.ErrNotRegular):
 		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return nil, usagef("%s: %s is %v: save the results to a file (go test -bench . > bench.txt) and give its path, or give a results directory", cmd, pe.Path, pe.Err)
+		switch {
+		case !errors.As(err, &pe):
+			return usagef("%s: %v", cmd, err)
+		case pe.Path == harness.StdinName && path == "-":
+			return usagef("%s: - reads standard input, which is %v (a terminal?): pipe the results in (go test -bench . | deferbench %s - NEW) or give a file", cmd, pe.Err, cmd)
+		case cmd == "compare" && pe.Path == path:
+			return usagef("%s: %s is %v: give a bench.txt, a results directory, a pipe such as <(go test -bench .), or - for standard input", cmd, pe.Path, pe.Err)
 		}
-		return nil, usagef("%s: %v", cmd, err)
+		return usagef("%s: %s is %v: save the results to a file (go test -bench . > bench.txt) and give its path, or give a results directory", cmd, pe.Path, pe.Err)
 	case errors.Is(err, harness.ErrNoBenchmarks):
-		return nil, usagef("%s: %v: give a bench.txt with results, or a results directory", cmd, err)
+		return usagef("%s: %v: give a bench.txt with results, or a results directory", cmd, err)
 	case errors.Is(err, harness.ErrNotResults) && strings.Contains(err.Error(), "longer than"), errors.Is(err, harness.ErrMalformed):
-		return nil, usagef("%s: %v", cmd, err)
+		return usagef("%s: %v", cmd, err)
 	case errors.Is(err, harness.ErrNotResults):
-		return nil, usagef("%s: %s is not a Go benchmark results file", cmd, path)
+		if path == "-" {
+			path = harness.StdinName
+		}
+		return usagef("%s: %s is not a Go benchmark results file", cmd, path)
 	case errors.Is(err, harness.ErrBadValue), errors.Is(err, harness.ErrTooLarge):
-		return nil, usagef("%s: %v", cmd, err)
+		return usagef("%s: %v", cmd, err)
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) { // unreadable: permissions, a symlink loop, a folder named bench.txt
-		return nil, usagef("%s: %s: cannot read it (%v): give a readable bench.txt or a results directory", cmd, pe.Path, pe.Err)
+		return usagef("%s: %s: cannot read it (%v): give a readable bench.txt or a results directory", cmd, pe.Path, pe.Err)
 	}
-	return nil, fmt.Errorf("%s: %w", cmd, err)
+	return fmt.Errorf("%s: %w", cmd, err)
 }
 
 // commonWithoutProcs reports whether old and new have a benchmark name in common once the
@@ -369,6 +429,9 @@ func plural(n int, what string) string {
 
 // label names a run in a table header: its directory for a results directory's bench.txt.
 func label(path string) string {
+	if path == harness.StdinName || strings.HasPrefix(path, "/dev/fd/") || strings.HasPrefix(path, "/proc/self/fd/") {
+		return path // a pipe: "stdin", or the shell's name for <(…), not "63"
+	}
 	path = strings.TrimRight(path, "/")
 	if filepath.Base(path) == "bench.txt" {
 		path = filepath.Dir(path)

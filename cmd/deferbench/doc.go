@@ -8,7 +8,7 @@
 //
 //	commands:
 //	  run      run the benchmark suite and write the results into a new results directory
-//	  compare  compare two runs (bench.txt files or results directories) metric by metric: medians, 95% CIs, change and Mann-Whitney p; -fail gates
+//	  compare  compare two runs (bench.txt files, results directories or pipes) metric by metric: medians, 95% CIs, change and Mann-Whitney p; -fail gates
 //	  ab       A/B: run two builds (git revisions or binaries) alternately on this machine, compare the paired rounds and apply the gate
 //	  report   rebuild summary.json, report.md and plots/ in results directory DIR from its bench.txt (a killed run, say)
 //	  plot     draw the results in DIR/bench.txt as charts in DIR/plots (SVG and PNG); DIR may be the bench.txt itself
@@ -110,7 +110,7 @@
 //
 //	usage: deferbench compare [flags] OLD NEW
 //
-//	compare two runs (bench.txt files or results directories) metric by metric: medians, 95% CIs, change and Mann-Whitney p; -fail gates
+//	compare two runs (bench.txt files, results directories or pipes) metric by metric: medians, 95% CIs, change and Mann-Whitney p; -fail gates
 //
 //	Results are compared only under the same configuration: when the runs (or
 //	results inside one run) differ in a config key of bench.txt (goarch, cpu, host-model,
@@ -126,6 +126,13 @@
 //	samples all agree on each side are compared exactly, even from one sample; changes
 //	below 0.01 allocs/op or 1 byte (B/op, heap-B/cmd: amortised growth) never count.
 //	Exit status: 0 pass, 1 gate failed, 2 bad input.
+//
+//	OLD or NEW may be a pipe, as for benchstat: - reads standard input (go test -bench .
+//	-count 6 | deferbench compare old.txt -), and a shell's process substitution
+//	<(go test -bench . -count 6) or a named pipe (mkfifo) is read until its writer closes
+//	it, at most 64 MiB. A pipe that gives nothing for 2 s is noted once on stderr and
+//	waited for (benchmarks take minutes); interrupt to stop. A terminal or other device
+//	is refused.
 //
 //	flags:
 //	  -alpha float

@@ -32,10 +32,11 @@ func cliWithin(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return "", "", 0
 }
 
-// TestNonRegularInputs: compare, report, plot and fleet refuse a named pipe with no writer, a
-// character device and a results directory whose bench.txt or env.json is one, with exit 2
-// and one line naming the path and what it is, instead of blocking forever on the open or
-// reading /dev/zero until the size limit.
+// TestNonRegularInputs: report, plot and fleet (which write beside their input or read a
+// results directory) refuse a named pipe, compare a character device (/dev/zero,
+// /dev/urandom, a terminal on standard input), and all of them a results directory whose
+// bench.txt or env.json is a named pipe, with exit 2 and one line naming the path and what it
+// is, instead of blocking forever on the open or reading a device until the size limit.
 func TestNonRegularInputs(t *testing.T) {
 	good := writeBench(t, []string{"goos: linux"}, "Stage/strategy=a/cmd=typed-2 10")
 	dir := t.TempDir()
@@ -54,7 +55,6 @@ func TestNonRegularInputs(t *testing.T) {
 		path string // named in the message
 		what string
 	}{
-		{[]string{"compare", fifo, good}, fifo, "a named pipe (FIFO)"},
 		{[]string{"compare", good, pipeRun}, filepath.Join(pipeRun, "bench.txt"), "a named pipe (FIFO)"},
 		{[]string{"report", fifo}, fifo, "a named pipe (FIFO)"},
 		{[]string{"report", pipeRun}, filepath.Join(pipeRun, "bench.txt"), "a named pipe (FIFO)"},
@@ -62,11 +62,22 @@ func TestNonRegularInputs(t *testing.T) {
 		{[]string{"report", envRun}, filepath.Join(envRun, "env.json"), "a named pipe (FIFO)"},
 		{[]string{"fleet", pipeRun, good}, filepath.Join(pipeRun, "bench.txt"), "a named pipe (FIFO)"},
 	}
-	if _, err := os.Stat("/dev/zero"); err == nil {
+	for _, dev := range []string{"/dev/zero", "/dev/urandom"} {
+		if _, err := os.Stat(dev); err == nil {
+			cases = append(cases, struct {
+				args       []string
+				path, what string
+			}{[]string{"compare", good, dev}, dev, "a character device"})
+		}
+	}
+	if null, err := os.Open(os.DevNull); err == nil {
+		defer null.Close()
+		defer func(orig *os.File) { os.Stdin = orig }(os.Stdin)
+		os.Stdin = null // a terminal is a character device too
 		cases = append(cases, struct {
 			args       []string
 			path, what string
-		}{[]string{"compare", good, "/dev/zero"}, "/dev/zero", "a character device"})
+		}{[]string{"compare", "-", good}, "standard input", "a character device"})
 	}
 	for _, c := range cases {
 		out, errOut, code := cliWithin(t, c.args...)

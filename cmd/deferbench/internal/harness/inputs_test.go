@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"math"
@@ -331,5 +332,69 @@ func TestPlotHugeValues(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the refused Plot made %s (%v)", dir, err)
+	}
+}
+
+// TestReadInputPipes: ReadInput reads a pipe to its end and parses it as a file, bounds it
+// in bytes (ErrTooLarge past the limit), stops waiting for a named pipe's writer when its
+// context ends, and still refuses a results directory whose bench.txt is a named pipe.
+func TestReadInputPipes(t *testing.T) {
+	const data = "goos: linux\nBenchmarkA-2 10 5 ns/op\nBenchmarkA-2 10 6 ns/op\n"
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { w.WriteString(data); w.Close() }()
+	rs, err := ReadInput(context.Background(), "-", InputOptions{Stdin: r})
+	r.Close()
+	if err != nil || len(rs) != 2 || rs[0].GetConfig("goos") != "linux" {
+		t.Errorf("ReadInput(-) = %d results, %v; want 2", len(rs), err)
+	}
+
+	br, bw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for { // ends when the read end is closed
+			if _, err := bw.WriteString(data); err != nil {
+				bw.Close()
+				return
+			}
+		}
+	}()
+	_, err = readStream(context.Background(), br, "big", InputOptions{}, 1<<20)
+	br.Close()
+	if !errors.Is(err, ErrTooLarge) || !strings.HasPrefix(err.Error(), "big: ") {
+		t.Errorf("readStream(endless pipe, max 1 MiB) = %v; want ErrTooLarge naming the input", err)
+	}
+
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	noted := make(chan bool, 1)
+	start := time.Now()
+	_, err = ReadInput(ctx, fifo, InputOptions{WaitAfter: 50 * time.Millisecond, Waiting: func(noWriter bool) { noted <- noWriter }})
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+		t.Errorf("ReadInput(FIFO without a writer) = %v after %v; want the context's error once it ends", err, time.Since(start))
+	}
+	select {
+	case noWriter := <-noted:
+		if !noWriter {
+			t.Errorf("the waiting notice for a FIFO without a writer did not say there is no writer")
+		}
+	default:
+		t.Errorf("no waiting notice for a FIFO that gave nothing")
+	}
+
+	run := filepath.Join(dir, "run")
+	os.Mkdir(run, 0o755)
+	syscall.Mkfifo(filepath.Join(run, "bench.txt"), 0o644)
+	if _, err := ReadInput(context.Background(), run, InputOptions{}); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("ReadInput(results directory with a FIFO bench.txt) = %v; want ErrNotRegular", err)
 	}
 }

@@ -159,7 +159,7 @@ var ErrNoBenchmarks = errors.New("no benchmark lines")
 // configLines counts the lines of f, read again from its start, that are configuration
 // lines of the benchmark format ("key: value", the key starting with a lower-case letter and
 // holding no space or upper-case letter); 0 when f cannot be read again or is not text.
-func configLines(f *os.File) int {
+func configLines(f io.ReadSeeker) int {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return 0
 	}
@@ -344,7 +344,7 @@ func (g *lineGuard) next() ([]byte, error) {
 // for its bench.txt. Errors name the file: a missing one (or a directory without bench.txt)
 // wraps fs.ErrNotExist, one that is not a regular file (a named pipe, a device) is a
 // *fs.PathError wrapping ErrNotRegular, a file without results wraps ErrNotResults (an empty
-// file and one of configuration lines only also ErrNoResults), one with a malformed
+// file and one of configuration lines only also ErrNoBenchmarks), one with a malformed
 // benchmark line ErrMalformed (its error names the file and line).
 func ReadResults(path string) ([]*benchfmt.Result, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
@@ -358,10 +358,16 @@ func ReadResults(path string) ([]*benchfmt.Result, error) {
 	if fi.Size() > MaxResultsBytes {
 		return nil, fmt.Errorf("%s: %w: %d bytes, more than %d MiB", path, ErrTooLarge, fi.Size(), MaxResultsBytes>>20)
 	}
-	if fi.Size() == 0 {
+	return parseResults(f, fi.Size(), path)
+}
+
+// parseResults parses the size bytes of src, a results file named path in errors (a regular
+// file, or the bytes read from a pipe), as ReadResults describes.
+func parseResults(src io.ReadSeeker, size int64, path string) ([]*benchfmt.Result, error) {
+	if size == 0 {
 		return nil, fmt.Errorf("%s: %w, %w: the file is empty", path, ErrNotResults, ErrNoBenchmarks)
 	}
-	in, err := textReader(io.LimitReader(f, MaxResultsBytes+1))
+	in, err := textReader(io.LimitReader(src, MaxResultsBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -391,7 +397,7 @@ func ReadResults(path string) ([]*benchfmt.Result, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(rs) == 0 {
-		if n := configLines(f); n > 0 {
+		if n := configLines(src); n > 0 {
 			return nil, fmt.Errorf("%s: %w, %w: only configuration lines (%d; a run stopped before its first benchmark finished?)", path, ErrNotResults, ErrNoBenchmarks, n)
 		}
 		return nil, fmt.Errorf("%s: %w (no benchmark lines)", path, ErrNotResults)
