@@ -165,6 +165,7 @@ func rows(caps deferral.Capabilities) []row {
 		{"FailureRetryNoReplay", checkFailureRetryNoReplay, varyAll},
 		{"FailureDiscard", checkFailureDiscard, varyAll},
 		{"FailureCloseWithPending", checkFailureClose, varyAll},
+		{"StagedAfterCloseBounded", checkStagedAfterClose, varyKey},
 		{"ResetFailureByDiscard", checkFailureClearedByDiscard, varyAll},
 		{orderName("FailureStagedAfterJoinsSuffix", caps), checkStagedAfterFailureKeyOrder, 0},
 		{"PositionNestedFailedCommit", checkPositionNestedFailedCommit, varyAll},

@@ -3,6 +3,8 @@ package conformance
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"unsafe"
 
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
@@ -231,6 +233,45 @@ func checkFailureClose(x *fixture) {
 	r.Create(pt(3, 3))
 	x.wantIs("commit after close", x.s.Commit(), deferral.ErrClosed)
 	x.wantHash("commit after close", x.w, h)
+}
+
+// checkStagedAfterClose: commands staged after Close — a million typed commands and a
+// thousand closures, from a recorder that had room allocated before Close — are never applied
+// and never lost without a trace: Pending counts every one, Commit returns deferral.ErrClosed
+// and changes nothing, a second Close is a no-op and Discard drops them all. The strategy's
+// storage does not grow for them: staging them allocates less than a sixteenth of what
+// storing the typed records would take.
+func checkStagedAfterClose(x *fixture) {
+	e := x.create(x.w, pt(0, 0))
+	r := x.rec()
+	for i := range 100 { // a working size, allocated before Close
+		r.Add(e, vl(float64(i), 0))
+	}
+	x.commit("commit before close", x.s)
+	x.wantNil("close", x.s.Close())
+	h := x.w.Hash()
+	const typed, closures = 1_000_000, 1_000
+	noop := func(*ecs.World) error { return nil }
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := range typed {
+		r.Add(e, vl(float64(i), 1))
+	}
+	for range closures {
+		r.Do(noop)
+	}
+	runtime.ReadMemStats(&after)
+	budget := uint64(typed * unsafe.Sizeof(deferral.Command{}) / 16)
+	if grown := after.TotalAlloc - before.TotalAlloc; grown > budget {
+		x.Errorf("staging %d typed commands and %d closures after close allocated %d bytes; want at most %d (the storage of a closed strategy must not grow)", typed, closures, grown, budget)
+	}
+	want(x, "pending after staging after close", x.s.Pending(), typed+closures)
+	x.wantIs("commit after close", x.s.Commit(), deferral.ErrClosed)
+	x.wantHash("commit after close", x.w, h)
+	x.wantNil("close twice, with commands staged after the first", x.s.Close())
+	want(x, "discard after close", x.s.Discard(), typed+closures)
+	want(x, "pending after discard", x.s.Pending(), 0)
+	x.wantIs("commit after close and discard", x.s.Commit(), deferral.ErrClosed)
 }
 
 // tags is a component that is not inline (it holds pointers): it can be staged only through

@@ -47,8 +47,12 @@ type Core struct {
 	report    Report
 	spare     []ecs.Entity // the Created array TakeReport handed out last time, reused next
 	failed    bool
-	closed    bool
 	active    bool // inside a commit
+	// closed is set by Close on the owner's goroutine and read by recorders on producers'
+	// goroutines, in their out-of-line path only; dropped counts the commands they dropped
+	// because of it (see Dropped).
+	closed  atomic.Bool
+	dropped atomic.Int64
 }
 
 // NewCore returns a Core bound to w.
@@ -96,12 +100,26 @@ func (c *Core) Recorders() int {
 func (c *Core) Failed() bool { return c.failed }
 
 // Closed reports whether Close succeeded.
-func (c *Core) Closed() bool { return c.closed }
+func (c *Core) Closed() bool { return c.closed.Load() }
+
+// Dropped returns the number of commands staged after Close that recorders dropped instead
+// of storing, since the last Discard. A strategy adds it to its Pending, so that no command
+// staged after Close is lost without a trace: Commit refuses them all with ErrClosed, and
+// Discard drops them (Core.Discard counts them in what it returns).
+//
+// The rule that bounds a closed strategy's storage: once the strategy is closed, a recorder
+// keeps storing a typed command only while its sink's fast-path slice has room (capacity
+// allocated before Close, never grown); a typed command that would take the out-of-line path
+// of a full slice, or go through a sink without a fast path, and every closure staged with
+// Do, is dropped and counted here. Staging after Close still returns no error and never
+// touches the world, and the fast path stays as it was: the closed flag is read (an atomic
+// load) only on the out-of-line path. Discard and Discarded reset the count.
+func (c *Core) Dropped() int { return int(c.dropped.Load()) }
 
 // Begin starts (or, after a failure, resumes) a commit. The first Begin after a drained commit
 // forgets that commit's resolutions. Errors: ErrClosed; ErrReentry when a commit is running.
 func (c *Core) Begin() error {
-	if c.closed {
+	if c.closed.Load() {
 		return ErrClosed
 	}
 	if c.active {
@@ -139,8 +157,10 @@ func (c *Core) End(drained bool) {
 }
 
 // Discarded records that the strategy dropped its pending commands: placeholders staged
-// before it never resolve, and the failure flag clears.
+// before it never resolve, the failure flag clears, and so does the count of commands
+// dropped after Close (Dropped), which the strategy's Pending counted.
 func (c *Core) Discarded() {
+	c.dropped.Store(0)
 	c.failed = false
 	c.advance()
 }
@@ -375,12 +395,16 @@ func (c *Core) TakeReport(pending int) (Report, error) {
 }
 
 // Close marks the core closed. Errors: ErrPendingAtClose when pending > 0 (the core stays
-// open). Closing twice is a no-op.
+// open). Closing twice is a no-op, also when commands were staged after the first Close
+// (they are pending, and Commit refuses them with ErrClosed).
 func (c *Core) Close(pending int) error {
+	if c.closed.Load() {
+		return nil
+	}
 	if pending > 0 {
 		return fmt.Errorf("close with %d commands pending: %w", pending, ErrPendingAtClose)
 	}
-	c.closed = true
+	c.closed.Store(true)
 	return nil
 }
 
@@ -415,6 +439,7 @@ func (c *Core) Discard(drop func() (n int, ok bool)) int {
 	if !ok {
 		return 0
 	}
+	n += c.Dropped()
 	c.Discarded()
 	return n
 }

@@ -80,6 +80,12 @@
 // to the caller and the strategy stays usable. Closing a strategy with pending commands is
 // ErrPendingAtClose, a lost write.
 //
+// Commands staged after Close are never applied, and never lost without a trace: Commit
+// refuses them with ErrClosed, Pending counts them until Discard drops them. A closed
+// strategy's storage does not grow for them: a recorder stores one only in room allocated
+// before Close and drops (and counts) the rest, so a producer that keeps staging after Close
+// costs no memory.
+//
 // # Resolutions
 //
 // Resolve answers what a placeholder became from the end of the commit that applied its create

@@ -14,7 +14,10 @@ const maxRecorders = 1 << 16
 // goroutine at a time; mint one per producer with Strategy.NewRecorder. Staging never touches
 // the world, returns no error and, for the typed verbs, does not allocate (amortised; what the
 // strategy's storage costs is the strategy's). Commands staged after the strategy is closed
-// are refused by its next Commit with ErrClosed.
+// are refused by its next Commit with ErrClosed, and a closed strategy's storage does not
+// grow: a typed command is stored only while the recorder's storage has room allocated
+// before Close, and otherwise dropped, as is every closure staged with Do; Pending counts
+// the dropped ones too, and Discard drops them (see Core.Dropped).
 type Recorder struct {
 	// cmds and keyed are the fast path of a SliceSink: unkeyed typed records are appended to
 	// *cmds directly while *keyed is false. For other sinks keyed points at a true that is
@@ -70,10 +73,17 @@ func (r *Recorder) slot() *Command {
 }
 
 // stageSlow stages what slot could not take: through the sink when a sort key is kept (or
-// the sink has no fast path), else appended to the full slice, which grows.
+// the sink has no fast path), else appended to the full slice, which grows. Once the
+// strategy is closed, a record that would grow the slice, or that goes to a sink without a
+// fast path, is dropped and counted instead (Core.Dropped): the closed flag is read here, not
+// in slot.
 //
 //go:noinline
 func (r *Recorder) stageSlow(c *Command) {
+	if len(*r.cmds) == cap(*r.cmds) && r.core.closed.Load() {
+		r.core.dropped.Add(1)
+		return
+	}
 	if r.key != 0 || *r.keyed {
 		r.sink.StageKeyed(r.key, *c)
 		return
@@ -188,8 +198,13 @@ func (r *Recorder) Stage(cmd Command) {
 // commands; an error it returns is a failing command (a *CommandError wraps it). Closures
 // are barriers: no hook moves typed commands across them. Do allocates the closure. A nil fn
 // is staged as a command that fails at commit with a *CommandError wrapping
-// ErrInvalidCommand, as a malformed record does; it never panics.
+// ErrInvalidCommand, as a malformed record does; it never panics. After the strategy is
+// closed, Do drops fn and counts it (Core.Dropped).
 func (r *Recorder) Do(fn func(w *ecs.World) error) {
+	if r.core.closed.Load() {
+		r.core.dropped.Add(1)
+		return
+	}
 	if fn == nil {
 		fn = NilClosure[ecs.World]
 	}

@@ -18,7 +18,9 @@ type Strategy interface {
 	// Commit applies every pending command per the lenient rules and the strategy's order.
 	// Errors: *CommandError (the failure policy applies), ErrClosed, ErrReentry.
 	Commit() error
-	// Pending returns the number of staged commands not yet applied.
+	// Pending returns the number of staged commands not yet applied, counting those staged
+	// after Close, which a closed strategy drops instead of storing once the room it had
+	// allocated is full.
 	Pending() int
 	// Discard drops every pending command and returns how many it dropped. Placeholders
 	// staged before it will never resolve.
@@ -32,7 +34,11 @@ type Strategy interface {
 	// Errors: ErrPending while commands are pending.
 	TakeReport() (Report, error)
 	// Close releases the strategy. Errors: ErrPendingAtClose while commands are pending (the
-	// strategy stays open); closing twice is a no-op.
+	// strategy stays open); closing twice is a no-op. Commands staged after Close are never
+	// applied: staging them still returns no error and touches nothing, Commit refuses them
+	// with ErrClosed, Pending counts them and Discard drops them, and the strategy's storage
+	// does not grow for them (a command that finds no room allocated before Close is dropped
+	// and only counted; see Core.Dropped).
 	Close() error
 }
 

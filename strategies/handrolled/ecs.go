@@ -97,8 +97,9 @@ func (s *ECS) Commit() error {
 	})
 }
 
-// Pending returns the number of staged commands not yet applied.
-func (s *ECS) Pending() int { return s.g.Pending() }
+// Pending returns the number of staged commands not yet applied, those dropped after Close
+// included (deferral.Core.Dropped).
+func (s *ECS) Pending() int { return s.g.Pending() + s.core.Dropped() }
 
 // Discard drops every pending command and returns how many. It does nothing inside a commit.
 func (s *ECS) Discard() int {

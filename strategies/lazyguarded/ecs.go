@@ -84,8 +84,9 @@ func (s *ECS) Commit() error {
 	})
 }
 
-// Pending returns the number of parked commands.
-func (s *ECS) Pending() int { return s.g.Pending() }
+// Pending returns the number of parked commands, plus those staged after Close, which are
+// dropped instead of parked (deferral.Core.Dropped).
+func (s *ECS) Pending() int { return s.g.Pending() + s.core.Dropped() }
 
 // Discard drops every parked command and returns how many. It does nothing inside a commit.
 func (s *ECS) Discard() int {

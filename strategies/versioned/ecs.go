@@ -365,8 +365,9 @@ func (s *ECS) copyToReaders() {
 	s.stats.Copies++
 }
 
-// Pending returns the number of staged commands not yet applied.
-func (s *ECS) Pending() int { return s.buf.Pending() }
+// Pending returns the number of staged commands not yet applied, those dropped after Close
+// included (deferral.Core.Dropped).
+func (s *ECS) Pending() int { return s.buf.Pending() + s.core.Dropped() }
 
 // Discard drops every pending command and returns how many. From inside a commit (a closure
 // command) it is refused: it drops nothing and returns 0.

@@ -56,6 +56,7 @@ const (
 	PanicCommit            // Commit panics
 	SuffixNotPending       // Pending leaves out the suffix a failed commit kept
 	InvalidRecordNoop      // a zero command record is consumed as a no-op instead of failing
+	DroppedNotPending      // Pending leaves out the commands staged after Close (dropped, not stored)
 )
 
 // instances numbers strategies for RotateRecorders.
@@ -177,12 +178,15 @@ func (s *Strategy) staged() int {
 	return n
 }
 
-// Pending returns the number of commands not applied yet.
+// Pending returns the number of commands not applied yet, those staged after Close included.
 func (s *Strategy) Pending() int {
-	if s.bug == SuffixNotPending {
-		return s.staged()
+	switch s.bug {
+	case SuffixNotPending:
+		return s.staged() + s.core.Dropped()
+	case DroppedNotPending:
+		return len(s.batch) - s.next + s.staged()
 	}
-	return len(s.batch) - s.next + s.staged()
+	return len(s.batch) - s.next + s.staged() + s.core.Dropped()
 }
 
 // gather moves what the recorders staged to the end of batch, in the mode's order.
