@@ -328,9 +328,11 @@ func (w *World) tryPut(e Entity, b *Bundle, add, set bool) (live bool, err error
 		// Out of line, so that the common path keeps its values in registers.
 		return true, w.putChecked(e, b, add, set)
 	}
-	// write, by hand: its call is above the inlining budget and costs about 5% of an add.
-	for i := range int(b.n) {
-		w.raw[b.ids[i]].put(e.slot, unsafe.Pointer(&b.data[b.offs[i]]))
+	// write, by hand: its call is above the inlining budget and costs about 5% of an add;
+	// a single word-sized value (the common bundle) without a loop or a call, so that the
+	// values after it stay in registers.
+	if b.n != 1 || !w.raw[b.ids[0]].putWord(e.slot, unsafe.Pointer(&b.data[b.offs[0]])) {
+		w.putValues(e.slot, b)
 	}
 	w.masks[e.slot] = have | mask
 	w.changes++
@@ -351,11 +353,18 @@ func (w *World) putChecked(e Entity, b *Bundle, add, set bool) error {
 
 // write stores b's values in slot's columns and sets its mask to m; put has checked them.
 func (w *World) write(slot uint32, b *Bundle, m Mask) {
+	w.putValues(slot, b)
+	w.masks[slot] = m
+	w.changes++
+}
+
+// putValues stores b's values in slot's columns.
+//
+//go:noinline
+func (w *World) putValues(slot uint32, b *Bundle) {
 	for i := range int(b.n) {
 		w.raw[b.ids[i]].put(slot, unsafe.Pointer(&b.data[b.offs[i]]))
 	}
-	w.masks[slot] = m
-	w.changes++
 }
 
 // putCheck is put's check value by value, for a call that needs more than the mask tests:
@@ -407,10 +416,8 @@ func (w *World) Remove(e Entity, id ComponentID) error {
 	}
 	// The removal itself is written out here and in TryRemove: a shared helper is above
 	// the inlining budget, and its call cost either path about 5% of an add+remove.
-	if r := &w.raw[id]; r.noPtrs {
-		r.zero(e.slot)
-	} else {
-		w.cols[id].clear(e.slot)
+	if r := &w.raw[id]; !r.noPtrs || !r.zeroWord(e.slot) {
+		w.clearValue(id, e.slot)
 	}
 	w.masks[e.slot] &^= 1 << id
 	w.changes++
@@ -431,14 +438,24 @@ func (w *World) TryRemove(e Entity, id ComponentID) (live, had bool, err error) 
 	if w.iters.Load() > 0 {
 		return true, true, w.removeError(e, id)
 	}
-	if r := &w.raw[id]; r.noPtrs { // as in Remove
-		r.zero(e.slot)
-	} else {
-		w.cols[id].clear(e.slot)
+	if r := &w.raw[id]; !r.noPtrs || !r.zeroWord(e.slot) { // as in Remove
+		w.clearValue(id, e.slot)
 	}
 	w.masks[e.slot] &^= 1 << id
 	w.changes++
 	return true, true, nil
+}
+
+// clearValue zeroes slot's value of component id: the removal's path for a value that is
+// not one word (zeroWord) or holds pointers.
+//
+//go:noinline
+func (w *World) clearValue(id ComponentID, slot uint32) {
+	if r := &w.raw[id]; r.noPtrs {
+		r.zero(slot)
+	} else {
+		w.cols[id].clear(slot)
+	}
 }
 
 // removeError is Remove's error for a call it refuses.
