@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"unsafe"
 
 	"github.com/deferbench/deferbench/deferral"
@@ -236,7 +237,8 @@ func checkFailureClose(x *fixture) {
 }
 
 // checkStagedAfterClose: commands staged after Close — a million typed commands and a
-// thousand closures, from a recorder that had room allocated before Close — are never applied
+// thousand closures from a recorder that had room allocated before Close, then more from four
+// producers staging at once — are never applied
 // and never lost without a trace: Pending counts every one, Commit returns deferral.ErrClosed
 // and changes nothing, a second Close is a no-op and Discard drops them all. The strategy's
 // storage does not grow for them: staging them allocates less than a sixteenth of what
@@ -266,10 +268,28 @@ func checkStagedAfterClose(x *fixture) {
 		x.Errorf("staging %d typed commands and %d closures after close allocated %d bytes; want at most %d (the storage of a closed strategy must not grow)", typed, closures, grown, budget)
 	}
 	want(x, "pending after staging after close", x.s.Pending(), typed+closures)
+
+	// Producers on their own goroutines, staging at once after Close (under -race: what
+	// they count must be counted safely).
+	const producers, each = 4, 10_000
+	var wg sync.WaitGroup
+	for range producers {
+		wg.Add(1)
+		go func(r *deferral.Recorder) {
+			defer wg.Done()
+			for i := range each {
+				r.Add(e, vl(float64(i), 2))
+				r.Do(noop)
+			}
+		}(x.s.NewRecorder())
+	}
+	wg.Wait()
+	staged := typed + closures + producers*2*each
+	want(x, "pending after producers staged after close", x.s.Pending(), staged)
 	x.wantIs("commit after close", x.s.Commit(), deferral.ErrClosed)
 	x.wantHash("commit after close", x.w, h)
 	x.wantNil("close twice, with commands staged after the first", x.s.Close())
-	want(x, "discard after close", x.s.Discard(), typed+closures)
+	want(x, "discard after close", x.s.Discard(), staged)
 	want(x, "pending after discard", x.s.Pending(), 0)
 	x.wantIs("commit after close and discard", x.s.Commit(), deferral.ErrClosed)
 }
