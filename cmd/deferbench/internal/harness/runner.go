@@ -129,12 +129,12 @@ func Run(ctx context.Context, opt Options, emit func(*benchfmt.Result) error) er
 			if err := setBenchtime(bt); err != nil {
 				return err
 			}
-			res, err := measure(c, name)
+			res, took, err := measureTimed(c, name)
 			if err != nil {
 				return err
 			}
 			if sizing {
-				iters[name] = nextIters(iters[name], res, target)
+				iters[name] = nextIters(iters[name], res.Iters, took, target)
 			}
 			if c.Derive != nil {
 				c.Derive(res, earlier)
@@ -153,21 +153,22 @@ func Run(ctx context.Context, opt Options, emit func(*benchfmt.Result) error) er
 }
 
 // nextIters is the iteration count the next repetition of a case runs directly, after one
-// that ran fixed iterations (0: it ramped as go test does) and measured res, for a benchtime
-// of target; 0 says to ramp again. A ramp sizes the count from its final run unless that run
-// was a single call; a fixed count is kept while its run took from half to twice target.
-func nextIters(fixed int, res *benchfmt.Result, target time.Duration) int {
-	ns, ok := res.Value("ns/op")
-	if !ok || !(ns > 0) || math.IsInf(ns, 0) {
+// that ran fixed iterations (0: it ramped as go test does) and whose last run took took for n
+// iterations, for a benchtime of target; 0 says to ramp again. A ramp sizes the count from its
+// final run unless that run was a single call; a fixed count is kept while its run took from
+// half to twice target.
+func nextIters(fixed, n int, took, target time.Duration) int {
+	if n < 1 || took <= 0 {
 		return 0
 	}
 	if fixed == 0 {
-		if res.Iters <= 1 {
+		if n <= 1 {
 			return 0
 		}
+		ns := float64(took.Nanoseconds()) / float64(n)
 		return max(1, int(math.Min(math.Ceil(float64(target.Nanoseconds())/ns), 1e9)))
 	}
-	if took := ns * float64(res.Iters); took < float64(target.Nanoseconds())/2 || took > 2*float64(target.Nanoseconds()) {
+	if took < target/2 || took > 2*target {
 		return 0
 	}
 	return fixed
@@ -175,9 +176,18 @@ func nextIters(fixed int, res *benchfmt.Result, target time.Duration) int {
 
 // measure times one case with testing.Benchmark and converts the result. ns/op is T/N in
 // floating point (BenchmarkResult.NsPerOp truncates to whole nanoseconds), and so are B/op and
-// allocs/op (go test truncates them, which would print 0.8 allocs/op as 0); metrics the body
-// reported follow, sorted by unit.
+// allocs/op (go test truncates them, which would print 0.8 allocs/op as 0), unless the body
+// reported its own value of one of them with ReportMetric, which replaces it as in go test;
+// the other metrics the body reported follow, sorted by unit.
 func measure(c Case, name string) (*benchfmt.Result, error) {
+	res, _, err := measureTimed(c, name)
+	return res, err
+}
+
+// measureTimed is measure, also returning the time the benchmark's last run took with its
+// timer on, which sizes the next repetition (a body may report an ns/op of its own that
+// covers less than that time).
+func measureTimed(c Case, name string) (*benchfmt.Result, time.Duration, error) {
 	var failure error
 	r := testing.Benchmark(func(b *testing.B) {
 		if failure != nil {
@@ -188,26 +198,34 @@ func measure(c Case, name string) (*benchfmt.Result, error) {
 		}
 	})
 	if failure != nil {
-		return nil, fmt.Errorf("benchmark %s: %w", name, failure)
+		return nil, 0, fmt.Errorf("benchmark %s: %w", name, failure)
 	}
 	if r.N == 0 {
-		return nil, fmt.Errorf("benchmark %s: failed", name)
+		return nil, 0, fmt.Errorf("benchmark %s: failed", name)
 	}
 	res := &benchfmt.Result{Name: benchfmt.Name(name), Iters: r.N}
-	res.Values = append(res.Values,
-		benchfmt.Value{Value: float64(r.T.Nanoseconds()) / float64(r.N), Unit: "ns/op"},
-		benchfmt.Value{Value: float64(r.MemBytes) / float64(r.N), Unit: "B/op"},
-		benchfmt.Value{Value: float64(r.MemAllocs) / float64(r.N), Unit: "allocs/op"},
-	)
+	builtin := func(unit string, v float64) {
+		if x, ok := r.Extra[unit]; ok {
+			v = x
+		}
+		res.Values = append(res.Values, benchfmt.Value{Value: v, Unit: unit})
+	}
+	builtin("ns/op", float64(r.T.Nanoseconds())/float64(r.N))
+	builtin("B/op", float64(r.MemBytes)/float64(r.N))
+	builtin("allocs/op", float64(r.MemAllocs)/float64(r.N))
 	units := make([]string, 0, len(r.Extra))
 	for u := range r.Extra {
-		units = append(units, u)
+		switch u {
+		case "ns/op", "B/op", "allocs/op":
+		default:
+			units = append(units, u)
+		}
 	}
 	sort.Strings(units)
 	for _, u := range units {
 		res.Values = append(res.Values, benchfmt.Value{Value: r.Extra[u], Unit: u})
 	}
-	return res, nil
+	return res, r.T, nil
 }
 
 // The defaults of deferbench run: count 10 (benchstat needs at least 6 for a confidence

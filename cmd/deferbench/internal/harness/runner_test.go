@@ -80,24 +80,21 @@ func TestRunResizesAfterSlowSizing(t *testing.T) {
 }
 
 func TestNextIters(t *testing.T) {
-	res := func(iters int, ns float64) *benchfmt.Result {
-		return &benchfmt.Result{Iters: iters, Values: []benchfmt.Value{{Value: ns, Unit: "ns/op"}}}
-	}
 	ms := time.Millisecond
 	for _, c := range []struct {
-		fixed int
-		r     *benchfmt.Result
-		want  int
+		fixed, n int
+		took     time.Duration
+		want     int
 	}{
-		{0, res(1000, 10_000), 5000},    // a ramp: 50ms at 10µs/op
-		{0, res(1, 80_000_000), 0},      // a ramp stopped at one call sizes nothing
-		{5000, res(5000, 10_000), 5000}, // 50ms as planned: kept
-		{5000, res(5000, 4_000), 0},     // 20ms: under half the benchtime, ramp again
-		{5000, res(5000, 30_000), 0},    // 150ms: over twice, ramp again
-		{0, res(10, 0), 0},              // no time measured
+		{0, 1000, 10 * ms, 5000},    // a ramp: 50ms at 10µs/op
+		{0, 1, 80 * ms, 0},          // a ramp stopped at one call sizes nothing
+		{5000, 5000, 50 * ms, 5000}, // 50ms as planned: kept
+		{5000, 5000, 20 * ms, 0},    // 20ms: under half the benchtime, ramp again
+		{5000, 5000, 150 * ms, 0},   // 150ms: over twice, ramp again
+		{0, 10, 0, 0},               // no time measured
 	} {
-		if got := nextIters(c.fixed, c.r, 50*ms); got != c.want {
-			t.Errorf("nextIters(%d, %d iters × %v ns) = %d; want %d", c.fixed, c.r.Iters, c.r.Values[0].Value, got, c.want)
+		if got := nextIters(c.fixed, c.n, c.took, 50*ms); got != c.want {
+			t.Errorf("nextIters(%d, %d iters in %v) = %d; want %d", c.fixed, c.n, c.took, got, c.want)
 		}
 	}
 }
