@@ -52,14 +52,6 @@ func runAddRemove(s addRemoveStager, ents []ecs.Entity, j, n int) (int, error) {
 	return j, nil
 }
 
-// addRemoveOp returns operation j's entity index, whether it adds (else it removes), and
-// whether it names health (else tag): operation j of a round adds (first half) or removes
-// (second half) health (even j) or tag (odd j) on entity (j mod half)/2.
-func addRemoveOp(j int) (ent int, add, isHealth bool) {
-	const half = addRemoveRound / 2
-	return (j % half) >> 1, j < half, j&1 == 0
-}
-
 // recorderStager stages through a strategy's recorder.
 type recorderStager struct {
 	st deferral.Strategy
@@ -67,18 +59,25 @@ type recorderStager struct {
 }
 
 func (x *recorderStager) stage(ents []ecs.Entity, j, k, i int) {
+	// Operation j of a round adds (first half) or removes (second half) health (even j) or
+	// tag (odd j) on entity (j mod half)/2; a run stays within one half.
+	const half = addRemoveRound / 2
 	r := x.r
-	for ; j < k; j, i = j+1, i+1 {
-		e, add, h := addRemoveOp(j)
-		switch {
-		case add && h:
-			r.Add(ents[e], health.Value(int64(i)))
-		case add:
-			r.Add(ents[e], tag.Value(uint32(i)))
-		case h:
-			r.Remove(ents[e], health.ID())
-		default:
-			r.Remove(ents[e], tag.ID())
+	if j < half {
+		for ; j < k; j, i = j+1, i+1 {
+			if e := ents[j>>1]; j&1 == 0 {
+				r.Add(e, health.Value(int64(i)))
+			} else {
+				r.Add(e, tag.Value(uint32(i)))
+			}
+		}
+		return
+	}
+	for ; j < k; j++ {
+		if e := ents[(j-half)>>1]; j&1 == 0 {
+			r.Remove(e, health.ID())
+		} else {
+			r.Remove(e, tag.ID())
 		}
 	}
 }
@@ -99,18 +98,25 @@ type sliceStager struct {
 }
 
 func (x *sliceStager) stage(ents []ecs.Entity, j, k, i int) {
+	const half = addRemoveRound / 2 // as recorderStager.stage
 	buf := x.buf
-	for ; j < k; j, i = j+1, i+1 {
-		e, add, h := addRemoveOp(j)
-		switch {
-		case add && h:
-			buf = append(buf, deferral.Command{Verb: deferral.VerbAdd, Entity: ents[e], Bundle: health.Value(int64(i))})
-		case add:
-			buf = append(buf, deferral.Command{Verb: deferral.VerbAdd, Entity: ents[e], Bundle: tag.Value(uint32(i))})
-		case h:
-			buf = append(buf, deferral.Command{Verb: deferral.VerbRemove, Entity: ents[e], Component: health.ID()})
-		default:
-			buf = append(buf, deferral.Command{Verb: deferral.VerbRemove, Entity: ents[e], Component: tag.ID()})
+	if j < half {
+		for ; j < k; j, i = j+1, i+1 {
+			c := deferral.Command{Verb: deferral.VerbAdd, Entity: ents[j>>1]}
+			if j&1 == 0 {
+				c.Bundle = health.Value(int64(i))
+			} else {
+				c.Bundle = tag.Value(uint32(i))
+			}
+			buf = append(buf, c)
+		}
+	} else {
+		for ; j < k; j++ {
+			c := deferral.Command{Verb: deferral.VerbRemove, Entity: ents[(j-half)>>1], Component: health.ID()}
+			if j&1 != 0 {
+				c.Component = tag.ID()
+			}
+			buf = append(buf, c)
 		}
 	}
 	x.buf = buf
