@@ -290,6 +290,21 @@ func (c *Core) Apply(at Pos, cmd *Command) error {
 	return nil
 }
 
+// ApplyRun applies cmds in order with Apply, cmds[i] at position at with Index at.Index+i, and
+// returns how many it applied: len(cmds), or the index of the command that failed together
+// with its error (a *CommandError naming its position); the caller keeps that command and the
+// rest pending. A strategy whose records are a plain slice applies a run with one call instead
+// of one call per command.
+func (c *Core) ApplyRun(at Pos, cmds []Command) (int, error) {
+	for i := range cmds {
+		if err := c.Apply(at, &cmds[i]); err != nil {
+			return i, err
+		}
+		at.Index++
+	}
+	return len(cmds), nil
+}
+
 // applyRest is Apply of a create, a destroy, a command naming a placeholder, or an invalid
 // verb.
 //

@@ -14,13 +14,20 @@ import (
 // returns it as a *deferral.CommandError (verb VerbTyped) naming at, unless it already is one.
 type ApplyFunc[T, C any] func(t *T, at deferral.Pos, c *C) error
 
+// ApplyRunFunc applies a run of consecutive typed commands of one recorder to t, in order:
+// cs[i] at position at with Index at.Index+i. It returns how many it applied: len(cs), or the
+// index of the command that failed together with that command's error (the failure policy
+// then keeps cs[n:] pending). Buffer.SetRunApplier installs one.
+type ApplyRunFunc[T, C any] func(t *T, at deferral.Pos, cs []C) (n int, err error)
+
 // Buffer defers commands of type C to a target of type T. Create it with New. NewRecorder
 // may be called from any goroutine; Commit, Discard and Pending from the owner's goroutine
 // only, at a sync point where no recorder is staging.
 type Buffer[T, C any] struct {
-	target  *T
-	apply   ApplyFunc[T, C]
-	runFunc func(t *T, at deferral.Pos, fn func(*T) error) error
+	target   *T
+	apply    ApplyFunc[T, C]
+	applyRun ApplyRunFunc[T, C] // nil: apply, command by command
+	runFunc  func(t *T, at deferral.Pos, fn func(*T) error) error
 
 	mu   sync.Mutex // guards recs while minting
 	recs []*Recorder[T, C]
@@ -111,6 +118,13 @@ func runClosure[T any](t *T, at deferral.Pos, fn func(*T) error) error {
 func (b *Buffer[T, C]) SetClosureRunner(run func(t *T, at deferral.Pos, fn func(*T) error) error) {
 	b.runFunc = run
 }
+
+// SetRunApplier makes Commit hand runs of consecutive typed commands to run in one call,
+// instead of one call of the apply function per command: the ECS flavour passes a run to
+// deferral.Core.ApplyRun, which saves an indirect call per command. It must apply each command
+// as the apply function would. Keyed commits and hooks still apply command by command. Call it
+// before staging.
+func (b *Buffer[T, C]) SetRunApplier(run ApplyRunFunc[T, C]) { b.applyRun = run }
 
 // Target returns the target commands are committed to.
 func (b *Buffer[T, C]) Target() *T { return b.target }
@@ -249,6 +263,15 @@ func (b *Buffer[T, C]) sweep(r *Recorder[T, C]) error {
 			return nil
 		}
 		cmds, next, at := r.cmds[:stop], r.next, deferral.Pos{Recorder: r.index, Index: r.next + r.fnext}
+		if b.applyRun != nil {
+			n, err := b.applyRun(t, at, cmds[next:])
+			r.next = next + n
+			if err != nil {
+				at.Index += n
+				return deferral.Wrap(at, deferral.VerbTyped, err)
+			}
+			continue
+		}
 		for ; next < len(cmds); next, at.Index = next+1, at.Index+1 {
 			if err := apply(t, at, &cmds[next]); err != nil {
 				r.next = next

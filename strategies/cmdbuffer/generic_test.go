@@ -326,3 +326,55 @@ func TestGenericClosurePanicKeepsPending(t *testing.T) {
 		})
 	}
 }
+
+// TestRunApplier: with a run applier, Commit hands each run of typed records between closures
+// to it in one call, and a failure inside a run keeps that record and the rest pending, named
+// by its position counting closures, exactly as command-by-command apply does.
+func TestRunApplier(t *testing.T) {
+	for _, runs := range []bool{false, true} {
+		q := &queue{}
+		b := cmdbuffer.New(q, submit)
+		var calls [][]int
+		if runs {
+			b.SetRunApplier(func(q *queue, at deferral.Pos, cs []draw) (int, error) {
+				var meshes []int
+				for i := range cs {
+					meshes = append(meshes, cs[i].Mesh)
+				}
+				calls = append(calls, meshes)
+				for i := range cs {
+					if err := submit(q, at, &cs[i]); err != nil {
+						return i, &deferral.CommandError{Pos: deferral.Pos{Recorder: at.Recorder, Index: at.Index + i}, Verb: deferral.VerbTyped, Err: err}
+					}
+				}
+				return len(cs), nil
+			})
+		}
+		r := b.NewRecorder()
+		r.Stage(draw{Mesh: 1})
+		r.Stage(draw{Mesh: 2})
+		r.StageFunc(func(q *queue) error { q.draws = append(q.draws, draw{Mesh: 100}); return nil })
+		r.Stage(draw{Mesh: 3})
+		r.Stage(draw{Mesh: -4})
+		r.Stage(draw{Mesh: 5})
+		err := b.Commit()
+		var ce *deferral.CommandError
+		if !errors.As(err, &ce) || ce.Pos != (deferral.Pos{Recorder: 0, Index: 4}) {
+			t.Fatalf("runs %v: Commit = %v; want a failure at index 4 (closures count)", runs, err)
+		}
+		if got := meshes(q); !slices.Equal(got, []int{1, 2, 100, 3}) || b.Pending() != 2 {
+			t.Errorf("runs %v: applied %v with %d pending; want [1 2 100 3] and 2", runs, got, b.Pending())
+		}
+		if runs && !slices.EqualFunc(calls, [][]int{{1, 2}, {3, -4, 5}}, slices.Equal) {
+			t.Errorf("runs handed over %v; want [[1 2] [3 -4 5]]", calls)
+		}
+	}
+}
+
+func meshes(q *queue) []int {
+	var m []int
+	for _, d := range q.draws {
+		m = append(m, d.Mesh)
+	}
+	return m
+}

@@ -54,6 +54,10 @@ type Gather[T, C any] struct {
 	target  *T
 	apply   ApplyFunc[T, C]
 	runFunc func(t *T, at deferral.Pos, fn func(*T) error) error
+	// applyRun, when set (the ECS flavour: deferral.Core.ApplyRun), applies a run of one
+	// recorder's consecutive typed records in one call, as apply would one by one; it returns
+	// how many it applied and, when it stopped early, the failing record's error.
+	applyRun func(t *T, at deferral.Pos, cs []C) (int, error)
 
 	mu     sync.Mutex
 	nrec   int
@@ -130,7 +134,7 @@ func (g *Gather[T, C]) Commit() error {
 	g.applying = true
 	defer func() { g.applying = false }()
 	t := g.target
-	for ; g.next < len(g.gathered); g.next++ {
+	for g.next < len(g.gathered) {
 		for g.snext+1 < len(g.segs) && g.segs[g.snext+1].start <= g.next {
 			g.snext++
 		}
@@ -141,11 +145,29 @@ func (g *Gather[T, C]) Commit() error {
 				return err
 			}
 			g.fnext++
+			g.next++
+			continue
+		}
+		if g.applyRun != nil {
+			// The typed records up to the end of this recorder's segment or the next closure.
+			stop := len(g.gathered)
+			if g.snext+1 < len(g.segs) {
+				stop = g.segs[g.snext+1].start
+			}
+			if g.fnext < len(g.gfns) {
+				stop = min(stop, g.gfns[g.fnext].at)
+			}
+			n, err := g.applyRun(t, at, g.gathered[g.next:stop])
+			g.next += n
+			if err != nil {
+				return err
+			}
 			continue
 		}
 		if err := g.apply(t, at, &g.gathered[g.next]); err != nil {
 			return err
 		}
+		g.next++
 	}
 	for _, sg := range g.segs {
 		sg.r.handed -= sg.r.inCommit // what closures handed over meanwhile stays counted
