@@ -358,6 +358,54 @@ func checkDiscardFromClosureRefused(x *fixture) {
 	}
 }
 
+// errFuse is what fuse's validator panics with, on a negative value.
+var errFuse = errors.New("conformance: validator panics on purpose")
+
+// fuse is a component whose validator panics on a negative value: user code that runs
+// inside a typed command, as a closure does.
+var fuse = ecs.NewComponent[int32]("conformance.Fuse", func(v int32) bool {
+	if v < 0 {
+		panic(errFuse)
+	}
+	return true
+})
+
+// checkTypedPanicKeepsPending: a typed command that panics (its component's validator) in the
+// middle of a run of typed commands ends the commit as failed and the panic goes on to the
+// caller; the commands before it stay applied exactly once, it and what follows stay pending,
+// and the strategy stays usable (retry applies the rest, or Discard drops it).
+func checkTypedPanicKeepsPending(x *fixture) {
+	e, err := x.w.Create(pt(0, 0))
+	if err != nil {
+		x.Fatalf("setup: %v", err)
+	}
+	r := x.rec()
+	r.Create(pt(1, 1))
+	r.Create(pt(2, 2))
+	r.Add(e, fuse.Value(-1))
+	r.Create(pt(3, 3))
+	commitPanics := func(op string) {
+		x.Helper()
+		defer func() {
+			if v := recover(); v != errFuse {
+				x.Errorf("%s: recovered %v, want the validator's panic", op, v)
+			}
+		}()
+		err := x.s.Commit()
+		x.Errorf("%s: returned %v, want the validator's panic", op, err)
+	}
+	commitPanics("commit whose third typed command panics")
+	want(x, "pending after the panic (the add and the create after it)", x.s.Pending(), 2)
+	want(x, "live entities after the panic (the two creates before it, once)", x.w.Len(), 3)
+	commitPanics("retry, panicking again")
+	want(x, "pending after the second panic", x.s.Pending(), 2)
+	want(x, "live entities after the second panic", x.w.Len(), 3)
+	want(x, "discard after the panic", x.s.Discard(), 2)
+	r.Create(pt(4, 4))
+	x.commit("commit after the discard", x.s)
+	want(x, "live entities at the end", x.w.Len(), 4)
+}
+
 // errPanic is what a panicking closure panics with.
 var errPanic = errors.New("conformance: closure panics on purpose")
 

@@ -177,6 +177,7 @@ func rows(caps deferral.Capabilities) []row {
 		{"ClosureStagesDuringCommit", checkStagedDuringCommit, varyKey | varyRecorders},
 		{"ClosureReentryRefused", checkDiscardFromClosureRefused, varyAll},
 		{"ClosurePanicKeepsPending", checkClosurePanicKeepsPending, varyKey | varyRecorders},
+		{"TypedPanicKeepsPending", checkTypedPanicKeepsPending, varyKey | varyRecorders},
 		{"ClosureNestedCommitError", checkNestedCommitError, varyKey | varyRecorders},
 		{"FIFOWithinRecorder", checkFIFO, 0},
 		{"ConcurrentRecorders", checkConcurrentRecorders, 0},

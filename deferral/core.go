@@ -290,19 +290,23 @@ func (c *Core) Apply(at Pos, cmd *Command) error {
 	return nil
 }
 
-// ApplyRun applies cmds in order with Apply, cmds[i] at position at with Index at.Index+i, and
-// returns how many it applied: len(cmds), or the index of the command that failed together
-// with its error (a *CommandError naming its position); the caller keeps that command and the
-// rest pending. A strategy whose records are a plain slice applies a run with one call instead
-// of one call per command.
-func (c *Core) ApplyRun(at Pos, cmds []Command) (int, error) {
+// ApplyRun applies cmds in order with Apply, cmds[i] at position at with Index at.Index+i,
+// adding one to *applied after each command that applied, and returns nil, or the error of the
+// first command that failed (a *CommandError naming its position); the caller keeps that
+// command and the rest pending. *applied is the caller's cursor, kept current command by
+// command so that a panic in a command (a validator that panics) leaves it on the panicking
+// command, as Apply called in a loop would: a retry must not apply the commands before it
+// twice. A strategy whose records are a plain slice applies a run with one call instead of
+// one call per command.
+func (c *Core) ApplyRun(at Pos, cmds []Command, applied *int) error {
 	for i := range cmds {
 		if err := c.Apply(at, &cmds[i]); err != nil {
-			return i, err
+			return err
 		}
+		*applied++
 		at.Index++
 	}
-	return len(cmds), nil
+	return nil
 }
 
 // applyRest is Apply of a create, a destroy, a command naming a placeholder, or an invalid

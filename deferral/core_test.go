@@ -156,7 +156,8 @@ func TestPlaceholderExpiresAfterNextCommit(t *testing.T) {
 }
 
 // TestApplyRun: ApplyRun applies a run as Apply would command by command, numbering positions
-// from at, and stops at the first failing command, reporting its index and an error naming it.
+// from at, and stops at the first failing command, counting the ones before it and returning
+// an error naming it.
 func TestApplyRun(t *testing.T) {
 	w := ecs.NewWorld()
 	e, err := w.Create(tagC.Value(tag{1}))
@@ -173,7 +174,8 @@ func TestApplyRun(t *testing.T) {
 		{Verb: deferral.VerbAdd, Entity: e, Bundle: lifeC.Value(life{-1})}, // refused by its validator
 		{Verb: deferral.VerbRemove, Entity: e, Component: tagC.ID()},
 	}
-	n, err := c.ApplyRun(deferral.Pos{Recorder: 3, Index: 10}, run)
+	n := 0
+	err = c.ApplyRun(deferral.Pos{Recorder: 3, Index: 10}, run, &n)
 	var ce *deferral.CommandError
 	if n != 2 || !errors.As(err, &ce) || ce.Pos != (deferral.Pos{Recorder: 3, Index: 12}) || !errors.Is(err, ecs.ErrInvalidValue) {
 		t.Fatalf("ApplyRun = %d, %v; want 2 and an invalid-value error at recorder 3, index 12", n, err)
@@ -181,7 +183,8 @@ func TestApplyRun(t *testing.T) {
 	if v, _ := tagC.Get(w, e); !w.Has(e, lifeC.ID()) || v != (tag{3}) {
 		t.Errorf("after the run: has life %v, tag %v; want the first two commands applied", w.Has(e, lifeC.ID()), v)
 	}
-	n, err = c.ApplyRun(deferral.Pos{Index: 13}, run[3:])
+	n = 0
+	err = c.ApplyRun(deferral.Pos{Index: 13}, run[3:], &n)
 	c.End(err == nil)
 	if n != 1 || err != nil || w.Has(e, tagC.ID()) {
 		t.Errorf("rest of the run: %d, %v, tag kept %v; want 1, nil, false", n, err, w.Has(e, tagC.ID()))

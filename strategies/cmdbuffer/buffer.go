@@ -15,10 +15,11 @@ import (
 type ApplyFunc[T, C any] func(t *T, at deferral.Pos, c *C) error
 
 // ApplyRunFunc applies a run of consecutive typed commands of one recorder to t, in order:
-// cs[i] at position at with Index at.Index+i. It returns how many it applied: len(cs), or the
-// index of the command that failed together with that command's error (the failure policy
-// then keeps cs[n:] pending). Buffer.SetRunApplier installs one.
-type ApplyRunFunc[T, C any] func(t *T, at deferral.Pos, cs []C) (n int, err error)
+// cs[i] at position at with Index at.Index+i. It adds one to *applied (the buffer's cursor)
+// after each command that applied, before the next one, so that a command that fails or
+// panics leaves *applied on it and the failure policy keeps it and the rest pending; it
+// returns nil or that command's error. Buffer.SetRunApplier installs one.
+type ApplyRunFunc[T, C any] func(t *T, at deferral.Pos, cs []C, applied *int) error
 
 // Buffer defers commands of type C to a target of type T. Create it with New. NewRecorder
 // may be called from any goroutine; Commit, Discard and Pending from the owner's goroutine
@@ -262,23 +263,23 @@ func (b *Buffer[T, C]) sweep(r *Recorder[T, C]) error {
 		if r.next == stop {
 			return nil
 		}
-		cmds, next, at := r.cmds[:stop], r.next, deferral.Pos{Recorder: r.index, Index: r.next + r.fnext}
+		// r.next advances command by command, so that a command that panics (a validator,
+		// the apply function) stays pending with the rest, and a retry does not apply the
+		// commands before it twice.
+		cmds, at := r.cmds[:stop], deferral.Pos{Recorder: r.index, Index: r.next + r.fnext}
 		if b.applyRun != nil {
-			n, err := b.applyRun(t, at, cmds[next:])
-			r.next = next + n
-			if err != nil {
-				at.Index += n
+			start := r.next
+			if err := b.applyRun(t, at, cmds[start:], &r.next); err != nil {
+				at.Index += r.next - start
 				return deferral.Wrap(at, deferral.VerbTyped, err)
 			}
 			continue
 		}
-		for ; next < len(cmds); next, at.Index = next+1, at.Index+1 {
-			if err := apply(t, at, &cmds[next]); err != nil {
-				r.next = next
+		for ; r.next < len(cmds); r.next, at.Index = r.next+1, at.Index+1 {
+			if err := apply(t, at, &cmds[r.next]); err != nil {
 				return deferral.Wrap(at, deferral.VerbTyped, err)
 			}
 		}
-		r.next = next
 	}
 }
 

@@ -25,7 +25,9 @@ var Factory deferral.Factory = func(w *ecs.World) deferral.Strategy { return New
 func NewECS(w *ecs.World) *ECS {
 	core := deferral.NewCore(w)
 	buf := New(w, func(_ *ecs.World, at deferral.Pos, c *deferral.Command) error { return core.Apply(at, c) })
-	buf.SetRunApplier(func(_ *ecs.World, at deferral.Pos, cs []deferral.Command) (int, error) { return core.ApplyRun(at, cs) })
+	buf.SetRunApplier(func(_ *ecs.World, at deferral.Pos, cs []deferral.Command, applied *int) error {
+		return core.ApplyRun(at, cs, applied)
+	})
 	buf.SetClosureRunner(func(_ *ecs.World, at deferral.Pos, fn func(*ecs.World) error) error {
 		return core.ApplyFunc(at, fn)
 	})

@@ -336,7 +336,7 @@ func TestRunApplier(t *testing.T) {
 		b := cmdbuffer.New(q, submit)
 		var calls [][]int
 		if runs {
-			b.SetRunApplier(func(q *queue, at deferral.Pos, cs []draw) (int, error) {
+			b.SetRunApplier(func(q *queue, at deferral.Pos, cs []draw, applied *int) error {
 				var meshes []int
 				for i := range cs {
 					meshes = append(meshes, cs[i].Mesh)
@@ -344,10 +344,11 @@ func TestRunApplier(t *testing.T) {
 				calls = append(calls, meshes)
 				for i := range cs {
 					if err := submit(q, at, &cs[i]); err != nil {
-						return i, &deferral.CommandError{Pos: deferral.Pos{Recorder: at.Recorder, Index: at.Index + i}, Verb: deferral.VerbTyped, Err: err}
+						return &deferral.CommandError{Pos: deferral.Pos{Recorder: at.Recorder, Index: at.Index + i}, Verb: deferral.VerbTyped, Err: err}
 					}
+					*applied++
 				}
-				return len(cs), nil
+				return nil
 			})
 		}
 		r := b.NewRecorder()
@@ -377,4 +378,57 @@ func meshes(q *queue) []int {
 		m = append(m, d.Mesh)
 	}
 	return m
+}
+
+// TestGenericApplyPanicKeepsPending: an apply function that panics in the middle of a run of
+// typed commands — applied command by command or by a run applier — passes the panic to the
+// caller and leaves that command and the ones after it pending; the ones before it are applied
+// once, not again by the retry.
+func TestGenericApplyPanicKeepsPending(t *testing.T) {
+	for _, runs := range []bool{false, true} {
+		t.Run(fmt.Sprintf("runs=%v", runs), func(t *testing.T) {
+			q := &queue{}
+			panicking := true
+			apply := func(q *queue, at deferral.Pos, c *draw) error {
+				if panicking && c.Mesh == 3 {
+					panic("apply panics on purpose")
+				}
+				return submit(q, at, c)
+			}
+			b := cmdbuffer.New(q, apply)
+			if runs {
+				b.SetRunApplier(func(q *queue, at deferral.Pos, cs []draw, applied *int) error {
+					for i := range cs {
+						if err := apply(q, at, &cs[i]); err != nil {
+							return err
+						}
+						*applied++
+					}
+					return nil
+				})
+			}
+			r := b.NewRecorder()
+			for m := 1; m <= 4; m++ {
+				r.Stage(draw{Mesh: m})
+			}
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Error("Commit did not pass the apply function's panic on")
+					}
+				}()
+				_ = b.Commit()
+			}()
+			if got := meshes(q); !slices.Equal(got, []int{1, 2}) || b.Pending() != 2 {
+				t.Fatalf("after the panic: applied %v with %d pending; want [1 2] and 2", got, b.Pending())
+			}
+			panicking = false
+			if err := b.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if got := meshes(q); !slices.Equal(got, []int{1, 2, 3, 4}) || b.Pending() != 0 {
+				t.Errorf("after the retry: applied %v with %d pending; want [1 2 3 4] and 0", got, b.Pending())
+			}
+		})
+	}
 }

@@ -36,7 +36,9 @@ func NewECS(w *ecs.World) *ECS {
 	core := deferral.NewCore(w)
 	g := New(w, func(_ *ecs.World, at deferral.Pos, c *deferral.Command) error { return core.Apply(at, c) })
 	g.runFunc = func(_ *ecs.World, at deferral.Pos, fn func(*ecs.World) error) error { return core.ApplyFunc(at, fn) }
-	g.applyRun = func(_ *ecs.World, at deferral.Pos, cs []deferral.Command) (int, error) { return core.ApplyRun(at, cs) }
+	g.applyRun = func(_ *ecs.World, at deferral.Pos, cs []deferral.Command, applied *int) error {
+		return core.ApplyRun(at, cs, applied)
+	}
 	return &ECS{core: core, g: g}
 }
 

@@ -55,9 +55,10 @@ type Gather[T, C any] struct {
 	apply   ApplyFunc[T, C]
 	runFunc func(t *T, at deferral.Pos, fn func(*T) error) error
 	// applyRun, when set (the ECS flavour: deferral.Core.ApplyRun), applies a run of one
-	// recorder's consecutive typed records in one call, as apply would one by one; it returns
-	// how many it applied and, when it stopped early, the failing record's error.
-	applyRun func(t *T, at deferral.Pos, cs []C) (int, error)
+	// recorder's consecutive typed records in one call, as apply would one by one, adding one
+	// to *applied (g.next) after each record that applied, so that a record that fails or
+	// panics stays pending with the rest; it returns the failing record's error.
+	applyRun func(t *T, at deferral.Pos, cs []C, applied *int) error
 
 	mu     sync.Mutex
 	nrec   int
@@ -157,9 +158,7 @@ func (g *Gather[T, C]) Commit() error {
 			if g.fnext < len(g.gfns) {
 				stop = min(stop, g.gfns[g.fnext].at)
 			}
-			n, err := g.applyRun(t, at, g.gathered[g.next:stop])
-			g.next += n
-			if err != nil {
+			if err := g.applyRun(t, at, g.gathered[g.next:stop], &g.next); err != nil {
 				return err
 			}
 			continue
