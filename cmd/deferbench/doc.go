@@ -228,9 +228,11 @@
 //	reclaimed with a note. A bench.txt still marked "run in progress" by a run that was killed
 //	is marked "N benchmarks finished (run killed)" in bench.txt, env.json and the new files.
 //
-// report.md opens with trust flags (an emulated run, throttling, a load average above the
-// cores, headline intervals wider than ±10%, oversubscribed GOMAXPROCS, a Contention noop
-// control below 0.9 efficiency), then "Which to pick": per requirement (reproducible order,
+// report.md opens with trust flags (an emulated run, throttling, other work that took more
+// than 10% of the machine's CPU time during the run — measured, or where it was not, a load
+// average above the cores before the run —, headline intervals wider than ±10%,
+// oversubscribed GOMAXPROCS, a Contention noop control below 0.9 efficiency), then "Which
+// to pick": per requirement (reproducible order,
 // lowest staging cost, readers that never wait, no allocation while staging, many parallel
 // producers by cmds/s, bounded memory after a spike by retained-x, lowest frame time per
 // entity count) the strategies that meet it in this run, the figure and the declared

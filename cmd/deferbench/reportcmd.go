@@ -65,7 +65,7 @@ func rebuildReport(e *env, arg string) error {
 	if b, err := harness.ReadFileLimited(envPath, maxJSONBytes); err == nil {
 		var d envFile
 		if err := json.Unmarshal(b, &d); err != nil {
-			fmt.Fprintf(e.stderr, "deferbench: report: note: %s is not valid JSON (%v); NumCPU and load average unknown\n", envPath, err)
+			fmt.Fprintf(e.stderr, "deferbench: report: note: %s is not valid JSON (%v); NumCPU, load average and other work unknown\n", envPath, err)
 		} else {
 			doc = &d
 		}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -241,5 +242,70 @@ func TestInterruptTwice(t *testing.T) {
 			t.Errorf("twice=%v: %d results kept, want some but not all", twice, len(rs))
 		}
 		checkPartial(t, out, want)
+	}
+}
+
+// TestReportLoadedFlag: report DIR rebuilds the Loaded flag from env.json: from the measured
+// share of other work where env.json has it, never from the load average after the run,
+// which counts the run's own threads (an env.json of an older deferbench has no share).
+func TestReportLoadedFlag(t *testing.T) {
+	out := tinyRun(t)
+	envPath := filepath.Join(out, "env.json")
+	b, _ := os.ReadFile(envPath)
+	var orig map[string]any
+	if err := json.Unmarshal(b, &orig); err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS == "linux" {
+		if _, ok := orig["before"].(map[string]any)["cpu_time"]; !ok {
+			t.Errorf("env.json before has no cpu_time on linux:\n%s", b)
+		}
+	}
+	for _, tt := range []struct {
+		name   string
+		share  any // env.json's cpu_share; nil: absent (an older deferbench)
+		loadAt [2]string
+		want   string // "" = no Loaded flag
+		line   string // a line report.md must hold, "" = none
+	}{
+		{"older env.json, idle machine, busy run", nil, [2]string{"0.10 0.05 0.01", "2.10 1.00 0.50"}, "", ""},
+		{"older env.json, loaded before", nil, [2]string{"3.20 1.00 0.50", "2.10 1.00 0.50"},
+			"**Loaded**: the 1-minute load average before the run was 3.20, above the 2 cores", ""},
+		{"measured idle", map[string]any{"wall_seconds": 30, "cpus": 2, "run_fraction": 0.97, "other_cpu_fraction": 0.01, "steal_fraction": 0},
+			[2]string{"0.10 0.05 0.01", "2.10 1.00 0.50"}, "", "Other work during the run (30s): 1% of the 2 CPUs' time"},
+		{"measured other work", map[string]any{"wall_seconds": 30, "cpus": 2, "run_fraction": 0.5, "other_cpu_fraction": 0.4, "steal_fraction": 0.02},
+			[2]string{"0.10 0.05 0.01", "2.10 1.00 0.50"},
+			"**Loaded**: other work took 42% of the 2 CPUs' time during the run: other processes 40%, and the hypervisor 2% as steal", ""},
+	} {
+		doc := map[string]any{}
+		json.Unmarshal(b, &doc)
+		delete(doc, "cpu_share")
+		if tt.share != nil {
+			doc["cpu_share"] = tt.share
+		}
+		for i, when := range []string{"before", "after"} {
+			c := doc[when].(map[string]any)
+			c["cores"], c["load_avg"] = 2, tt.loadAt[i]
+			delete(c, "cpu_time")
+		}
+		nb, _ := json.Marshal(doc)
+		os.WriteFile(envPath, nb, 0o644)
+		if _, errOut, code := cli("report", out); code != 0 {
+			t.Fatalf("%s: report: exit %d, stderr %q", tt.name, code, errOut)
+		}
+		rep, _ := os.ReadFile(filepath.Join(out, "report.md"))
+		head := string(rep)
+		if i := strings.Index(head, "## Configuration"); i >= 0 {
+			head = head[:i]
+		}
+		switch {
+		case tt.want == "" && strings.Contains(head, "**Loaded**"):
+			t.Errorf("%s: flagged Loaded:\n%s", tt.name, head)
+		case tt.want != "" && !strings.Contains(head, tt.want):
+			t.Errorf("%s: report.md lacks %q:\n%s", tt.name, tt.want, head)
+		}
+		if tt.line != "" && !strings.Contains(string(rep), tt.line) {
+			t.Errorf("%s: report.md lacks %q", tt.name, tt.line)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -259,7 +260,17 @@ type envFile struct {
 	Throttled  *bool         `json:"throttled,omitempty"`
 	Before     envinfo.Env   `json:"before"`
 	After      *envinfo.Env  `json:"after,omitempty"`
+	CPUShare   *cpuShareDoc  `json:"cpu_share,omitempty"`
 	Options    runOptionsDoc `json:"options"`
+}
+
+// cpuShareDoc is env.json's cpu_share: how the machine's CPU time was spent between the two
+// captures, by the run, by other work and by the hypervisor (steal; envinfo.CPUShareOf), and
+// the wall time between them. Absent where it was not measured: no /proc/stat, a run killed
+// before the second capture, an older deferbench.
+type cpuShareDoc struct {
+	Seconds float64 `json:"wall_seconds"`
+	envinfo.CPUShare
 }
 
 type runOptionsDoc struct {
@@ -305,6 +316,7 @@ func runSuite(e *env, o runOptions) (err error) {
 	benchPath, envPath := filepath.Join(out, "bench.txt"), filepath.Join(out, "env.json")
 
 	before := envinfo.Capture()
+	beforeAt := time.Now()
 	doc := envFile{
 		Deferbench: harness.Version(),
 		Args:       os.Args,
@@ -359,9 +371,13 @@ func runSuite(e *env, o runOptions) (err error) {
 		}
 		return fmt.Errorf("run: %w", runErr)
 	}
+	wall := time.Since(beforeAt)
 	after := envinfo.Capture()
 	fin.mu.Lock()
 	doc.After = &after
+	if share, ok := envinfo.CPUShareOf(before, after); ok {
+		doc.CPUShare = &cpuShareDoc{Seconds: math.Round(wall.Seconds()*10) / 10, CPUShare: share}
+	}
 	th, _ := envinfo.Throttled(before, after)
 	doc.Throttled = &th
 	bf.Config = harness.RunConfig(before.CPUModel, envinfo.RunConfigLines(before, after))
@@ -589,7 +605,7 @@ type runOutputs struct {
 	config  []harness.Config // bench.txt's file-level configuration, without the partial marker
 	partial string
 	attr    *attribution // nil: none
-	env     *envFile     // nil: no env.json (NumCPU and load average unknown)
+	env     *envFile     // nil: no env.json (NumCPU, load average and other work unknown)
 }
 
 // writeOutputs writes summary.json, the plots and report.md of a run into o.dir. A failure
@@ -604,8 +620,8 @@ func writeOutputs(o runOutputs) (plotErr, err error) {
 	if o.env != nil {
 		meta.Cores = o.env.Before.Cores
 		meta.LoadBefore = o.env.Before.LoadAvg
-		if o.env.After != nil {
-			meta.LoadAfter = o.env.After.LoadAvg
+		if c := o.env.CPUShare; c != nil {
+			meta.OtherWork = &harness.OtherWork{CPUs: c.CPUs, Seconds: c.Seconds, Other: c.Other, Steal: c.Steal}
 		}
 	}
 	plots, plotErr := harness.PlotWith(o.results, filepath.Join(o.dir, "plots"), harness.PlotOptions{Cores: meta.Cores})

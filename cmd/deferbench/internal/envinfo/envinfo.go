@@ -1,7 +1,8 @@
 // Package envinfo captures the machine a benchmark runs on: CPU, cores, Go
 // toolchain, kernel, and on a Raspberry Pi the board model, CPU frequency
 // governor, sysfs and firmware clocks, SoC temperature, page size, the
-// firmware's throttling flags and the load average.
+// firmware's throttling flags, the load average and the CPU time counters
+// that say how much of the machine other work took during a run ([CPUShareOf]).
 //
 // deferbench writes one capture before and one after a run into env.json and
 // a few of its fields into bench.txt as file-level config lines
@@ -23,6 +24,8 @@
 //	/proc/sys/kernel/hostname         hostname
 //	/proc/device-tree/model           board model (NUL-terminated)
 //	/proc/loadavg                     load average
+//	/proc/stat                        the machine's CPU time: busy, idle, steal (the aggregate "cpu" line)
+//	/proc/self/stat                   this process's CPU time (utime, stime, and of the children it waited for)
 //	/proc/self/smaps                  page size (KernelPageSize)
 //	/sys/devices/system/cpu/cpufreq/policy*/  governor and frequencies per policy
 //	/sys/class/thermal/thermal_zone*/ SoC temperature (zone whose type names the CPU/SoC)
@@ -104,6 +107,10 @@ type Env struct {
 	Throttle Throttle `json:"throttle"`
 	// LoadAvg is the 1, 5 and 15 minute load average, e.g. "0.14 0.22 0.09".
 	LoadAvg string `json:"load_avg"`
+	// CPUTime is the machine's and this process's CPU time so far; two captures give
+	// the share of the machine that other work took between them ([CPUShareOf]). It is
+	// nil where /proc/stat or /proc/self/stat is missing or unreadable (not Linux).
+	CPUTime *CPUTime `json:"cpu_time,omitempty"`
 	// Emulated says whether the process runs under a user-mode emulator (an arm64 or arm
 	// binary on an x86 host through qemu-user, say): "yes", "no" or [Unknown]. Timings taken
 	// under emulation say nothing about the emulated CPU. See [DetectEmulation].
@@ -256,6 +263,7 @@ func (s Source) Capture() Env {
 			e.LoadAvg = strings.Join(f[:3], " ")
 		}
 	}
+	e.CPUTime = readCPUTime(rd)
 	cpuinfo, _ := rd("proc/cpuinfo")
 	status, _ := rd("proc/self/status")
 	goarch := s.GOARCH

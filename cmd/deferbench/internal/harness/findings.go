@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
@@ -782,6 +783,59 @@ func (d *runData) runCores(meta ReportMeta) (int, string) {
 	return best, "guessed: the GOMAXPROCS most results ran at (no env.json)"
 }
 
+// loadedFlag is the Loaded trust flag, "" when the run is not flagged: by the measured share
+// of other work (and steal) when meta has it, above [LoadedAbove]; else by a 1-minute load
+// average above the cores before the run. The load average after the run is never used: it
+// counts the run's own threads.
+func loadedFlag(meta ReportMeta, cores int) string {
+	if ow := meta.OtherWork; ow != nil {
+		if ow.Other+ow.Steal <= LoadedAbove {
+			return ""
+		}
+		what := fmt.Sprintf("other processes used %s of %s during the run", pct0(ow.Other), cpuTime(ow.CPUs))
+		if ow.Steal >= 0.005 {
+			what = fmt.Sprintf("other work took %s of %s during the run: other processes %s, and the hypervisor %s as steal",
+				pct0(ow.Other+ow.Steal), cpuTime(ow.CPUs), pct0(ow.Other), pct0(ow.Steal))
+		}
+		return fmt.Sprintf("**Loaded**: %s (the machine's busy time less this run's own CPU time; flagged above %s): "+
+			"the timings carry that work's noise. Repeat on a quiet machine.", what, pct0(LoadedAbove))
+	}
+	if f := strings.Fields(meta.LoadBefore); len(f) > 0 && cores > 0 {
+		if x, err := strconv.ParseFloat(f[0], 64); err == nil && x > float64(cores) {
+			return fmt.Sprintf("**Loaded**: the 1-minute load average before the run was %s, above the %d cores: other work was running as it started, "+
+				"and the timings may carry its noise (the CPU time other work took during the run was not measured: no /proc/stat, or an env.json of an older deferbench).", f[0], cores)
+		}
+	}
+	return ""
+}
+
+// otherWorkLine is report.md's sentence on the measured share of other work; "" when not
+// measured.
+func otherWorkLine(ow *OtherWork) string {
+	if ow == nil {
+		return ""
+	}
+	during := "during the run"
+	if ow.Seconds > 0 {
+		during = fmt.Sprintf("during the run (%s)", time.Duration(ow.Seconds*float64(time.Second)).Round(time.Second))
+	}
+	return fmt.Sprintf("Other work %s: %s of %s, of which steal %s (the machine's busy time less this run's own CPU time; the Loaded flag is raised above %s).",
+		during, pct0(ow.Other+ow.Steal), cpuTime(ow.CPUs), pct0(ow.Steal), pct0(LoadedAbove))
+}
+
+func pct0(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) }
+
+// cpuTime names the CPU time of n CPUs: "the 2 CPUs' time".
+func cpuTime(n int) string {
+	switch {
+	case n == 1:
+		return "the 1 CPU's time"
+	case n < 1:
+		return "the machine's CPU time"
+	}
+	return fmt.Sprintf("the %d CPUs' time", n)
+}
+
 // trustFlags are the report's first lines: reasons not to trust this run's timings.
 func (d *runData) trustFlags(meta ReportMeta, ks []Ranking, cores int, coresFrom string) []string {
 	var flags []string
@@ -796,13 +850,8 @@ func (d *runData) trustFlags(meta ReportMeta, ks []Ranking, cores int, coresFrom
 	if meta.Throttled == "yes" {
 		flags = append(flags, "**Throttled**: the firmware throttled the CPU during this run; its timings are not comparable.")
 	}
-	for _, la := range []struct{ when, v string }{{"before", meta.LoadBefore}, {"after", meta.LoadAfter}} {
-		if f := strings.Fields(la.v); len(f) > 0 && cores > 0 {
-			if x, err := strconv.ParseFloat(f[0], 64); err == nil && x > float64(cores) {
-				flags = append(flags, fmt.Sprintf("**Loaded**: the 1-minute load average %s the run was %s, above the %d cores: "+
-					"other work shared the CPU and the timings carry its noise.", la.when, f[0], cores))
-			}
-		}
+	if f := loadedFlag(meta, cores); f != "" {
+		flags = append(flags, f)
 	}
 	var noisy []string
 	worst, worstAt := 0.0, ""
