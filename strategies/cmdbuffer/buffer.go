@@ -123,8 +123,10 @@ func (b *Buffer[T, C]) SetClosureRunner(run func(t *T, at deferral.Pos, fn func(
 // SetRunApplier makes Commit hand runs of consecutive typed commands to run in one call,
 // instead of one call of the apply function per command: the ECS flavour passes a run to
 // deferral.Core.ApplyRun, which saves an indirect call per command. It must apply each command
-// as the apply function would. Keyed commits and hooks still apply command by command. Call it
-// before staging.
+// as the apply function would and count each applied command (ApplyRunFunc); one that returns
+// nil with commands of the run not counted, or counts past the run, makes Commit panic with a
+// message saying so, instead of looping on the run. Keyed commits and hooks still apply command
+// by command. Call it before staging.
 func (b *Buffer[T, C]) SetRunApplier(run ApplyRunFunc[T, C]) { b.applyRun = run }
 
 // Target returns the target commands are committed to.
@@ -269,7 +271,13 @@ func (b *Buffer[T, C]) sweep(r *Recorder[T, C]) error {
 		cmds, at := r.cmds[:stop], deferral.Pos{Recorder: r.index, Index: r.next + r.fnext}
 		if b.applyRun != nil {
 			start := r.next
-			if err := b.applyRun(t, at, cmds[start:], &r.next); err != nil {
+			err := b.applyRun(t, at, cmds[start:], &r.next)
+			if r.next < start || r.next > stop || (err == nil && r.next != stop) {
+				r.next = min(max(r.next, start), stop) // the cursor stays within the run
+				panic(fmt.Sprintf("cmdbuffer: the run applier counted %d of a run of %d commands applied and returned %v: "+
+					"it must count each command it applies in *applied, and return an error when it stops early", r.next-start, stop-start, err))
+			}
+			if err != nil {
 				at.Index += r.next - start
 				return deferral.Wrap(at, deferral.VerbTyped, err)
 			}

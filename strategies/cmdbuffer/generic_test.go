@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/deferbench/deferbench/deferral"
@@ -431,4 +432,30 @@ func TestGenericApplyPanicKeepsPending(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRunApplierMiscountPanics: a run applier that returns nil without counting the commands it
+// applied makes Commit panic with a message naming the mistake, rather than hand it the same
+// run forever.
+func TestRunApplierMiscountPanics(t *testing.T) {
+	q := &queue{}
+	b := cmdbuffer.New(q, submit)
+	b.SetRunApplier(func(q *queue, at deferral.Pos, cs []draw, _ *int) error {
+		for i := range cs {
+			if err := submit(q, at, &cs[i]); err != nil {
+				return err
+			}
+		}
+		return nil // forgot to count
+	})
+	r := b.NewRecorder()
+	r.Stage(draw{Mesh: 1})
+	r.Stage(draw{Mesh: 2})
+	defer func() {
+		if v, _ := recover().(string); !strings.Contains(v, "run applier counted 0 of a run of 2") {
+			t.Errorf("Commit panicked with %q; want a message naming the miscount", v)
+		}
+	}()
+	_ = b.Commit()
+	t.Error("Commit returned; want a panic")
 }
