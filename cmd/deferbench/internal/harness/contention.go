@@ -191,6 +191,14 @@ func noopLoop(x uint64, n int) uint64 {
 // stays on throughout, so the producers keep spinning at the barrier: stopping it
 // (ReadMemStats stops the world) parks them, and their wake-up, tens of µs on a VM, lands in
 // the next round (noop read 0.70 that way).
+//
+// Every call stages at least one full round (contentionRound per producer), whatever b.N, and
+// reports its figures per command it staged: a round's barrier costs a fixed time (waking P
+// producers, on a loaded machine an OS time slice of milliseconds), so a round of a few
+// commands measures the barrier, not staging. Without that floor, a -benchtime of 1x or 2x, or
+// a ramp whose first call of one command hit a slow wake-up, ran rounds of one or two commands
+// (loaded 2-vCPU VM, -quick: baseline at producers=2 read 6 ms/op and efficiency 0.0003 at
+// b.N = 2, noop at producers=4 6.5 ms/op at b.N = 1).
 func contentionInterleaved(b *testing.B, producers int, round, alone func(n int)) {
 	// The caller's warm-up round grew producer 0's buffers to at least what a round alone
 	// stages (as many commands as each producer stages in a round).
@@ -200,14 +208,15 @@ func contentionInterleaved(b *testing.B, producers int, round, alone func(n int)
 		before, after    runtime.MemStats
 	)
 	cpus := float64(min(producers, runtime.GOMAXPROCS(0)))
-	effs = make([]float64, 0, b.N/(producers*contentionRound)+1) // no allocation in the loop
+	total := max(b.N, producers*contentionRound)
+	effs = make([]float64, 0, total/(producers*contentionRound)+1) // no allocation in the loop
 	b.ResetTimer()
 	// Exact allocation counts, as go test takes them. Reading them stops the world, so a round
 	// of one command per producer wakes the producers again before the timed rounds.
 	runtime.ReadMemStats(&before)
 	round(producers)
 	staged := producers
-	for left := b.N; left > 0; {
+	for left := total; left > 0; {
 		n := min(left, producers*contentionRound)
 		t0 := time.Now()
 		round(n)
@@ -226,8 +235,8 @@ func contentionInterleaved(b *testing.B, producers int, round, alone func(n int)
 	if roundNs <= 0 || len(effs) == 0 {
 		return
 	}
-	b.ReportMetric(float64(roundNs.Nanoseconds())/float64(b.N), "ns/op")
-	b.ReportMetric(float64(b.N)/roundNs.Seconds(), "cmds/s")
+	b.ReportMetric(float64(roundNs.Nanoseconds())/float64(total), "ns/op")
+	b.ReportMetric(float64(total)/roundNs.Seconds(), "cmds/s")
 	slices.Sort(effs)
 	med := effs[len(effs)/2]
 	if len(effs)%2 == 0 {
@@ -338,7 +347,11 @@ func contentionRun(b *testing.B, s StrategyInfo, producers int, noop bool) error
 			st.Discard()
 		}
 	}
-	round(min(b.N, producers*contentionRound)) // warm the buffers to the size the timed rounds use
+	warm := min(b.N, producers*contentionRound)
+	if producers > 1 {
+		warm = producers * contentionRound // contentionInterleaved times at least a full round
+	}
+	round(warm) // warm the buffers to the size the timed rounds use
 	if producers == 1 {
 		b.ReportAllocs()
 		b.ResetTimer()
