@@ -792,10 +792,12 @@ func loadedFlag(meta ReportMeta, cores int) string {
 		if ow.Other+ow.Steal <= LoadedAbove {
 			return ""
 		}
-		what := fmt.Sprintf("other processes used %s of %s during the run", pct0(ow.Other), cpuTime(ow.CPUs))
-		if ow.Steal >= 0.005 {
-			what = fmt.Sprintf("other work took %s of %s during the run: other processes %s, and the hypervisor %s as steal",
-				pct0(ow.Other+ow.Steal), cpuTime(ow.CPUs), pct0(ow.Other), pct0(ow.Steal))
+		// Whole percents, the total the sum of its shown parts.
+		other, steal := math.Round(100*ow.Other), math.Round(100*ow.Steal)
+		what := fmt.Sprintf("other processes used %.0f%% of %s during the run", other, cpuTime(ow.CPUs))
+		if steal > 0 {
+			what = fmt.Sprintf("other work took %.0f%% of %s during the run: other processes %.0f%%, and the hypervisor %.0f%% as steal",
+				other+steal, cpuTime(ow.CPUs), other, steal)
 		}
 		return fmt.Sprintf("**Loaded**: %s (the machine's busy time less this run's own CPU time; flagged above %s): "+
 			"the timings carry that work's noise. Repeat on a quiet machine.", what, pct0(LoadedAbove))
@@ -819,8 +821,9 @@ func otherWorkLine(ow *OtherWork) string {
 	if ow.Seconds > 0 {
 		during = fmt.Sprintf("during the run (%s)", time.Duration(ow.Seconds*float64(time.Second)).Round(time.Second))
 	}
-	return fmt.Sprintf("Other work %s: %s of %s, of which steal %s (the machine's busy time less this run's own CPU time; the Loaded flag is raised above %s).",
-		during, pct0(ow.Other+ow.Steal), cpuTime(ow.CPUs), pct0(ow.Steal), pct0(LoadedAbove))
+	other, steal := math.Round(100*ow.Other), math.Round(100*ow.Steal)
+	return fmt.Sprintf("Other work %s: %.0f%% of %s, of which steal %.0f%% (the machine's busy time less this run's own CPU time; the Loaded flag is raised above %s).",
+		during, other+steal, cpuTime(ow.CPUs), steal, pct0(LoadedAbove))
 }
 
 func pct0(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) }

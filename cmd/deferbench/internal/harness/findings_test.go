@@ -289,6 +289,9 @@ func TestLoadedFlag(t *testing.T) {
 			[]string{"**Loaded**: other processes used 40% of the 2 CPUs' time during the run", "flagged above 10%"}},
 		{"steal", ReportMeta{Cores: 2, OtherWork: &OtherWork{CPUs: 2, Other: 0.05, Steal: 0.08}},
 			[]string{"**Loaded**: other work took 13% of the 2 CPUs' time during the run: other processes 5%, and the hypervisor 8% as steal"}},
+		// Shown in whole percents, the total is the sum of its parts.
+		{"rounded", ReportMeta{Cores: 2, OtherWork: &OtherWork{CPUs: 2, Other: 0.507, Steal: 0.007}},
+			[]string{"other work took 52% of the 2 CPUs' time during the run: other processes 51%, and the hypervisor 1% as steal"}},
 		{"at the limit", ReportMeta{Cores: 2, OtherWork: &OtherWork{CPUs: 2, Other: 0.06, Steal: 0.04}}, nil},
 		// A previous run (deferbench ab's rounds, say) leaves the 1-minute average high
 		// as this one starts; what was measured during the run decides.
