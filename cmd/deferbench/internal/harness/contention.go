@@ -15,13 +15,45 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// contentionRound is how many commands each producer stages per round of Contention; after a
+// contentionRound is the most commands each producer stages per round of Contention; after a
 // round the producers meet at a barrier and the owner drops what they staged (Discard) at a
-// sync point. A round is long (tens of microseconds to milliseconds) so that the barrier —
-// waking P goroutines and waiting for the last — costs under 1% of it: the noop row, whose
-// producers touch no memory, checks that (its efficiency is the harness's ceiling). With
-// 1024-command rounds the barrier dominated and every efficiency figure measured it.
-const contentionRound = 1 << 16
+// sync point. A round is long so that the barrier — waking P goroutines and waiting for the
+// last — costs under 1% of it: the noop row, whose producers touch no memory, checks that (its
+// efficiency is the harness's ceiling). With 1024-command rounds the barrier dominated and
+// every efficiency figure measured it. A strategy whose commands are slow gets shorter rounds
+// (roundLength): about contentionRoundTime of single-producer staging, at least
+// contentionMinRound commands, which keeps the barrier's share as small, and the benchmark
+// from spending seconds on one round (lazyguarded at 16 producers staged a million commands,
+// 0.4 s, per round).
+const (
+	contentionRound     = 1 << 16
+	contentionMinRound  = 1 << 10
+	contentionRoundTime = time.Millisecond
+)
+
+// contentionMinCall is the fewest commands per producer one call of a P > 1 Contention
+// benchmark stages (or a whole round, when rounds are shorter): enough that a round's barrier
+// is a small share of it (at 10 ns a command, 82 µs against a few µs), without making every
+// step of go test's iteration ramp run whole rounds of 65536 commands per producer (a million
+// commands per step at 16 producers, which doubled Contention's wall time).
+const contentionMinCall = 1 << 13
+
+// contentionFloor is the number of commands a P > 1 call of n iterations stages: n, or at
+// least contentionMinCall per producer (a whole round of per, when that is shorter).
+func contentionFloor(n, producers, per int) int {
+	return max(n, producers*min(per, contentionMinCall))
+}
+
+// roundLength returns the commands per producer of a round for a strategy whose producer 0
+// alone stages a probe of contentionMinRound commands in probe: about contentionRoundTime of
+// staging, within [contentionMinRound, contentionRound].
+func roundLength(probe time.Duration) int {
+	if probe <= 0 {
+		return contentionRound
+	}
+	n := int(float64(contentionRoundTime) / float64(probe) * contentionMinRound)
+	return min(max(n, contentionMinRound), contentionRound)
+}
 
 // NoopName is the name of Contention's control row: producers that run a register-only loop.
 const NoopName = "noop"
@@ -61,7 +93,7 @@ func contentionProcs(cfg VariantConfig) []int {
 var contentionScenario = Scenario{
 	Name: "Contention",
 	Description: "P producers stage typed commands concurrently into one target, each through its own recorder, " +
-		"swept over P and GOMAXPROCS, in rounds of 65536 commands per producer; ns/op per command, cmds/s, " +
+		"swept over P and GOMAXPROCS, in rounds of up to 65536 commands per producer (about 1 ms of single-producer staging, at least 1024); ns/op per command, cmds/s, " +
 		"efficiency = throughput(P) / (min(P, GOMAXPROCS) × throughput(1)), throughput(1) measured in single-producer reference rounds " +
 		"interleaved with the timed ones; strategy=noop is the control (no memory touched)",
 	Variants: func(cfg VariantConfig) []Variant {
@@ -144,8 +176,8 @@ func deriveEfficiency(r *benchfmt.Result, earlier func(string) *benchfmt.Result)
 	r.Values = append(r.Values, benchfmt.Value{Value: eff, Unit: "efficiency"})
 }
 
-// contention times P producers staging b.N typed commands in all, in rounds of
-// contentionRound per producer; the owner goroutine is producer 0, the others persist across
+// contention times P producers staging b.N typed commands in all, in rounds of up to
+// contentionRound per producer (roundLength); the owner goroutine is producer 0, the others persist across
 // rounds, and all meet at a barrier after which the owner discards what was staged.
 func contention(b *testing.B, s StrategyInfo, producers int) error {
 	return contentionRun(b, s, producers, false)
@@ -192,14 +224,14 @@ func noopLoop(x uint64, n int) uint64 {
 // (ReadMemStats stops the world) parks them, and their wake-up, tens of µs on a VM, lands in
 // the next round (noop read 0.70 that way).
 //
-// Every call stages at least one full round (contentionRound per producer), whatever b.N, and
-// reports its figures per command it staged: a round's barrier costs a fixed time (waking P
+// Every call stages at least total commands (contentionFloor), whatever b.N, and reports its
+// figures per command it staged: a round's barrier costs a fixed time (waking P
 // producers, on a loaded machine an OS time slice of milliseconds), so a round of a few
 // commands measures the barrier, not staging. Without that floor, a -benchtime of 1x or 2x, or
 // a ramp whose first call of one command hit a slow wake-up, ran rounds of one or two commands
 // (loaded 2-vCPU VM, -quick: baseline at producers=2 read 6 ms/op and efficiency 0.0003 at
 // b.N = 2, noop at producers=4 6.5 ms/op at b.N = 1).
-func contentionInterleaved(b *testing.B, producers int, round, alone func(n int)) {
+func contentionInterleaved(b *testing.B, producers, per, total int, round, alone func(n int)) {
 	// The caller's warm-up round grew producer 0's buffers to at least what a round alone
 	// stages (as many commands as each producer stages in a round).
 	var (
@@ -208,8 +240,7 @@ func contentionInterleaved(b *testing.B, producers int, round, alone func(n int)
 		before, after    runtime.MemStats
 	)
 	cpus := float64(min(producers, runtime.GOMAXPROCS(0)))
-	total := max(b.N, producers*contentionRound)
-	effs = make([]float64, 0, total/(producers*contentionRound)+1) // no allocation in the loop
+	effs = make([]float64, 0, total/(producers*per)+2) // no allocation in the loop
 	b.ResetTimer()
 	// Exact allocation counts, as go test takes them. Reading them stops the world, so a round
 	// of one command per producer wakes the producers again before the timed rounds.
@@ -217,7 +248,7 @@ func contentionInterleaved(b *testing.B, producers int, round, alone func(n int)
 	round(producers)
 	staged := producers
 	for left := total; left > 0; {
-		n := min(left, producers*contentionRound)
+		n := min(left, producers*per)
 		t0 := time.Now()
 		round(n)
 		t1 := time.Now()
@@ -347,16 +378,29 @@ func contentionRun(b *testing.B, s StrategyInfo, producers int, noop bool) error
 			st.Discard()
 		}
 	}
-	warm := min(b.N, producers*contentionRound)
-	if producers > 1 {
-		warm = producers * contentionRound // contentionInterleaved times at least a full round
+	// The round length: producer 0 alone stages a probe twice (the first warms it), timed.
+	probe := func() time.Duration {
+		clear(counts)
+		counts[0] = contentionMinRound
+		t0 := time.Now()
+		work(0, contentionMinRound)
+		if st != nil {
+			st.Discard()
+		}
+		return time.Since(t0)
 	}
-	round(warm) // warm the buffers to the size the timed rounds use
+	probe()
+	per := roundLength(probe())
+	total := b.N
+	if producers > 1 {
+		total = contentionFloor(b.N, producers, per)
+	}
+	round(min(total, producers*per)) // warm the buffers to the size the timed rounds use
 	if producers == 1 {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for left := b.N; left > 0; {
-			n := min(left, contentionRound)
+			n := min(left, per)
 			round(n)
 			left -= n
 		}
@@ -365,7 +409,7 @@ func contentionRun(b *testing.B, s StrategyInfo, producers int, noop bool) error
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cmds/s")
 		}
 	} else {
-		contentionInterleaved(b, producers, round, func(n int) {
+		contentionInterleaved(b, producers, per, total, round, func(n int) {
 			clear(counts)
 			counts[0] = n
 			work(0, n)
