@@ -361,6 +361,20 @@ func (r *Recorder[T, C]) SetSortKey(k uint64) { r.key = k }
 // Stage appends typed command c with the recorder's sort key.
 func (r *Recorder[T, C]) Stage(c C) { r.StageKeyed(r.key, c) }
 
+// StageAll appends the typed commands in cs, in order, with the recorder's sort key: what
+// Stage of each would do, in one append when the recorder keeps no sort keys (a producer that
+// builds a batch locally pays a local append per command, not a call that loads and stores the
+// recorder's slice header per command). cs is copied; it may be reused at once.
+func (r *Recorder[T, C]) StageAll(cs []C) {
+	if r.key != 0 || r.keyed {
+		for _, c := range cs {
+			r.StageKeyed(r.key, c)
+		}
+		return
+	}
+	r.cmds = append(r.cmds, cs...)
+}
+
 // StageKeyed appends typed command c with sort key k.
 func (r *Recorder[T, C]) StageKeyed(k uint64, c C) {
 	if k != 0 || r.keyed {

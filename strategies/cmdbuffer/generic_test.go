@@ -459,3 +459,54 @@ func TestRunApplierMiscountPanics(t *testing.T) {
 	_ = b.Commit()
 	t.Error("Commit returned; want a panic")
 }
+
+// TestStageAll: StageAll of a batch commits exactly as Stage of each command would, with and
+// without a sort key, and does not keep the caller's slice.
+func TestStageAll(t *testing.T) {
+	for _, key := range []uint64{0, 5} {
+		run := func(all bool) []int {
+			q := &queue{}
+			b := cmdbuffer.New(q, submit)
+			r0, r1 := b.NewRecorder(), b.NewRecorder()
+			r1.SetSortKey(3)
+			r1.Stage(draw{Mesh: 100})
+			r0.SetSortKey(key)
+			batch := []draw{{Mesh: 1}, {Mesh: 2}, {Mesh: 3}}
+			if all {
+				r0.StageAll(batch)
+				batch[0].Mesh = 99 // the recorder copied it
+			} else {
+				for _, d := range batch {
+					r0.Stage(d)
+				}
+			}
+			r0.Stage(draw{Mesh: 4})
+			if err := b.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			return meshes(q)
+		}
+		if got, want := run(true), run(false); !slices.Equal(got, want) {
+			t.Errorf("key %d: StageAll committed %v, Stage of each %v", key, got, want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		b := benchBuf
+		b.r.StageAll(b.batch[:])
+		b.b.Discard()
+	}); n != 0 {
+		t.Errorf("StageAll into a warm recorder: %v allocations, want 0", n)
+	}
+}
+
+var benchBuf = func() (x struct {
+	b     *cmdbuffer.Buffer[queue, draw]
+	r     *cmdbuffer.Recorder[queue, draw]
+	batch [8]draw
+}) {
+	x.b = cmdbuffer.New(&queue{}, submit)
+	x.r = x.b.NewRecorder()
+	x.r.StageAll(x.batch[:])
+	x.b.Discard()
+	return x
+}()
