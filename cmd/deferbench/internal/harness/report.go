@@ -117,6 +117,9 @@ func WriteReport(w io.Writer, results []*benchfmt.Result, meta ReportMeta) error
 				fmt.Fprintf(b, "## %s (GOMAXPROCS=%d)\n\n", sc, p)
 			}
 		}
+		if d := scenarioDef(sc).Description; d != "" { // what one op is, per variant
+			fmt.Fprintf(b, "What is measured: %s.\n\n", d)
+		}
 		for _, u := range units[sc] {
 			var cols []string
 			for _, st := range strategies {

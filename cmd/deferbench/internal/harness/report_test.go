@@ -98,3 +98,22 @@ func TestReportLinksEachPlotOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestReportSaysWhatIsMeasured: each scenario's table section says what one op is (the
+// scenario's description), so that a reader of report.md alone can tell StageApply's
+// add/remove row (per component operation, commits every 200) from its other mixes.
+func TestReportSaysWhatIsMeasured(t *testing.T) {
+	rs := results("StageApply/strategy=cmdbuffer/mix=addremove2x100-2", 20, 21, 20, 22, 21, 20)
+	rs = append(rs, results("Unknown/strategy=cmdbuffer/x=1-2", 1, 1, 1, 1, 1, 1)...)
+	var b strings.Builder
+	if err := WriteReport(&b, rs, ReportMeta{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if want := "## StageApply (GOMAXPROCS=2)\n\nWhat is measured: " + stageApplyScenario.Description + ".\n"; !strings.Contains(out, want) {
+		t.Errorf("report lacks the StageApply description:\n%s", out)
+	}
+	if !strings.Contains(out, "## Unknown (GOMAXPROCS=2)\n\n| ns/op") {
+		t.Errorf("a scenario this build does not know (an older run's) should get its table without a description:\n%s", out)
+	}
+}
