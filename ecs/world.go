@@ -362,9 +362,8 @@ func (w *World) tryPut(e Entity, b *Bundle, add, set bool) (live bool, err error
 		// Out of line, so that the common path keeps its values in registers.
 		return true, w.putChecked(e, b, add, set)
 	}
-	// write, by hand: its call is above the inlining budget and costs about 5% of an add;
-	// a single word-sized value (the common bundle) without a loop or a call, so that the
-	// values after it stay in registers.
+	// A single one-word value (the common bundle) is stored without a loop or a call, so
+	// that the values after it stay in registers; any other bundle goes out of line.
 	if b.n != 1 || !w.raw[b.ids[0]].putWord(e.slot, unsafe.Pointer(&b.data[b.offs[0]])) {
 		w.putValues(e.slot, b)
 	}
@@ -381,15 +380,10 @@ func (w *World) putChecked(e Entity, b *Bundle, add, set bool) error {
 		return err
 	}
 	mask, _ := b.maskDup()
-	w.write(e.slot, b, w.masks[e.slot]|mask)
-	return nil
-}
-
-// write stores b's values in slot's columns and sets its mask to m; put has checked them.
-func (w *World) write(slot uint32, b *Bundle, m Mask) {
-	w.putValues(slot, b)
-	w.masks[slot] = m
+	w.putValues(e.slot, b)
+	w.masks[e.slot] |= mask
 	w.changes++
+	return nil
 }
 
 // putValues stores b's values in slot's columns.

@@ -256,8 +256,8 @@ func (b *Buffer[T, C]) sweep(r *Recorder[T, C]) error {
 			r.funcs[r.fnext].fn = nil
 			r.fnext++
 		}
-		// Then the typed records up to the next closure, in a loop that keeps its cursor in
-		// a register and stores it back when it stops.
+		// Then the typed records up to the next closure: one call of the run applier, or the
+		// apply function command by command.
 		stop := r.end
 		if r.fnext < r.fend {
 			stop = min(stop, r.funcs[r.fnext].at)
