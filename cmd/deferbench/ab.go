@@ -16,7 +16,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -105,7 +107,7 @@ type side struct {
 	rev  string // the commit, for a git revision
 }
 
-func (a *abRun) do(baseArg, headArg, out string, o *compareFlags, opt harness.CompareOptions) error {
+func (a *abRun) do(baseArg, headArg, out string, o *compareFlags, opt analysis.CompareOptions) error {
 	e := a.e
 	start := time.Now()
 	if out == "" {
@@ -182,7 +184,7 @@ func (a *abRun) do(baseArg, headArg, out string, o *compareFlags, opt harness.Co
 	if err != nil {
 		return err
 	}
-	c := harness.CompareRuns(old, new, opt)
+	c := analysis.CompareRuns(old, new, opt)
 	for _, n := range c.Notes {
 		fmt.Fprintf(e.stderr, "deferbench: ab: note: %s\n", n)
 	}
@@ -366,7 +368,7 @@ func mergeRounds(dir string, rounds int) error {
 			b.WriteByte('\n')
 		}
 	}
-	return harness.WriteFileAtomic(filepath.Join(dir, "bench.txt"), b.Bytes())
+	return results.WriteFileAtomic(filepath.Join(dir, "bench.txt"), b.Bytes())
 }
 
 // roundOrders draws which side runs first in each of n rounds: a random permutation of

@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
 )
 
 // usageError is bad input on the command line: exit status 2.
@@ -181,7 +181,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 func runStopper(ctx context.Context, stop *stopper, args []string, stdout, stderr io.Writer) error {
-	out := &harness.ErrWriter{W: stdout}
+	out := &render.ErrWriter{W: stdout}
 	err := dispatch(ctx, stop, args, out, stderr)
 	if err == nil && out.Err != nil {
 		// Output lost (stdout on a full disk, a closed file): not a success.

@@ -15,7 +15,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 )
 
 // fleetDetail is the part of deferbench help fleet between the summary and the flags.
@@ -74,7 +75,7 @@ var fleetCommand = &command{
 			if fi, err := os.Stat(*out); err == nil && fi.IsDir() {
 				return usagef("fleet: -out %s is a directory: give a file name, e.g. %s", *out, filepath.Join(*out, "fleet.md"))
 			}
-			if err := harness.WriteFileAtomic(*out, buf.Bytes()); err != nil {
+			if err := results.WriteFileAtomic(*out, buf.Bytes()); err != nil {
 				return fmt.Errorf("fleet: %w", err)
 			}
 			fmt.Fprintf(e.stderr, "deferbench: fleet table of %s in %s\n", plural(len(boards), "run"), *out)
@@ -94,8 +95,8 @@ func isSet(fs *flag.FlagSet, name string) bool {
 type fleetBoard struct {
 	label   string            // the directory's base name
 	config  map[string]string // bench.txt's file-level config
-	env     envFile           // env.json
-	sums    map[[2]string]harness.Summary
+	env     results.Env       // env.json
+	sums    map[[2]string]results.Summary
 	names   []string // benchmark names in bench.txt order
 	procs   int      // the GOMAXPROCS the figures are taken at
 	partial string   // why the run is incomplete, "" when complete
@@ -107,28 +108,28 @@ func readFleetBoard(dir string) (fleetBoard, error) {
 	if err != nil || !fi.IsDir() {
 		return fleetBoard{}, usagef("fleet: %s is not a results directory: give the folders deferbench run wrote", dir)
 	}
-	rs, err := harness.ReadResults(filepath.Join(dir, "bench.txt"))
+	rs, err := results.ReadResults(filepath.Join(dir, "bench.txt"))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return fleetBoard{}, usagef("fleet: %s has no bench.txt: give the folders deferbench run wrote", dir)
-	case errors.Is(err, harness.ErrMalformed), errors.Is(err, harness.ErrBadValue), errors.Is(err, harness.ErrTooLarge):
+	case errors.Is(err, results.ErrMalformed), errors.Is(err, results.ErrBadValue), errors.Is(err, results.ErrTooLarge):
 		return fleetBoard{}, usagef("fleet: %v", err)
-	case errors.Is(err, harness.ErrNotResults):
+	case errors.Is(err, results.ErrNotResults):
 		return fleetBoard{}, usagef("fleet: %s/bench.txt holds no Go benchmark results", dir)
 	case errors.As(err, new(*fs.PathError)):
 		return fleetBoard{}, usagef("fleet: %s: cannot read it: give the folders deferbench run wrote", err)
 	case err != nil:
 		return fleetBoard{}, fmt.Errorf("fleet: %w", err)
 	}
-	raw, err := harness.ReadFileLimited(filepath.Join(dir, "env.json"), maxJSONBytes)
+	raw, err := results.ReadFileLimited(filepath.Join(dir, "env.json"), results.MaxJSONBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fleetBoard{}, usagef("fleet: %s has no env.json: give the folders deferbench run wrote", dir)
-	} else if errors.Is(err, harness.ErrNotRegular) || errors.Is(err, harness.ErrTooLarge) {
+	} else if errors.Is(err, results.ErrNotRegular) || errors.Is(err, results.ErrTooLarge) {
 		return fleetBoard{}, usagef("fleet: %v: give the folders deferbench run wrote", err)
 	} else if err != nil {
 		return fleetBoard{}, fmt.Errorf("fleet: %w", err)
 	}
-	b := fleetBoard{label: filepath.Base(filepath.Clean(dir)), config: map[string]string{}, sums: map[[2]string]harness.Summary{}}
+	b := fleetBoard{label: filepath.Base(filepath.Clean(dir)), config: map[string]string{}, sums: map[[2]string]results.Summary{}}
 	if err := json.Unmarshal(raw, &b.env); err != nil {
 		return fleetBoard{}, usagef("fleet: %s/env.json is not deferbench's env.json (%v)", dir, err)
 	}
@@ -139,12 +140,12 @@ func readFleetBoard(dir string) (fleetBoard, error) {
 			}
 		}
 	}
-	b.partial = harness.Partial(rs)
+	b.partial = results.Partial(rs)
 	if b.partial == "" {
 		b.partial = b.env.Partial
 	}
 	procs := map[int]bool{}
-	for _, s := range harness.Summarize(rs) {
+	for _, s := range analysis.Summarize(rs) {
 		if _, ok := b.sums[[2]string{s.Name, s.Unit}]; !ok {
 			b.names = append(b.names, s.Name)
 		}
@@ -195,7 +196,7 @@ func (b fleetBoard) cell(base, unit string) string {
 	if !ok {
 		return "—"
 	}
-	v := harness.FormatValue(s.Median, s.Unit)
+	v := results.FormatValue(s.Median, s.Unit)
 	if s.NoCI || s.Median == 0 {
 		return v
 	}
@@ -281,7 +282,7 @@ func writeFleet(w io.Writer, boards []fleetBoard) {
 	row("emulated", each(fleetBoard.emulated)...)
 	row("complete", each(func(b fleetBoard) string {
 		if b.partial != "" {
-			return "no (" + strings.TrimPrefix(harness.PartialText(b.partial), "partial: ") + ")"
+			return "no (" + strings.TrimPrefix(results.PartialText(b.partial), "partial: ") + ")"
 		}
 		return "yes"
 	})...)

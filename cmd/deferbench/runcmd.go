@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,8 +20,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/envinfo"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/term"
@@ -199,26 +201,26 @@ func (o runOptions) options() (harness.Options, error) {
 	}
 	// compare, report and plot read at most MaxResults lines: a run must not write more
 	// (checked before multiplying, which could overflow).
-	if o.count > harness.MaxResults/per {
+	if o.count > results.MaxResults/per {
 		return opt, usagef("run: -count %d: %d benchmarks × %d is more than the %d results compare and report read: give -count %d or less, or fewer -scenarios, -strategies or -procs",
-			o.count, per, o.count, harness.MaxResults, harness.MaxResults/per)
+			o.count, per, o.count, results.MaxResults, results.MaxResults/per)
 	}
 	return opt, nil
 }
 
 // openOut holds the results directory: o.out, or a new one under results/. A directory that
 // is taken or cannot be written is a usage error naming it and the fix.
-func (o runOptions) openOut(now time.Time) (*harness.RunDir, error) {
+func (o runOptions) openOut(now time.Time) (*results.RunDir, error) {
 	var (
-		rd  *harness.RunDir
+		rd  *results.RunDir
 		err error
 	)
 	if o.out == "" {
-		rd, err = harness.NewRunDir(defaultOut(now))
+		rd, err = results.NewRunDir(defaultOut(now))
 	} else {
-		rd, err = harness.OpenRunDir(o.out)
+		rd, err = results.OpenRunDir(o.out)
 	}
-	var de *harness.DirError
+	var de *results.DirError
 	if !errors.As(err, &de) {
 		return rd, err
 	}
@@ -227,9 +229,9 @@ func (o runOptions) openOut(now time.Time) (*harness.RunDir, error) {
 		name = "results directory " + de.Dir
 	}
 	switch {
-	case errors.Is(err, harness.ErrDirTaken):
+	case errors.Is(err, results.ErrDirTaken):
 		fix = "choose a new -out or remove it"
-	case errors.Is(err, harness.ErrDirInUse):
+	case errors.Is(err, results.ErrDirInUse):
 		fix = "choose a new -out"
 	default:
 		fix = "choose a writable directory"
@@ -248,46 +250,6 @@ func defaultOut(now time.Time) string {
 	}
 	host = regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(host, "_")
 	return filepath.Join("results", now.Format("20060102-150405")+"-"+host+"-"+runtime.GOARCH)
-}
-
-// envFile is env.json: the environment before and after the run.
-type envFile struct {
-	Deferbench string        `json:"deferbench"`
-	Args       []string      `json:"args"`
-	Started    string        `json:"started"`
-	Finished   string        `json:"finished,omitempty"`
-	Partial    string        `json:"partial,omitempty"`
-	Throttled  *bool         `json:"throttled,omitempty"`
-	Before     envinfo.Env   `json:"before"`
-	After      *envinfo.Env  `json:"after,omitempty"`
-	CPUShare   *cpuShareDoc  `json:"cpu_share,omitempty"`
-	Options    runOptionsDoc `json:"options"`
-}
-
-// cpuShareDoc is env.json's cpu_share: how the machine's CPU time was spent between the two
-// captures, by the run, by other work and by the hypervisor (steal; envinfo.CPUShareOf), and
-// the wall time between them. Absent where it was not measured: no /proc/stat, a run killed
-// before the second capture, an older deferbench.
-type cpuShareDoc struct {
-	Seconds float64 `json:"wall_seconds"`
-	envinfo.CPUShare
-}
-
-type runOptionsDoc struct {
-	Quick      bool     `json:"quick"`
-	Count      int      `json:"count"`
-	Benchtime  string   `json:"benchtime"`
-	Scenarios  []string `json:"scenarios"`
-	Strategies []string `json:"strategies"`
-	Procs      []int    `json:"procs,omitempty"`
-}
-
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return harness.WriteFileAtomic(path, append(b, '\n'))
 }
 
 // runSuite is deferbench run after flag parsing.
@@ -317,21 +279,22 @@ func runSuite(e *env, o runOptions) (err error) {
 
 	before := envinfo.Capture()
 	beforeAt := time.Now()
-	doc := envFile{
-		Deferbench: harness.Version(),
+	doc := results.Env{
+		Deferbench: results.Version(),
 		Args:       os.Args,
 		Started:    start.UTC().Format(time.RFC3339),
 		Partial:    "true (run in progress)",
 		Before:     before,
-		Options: runOptionsDoc{Quick: opt.Quick, Count: opt.Count, Benchtime: opt.Benchtime,
+		Options: results.RunOptions{Quick: opt.Quick, Count: opt.Count, Benchtime: opt.Benchtime,
 			Scenarios:  names(opt.Scenarios, func(s harness.Scenario) string { return s.Name }),
 			Strategies: names(opt.Strategies, func(s harness.StrategyInfo) string { return s.Name }),
 			Procs:      opt.Procs},
 	}
-	bf := harness.NewBenchFile(benchPath)
-	bf.Config = harness.RunConfig(before.CPUModel, before.ConfigLines())
+	bf := results.NewBenchFile(benchPath)
+	caps := harness.Capabilities(opt.Strategies) // what the verdicts read, not today's code
+	bf.Config = append(results.RunConfig(before.CPUModel, before.ConfigLines()), caps...)
 	e.stop.begin()
-	if err := writeJSON(envPath, doc); err != nil {
+	if err := results.WriteJSON(envPath, doc); err != nil {
 		rd.Discard()
 		return err
 	}
@@ -376,17 +339,17 @@ func runSuite(e *env, o runOptions) (err error) {
 	fin.mu.Lock()
 	doc.After = &after
 	if share, ok := envinfo.CPUShareOf(before, after); ok {
-		doc.CPUShare = &cpuShareDoc{Seconds: math.Round(wall.Seconds()*10) / 10, CPUShare: share}
+		doc.CPUShare = &results.CPUShare{Seconds: math.Round(wall.Seconds()*10) / 10, CPUShare: share}
 	}
 	th, _ := envinfo.Throttled(before, after)
 	doc.Throttled = &th
-	bf.Config = harness.RunConfig(before.CPUModel, envinfo.RunConfigLines(before, after))
+	bf.Config = append(results.RunConfig(before.CPUModel, envinfo.RunConfigLines(before, after)), caps...)
 	fin.mu.Unlock()
 
 	// With -profile, the profiles come before the files are finished, so that an interrupted
 	// profiling run marks them partial too.
 	var (
-		as       []harness.Attribution
+		as       []results.Attribution
 		profErr  error
 		profiled int
 		groups   = harness.ProfileGroups(opt)
@@ -404,9 +367,9 @@ func runSuite(e *env, o runOptions) (err error) {
 	case profErr != nil:
 		partial = fmt.Sprintf("all %d benchmarks finished; profiles of %d of %d scenario-strategy pairs (%s)", total, profiled, groups, stopReason(profErr))
 	}
-	var sumAttr *attribution
+	var sumAttr *results.AttributionDoc
 	if len(as) > 0 {
-		sumAttr = &attribution{Categories: harness.AttributionCategories, ByStrategy: harness.StrategyAttribution(as), ByScenario: as}
+		sumAttr = &results.AttributionDoc{Categories: results.AttributionCategories, ByStrategy: harness.StrategyAttribution(as), ByScenario: as}
 		writeAttribution(e.stdout, sumAttr.ByStrategy)
 	}
 	if err := fin.finish(partial, sumAttr); err != nil {
@@ -447,32 +410,17 @@ func stopReason(err error) string {
 	return "failed: " + err.Error()
 }
 
-// summaryFile is summary.json: per benchmark and unit the median and 95% confidence interval
-// over the repetitions (golang.org/x/perf/benchmath), and with -profile the CPU attribution.
-type summaryFile struct {
-	Deferbench  string            `json:"deferbench"`
-	Partial     string            `json:"partial,omitempty"`
-	Summaries   []harness.Summary `json:"summaries"`
-	Attribution *attribution      `json:"attribution,omitempty"`
-}
-
-type attribution struct {
-	Categories []string              `json:"categories"`
-	ByStrategy []harness.Attribution `json:"by_strategy"`
-	ByScenario []harness.Attribution `json:"by_scenario"`
-}
-
 // writeAttribution prints one row per strategy: the share of its CPU in each category.
-func writeAttribution(w io.Writer, as []harness.Attribution) {
+func writeAttribution(w io.Writer, as []results.Attribution) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "CPU attribution\tcpu-s\t")
-	for _, c := range harness.AttributionCategories {
+	for _, c := range results.AttributionCategories {
 		fmt.Fprintf(tw, "%s\t", c)
 	}
 	fmt.Fprintln(tw)
 	for _, a := range as {
 		fmt.Fprintf(tw, "%s\t%.2f\t", a.Strategy, a.CPU)
-		for _, c := range harness.AttributionCategories {
+		for _, c := range results.AttributionCategories {
 			fmt.Fprintf(tw, "%.1f%%\t", 100*a.Share[c])
 		}
 		fmt.Fprintln(tw)
@@ -547,8 +495,8 @@ func (p *progress) finish() {
 type finisher struct {
 	e       *env
 	dir     string
-	bf      *harness.BenchFile
-	doc     *envFile
+	bf      *results.BenchFile
+	doc     *results.Env
 	envPath string
 	mu      sync.Mutex // held while writing; guards doc, bf.Config and done
 	done    bool
@@ -556,7 +504,7 @@ type finisher struct {
 
 // finish writes the closing files with partial ("" for a complete run) and the attribution
 // (nil without -profile).
-func (f *finisher) finish(partial string, attr *attribution) error {
+func (f *finisher) finish(partial string, attr *results.AttributionDoc) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.done {
@@ -579,13 +527,13 @@ func (f *finisher) hardStop(partial string) {
 	}
 }
 
-func (f *finisher) write(partial string, attr *attribution) error {
+func (f *finisher) write(partial string, attr *results.AttributionDoc) error {
 	f.doc.Finished = time.Now().UTC().Format(time.RFC3339)
 	f.doc.Partial = partial
 	if err := f.bf.Finish(partial); err != nil {
 		return err
 	}
-	if err := writeJSON(f.envPath, f.doc); err != nil {
+	if err := results.WriteJSON(f.envPath, f.doc); err != nil {
 		return err
 	}
 	plotErr, err := writeOutputs(runOutputs{dir: f.dir, results: f.bf.Results(), config: f.bf.Config, partial: partial, attr: attr, env: f.doc})
@@ -602,29 +550,29 @@ func (f *finisher) write(partial string, attr *attribution) error {
 type runOutputs struct {
 	dir     string
 	results []*benchfmt.Result
-	config  []harness.Config // bench.txt's file-level configuration, without the partial marker
+	config  []results.Config // bench.txt's file-level configuration, without the partial marker
 	partial string
-	attr    *attribution // nil: none
-	env     *envFile     // nil: no env.json (NumCPU, load average and other work unknown)
+	attr    *results.AttributionDoc // nil: none
+	env     *results.Env            // nil: no env.json (NumCPU, load average and other work unknown)
 }
 
 // writeOutputs writes summary.json, the plots and report.md of a run into o.dir. A failure
 // to draw or write the plots is plotErr, and report.md is written without them; err is any
 // other failure.
 func writeOutputs(o runOutputs) (plotErr, err error) {
-	sum := summaryFile{Deferbench: harness.Version(), Partial: o.partial, Summaries: harness.Summarize(o.results), Attribution: o.attr}
-	if err := writeJSON(filepath.Join(o.dir, "summary.json"), sum); err != nil {
+	sum := results.SummaryFile{Deferbench: results.Version(), Partial: o.partial, Summaries: analysis.Summarize(o.results), Attribution: o.attr}
+	if err := results.WriteJSON(filepath.Join(o.dir, "summary.json"), sum); err != nil {
 		return nil, err
 	}
-	meta := harness.ReportMeta{Config: o.config, Throttled: "unknown", Partial: o.partial}
+	meta := render.ReportMeta{Config: o.config, Throttled: "unknown", Partial: o.partial}
 	if o.env != nil {
 		meta.Cores = o.env.Before.Cores
 		meta.LoadBefore = o.env.Before.LoadAvg
 		if c := o.env.CPUShare; c != nil {
-			meta.OtherWork = &harness.OtherWork{CPUs: c.CPUs, Seconds: c.Seconds, Other: c.Other, Steal: c.Steal}
+			meta.OtherWork = &render.OtherWork{CPUs: c.CPUs, Seconds: c.Seconds, Other: c.Other, Steal: c.Steal}
 		}
 	}
-	plots, plotErr := harness.PlotWith(o.results, filepath.Join(o.dir, "plots"), harness.PlotOptions{Cores: meta.Cores})
+	plots, plotErr := render.PlotWith(o.results, filepath.Join(o.dir, "plots"), render.PlotOptions{Cores: meta.Cores})
 	for _, c := range o.config {
 		if c.Key == "throttled" {
 			meta.Throttled = c.Value
@@ -639,20 +587,20 @@ func writeOutputs(o runOutputs) (plotErr, err error) {
 		}
 	}
 	var report bytes.Buffer
-	if err := harness.WriteReport(&report, o.results, meta); err != nil {
+	if err := render.WriteReport(&report, o.results, meta); err != nil {
 		return plotErr, err
 	}
-	return plotErr, harness.WriteFileAtomic(filepath.Join(o.dir, "report.md"), report.Bytes())
+	return plotErr, results.WriteFileAtomic(filepath.Join(o.dir, "report.md"), report.Bytes())
 }
 
 // plotsError turns a failure to write the charts into plots (a directory) into one line
 // naming it: a plots/ that cannot be written into (no permission, a file of that name, a
 // read-only file system) is a usage error saying to make it writable.
 func plotsError(cmd, plots string, err error) error {
-	if errors.Is(err, harness.ErrBadValue) {
+	if errors.Is(err, results.ErrBadValue) {
 		return usagef("%s: %v", cmd, err)
 	}
-	if errors.Is(err, harness.ErrTooManyCharts) {
+	if errors.Is(err, render.ErrTooManyCharts) {
 		return usagef("%s: %v: plot draws the scenarios of a deferbench run; give its results, or fewer benchmarks", cmd, err)
 	}
 	for _, bad := range []error{fs.ErrPermission, syscall.ENOTDIR, syscall.EROFS, syscall.EEXIST} {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/workload"
 	"golang.org/x/perf/benchfmt"
@@ -56,7 +57,7 @@ func roundLength(probe time.Duration) int {
 }
 
 // NoopName is the name of Contention's control row: producers that run a register-only loop.
-const NoopName = "noop"
+const NoopName = suite.NoopName
 
 var contentionProducers = []int{1, 2, 4, 8, 16}
 
@@ -91,11 +92,7 @@ func contentionProcs(cfg VariantConfig) []int {
 }
 
 var contentionScenario = Scenario{
-	Name: "Contention",
-	Description: "P producers stage typed commands concurrently into one target, each through its own recorder, " +
-		"swept over P and GOMAXPROCS, in rounds of up to 65536 commands per producer (about 1 ms of single-producer staging, at least 1024); ns/op per command, cmds/s, " +
-		"efficiency = throughput(P) / (min(P, GOMAXPROCS) × throughput(1)), throughput(1) measured in single-producer reference rounds " +
-		"interleaved with the timed ones; strategy=noop is the control (no memory touched)",
+	Scenario: suite.Contention,
 	Variants: func(cfg VariantConfig) []Variant {
 		producers := contentionProducers
 		if cfg.Quick {
@@ -117,20 +114,6 @@ var contentionScenario = Scenario{
 		return func(b *testing.B) error { return contention(b, s, p) }
 	},
 	Derive: deriveEfficiency,
-	Headlines: []Headline{
-		// A programmer with many producers needs the most commands staged per second when
-		// all of them run at once: efficiency is relative to each strategy's own
-		// single-producer speed, so a strategy slow alone can score well on it while staging
-		// a tenth of the others' commands. The need is answered by throughput; efficiency is
-		// ranked beside it, for scaling.
-		{Unit: "cmds/s", Higher: true, Where: []Param{{"producers", "NumCPU"}}, AtNumCPU: true,
-			Need: "many parallel producers (cmds/s of all producers together, producers = {producers} at GOMAXPROCS = {GOMAXPROCS})"},
-		{Unit: "efficiency", Higher: true, Where: []Param{{"producers", "NumCPU"}}, AtNumCPU: true},
-	},
-	Charts: []Chart{
-		{Name: "Contention-efficiency", Title: "efficiency", YLabel: "efficiency", Units: []string{"efficiency"}, Against: "producers", PerProcs: true},
-		{Name: "Contention-throughput", Title: "cmds/s", YLabel: "cmds/s", Units: []string{"cmds/s"}, Against: "producers", PerProcs: true},
-	},
 }
 
 // deriveEfficiency adds efficiency = throughput(P) / (min(P, GOMAXPROCS) × throughput(1)) to a
@@ -187,7 +170,7 @@ func contention(b *testing.B, s StrategyInfo, producers int) error {
 // multiply-add on a register. Its efficiency below 1 is what the harness (barrier, scheduler)
 // costs; above 0.95 the strategies' figures measure the strategies.
 func contentionNoop(b *testing.B, producers int) error {
-	return contentionRun(b, StrategyInfo{Name: NoopName, ControlOf: "Contention"}, producers, true)
+	return contentionRun(b, StrategyInfo{Strategy: suite.Noop}, producers, true)
 }
 
 // noopOut holds each producer's loop result, one cache line apart, so the loop is not

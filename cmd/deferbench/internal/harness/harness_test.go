@@ -3,12 +3,12 @@ package harness
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/ecs"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -141,48 +141,34 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 	}
 }
 
-func TestBenchFilePartialAndConfig(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "bench.txt")
-	f := NewBenchFile(path)
-	f.Config = []Config{{"goos", "linux"}, {"deferbench", "test"}}
-	r := &benchfmt.Result{Name: benchfmt.Name("Stage/strategy=baseline/cmd=typed-2"), Iters: 10,
-		Values: []benchfmt.Value{{Value: 1.5, Unit: "ns/op"}}}
-	if err := f.Add(r); err != nil {
-		t.Fatal(err)
+// TestCapabilitiesLines: the lines a run writes declare what each strategy's own
+// Capabilities method returns, read back as results.Capabilities reads them; rows that are
+// not strategies declare nothing.
+func TestCapabilitiesLines(t *testing.T) {
+	var rs []*benchfmt.Result
+	r := &benchfmt.Result{Name: benchfmt.Name("Stage/strategy=cmdbuffer/cmd=typed"), Iters: 1}
+	for _, c := range Capabilities(Strategies) {
+		r.Config = append(r.Config, benchfmt.Config{Key: c.Key, Value: []byte(c.Value), File: true})
 	}
-	read := func() string {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
+	rs = append(rs, r)
+	got := results.Capabilities(rs)
+	n := 0
+	for _, s := range Strategies {
+		if s.Factory == nil {
+			if _, ok := got[s.Name]; ok {
+				t.Errorf("%s is not a strategy but declares capabilities", s.Name)
+			}
+			continue
 		}
-		return string(b)
+		n++
+		st := s.Factory(ecs.NewWorld())
+		want := st.Capabilities()
+		st.Close()
+		if got[s.Name] != want {
+			t.Errorf("%s: bench.txt declares %+v, the strategy %+v", s.Name, got[s.Name], want)
+		}
 	}
-	want := "goos: linux\ndeferbench: test\npartial: true (run in progress)\n\nBenchmarkStage/strategy=baseline/cmd=typed-2 10 1.5 ns/op\n"
-	if got := read(); got != want {
-		t.Errorf("during the run bench.txt =\n%s\nwant\n%s", got, want)
-	}
-	f.Config = append(f.Config, Config{"throttled", "no"})
-	if err := f.Finish(""); err != nil {
-		t.Fatal(err)
-	}
-	want = "goos: linux\ndeferbench: test\nthrottled: no\n\nBenchmarkStage/strategy=baseline/cmd=typed-2 10 1.5 ns/op\n"
-	if got := read(); got != want {
-		t.Errorf("after Finish bench.txt =\n%s\nwant\n%s", got, want)
-	}
-	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*")); len(left) > 0 {
-		t.Errorf("temporary files left: %v", left)
-	}
-}
-
-func TestCheckWritable(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "f")
-	os.WriteFile(file, nil, 0o644)
-	if _, err := CheckWritable(filepath.Join(file, "sub")); err == nil {
-		t.Error("CheckWritable under a file succeeded")
-	}
-	created, err := CheckWritable(filepath.Join(dir, "new", "r"))
-	if err != nil || !created {
-		t.Errorf("CheckWritable(new dir) = %v, %v; want created", created, err)
+	if len(got) != n {
+		t.Errorf("%d strategies declared, want %d", len(got), n)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -15,7 +16,7 @@ func sizingScenario(slowCalls int, sleep time.Duration, slowOps *atomic.Bool, sp
 	var calls atomic.Int64
 	var sink int
 	return []Scenario{{
-		Name:     "Sizing",
+		Scenario: suite.Scenario{Name: "Sizing"},
 		Variants: func(VariantConfig) []Variant { return []Variant{{}} },
 		Bench: func(StrategyInfo, Variant) BenchFunc {
 			return func(b *testing.B) error {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
 	"github.com/deferbench/deferbench/workload"
@@ -23,9 +24,7 @@ var sink struct {
 }
 
 var stageScenario = Scenario{
-	Name: "Stage",
-	Description: "one producer stages commands through one recorder (deferral.Recorder.Set, or Do with a closure capturing 24 B or 264 B); " +
-		"ns/op per staged command, buffers dropped every 1024 commands; heap-B/cmd = live heap per staged command before commit",
+	Scenario: suite.Stage,
 	Variants: func(VariantConfig) []Variant {
 		return []Variant{
 			{Params: []Param{{"cmd", "typed"}}, Arg: "typed"},
@@ -43,11 +42,6 @@ var stageScenario = Scenario{
 			return stageBaselineTyped
 		}
 		return func(b *testing.B) error { return stageStrategy(b, s, kind, mk) }
-	},
-	Headlines: []Headline{
-		{Unit: "ns/op", Where: []Param{{"cmd", "typed"}}, Need: "lowest staging cost (typed commands)"},
-		{Unit: "allocs/op", Where: []Param{{"cmd", "typed"}}, Need: "no allocation while staging (typed commands)", Meets: allBelow(0.01)},
-		{Unit: "heap-B/cmd", Where: []Param{{"cmd", "typed"}}},
 	},
 }
 

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
 	"github.com/deferbench/deferbench/workload"
@@ -36,11 +37,7 @@ const (
 )
 
 var stageApplyScenario = Scenario{
-	Name: "StageApply",
-	Description: "one producer stages commands and commits every 256; ns/op per command, staging plus apply; " +
-		"mix: all Set (homogeneous), 8 command types round-robin, or the same 8 shuffled; " +
-		"addremove2x100: add 2 components to 100 entities, commit, remove them, commit, ns/op per component operation; " +
-		"versioned also apply-, swap-, resync-ns/publish and replica-B/entity",
+	Scenario: suite.StageApply,
 	Variants: func(VariantConfig) []Variant {
 		return []Variant{
 			{Params: []Param{{"mix", "homogeneous"}}, Arg: mixSequence("homogeneous")},
@@ -56,7 +53,6 @@ var stageApplyScenario = Scenario{
 		seq := v.Arg.([]uint8)
 		return func(b *testing.B) error { return stageApply(b, s, seq) }
 	},
-	Headlines: []Headline{{Unit: "ns/op"}},
 }
 
 // mixSequence returns the command-type sequence of a mix, applyTargets long and cycled: each

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
 	"github.com/deferbench/deferbench/strategies/cmdbuffer"
 	"github.com/deferbench/deferbench/strategies/handrolled"
 	"github.com/deferbench/deferbench/strategies/hybrid"
@@ -13,13 +16,11 @@ import (
 	"github.com/deferbench/deferbench/workload"
 )
 
-// StrategyInfo describes one strategy the harness measures. Every scenario runs every strategy
-// in Strategies, so adding a strategy to the comparison is one line in that table.
+// StrategyInfo is one row of the strategy table the harness measures: its declaration
+// (suite.Strategy) and how to build it. Every scenario runs every strategy in Strategies, so
+// adding a strategy to the comparison is one line in that table and one in suite's.
 type StrategyInfo struct {
-	// Name is the value of the strategy= key in benchmark names.
-	Name string
-	// Description is one line for `deferbench list` and the README.
-	Description string
+	suite.Strategy
 	// Factory makes the strategy over a world. It is nil for the baseline, which is not a
 	// deferral.Strategy: scenarios that need a strategy skip it.
 	Factory deferral.Factory
@@ -27,10 +28,6 @@ type StrategyInfo struct {
 	// workload.Sim.StepParallel: it returns a function that runs one frame of dt with
 	// producers producers deciding with decide. hybrid runs the frame as its task graph.
 	FrameStepper func(st deferral.Strategy, producers int, decide workload.ParallelDecisions) (step func(dt float64) error, err error)
-	// ControlOf, when set, names the only scenario this entry runs in: a reference row that
-	// is not a strategy (noop in Contention measures the harness; ecs and ark in Peer the
-	// worlds).
-	ControlOf string
 }
 
 // Baseline reports whether s is not a strategy (Factory is nil): the in-run lower bound, or a
@@ -38,21 +35,36 @@ type StrategyInfo struct {
 func (s StrategyInfo) Baseline() bool { return s.Factory == nil }
 
 // BaselineName is the name of the in-run lower bound.
-const BaselineName = "baseline"
+const BaselineName = suite.BaselineName
 
-// Strategies is the strategy table, in the order results are interleaved within each
-// repetition. The baseline comes first.
+// Strategies is the strategy table, in the order of suite.Strategies.
 var Strategies = []StrategyInfo{
-	{Name: BaselineName, Description: "lower bound: append the same deferral.Command record (or closure) to a preallocated slice; apply it with deferral.Core"},
-	{Name: "cmdbuffer", Description: "design 2: per-recorder private buffers of typed POD records plus a closure tier; commit in (sort key, recorder, FIFO) order", Factory: cmdbuffer.Factory},
-	{Name: "lazyguarded", Description: "design 1: every staged command is a task on the target's mutex-guarded FIFO pipe; readers wait behind parked writes", Factory: lazyguarded.Factory},
-	{Name: "lazyguarded-pass", Description: "design 1, readers pass parked writes (stale reads, opt-in)", Factory: lazyguarded.FactoryPass},
-	{Name: "handrolled", Description: "design 3: producers fill their own slices and hand them over; commit gathers in hand-over order and applies", Factory: handrolled.Factory},
-	{Name: "hybrid", Description: "design 4: cmdbuffer's buffers with a recorder per graph node; commit in (sort key, recorder, FIFO) order", Factory: hybrid.Factory, FrameStepper: hybridFrame},
-	{Name: "versioned", Description: "design 5: cmdbuffer's staging, published to a second replica of the world that readers read lock-free; commit = apply, swap, resync (replay)", Factory: versioned.Factory},
-	{Name: NoopName, Description: "control, not a strategy (Contention only): each producer runs a register-only loop, one step per command, touching no memory; its efficiency is the ceiling the harness itself allows", ControlOf: "Contention"},
-	{Name: peerECS, Description: "reference, not a strategy (Peer only): ecs.World called immediately", ControlOf: "Peer"},
-	{Name: peerArk, Description: "reference, not a strategy (Peer only): Ark (github.com/mlange-42/ark) called immediately", ControlOf: "Peer"},
+	{Strategy: suite.Baseline},
+	{Strategy: suite.CmdBuffer, Factory: cmdbuffer.Factory},
+	{Strategy: suite.LazyGuarded, Factory: lazyguarded.Factory},
+	{Strategy: suite.LazyGuardedPass, Factory: lazyguarded.FactoryPass},
+	{Strategy: suite.HandRolled, Factory: handrolled.Factory},
+	{Strategy: suite.Hybrid, Factory: hybrid.Factory, FrameStepper: hybridFrame},
+	{Strategy: suite.Versioned, Factory: versioned.Factory},
+	{Strategy: suite.Noop},
+	{Strategy: suite.ECS},
+	{Strategy: suite.Ark},
+}
+
+// Capabilities returns the configuration lines that declare the capabilities of the
+// strategies in sts, as bench.txt carries them (results.CapabilityConfig), built from an
+// instance of each over an empty world; rows that are not strategies have none.
+func Capabilities(sts []StrategyInfo) []results.Config {
+	var cfg []results.Config
+	for _, s := range sts {
+		if s.Factory == nil {
+			continue
+		}
+		st := s.Factory(ecs.NewWorld())
+		cfg = append(cfg, results.CapabilityConfig(s.Name, st.Capabilities())...)
+		st.Close()
+	}
+	return cfg
 }
 
 // StrategyNames returns the names in Strategies, in order.

@@ -1,4 +1,4 @@
-package harness
+package results
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"golang.org/x/perf/benchfmt"
 )
 
 // TestNewRunDirSuffixes checks that a taken default name gets -2, -3, …, and that runs asking
@@ -279,5 +281,38 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 	if want := "bench.txt blocked"; strings.Join(names, " ") != want {
 		t.Errorf("directory holds %q, want %q (no temporary files)", strings.Join(names, " "), want)
+	}
+}
+
+func TestBenchFilePartialAndConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bench.txt")
+	f := NewBenchFile(path)
+	f.Config = []Config{{"goos", "linux"}, {"deferbench", "test"}}
+	r := &benchfmt.Result{Name: benchfmt.Name("Stage/strategy=baseline/cmd=typed-2"), Iters: 10,
+		Values: []benchfmt.Value{{Value: 1.5, Unit: "ns/op"}}}
+	if err := f.Add(r); err != nil {
+		t.Fatal(err)
+	}
+	read := func() string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	want := "goos: linux\ndeferbench: test\npartial: true (run in progress)\n\nBenchmarkStage/strategy=baseline/cmd=typed-2 10 1.5 ns/op\n"
+	if got := read(); got != want {
+		t.Errorf("during the run bench.txt =\n%s\nwant\n%s", got, want)
+	}
+	f.Config = append(f.Config, Config{"throttled", "no"})
+	if err := f.Finish(""); err != nil {
+		t.Fatal(err)
+	}
+	want = "goos: linux\ndeferbench: test\nthrottled: no\n\nBenchmarkStage/strategy=baseline/cmd=typed-2 10 1.5 ns/op\n"
+	if got := read(); got != want {
+		t.Errorf("after Finish bench.txt =\n%s\nwant\n%s", got, want)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
 	}
 }

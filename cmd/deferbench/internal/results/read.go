@@ -1,4 +1,4 @@
-package harness
+package results
 
 import (
 	"bufio"
@@ -8,137 +8,16 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"syscall"
-	"text/tabwriter"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"golang.org/x/perf/benchfmt"
-	"golang.org/x/perf/benchmath"
 )
-
-// Summary is the distribution of one metric of one benchmark over the repetitions of a run:
-// the median and its 95% confidence interval (benchmath.AssumeNothing, as benchstat).
-type Summary struct {
-	Name   string  `json:"name"` // full benchmark name, without the Benchmark prefix
-	Unit   string  `json:"unit"`
-	N      int     `json:"n"`
-	Median float64 `json:"median"`
-	Lo     float64 `json:"ci95_lo"`
-	Hi     float64 `json:"ci95_hi"`
-	// NoCI: too few samples for a confidence interval (fewer than 6 at 95%); Lo and Hi are
-	// then the median.
-	NoCI     bool     `json:"no_ci,omitempty"`
-	Warnings []string `json:"warnings,omitempty"`
-}
-
-// key identifies one metric of one benchmark.
-type key struct{ name, unit string }
-
-// unitValue returns a value in the unit it was written in (the reader turns ns/op into
-// sec/op; summaries keep ns/op).
-func unitValue(v benchfmt.Value) (float64, string) {
-	if v.OrigUnit != "" {
-		return v.OrigValue, v.OrigUnit
-	}
-	return v.Value, v.Unit
-}
-
-// collect groups the values of results by (full name, unit), keeping first-seen order.
-func collect(results []*benchfmt.Result) ([]key, map[key][]float64) {
-	var order []key
-	vals := map[key][]float64{}
-	for _, r := range results {
-		for _, v := range r.Values {
-			x, u := unitValue(v)
-			k := key{string(r.Name), u}
-			if _, ok := vals[k]; !ok {
-				order = append(order, k)
-			}
-			vals[k] = append(vals[k], x)
-		}
-	}
-	return order, vals
-}
-
-// Summarize summarizes every metric of every benchmark in results.
-func Summarize(results []*benchfmt.Result) []Summary {
-	order, vals := collect(results)
-	out := make([]Summary, 0, len(order))
-	for _, k := range order {
-		s := newSample(vals[k], &benchmath.DefaultThresholds)
-		sum := benchmath.AssumeNothing.Summary(s, 0.95)
-		row := Summary{Name: k.name, Unit: k.unit, N: len(vals[k]), Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi}
-		for _, w := range append(s.Warnings, sum.Warnings...) {
-			row.Warnings = append(row.Warnings, w.Error())
-		}
-		if math.IsInf(row.Lo, 0) || math.IsNaN(row.Lo) || math.IsInf(row.Hi, 0) || math.IsNaN(row.Hi) {
-			row.Lo, row.Hi, row.NoCI = row.Median, row.Median, true
-		}
-		out = append(out, row)
-	}
-	return out
-}
-
-// Comparison is one metric of one benchmark in two result sets.
-type Comparison struct {
-	Name, Unit string
-	Old, New   Summary
-	Delta      float64 // New.Median/Old.Median − 1; NaN when Old.Median is 0
-	P          float64 // Mann-Whitney U test p-value
-	Alpha      float64
-	// Significant: P < Alpha, with enough samples for the test to tell.
-	Significant bool
-	Note        string // why there is no verdict, if there is none
-}
-
-// Compare compares every metric present in both old and new, matched by full benchmark name
-// and unit, with benchmath's Mann-Whitney U test at alpha (0 means 0.05). Metrics present in
-// only one set are left out.
-func Compare(old, new []*benchfmt.Result, alpha float64) []Comparison {
-	if alpha == 0 {
-		alpha = 0.05
-	}
-	th := benchmath.DefaultThresholds
-	th.CompareAlpha = alpha
-	order, ov := collect(old)
-	_, nv := collect(new)
-	sums := func(rs []*benchfmt.Result) map[key]Summary {
-		m := map[key]Summary{}
-		for _, s := range Summarize(rs) {
-			m[key{s.Name, s.Unit}] = s
-		}
-		return m
-	}
-	oldSums, newSums := sums(old), sums(new)
-	var out []Comparison
-	for _, k := range order {
-		if _, ok := nv[k]; !ok {
-			continue
-		}
-		s1 := newSample(ov[k], &th)
-		s2 := newSample(nv[k], &th)
-		c := benchmath.AssumeNothing.Compare(s1, s2)
-		row := Comparison{Name: k.name, Unit: k.unit, Old: oldSums[k], New: newSums[k], P: uTestP(c.P), Alpha: c.Alpha, Delta: math.NaN()}
-		if row.Old.Median != 0 {
-			row.Delta = row.New.Median/row.Old.Median - 1
-		}
-		if len(c.Warnings) > 0 {
-			row.Note = c.Warnings[0].Error()
-		}
-		row.Significant = c.P < c.Alpha && len(c.Warnings) == 0
-		out = append(out, row)
-	}
-	return out
-}
 
 // ErrNotResults is why ReadResults refuses a file that holds no Go benchmark results.
 var ErrNotResults = errors.New("not a Go benchmark results file")
@@ -192,7 +71,8 @@ var ErrMalformed = errors.New("malformed benchmark line")
 // notRegular is what a non-regular file is ("a named pipe (FIFO)"); it is ErrNotRegular.
 type notRegular string
 
-func (k notRegular) Error() string        { return string(k) + ", not a regular file" }
+func (k notRegular) Error() string { return string(k) + ", not a regular file" }
+
 func (k notRegular) Is(target error) bool { return target == ErrNotRegular }
 
 // fileKind names what a non-regular file mode is, for an error message.
@@ -403,176 +283,4 @@ func parseResults(src io.ReadSeeker, size int64, path string) ([]*benchfmt.Resul
 		return nil, fmt.Errorf("%s: %w (no benchmark lines)", path, ErrNotResults)
 	}
 	return rs, nil
-}
-
-// Partial is the PartialKey configuration of results (why their run is incomplete), "" for
-// a complete run.
-func Partial(results []*benchfmt.Result) string {
-	for _, r := range results {
-		for _, c := range r.Config {
-			if c.Key == PartialKey && len(c.Value) > 0 {
-				return string(c.Value)
-			}
-		}
-	}
-	return ""
-}
-
-// Unmatched lists the benchmark names (any unit) present in only one of old and new, each in
-// first-seen order: what Compare leaves out.
-func Unmatched(old, new []*benchfmt.Result) (onlyOld, onlyNew []string) {
-	names := func(rs []*benchfmt.Result) ([]string, map[string]bool) {
-		var order []string
-		set := map[string]bool{}
-		for _, r := range rs {
-			if n := string(r.Name); !set[n] {
-				set[n] = true
-				order = append(order, n)
-			}
-		}
-		return order, set
-	}
-	oo, oset := names(old)
-	no, nset := names(new)
-	for _, n := range oo {
-		if !nset[n] {
-			onlyOld = append(onlyOld, n)
-		}
-	}
-	for _, n := range no {
-		if !oset[n] {
-			onlyNew = append(onlyNew, n)
-		}
-	}
-	return onlyOld, onlyNew
-}
-
-// WriteComparison prints comparisons as a table: per unit, one row per benchmark with the
-// old and new medians ± their 95% confidence interval (as % of the median), the change and the
-// p-value; "~" marks a change that is not significant, "?N" a comparison without a verdict,
-// with the reason N in a note under the table.
-func WriteComparison(w io.Writer, cs []Comparison, oldLabel, newLabel string) error {
-	byUnit := map[string][]Comparison{}
-	var units []string
-	for _, c := range cs {
-		if _, ok := byUnit[c.Unit]; !ok {
-			units = append(units, c.Unit)
-		}
-		byUnit[c.Unit] = append(byUnit[c.Unit], c)
-	}
-	sort.SliceStable(units, func(i, j int) bool { return unitRank(units[i]) < unitRank(units[j]) })
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	var notes []string // distinct notes, marked ?1, ?2, … in the rows
-	noteNo := map[string]int{}
-	for i, u := range units {
-		if i > 0 {
-			fmt.Fprintln(tw, "\t\t\t\t\t")
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\tdelta\tp\t\n", u, oldLabel, newLabel)
-		for _, c := range byUnit[u] {
-			delta := "~"
-			if c.Significant {
-				delta = fmt.Sprintf("%+.2f%%", 100*c.Delta)
-			}
-			if c.Note != "" {
-				if _, ok := noteNo[c.Note]; !ok {
-					notes = append(notes, c.Note)
-					noteNo[c.Note] = len(notes)
-				}
-				delta = fmt.Sprintf("?%d", noteNo[c.Note])
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", c.Name, fmtSummary(c.Old), fmtSummary(c.New), delta, fmtP(c))
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if len(notes) > 0 {
-		fmt.Fprintln(w)
-	}
-	for i, n := range notes {
-		if _, err := fmt.Fprintf(w, "?%d: no verdict: %s\n", i+1, n); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func unitRank(u string) int {
-	switch u {
-	case "ns/op", "sec/op":
-		return 0
-	case "B/op":
-		return 1
-	case "allocs/op":
-		return 2
-	}
-	return 3
-}
-
-func fmtSummary(s Summary) string {
-	m := FormatValue(s.Median, s.Unit)
-	switch {
-	case s.NoCI:
-		return m + " ±∞"
-	case s.Median == 0:
-		return m
-	}
-	return m + " " + ciPercent(s)
-}
-
-func fmtP(c Comparison) string {
-	return fmt.Sprintf("p=%.3f n=%d+%d", c.P, c.Old.N, c.New.N)
-}
-
-// IgnoreProcs renames results so that runs on machines with different core counts match
-// by scenario, strategy and parameters: it removes the -GOMAXPROCS suffix from every
-// benchmark that each of the result sets ran at one GOMAXPROCS only. A benchmark that one
-// set ran at several GOMAXPROCS (Contention's GOMAXPROCS variants, say) keeps its suffix in
-// every set, so the values are never pooled: it then matches only at equal GOMAXPROCS.
-// IgnoreProcs returns those kept benchmarks' names without the suffix, sorted.
-func IgnoreProcs(sets ...[]*benchfmt.Result) (kept []string) {
-	multi := map[string]bool{}
-	for _, rs := range sets {
-		procs := map[string]string{}
-		for _, r := range rs {
-			base, suffix := splitProcs(string(r.Name))
-			if p, ok := procs[base]; ok && p != suffix {
-				multi[base] = true
-			}
-			procs[base] = suffix
-		}
-	}
-	for _, rs := range sets {
-		for _, r := range rs {
-			if base, _ := splitProcs(string(r.Name)); !multi[base] {
-				r.Name = benchfmt.Name(base)
-			}
-		}
-	}
-	for b := range multi {
-		kept = append(kept, b)
-	}
-	sort.Strings(kept)
-	return kept
-}
-
-// splitProcs splits a benchmark name into its base and its -GOMAXPROCS suffix ("" for
-// none, GOMAXPROCS=1).
-func splitProcs(name string) (base, suffix string) {
-	if i := strings.LastIndexByte(name, '-'); i > strings.LastIndexByte(name, '/') && i > 0 {
-		if _, err := strconv.Atoi(name[i+1:]); err == nil {
-			return name[:i], name[i:]
-		}
-	}
-	return name, ""
-}
-
-// newSample is benchmath.NewSample on a copy of xs. benchmath.NewSample sorts the slice it
-// is given in place; on the caller's slice that loses the round order, and a paired test
-// that then pairs sample i of one side with sample i of the other compares order
-// statistics instead of rounds (an A/A run of one binary then reads as a significant
-// change whenever one side's spread is wider).
-func newSample(xs []float64, th *benchmath.Thresholds) *benchmath.Sample {
-	return benchmath.NewSample(slices.Clone(xs), th)
 }

@@ -1,11 +1,15 @@
-package harness
+package render
 
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
 )
@@ -49,18 +53,22 @@ func reportOf(t *testing.T, text string) string {
 func checkGroupsHonest(t *testing.T, rs []*benchfmt.Result) {
 	t.Helper()
 	th := benchmath.DefaultThresholds
-	th.CompareAlpha = FindingsAlpha
-	for _, k := range newRunData(rs).rankings(2) {
-		tol := Tolerance(k.Headline.Unit)
-		for gi, g := range k.Groups() {
+	th.CompareAlpha = analysis.FindingsAlpha
+	for _, k := range analysis.NewRun(rs).Rankings(2) {
+		tol := results.Tolerance(k.Headline.Unit)
+		for gi, idx := range k.Split().Groups {
+			var g []analysis.Ranked
+			for _, i := range idx {
+				g = append(g, k.Ranked[i])
+			}
 			for a := range g {
 				for b := a + 1; b < len(g); b++ {
 					x, y := g[a], g[b]
 					if math.Abs(x.Summary.Median-y.Summary.Median) <= tol {
 						continue
 					}
-					c := benchmath.AssumeNothing.Compare(newSample(x.Samples, &th), newSample(y.Samples, &th))
-					if c.P < FindingsAlpha && len(c.Warnings) == 0 {
+					c := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(x.Samples), &th), benchmath.NewSample(slices.Clone(y.Samples), &th))
+					if c.P < analysis.FindingsAlpha && len(c.Warnings) == 0 {
 						t.Errorf("%s %s: %s and %s share a group but the U test separates them (p=%.4f)",
 							rowLabel(k), k.Headline.Unit, x.Strategy, y.Strategy, c.P)
 					}
@@ -68,7 +76,7 @@ func checkGroupsHonest(t *testing.T, rs []*benchfmt.Result) {
 				r := g[a]
 				if gi == 0 && r.HasBest && !r.VsBest.NoCI && (r.VsBest.Lo > 1 || r.VsBest.Hi < 1) &&
 					math.Abs(r.Summary.Median-g[0].Summary.Median) > tol {
-					t.Errorf("%s %s: %s is in the best group with × best %s", rowLabel(k), k.Headline.Unit, r.Strategy, ratioText(r.VsBest))
+					t.Errorf("%s %s: %s is in the best group with × best %s", rowLabel(k), k.Headline.Unit, r.Strategy, r.VsBest.Text())
 				}
 			}
 		}
@@ -115,7 +123,7 @@ func TestFindingsBestGroupFollowsRatio(t *testing.T) {
 		m.vals["lazyguarded"] = append(m.vals["lazyguarded"], 1.37e6*d*jitter("lazyguarded", rep))
 	}
 	th := benchmath.DefaultThresholds
-	if c := benchmath.AssumeNothing.Compare(newSample(m.vals["cmdbuffer"], &th), newSample(m.vals["lazyguarded"], &th)); c.P < FindingsAlpha {
+	if c := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(m.vals["cmdbuffer"]), &th), benchmath.NewSample(slices.Clone(m.vals["lazyguarded"]), &th)); c.P < analysis.FindingsAlpha {
 		t.Fatalf("test setup: the U test separates the two (p=%.3f); the ratio rule would not be exercised", c.P)
 	}
 	rs := parse(t, m.text())
@@ -178,7 +186,7 @@ func TestFindingsBytesWithinTolerance(t *testing.T) {
 func contentionText(rows map[string][2]float64) string {
 	var b strings.Builder
 	for rep := range 8 {
-		for _, st := range []string{"cmdbuffer", "handrolled", "lazyguarded", NoopName} {
+		for _, st := range []string{"cmdbuffer", "handrolled", "lazyguarded", suite.NoopName} {
 			r, ok := rows[st]
 			if !ok {
 				continue
@@ -197,7 +205,7 @@ func contentionText(rows map[string][2]float64) string {
 // against 15–21M cmds/s.
 func TestFindingsManyProducersByThroughput(t *testing.T) {
 	rep := reportOf(t, contentionText(map[string][2]float64{
-		"cmdbuffer": {21e6, 0.40}, "handrolled": {15e6, 0.35}, "lazyguarded": {1.21e6, 0.481}, NoopName: {1e9, 0.98}}))
+		"cmdbuffer": {21e6, 0.40}, "handrolled": {15e6, 0.35}, "lazyguarded": {1.21e6, 0.481}, suite.NoopName: {1e9, 0.98}}))
 	var row string
 	for _, l := range strings.Split(rep, "\n") {
 		if strings.HasPrefix(l, "| many parallel producers") {
@@ -217,7 +225,7 @@ func TestFindingsManyProducersByThroughput(t *testing.T) {
 // reached only 0.196 efficiency at producers = GOMAXPROCS = 2 = NumCPU is flagged: its
 // Contention figures measure the machine.
 func TestFindingsContentionCeilingFlag(t *testing.T) {
-	rep := reportOf(t, contentionText(map[string][2]float64{"cmdbuffer": {21e6, 0.20}, NoopName: {1e9, 0.196}}))
+	rep := reportOf(t, contentionText(map[string][2]float64{"cmdbuffer": {21e6, 0.20}, suite.NoopName: {1e9, 0.196}}))
 	head := rep[:strings.Index(rep, "## ")]
 	if !strings.Contains(head, "**Contention ceiling**: the noop control (producers that touch no memory) reached efficiency 0.196 at producers = GOMAXPROCS = 2") ||
 		!strings.Contains(head, "measure the machine") {
@@ -228,32 +236,25 @@ func TestFindingsContentionCeilingFlag(t *testing.T) {
 	}
 	// Oversubscribed rows (P = GOMAXPROCS above NumCPU) are not the ceiling: they time-share.
 	over := strings.NewReplacer("producers=2-2", "producers=2-4", "producers=1-2", "producers=1-4").Replace(
-		contentionText(map[string][2]float64{"cmdbuffer": {21e6, 0.20}, NoopName: {1e9, 0.196}}))
+		contentionText(map[string][2]float64{"cmdbuffer": {21e6, 0.20}, suite.NoopName: {1e9, 0.196}}))
 	if rep := reportOf(t, over); strings.Contains(rep, "**Contention ceiling**") {
 		t.Errorf("noop at GOMAXPROCS 4 > NumCPU 2 flagged as the ceiling")
 	}
 }
 
-// TestSpikeRetainedX: a strategy that holds no buffer reads retained-x 1 (not 0/0, which
-// left it without a figure, nor 0/96 B = 0, which read as the best); a strategy that keeps its
-// spike buffers reads far above 1; "bounded memory after a spike" is answered by retained-x.
-func TestSpikeRetainedX(t *testing.T) {
-	for _, c := range []struct {
-		held, steady, want float64
-	}{{0, 0, 1}, {0, 96, 1}, {96, 0, 1}, {40e3, 40e3, 1}, {36e3, 40e3, 0.9}, {32e6, 40e3, 800}, {32e6, 0, 32e6 / SpikeFloor}} {
-		if got := RetainedX(c.held, c.steady); math.Abs(got-c.want) > 1e-9 {
-			t.Errorf("RetainedX(%v, %v) = %v, want %v", c.held, c.steady, got, c.want)
-		}
-	}
+// TestSpikeRetainedXRanked: "bounded memory after a spike" is answered by retained-x: the
+// strategies under 2 meet it, one that keeps its spike buffers (800×) does not.
+func TestSpikeRetainedXRanked(t *testing.T) {
 	var b strings.Builder
 	for range 6 {
 		for _, s := range []struct {
 			name          string
 			held, steady  float64
 			nsPerOrdinary float64
-		}{{"cmdbuffer", 41e3, 40e3, 30e3}, {"lazyguarded", 0, 0, 20e3}, {"lazyguarded-pass", 0, 96, 19e3}, {"handrolled", 32e6, 40e3, 25e3}} {
+			retainedX     float64 // harness.RetainedX(held, steady)
+		}{{"cmdbuffer", 41e3, 40e3, 30e3, 1.025}, {"lazyguarded", 0, 0, 20e3, 1}, {"lazyguarded-pass", 0, 96, 19e3, 1}, {"handrolled", 32e6, 40e3, 25e3, 800}} {
 			fmt.Fprintf(&b, "BenchmarkSpike/strategy=%s/spike=65536/frames=40 100 %v ns/op %v retained-B %v steady-B %v retained-x\n",
-				s.name, s.nsPerOrdinary, s.held, s.steady, RetainedX(s.held, s.steady))
+				s.name, s.nsPerOrdinary, s.held, s.steady, s.retainedX)
 		}
 	}
 	rep := reportOf(t, b.String())

@@ -1,4 +1,4 @@
-package harness
+package results
 
 import (
 	"bytes"
@@ -9,11 +9,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/google/renameio/v2"
-	"golang.org/x/perf/benchfmt"
 )
 
 // WriteFileAtomic writes data to path with mode 0644 (whatever the umask) through a temporary
@@ -47,28 +45,6 @@ func syncDir(dir string) {
 		d.Sync()
 		d.Close()
 	}
-}
-
-// CheckWritable fails when dir cannot be created or written, before any benchmark runs. It
-// reports whether it created dir, so the caller can remove it again if the run produces
-// nothing.
-func CheckWritable(dir string) (created bool, err error) {
-	if _, err := os.Stat(dir); os.IsNotExist(err) {
-		created = true
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return false, fmt.Errorf("output directory %s: %w", dir, err)
-	}
-	f, err := os.CreateTemp(dir, ".deferbench-probe*")
-	if err != nil {
-		if created {
-			os.Remove(dir)
-		}
-		return false, fmt.Errorf("output directory %s is not writable: %w", dir, err)
-	}
-	f.Close()
-	os.Remove(f.Name())
-	return created, nil
 }
 
 // LockFile is the file a run keeps in its results directory while it writes there
@@ -382,115 +358,4 @@ func shortReason(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
-}
-
-// Config is one file-level configuration line of the benchmark format ("goos: linux").
-type Config struct{ Key, Value string }
-
-// PartialKey is the file-level configuration key a bench.txt carries while its run is
-// incomplete: during the run, and for good when the run was interrupted or failed.
-const PartialKey = "partial"
-
-// BenchFile is a bench.txt that grows as results arrive: every Add rewrites the whole file
-// atomically, so an interrupted run leaves every finished result behind. Its methods may be
-// called from several goroutines (a second interrupt finishes the file from the signal
-// handler while a benchmark runs); after Finish, Add keeps nothing.
-type BenchFile struct {
-	Path string
-	// Config is the file-level configuration written before the results (benchfmt File:
-	// true configs); it may change between writes, e.g. to add what is known only after the
-	// run.
-	Config   []Config
-	mu       sync.Mutex
-	results  []*benchfmt.Result
-	partial  string // value of the PartialKey config, "" when complete
-	finished bool
-}
-
-// NewBenchFile returns a BenchFile at path, marked partial until Finish.
-func NewBenchFile(path string) *BenchFile {
-	return &BenchFile{Path: path, partial: "true (run in progress)"}
-}
-
-// Results returns the results added so far.
-func (f *BenchFile) Results() []*benchfmt.Result {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]*benchfmt.Result(nil), f.results...)
-}
-
-// Add appends r and rewrites the file; after Finish it does nothing.
-func (f *BenchFile) Add(r *benchfmt.Result) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.finished {
-		return nil
-	}
-	f.results = append(f.results, r)
-	return f.write()
-}
-
-// Finish rewrites the file; partial is "" for a complete run, or why it is incomplete.
-func (f *BenchFile) Finish(partial string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.partial, f.finished = partial, true
-	return f.write()
-}
-
-// Bytes returns the file's contents in the Go benchmark format.
-func (f *BenchFile) Bytes() ([]byte, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.bytes()
-}
-
-func (f *BenchFile) bytes() ([]byte, error) {
-	var buf bytes.Buffer
-	w := benchfmt.NewWriter(&buf)
-	for _, r := range f.results {
-		r = r.Clone()
-		r.Config = r.Config[:0]
-		for _, c := range f.Config {
-			r.Config = append(r.Config, benchfmt.Config{Key: c.Key, Value: []byte(c.Value), File: true})
-		}
-		if f.partial != "" {
-			r.Config = append(r.Config, benchfmt.Config{Key: PartialKey, Value: []byte(f.partial), File: true})
-		}
-		if err := w.Write(r); err != nil {
-			return nil, err
-		}
-	}
-	return buf.Bytes(), nil
-}
-
-// RewriteBenchFile rewrites the bench.txt at path with results, their file-level
-// configuration (without any partial marker) and partial ("" for a complete run): how
-// deferbench report marks a killed run's file.
-func RewriteBenchFile(path string, results []*benchfmt.Result, partial string) error {
-	f := &BenchFile{Path: path, Config: FileConfig(results), results: results, partial: partial}
-	return f.write()
-}
-
-// FileConfig is the file-level configuration of results (the first result's), without the
-// partial marker.
-func FileConfig(results []*benchfmt.Result) []Config {
-	var cfg []Config
-	if len(results) == 0 {
-		return nil
-	}
-	for _, c := range results[0].Config {
-		if c.File && c.Key != PartialKey {
-			cfg = append(cfg, Config{c.Key, string(c.Value)})
-		}
-	}
-	return cfg
-}
-
-func (f *BenchFile) write() error {
-	b, err := f.bytes()
-	if err != nil {
-		return fmt.Errorf("write %s: %w", f.Path, err)
-	}
-	return WriteFileAtomic(f.Path, b)
 }

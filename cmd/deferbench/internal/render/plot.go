@@ -1,4 +1,4 @@
-package harness
+package render
 
 import (
 	"bytes"
@@ -15,83 +15,14 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"golang.org/x/perf/benchfmt"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-)
-
-// parsedName is a benchmark name taken apart: Scenario/strategy=s/k=v...-procs.
-type parsedName struct {
-	scenario, strategy string
-	params             []Param // without strategy
-	procs              int     // the -N suffix; 1 without one (as go test names them)
-}
-
-// parseName takes a name apart with benchfmt.Name.Parts: the base name is the scenario, a
-// "/key=value" part a parameter (strategy= the strategy; a positional "/part" a parameter
-// with an empty key), a final "-N" GOMAXPROCS.
-func parseName(name string) parsedName {
-	p := parsedName{procs: 1}
-	base, parts := benchfmt.Name(name).Parts()
-	p.scenario = string(base)
-	for _, part := range parts {
-		s := string(part)
-		if rest, ok := strings.CutPrefix(s, "-"); ok {
-			if n, err := strconv.Atoi(rest); err == nil {
-				p.procs = n
-			}
-			continue
-		}
-		k, v, ok := strings.Cut(strings.TrimPrefix(s, "/"), "=")
-		if !ok {
-			k, v = "", k
-		}
-		if k == "strategy" {
-			p.strategy = v
-			continue
-		}
-		p.params = append(p.params, Param{k, v})
-	}
-	return p
-}
-
-// variantNoProcs is the parameters other than the strategy, "k=v k=v".
-func (p parsedName) variantNoProcs() string {
-	var s []string
-	for _, kv := range p.params {
-		if kv.Key == "" {
-			s = append(s, kv.Value)
-			continue
-		}
-		s = append(s, kv.Key+"="+kv.Value)
-	}
-	return strings.Join(s, " ")
-}
-
-func (p parsedName) param(k string) string {
-	for _, kv := range p.params {
-		if kv.Key == k {
-			return kv.Value
-		}
-	}
-	return ""
-}
-
-// Plot chart names, without the .svg/.png extension.
-const (
-	// PlotFrameScaling is Frame's ns/frame against entities (log-log), drawn when the run has
-	// at least two entity counts (PlotFrameScaling-G per GOMAXPROCS G when it ran at several);
-	// Frame's per-variant bar chart is "Frame" like every scenario's.
-	PlotFrameScaling = "Frame-scaling"
-	// PlotFramePerEntity is Frame's time per frame divided by the entities, against entities:
-	// the cost of one entity, where the strategies' differences show at every size.
-	PlotFramePerEntity = "Frame-per-entity"
-	// PlotReadersLatency is Readers' p50 and p99 read latency per strategy.
-	PlotReadersLatency = "Readers-latency"
-	// PlotDeterminism is the distinct final states per strategy (1 = reproducible).
-	PlotDeterminism = "Determinism"
 )
 
 // PlotOptions is what Plot needs besides the results.
@@ -102,8 +33,8 @@ type PlotOptions struct {
 }
 
 // Plot is PlotWith without options.
-func Plot(results []*benchfmt.Result, dir string) ([]string, error) {
-	return PlotWith(results, dir, PlotOptions{})
+func Plot(rs []*benchfmt.Result, dir string) ([]string, error) {
+	return PlotWith(rs, dir, PlotOptions{})
 }
 
 // MaxChartScenarios bounds the scenarios PlotWith draws, and 16 times it the pairs of a
@@ -162,12 +93,12 @@ func chartFile(name string) string {
 // repetitions); an axis whose medians span more than 10× is logarithmic. Every strategy has
 // its own colour and marker, taken from its row in the strategy table (styleOf). The legend
 // stands right of the data.
-func PlotWith(results []*benchfmt.Result, dir string, opt PlotOptions) ([]string, error) {
+func PlotWith(rs []*benchfmt.Result, dir string, opt PlotOptions) ([]string, error) {
 	scs, runs := map[string]bool{}, map[[2]string]bool{}
-	for _, r := range results {
-		n := parseName(string(r.Name))
-		scs[n.scenario] = true
-		runs[[2]string{n.scenario, strconv.Itoa(n.procs)}] = true
+	for _, r := range rs {
+		n := results.ParseName(string(r.Name))
+		scs[n.Scenario] = true
+		runs[[2]string{n.Scenario, strconv.Itoa(n.Procs)}] = true
 	}
 	switch {
 	case len(scs) > MaxChartScenarios:
@@ -177,12 +108,12 @@ func PlotWith(results []*benchfmt.Result, dir string, opt PlotOptions) ([]string
 		// the 256 GOMAXPROCS values deferbench run -procs allows stays below this.
 		return nil, fmt.Errorf("%w: the results have %d scenario and GOMAXPROCS pairs, more than %d", ErrTooManyCharts, len(runs), 16*MaxChartScenarios)
 	}
-	sums := Summarize(results)
+	sums := analysis.Summarize(rs)
 	for _, s := range sums {
 		for _, x := range []float64{s.Median, s.Lo, s.Hi} {
 			if !(math.Abs(x) <= maxPlotValue) {
 				return nil, fmt.Errorf("%w: Benchmark%s has %s %s, too large to draw (the axes overflow past %g): correct or delete its lines",
-					ErrBadValue, s.Name, strconv.FormatFloat(x, 'g', -1, 64), s.Unit, maxPlotValue)
+					results.ErrBadValue, s.Name, strconv.FormatFloat(x, 'g', -1, 64), s.Unit, maxPlotValue)
 			}
 		}
 	}
@@ -191,7 +122,7 @@ func PlotWith(results []*benchfmt.Result, dir string, opt PlotOptions) ([]string
 	}
 	byUnit := map[string][]point{}
 	for _, s := range sums {
-		byUnit[s.Unit] = append(byUnit[s.Unit], point{parseName(s.Name), s})
+		byUnit[s.Unit] = append(byUnit[s.Unit], point{results.ParseName(s.Name), s})
 	}
 	var files []string
 	names := map[string]bool{}
@@ -206,7 +137,7 @@ func PlotWith(results []*benchfmt.Result, dir string, opt PlotOptions) ([]string
 				return fmt.Errorf("plot %s: %w", name, err)
 			}
 			f := filepath.Join(dir, chartFile(name)+"."+ext)
-			if err := WriteFileAtomic(f, b); err != nil {
+			if err := results.WriteFileAtomic(f, b); err != nil {
 				return err
 			}
 			files = append(files, f)
@@ -217,15 +148,15 @@ func PlotWith(results []*benchfmt.Result, dir string, opt PlotOptions) ([]string
 	// Strategies and scenarios in first-seen order.
 	var strategies, scenarios []string
 	seen := map[string]bool{}
-	for _, r := range results {
-		n := parseName(string(r.Name))
-		if !seen["s:"+n.strategy] {
-			seen["s:"+n.strategy] = true
-			strategies = append(strategies, n.strategy)
+	for _, r := range rs {
+		n := results.ParseName(string(r.Name))
+		if !seen["s:"+n.Strategy] {
+			seen["s:"+n.Strategy] = true
+			strategies = append(strategies, n.Strategy)
 		}
-		if !seen["c:"+n.scenario] {
-			seen["c:"+n.scenario] = true
-			scenarios = append(scenarios, n.scenario)
+		if !seen["c:"+n.Scenario] {
+			seen["c:"+n.Scenario] = true
+			scenarios = append(scenarios, n.Scenario)
 		}
 	}
 	style := styleOf(strategies)
@@ -237,8 +168,8 @@ func PlotWith(results []*benchfmt.Result, dir string, opt PlotOptions) ([]string
 	}
 
 	for _, sc := range scenarios {
-		def := scenarioDef(sc)
-		for _, ch := range def.charts() {
+		def := suite.Lookup(sc)
+		for _, ch := range def.ChartsOf() {
 			name := ch.Name
 			if name == "" {
 				name = sc
@@ -248,7 +179,7 @@ func PlotWith(results []*benchfmt.Result, dir string, opt PlotOptions) ([]string
 				var bars []barPoint
 				for _, u := range ch.Units {
 					for _, pt := range byUnit[u] {
-						if pt.n.scenario == sc {
+						if pt.n.Scenario == sc {
 							sub := ""
 							if len(ch.Units) > 1 {
 								sub, _, _ = strings.Cut(u, "-")
@@ -278,7 +209,7 @@ func PlotWith(results []*benchfmt.Result, dir string, opt PlotOptions) ([]string
 				if ch.CountOf != "" {
 					most := 0.0
 					for _, b := range bars {
-						if r, err := strconv.ParseFloat(b.n.param(ch.CountOf), 64); err == nil {
+						if r, err := strconv.ParseFloat(b.n.Param(ch.CountOf), 64); err == nil {
 							most = math.Max(most, r)
 						}
 					}
@@ -318,62 +249,12 @@ func PlotWith(results []*benchfmt.Result, dir string, opt PlotOptions) ([]string
 	return files, nil
 }
 
-// Chart is one chart of a scenario, written as plots/NAME.svg and .png.
-type Chart struct {
-	// Name is the file name without extension; "" means the scenario's name.
-	Name string
-	// Title follows "Scenario: " in the chart's title.
-	Title string
-	// YLabel labels the y axis.
-	YLabel string
-	// Units are the metrics drawn: one, or several side by side as bars labelled by their
-	// unit's first word (p50-read-ns and p99-read-ns: "p50", "p99").
-	Units []string
-	// Against, when set, draws one line per strategy against this numeric parameter (log x),
-	// one chart per GOMAXPROCS when the scenario ran at several (NAME-G); otherwise bars, one
-	// group per variant.
-	Against string
-	// PerAgainst divides every value by the Against parameter (time per entity).
-	PerAgainst bool
-	// PerProcs names the line charts NAME-G even for one GOMAXPROCS G.
-	PerProcs bool
-	// Linear keeps the y axis linear (otherwise logarithmic when the values span more than
-	// 10×).
-	Linear bool
-	// CountOf, when set, draws a small count: integer ticks from 0 to the largest value of
-	// this parameter (runs for distinct final states).
-	CountOf string
-}
-
-// charts is the scenario's charts: its declared ones, or one bar chart of ns/op.
-func (s Scenario) charts() []Chart {
-	if len(s.Charts) > 0 {
-		return s.Charts
-	}
-	per := s.Per
-	if per == "" {
-		per = "op"
-	}
-	return []Chart{{Title: "median time per " + per, YLabel: "time per " + per, Units: []string{"ns/op"}}}
-}
-
-// scenarioDef is the table's scenario named name, or one with only that name (a bench.txt of
-// another version).
-func scenarioDef(name string) Scenario {
-	for _, s := range Scenarios {
-		if s.Name == name {
-			return s
-		}
-	}
-	return Scenario{Name: name}
-}
-
 // sortBars orders bars by variant (first seen), then by unit in units order.
 func sortBars(bars []barPoint, units []string) {
 	first := map[string]int{}
 	for i, b := range bars {
-		if _, ok := first[b.n.variantNoProcs()]; !ok {
-			first[b.n.variantNoProcs()] = i
+		if _, ok := first[b.n.Variant()]; !ok {
+			first[b.n.Variant()] = i
 		}
 	}
 	rank := func(b barPoint) int {
@@ -385,7 +266,7 @@ func sortBars(bars []barPoint, units []string) {
 		return 0
 	}
 	sort.SliceStable(bars, func(i, j int) bool {
-		vi, vj := first[bars[i].n.variantNoProcs()], first[bars[j].n.variantNoProcs()]
+		vi, vj := first[bars[i].n.Variant()], first[bars[j].n.Variant()]
 		if vi != vj {
 			return vi < vj
 		}
@@ -416,10 +297,10 @@ func logNote2(logX, logY bool) string {
 func perParam(pts []point, sc, key string) []point {
 	var out []point
 	for _, pt := range pts {
-		if pt.n.scenario != sc {
+		if pt.n.Scenario != sc {
 			continue
 		}
-		x, err := strconv.ParseFloat(pt.n.param(key), 64)
+		x, err := strconv.ParseFloat(pt.n.Param(key), 64)
 		if err != nil || x <= 0 {
 			continue
 		}
@@ -435,9 +316,9 @@ func procsOf(pts []point, sc string) []int {
 	seen := map[int]bool{}
 	var ps []int
 	for _, pt := range pts {
-		if pt.n.scenario == sc && !seen[pt.n.procs] {
-			seen[pt.n.procs] = true
-			ps = append(ps, pt.n.procs)
+		if pt.n.Scenario == sc && !seen[pt.n.Procs] {
+			seen[pt.n.Procs] = true
+			ps = append(ps, pt.n.Procs)
 		}
 	}
 	sort.Ints(ps)
@@ -445,8 +326,8 @@ func procsOf(pts []point, sc string) []int {
 }
 
 type point struct {
-	n parsedName
-	s Summary
+	n results.Name
+	s results.Summary
 }
 
 // Style is how one strategy is drawn: its colour and its marker.
@@ -491,7 +372,7 @@ func styleOf(strategies []string) func(string) Style {
 		i++
 		return s
 	}
-	for _, s := range Strategies {
+	for _, s := range suite.Strategies {
 		m[s.Name] = next()
 	}
 	for _, s := range strategies {
@@ -504,9 +385,9 @@ func styleOf(strategies []string) func(string) Style {
 
 // barPoint is one bar: a result's name, a sub-category ("p50"; "" for none) and its summary.
 type barPoint struct {
-	n   parsedName
+	n   results.Name
 	sub string
-	s   Summary
+	s   results.Summary
 }
 
 // axisMode forces an axis linear; the default is logarithmic when the values span more
@@ -526,16 +407,16 @@ func spansDecade(lo, hi float64) bool { return lo > 0 && hi/lo > 10 }
 func barChart(pts []barPoint, unit string, strategies []string, style func(string) Style, cores int, mode ...axisMode) (*plot.Plot, bool) {
 	procs := map[int]bool{}
 	for _, pt := range pts {
-		procs[pt.n.procs] = true
+		procs[pt.n.Procs] = true
 	}
 	label := func(pt barPoint) string {
-		v := strings.ReplaceAll(pt.n.variantNoProcs(), " ", "\n")
+		v := strings.ReplaceAll(pt.n.Variant(), " ", "\n")
 		if pt.sub != "" {
 			v = strings.TrimSpace(v + "\n" + pt.sub)
 		}
 		if len(procs) > 1 {
-			v = strings.TrimSpace(v + "\nGOMAXPROCS=" + strconv.Itoa(pt.n.procs))
-			if cores > 0 && pt.n.procs > cores {
+			v = strings.TrimSpace(v + "\nGOMAXPROCS=" + strconv.Itoa(pt.n.Procs))
+			if cores > 0 && pt.n.Procs > cores {
 				v += "\n(oversubscribed)"
 			}
 		}
@@ -543,7 +424,7 @@ func barChart(pts []barPoint, unit string, strategies []string, style func(strin
 	}
 	var variants []string
 	vi := map[string]int{}
-	val := map[[2]string]Summary{}
+	val := map[[2]string]results.Summary{}
 	onlyProcs := 0
 	for _, pt := range pts {
 		v := label(pt)
@@ -551,8 +432,8 @@ func barChart(pts []barPoint, unit string, strategies []string, style func(strin
 			vi[v] = len(variants)
 			variants = append(variants, v)
 		}
-		val[[2]string{pt.n.strategy, v}] = pt.s
-		onlyProcs = pt.n.procs
+		val[[2]string{pt.n.Strategy, v}] = pt.s
+		onlyProcs = pt.n.Procs
 	}
 	if len(variants) == 0 {
 		return nil, false
@@ -689,14 +570,14 @@ func linePlot(pts []point, sc, key string, procs int, unit string, strategies []
 	lo, hi := math.Inf(1), 0.0   // the axis: medians and intervals
 	mlo, mhi := math.Inf(1), 0.0 // the medians, which decide a log axis
 	for _, pt := range pts {
-		if pt.n.scenario != sc || (procs >= 0 && pt.n.procs != procs) {
+		if pt.n.Scenario != sc || (procs >= 0 && pt.n.Procs != procs) {
 			continue
 		}
-		x, err := strconv.ParseFloat(pt.n.param(key), 64)
+		x, err := strconv.ParseFloat(pt.n.Param(key), 64)
 		if err != nil || x <= 0 || math.IsNaN(pt.s.Median) || math.IsInf(pt.s.Median, 0) {
 			continue
 		}
-		lines[pt.n.strategy] = append(lines[pt.n.strategy], pt)
+		lines[pt.n.Strategy] = append(lines[pt.n.Strategy], pt)
 		xs[x] = true
 		if pt.s.Median > 0 {
 			mlo, mhi = math.Min(mlo, pt.s.Median), math.Max(mhi, pt.s.Median)
@@ -716,7 +597,7 @@ func linePlot(pts []point, sc, key string, procs int, unit string, strategies []
 	p.X.Scale = plot.LogScale{}
 	var ticks []plot.Tick
 	for x := range xs {
-		ticks = append(ticks, plot.Tick{Value: x, Label: tickLabel(x, "")})
+		ticks = append(ticks, plot.Tick{Value: x, Label: results.FormatTick(x, "")})
 	}
 	sort.Slice(ticks, func(a, b int) bool { return ticks[a].Value < ticks[b].Value })
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
@@ -734,7 +615,7 @@ func linePlot(pts []point, sc, key string, procs int, unit string, strategies []
 		if len(ps) == 0 {
 			continue
 		}
-		xf := func(pt point) float64 { x, _ := strconv.ParseFloat(pt.n.param(key), 64); return x }
+		xf := func(pt point) float64 { x, _ := strconv.ParseFloat(pt.n.Param(key), 64); return x }
 		sort.Slice(ps, func(a, b int) bool { return xf(ps[a]) < xf(ps[b]) })
 		var xy plotter.XYs
 		var errs plotter.YErrors
@@ -824,13 +705,13 @@ type humanTicks struct {
 func (t humanTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !t.log {
 		if !(hi > lo) {
-			return []plot.Tick{{Value: lo, Label: tickLabel(lo, t.unit)}}
+			return []plot.Tick{{Value: lo, Label: results.FormatTick(lo, t.unit)}}
 		}
 		step := niceAbove((hi - lo) / 6)
 		var ticks []plot.Tick
 		for i := math.Ceil(lo / step); i*step <= hi*(1+1e-9); i++ {
 			v := i * step
-			ticks = append(ticks, plot.Tick{Value: v, Label: tickLabel(v, t.unit)})
+			ticks = append(ticks, plot.Tick{Value: v, Label: results.FormatTick(v, t.unit)})
 		}
 		return ticks
 	}
@@ -854,25 +735,12 @@ func (t humanTicks) Ticks(lo, hi float64) []plot.Tick {
 			}
 			tk := plot.Tick{Value: v}
 			if labelled[m] {
-				tk.Label = tickLabel(v, t.unit)
+				tk.Label = results.FormatTick(v, t.unit)
 			}
 			ticks = append(ticks, tk)
 		}
 	}
 	return ticks
-}
-
-// tickLabel is FormatValue without trailing zeros: "0.5", "1.2 µs".
-func tickLabel(v float64, unit string) string {
-	s := FormatValue(v, unit)
-	num, suffix := s, ""
-	if i := strings.IndexFunc(s, func(r rune) bool { return !strings.ContainsRune("0123456789.-", r) }); i >= 0 {
-		num, suffix = s[:i], s[i:]
-	}
-	if strings.Contains(num, ".") {
-		num = strings.TrimRight(strings.TrimRight(num, "0"), ".")
-	}
-	return num + suffix
 }
 
 // integerTicks marks every integer of a small count axis (every nth of a larger one).

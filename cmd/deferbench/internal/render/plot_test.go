@@ -1,4 +1,4 @@
-package harness
+package render
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -110,7 +111,7 @@ func TestPlotSkipsSingleScaling(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range files {
-		if strings.Contains(f, PlotFrameScaling) {
+		if strings.Contains(f, suite.PlotFrameScaling) {
 			t.Errorf("Plot drew %s from one entity count", f)
 		}
 	}

@@ -1,4 +1,4 @@
-package harness
+package analysis
 
 import (
 	"errors"
@@ -9,51 +9,18 @@ import (
 	"strings"
 
 	"github.com/aclements/go-moremath/stats"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
 )
 
-// Limits on what ReadResults accepts, so that no input file can make a reader use unbounded
-// memory or time: a results file of at most MaxResultsBytes bytes holding at most MaxResults
-// benchmark lines (a full default run is about 1,600 lines and 200 KB).
-const (
-	MaxResultsBytes = 64 << 20
-	MaxResults      = 200_000
-)
-
-// ErrBadValue is why ReadResults refuses a benchmark line whose iteration count is not
-// positive or one of whose values is not a finite number ≥ 0 (NaN, ±Inf, negative).
-var ErrBadValue = errors.New("bad benchmark value")
-
-// ErrTooLarge is why ReadResults refuses a file over MaxResultsBytes or MaxResults lines.
-var ErrTooLarge = errors.New("results file too large")
-
-// CheckResult refuses a result that statistics must never see: zero or negative iterations,
-// or a value that is not a finite number ≥ 0. The error names the file and line, the value and
-// its unit, and wraps ErrBadValue.
-func CheckResult(r *benchfmt.Result) error {
-	file, line := r.Pos()
-	if r.Iters <= 0 {
-		return fmt.Errorf("%s:%d: %w: Benchmark%s ran %d iterations: want at least 1 (rerun it or delete the line)",
-			file, line, ErrBadValue, r.Name, r.Iters)
-	}
-	for _, v := range r.Values {
-		x, u := unitValue(v)
-		if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
-			return fmt.Errorf("%s:%d: %w: Benchmark%s has %s %s: want a finite number ≥ 0 (rerun it or delete the line)",
-				file, line, ErrBadValue, r.Name, strconv.FormatFloat(x, 'g', -1, 64), u)
-		}
-	}
-	return nil
-}
-
 // annotationKeys are configuration keys that describe how a run went or what was measured,
 // not the machine or its settings: results that differ only in these are compared.
 var annotationKeys = map[string]bool{
-	PartialKey:      true,
-	"deferbench":    true, // the version under test: two builds are what an A/B compares
-	"throttled":     true, // noted instead (see CompareRuns)
-	"under-voltage": true,
+	results.PartialKey: true,
+	"deferbench":       true, // the version under test: two builds are what an A/B compares
+	"throttled":        true, // noted instead (see CompareRuns)
+	"under-voltage":    true,
 }
 
 // MachineKeys are the configuration keys that describe a machine by nature (and so always
@@ -86,7 +53,7 @@ func ParseThresholds(s string) ([]Threshold, error) {
 		if !ok || u == "" || strings.ContainsAny(u, " <>=") {
 			return nil, fmt.Errorf("condition %q: want unit>N%% or unit>N, e.g. sec/op>5%%", f)
 		}
-		t := Threshold{Unit: canonUnit(u), Text: f}
+		t := Threshold{Unit: results.CanonUnit(u), Text: f}
 		if num, pct := strings.CutSuffix(v, "%"); pct {
 			t.Relative, v = true, num
 		}
@@ -107,41 +74,6 @@ func ParseThresholds(s string) ([]Threshold, error) {
 	return out, nil
 }
 
-// canonUnit maps the names of time per operation onto the unit bench.txt writes.
-func canonUnit(u string) string {
-	if u == "sec/op" || u == "time/op" {
-		return "ns/op"
-	}
-	return u
-}
-
-// Tolerance is the smallest change of a metric in unit that counts: 0.01 allocs/op (one
-// allocation per hundred operations) and 1 byte for bytes per anything (B/op, heap-B/cmd,
-// replica-B/entity), so that amortised growth (a slice that grows once in a million
-// operations: 1e-6 allocs/op, and a per-op byte count that depends on the iteration count)
-// never counts as a change; 0 for every other unit.
-func Tolerance(unit string) float64 {
-	switch {
-	case unit == "allocs/op":
-		return 0.01
-	case strings.HasPrefix(unit, "B/") || strings.Contains(unit, "-B/"):
-		return 1
-	}
-	return 0
-}
-
-// deterministic reports whether unit is a count that does not depend on timing, so that
-// samples that all agree (within Tolerance) are compared exactly, without a test.
-func deterministic(unit string) bool {
-	return unit == "allocs/op" || unit == "B/op" || unit == "distinct-states"
-}
-
-// HigherIsBetter reports whether a larger value of unit is an improvement: rates (…/s) and
-// efficiency. Everything else (time, bytes, allocations, distinct-states) is better lower.
-func HigherIsBetter(unit string) bool {
-	return strings.HasSuffix(unit, "/s") || unit == "efficiency" || unit == "speedup"
-}
-
 // Verdicts of a Row.
 const (
 	Worse     = "worse"
@@ -159,17 +91,17 @@ const (
 
 // Row is one metric of one benchmark compared between two runs.
 type Row struct {
-	Name   string  `json:"name"`
-	Unit   string  `json:"unit"`
-	Config string  `json:"config,omitempty"` // the configuration, when the runs hold several
-	Old    Summary `json:"old"`
-	New    Summary `json:"new"`
+	Name   string          `json:"name"`
+	Unit   string          `json:"unit"`
+	Config string          `json:"config,omitempty"` // the configuration, when the runs hold several
+	Old    results.Summary `json:"old"`
+	New    results.Summary `json:"new"`
 	// Change is the relative change of the median, New/Old − 1 (with Method signed-rank: the
 	// median of the per-round ratios − 1); NaN when Old's median is 0.
 	Change float64 `json:"-"`
 	// Ratio, with Method signed-rank: the median per-round ratio New/Old and its 95% CI.
-	Ratio *Summary `json:"ratio,omitempty"`
-	Diff  float64  `json:"diff"` // New.Median − Old.Median, in Unit
+	Ratio *results.Summary `json:"ratio,omitempty"`
+	Diff  float64          `json:"diff"` // New.Median − Old.Median, in Unit
 	// P is the test's p-value; NaN with Method exact.
 	P           float64 `json:"-"`
 	Method      string  `json:"method"`
@@ -256,7 +188,7 @@ type config struct {
 func configOf(r *benchfmt.Result, ignore map[string]bool) config {
 	vals := map[string]string{}
 	for _, c := range r.Config {
-		if annotationKeys[c.Key] || ignore[c.Key] || ignore["*"] || len(c.Value) == 0 {
+		if annotationKeys[c.Key] || results.IsCapabilityKey(c.Key) || ignore[c.Key] || ignore["*"] || len(c.Value) == 0 {
 			continue
 		}
 		vals[c.Key] = string(c.Value)
@@ -278,7 +210,7 @@ func fullConfig(rs []*benchfmt.Result) map[string][]string {
 	out := map[string][]string{}
 	for _, r := range rs {
 		for _, c := range r.Config {
-			if len(c.Value) == 0 || annotationKeys[c.Key] {
+			if len(c.Value) == 0 || annotationKeys[c.Key] || results.IsCapabilityKey(c.Key) {
 				continue
 			}
 			v := string(c.Value)
@@ -314,7 +246,7 @@ func gather(rs []*benchfmt.Result, ignore map[string]bool) sideData {
 		c := configOf(r, ignore)
 		d.cfgs[c.id] = c
 		for _, v := range r.Values {
-			x, u := unitValue(v)
+			x, u := results.UnitValue(v)
 			k := gkey{c.id, string(r.Name), u}
 			if _, ok := d.vals[k]; !ok {
 				d.order = append(d.order, k)
@@ -527,10 +459,10 @@ func agree(xs []float64, tol float64) bool {
 	return hi-lo <= tol
 }
 
-func summarize(name, unit string, xs []float64) Summary {
+func summarize(name, unit string, xs []float64) results.Summary {
 	s := newSample(xs, &benchmath.DefaultThresholds)
 	sum := benchmath.AssumeNothing.Summary(s, 0.95)
-	row := Summary{Name: name, Unit: unit, N: len(xs), Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi}
+	row := results.Summary{Name: name, Unit: unit, N: len(xs), Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi}
 	if math.IsInf(row.Lo, 0) || math.IsNaN(row.Lo) || math.IsInf(row.Hi, 0) || math.IsNaN(row.Hi) {
 		row.Lo, row.Hi, row.NoCI = row.Median, row.Median, true
 	}
@@ -543,9 +475,9 @@ func compareRow(name, unit string, ov, nv []float64, opt CompareOptions) Row {
 	if row.Old.Median != 0 {
 		row.Change = row.New.Median/row.Old.Median - 1
 	}
-	tol := Tolerance(unit)
+	tol := results.Tolerance(unit)
 	switch {
-	case deterministic(unit) && agree(ov, tol) && agree(nv, tol):
+	case results.Deterministic(unit) && agree(ov, tol) && agree(nv, tol):
 		row.Method = MethodExact
 		row.Significant = math.Abs(row.Diff) > tol
 	case opt.Paired && len(ov) == len(nv) && allPositive(ov) && allPositive(nv):
@@ -591,7 +523,7 @@ func compareRow(name, unit string, ov, nv []float64, opt CompareOptions) Row {
 		row.Verdict = NoVerdict
 	case !row.Significant:
 		row.Verdict = Unchanged
-	case (increase(row) > 0) != HigherIsBetter(unit):
+	case (increase(row) > 0) != results.HigherIsBetter(unit):
 		row.Verdict = Worse
 	default:
 		row.Verdict = Better
@@ -778,15 +710,6 @@ func signedRankNeed(alpha float64) int {
 		n++
 	}
 	return n
-}
-
-// lineCount is the line of the last of rs, 0 for none.
-func lineCount(rs []*benchfmt.Result) int {
-	if len(rs) == 0 {
-		return 0
-	}
-	_, l := rs[len(rs)-1].Pos()
-	return l
 }
 
 // machineOnly reports whether every key is one of MachineKeys.

@@ -1,15 +1,11 @@
-package harness
+package results
 
 import (
 	"context"
 	"errors"
 	"io/fs"
-	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,6 +14,75 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 )
+
+func TestIgnoreProcs(t *testing.T) {
+	old := append(sampleResults("Stage/strategy=a/cmd=typed-4", 1), sampleResults("Frame/strategy=a/entities=1000", 1)...)
+	for _, suffix := range []string{"", "-4", "-8"} {
+		old = append(old, sampleResults("Contention/strategy=a/producers=2"+suffix, 1)...)
+	}
+	new := append(sampleResults("Stage/strategy=a/cmd=typed-16", 1), sampleResults("Contention/strategy=a/producers=2-16", 1)...)
+	kept := IgnoreProcs(old, new)
+	if len(kept) != 1 || kept[0] != "Contention/strategy=a/producers=2" {
+		t.Errorf("IgnoreProcs kept %q apart, want only the Contention benchmark run at three GOMAXPROCS", kept)
+	}
+	var got []string
+	for _, r := range append(old, new...) {
+		got = append(got, string(r.Name))
+	}
+	want := []string{"Stage/strategy=a/cmd=typed", "Frame/strategy=a/entities=1000",
+		"Contention/strategy=a/producers=2", "Contention/strategy=a/producers=2-4", "Contention/strategy=a/producers=2-8",
+		"Stage/strategy=a/cmd=typed", "Contention/strategy=a/producers=2-16"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("IgnoreProcs names:\n got %q\nwant %q", got, want)
+	}
+	// The GOMAXPROCS variants stay apart: one row each, never one pooled row.
+	distinct := map[string]bool{}
+	for _, r := range old {
+		distinct[string(r.Name)] = true
+	}
+	if len(distinct) != 5 {
+		t.Errorf("after IgnoreProcs: %d distinct names, want 5 (the three GOMAXPROCS apart)", len(distinct))
+	}
+}
+
+func TestUnmatched(t *testing.T) {
+	old := append(sampleResults("A-2", 1, 2), sampleResults("B-2", 1)...)
+	new := append(sampleResults("B-2", 1), sampleResults("C-2", 1, 2)...)
+	o, n := Unmatched(old, new)
+	if strings.Join(o, ",") != "A-2" || strings.Join(n, ",") != "C-2" {
+		t.Errorf("Unmatched = %q, %q; want [A-2], [C-2]", o, n)
+	}
+}
+
+func TestPartial(t *testing.T) {
+	rs := sampleResults("A-2", 1)
+	if got := Partial(rs); got != "" {
+		t.Errorf("Partial of a complete run = %q", got)
+	}
+	rs[0].Config = append(rs[0].Config, benchfmt.Config{Key: PartialKey, Value: []byte("true (1 of 9 benchmarks: interrupted)"), File: true})
+	if got := Partial(rs); got != "true (1 of 9 benchmarks: interrupted)" {
+		t.Errorf("Partial = %q", got)
+	}
+}
+
+func TestReadResultsErrors(t *testing.T) {
+	dir := t.TempDir()
+	readme := filepath.Join(dir, "README.md")
+	os.WriteFile(readme, []byte("# deferbench\n\nA benchmark.\n"), 0o644)
+	if _, err := ReadResults(readme); !errors.Is(err, ErrNotResults) || !strings.Contains(err.Error(), readme) {
+		t.Errorf("ReadResults(README.md) = %v; want ErrNotResults naming the file", err)
+	}
+	if _, err := ReadResults(filepath.Join(dir, "nope")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadResults(missing) = %v; want fs.ErrNotExist", err)
+	}
+	if _, err := ReadResults(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadResults(directory without bench.txt) = %v; want fs.ErrNotExist", err)
+	}
+	os.WriteFile(filepath.Join(dir, "bench.txt"), []byte("goos: linux\nBenchmarkA-2 10 5 ns/op\n"), 0o644)
+	if rs, err := ReadResults(dir); err != nil || len(rs) != 1 {
+		t.Errorf("ReadResults(results directory) = %d results, %v; want 1", len(rs), err)
+	}
+}
 
 // TestReadResultsEncodings: a bench.txt saved by a Windows editor (CRLF, a UTF-8 byte order
 // mark) or by PowerShell's > (UTF-16 with a byte order mark) reads as the plain file does:
@@ -187,154 +252,6 @@ func TestReadResultsLongLogLine(t *testing.T) {
 	}
 }
 
-// TestPlotOddNames: benchmark names from the input that would make bad chart file names (a
-// 300-byte name, "..", an empty scenario, unicode, a space-free shell metacharacter) still
-// plot, every file inside the folder with a short, visible, portable name; deferbench's own
-// chart names are kept.
-func TestPlotOddNames(t *testing.T) {
-	long := strings.Repeat("a", 300)
-	var rs []*benchfmt.Result
-	for _, sc := range []string{long, "..", "", "Ünï日本", "a$b;c", "Stage"} {
-		rs = append(rs, &benchfmt.Result{Name: benchfmt.Name(sc + "/strategy=x-2"), Iters: 10, Values: []benchfmt.Value{{Value: 5, Unit: "ns/op"}}})
-	}
-	dir := t.TempDir()
-	files, err := Plot(rs, dir)
-	if err != nil {
-		t.Fatalf("Plot: %v", err)
-	}
-	seen := map[string]bool{}
-	for _, f := range files {
-		base := filepath.Base(f)
-		if filepath.Dir(f) != dir || len(base) > 100 || strings.HasPrefix(base, ".") || seen[base] {
-			t.Errorf("chart file %q: want a short, visible, distinct name inside %s", f, dir)
-		}
-		seen[base] = true
-		if _, err := os.Stat(f); err != nil {
-			t.Error(err)
-		}
-	}
-	if !seen["Stage.svg"] {
-		t.Errorf("Stage's chart is not Stage.svg: %v", files)
-	}
-	if len(files) != 12 {
-		t.Errorf("%d files; want 12 (6 charts as SVG and PNG): %v", len(files), files)
-	}
-}
-
-// TestCrossRatios: the order statistics crossRatios finds without listing the ratios are
-// exactly those of the sorted list of every x/y, ties, zeros and extreme values included.
-func TestCrossRatios(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := range 300 {
-		n, m := 1+rng.IntN(12), 1+rng.IntN(12)
-		draw := func(k int, zero bool) []float64 {
-			xs := make([]float64, k)
-			for i := range xs {
-				switch rng.IntN(6) {
-				case 0:
-					xs[i] = float64(rng.IntN(3)) // ties
-				case 1:
-					xs[i] = math.Ldexp(1+rng.Float64(), rng.IntN(2000)-1000) // extremes
-				default:
-					xs[i] = 10 + rng.Float64()*100
-				}
-				if !zero && xs[i] == 0 {
-					xs[i] = 1
-				}
-			}
-			sort.Float64s(xs)
-			return xs
-		}
-		xs, ys := draw(n, true), draw(m, false)
-		var all []float64
-		for _, x := range xs {
-			for _, y := range ys {
-				all = append(all, x/y)
-			}
-		}
-		sort.Float64s(all)
-		c := crossRatios{xs: xs, ys: ys}
-		for k := range all {
-			if got := c.kth(int64(k)); got != all[k] {
-				t.Fatalf("trial %d: kth(%d) = %v; want %v (xs %v, ys %v)", trial, k, got, all[k], xs, ys)
-			}
-		}
-		if got, want := c.median(), median(all); got != want {
-			t.Fatalf("trial %d: median %v; want %v", trial, got, want)
-		}
-	}
-}
-
-// TestRatioOfLargeSamples: the unpaired ratio of two strategies with 60,000 samples each
-// (3.6e9 cross ratios, 29 GB if listed) is computed in bounded memory.
-func TestRatioOfLargeSamples(t *testing.T) {
-	a, ref := make([]obs, 60_000), make([]obs, 60_000)
-	for i := range a {
-		a[i] = obs{v: 20 + float64(i%1000)/100, pos: 2 * i}
-		ref[i] = obs{v: 10 + float64(i%997)/100, pos: 2*i + 1}
-	}
-	r, ok := ratioOf(a, ref)
-	if !ok || !(r.unpaired.c > 1.5 && r.unpaired.c < 2.5) || !r.unpaired.ci || !(r.unpaired.lo <= r.unpaired.c && r.unpaired.c <= r.unpaired.hi) {
-		t.Errorf("ratioOf(60,000 samples) = %+v, %v; want about 2 with an interval", r.unpaired, ok)
-	}
-}
-
-// TestPlotTooManyScenarios: results of more scenarios than MaxChartScenarios (go test output
-// of a large project) are refused at once, before plots/ is made, instead of drawing
-// thousands of charts for minutes.
-func TestPlotTooManyScenarios(t *testing.T) {
-	var rs []*benchfmt.Result
-	for i := range MaxChartScenarios + 1 {
-		rs = append(rs, &benchfmt.Result{Name: benchfmt.Name("S" + strconv.Itoa(i) + "/strategy=x-2"), Iters: 1, Values: []benchfmt.Value{{Value: 5, Unit: "ns/op"}}})
-	}
-	dir := filepath.Join(t.TempDir(), "plots")
-	if _, err := Plot(rs, dir); !errors.Is(err, ErrTooManyCharts) || !strings.Contains(err.Error(), strconv.Itoa(MaxChartScenarios+1)+" scenarios") {
-		t.Errorf("Plot(%d scenarios) = %v; want ErrTooManyCharts naming the count", MaxChartScenarios+1, err)
-	}
-	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("the refused Plot made %s (%v)", dir, err)
-	}
-}
-
-// TestPlotTooManyProcs: a bound holds for charts drawn per GOMAXPROCS too: scenarios at
-// more scenario and GOMAXPROCS pairs than 16×MaxChartScenarios are refused before drawing.
-func TestPlotTooManyProcs(t *testing.T) {
-	var rs []*benchfmt.Result
-	for s := range 17 {
-		for g := 1; g <= MaxChartScenarios; g++ {
-			rs = append(rs, &benchfmt.Result{Name: benchfmt.Name("S" + strconv.Itoa(s) + "/strategy=x/producers=1-" + strconv.Itoa(g)), Iters: 1,
-				Values: []benchfmt.Value{{Value: 5, Unit: "ns/op"}}})
-		}
-	}
-	if _, err := Plot(rs, filepath.Join(t.TempDir(), "plots")); !errors.Is(err, ErrTooManyCharts) || !strings.Contains(err.Error(), "GOMAXPROCS pairs") {
-		t.Errorf("Plot(17 scenarios at %d GOMAXPROCS) = %v; want ErrTooManyCharts", MaxChartScenarios, err)
-	}
-}
-
-// TestPlotHugeValues: values near the float64 maximum (1.7e308 ns/op, valid in the format)
-// made the chart's axes overflow and the PNG rasterizer spin for good; they are refused at
-// once as ErrBadValue naming the benchmark, before plots/ is made.
-func TestPlotHugeValues(t *testing.T) {
-	rs := []*benchfmt.Result{
-		{Name: benchfmt.Name("Stage/strategy=a/cmd=typed-2"), Iters: 1, Values: []benchfmt.Value{{Value: 1.7e308, Unit: "ns/op"}}},
-		{Name: benchfmt.Name("Stage/strategy=b/cmd=typed-2"), Iters: 1, Values: []benchfmt.Value{{Value: 1.7e308, Unit: "ns/op"}}},
-	}
-	dir := filepath.Join(t.TempDir(), "plots")
-	done := make(chan error, 1)
-	go func() { _, err := Plot(rs, dir); done <- err }()
-	select {
-	case err := <-done:
-		if !errors.Is(err, ErrBadValue) || !strings.Contains(err.Error(), "BenchmarkStage/strategy=a/cmd=typed-2") {
-			t.Errorf("Plot(1.7e308 ns/op) = %v; want ErrBadValue naming the benchmark", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("Plot(1.7e308 ns/op) still drawing after 30s")
-	}
-	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("the refused Plot made %s (%v)", dir, err)
-	}
-}
-
 // TestReadInputPipes: ReadInput reads a pipe to its end and parses it as a file, bounds it
 // in bytes (ErrTooLarge past the limit), stops waiting for a named pipe's writer when its
 // context ends, and still refuses a results directory whose bench.txt is a named pipe.
@@ -397,4 +314,36 @@ func TestReadInputPipes(t *testing.T) {
 	if _, err := ReadInput(context.Background(), run, InputOptions{}); !errors.Is(err, ErrNotRegular) {
 		t.Errorf("ReadInput(results directory with a FIFO bench.txt) = %v; want ErrNotRegular", err)
 	}
+}
+
+func TestReadResultsRefusesBadValues(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ line, want string }{
+		{"BenchmarkX 100 NaN ns/op", "bench.txt:3: bad benchmark value: BenchmarkX has NaN ns/op"},
+		{"BenchmarkX 100 +Inf ns/op", "bench.txt:3: bad benchmark value: BenchmarkX has +Inf ns/op"},
+		{"BenchmarkX 100 10 ns/op -1 allocs/op", "bench.txt:3: bad benchmark value: BenchmarkX has -1 allocs/op"},
+		{"BenchmarkX 0 10 ns/op", "bench.txt:3: bad benchmark value: BenchmarkX ran 0 iterations"},
+		{"BenchmarkX -5 10 ns/op", "bench.txt:3: bad benchmark value: BenchmarkX ran -5 iterations"},
+	} {
+		p := filepath.Join(dir, "bench.txt")
+		os.WriteFile(p, []byte("goos: linux\nBenchmarkX 100 10 ns/op\n"+c.line+"\n"), 0o644)
+		_, err := ReadResults(p)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "want ") {
+			t.Errorf("%q: error %v, want one containing %q", c.line, err, c.want)
+		}
+	}
+	p := filepath.Join(dir, "long.txt")
+	os.WriteFile(p, []byte("BenchmarkX 100 10 ns/op\nBenchmarkY 1 "+strings.Repeat("1 u ", 1<<15)+"\n"), 0o644)
+	if _, err := ReadResults(p); err == nil || !strings.Contains(err.Error(), "longer than 64 KiB") {
+		t.Errorf("a 128 KiB line: error %v", err)
+	}
+}
+
+// sampleResults is one result of name per value in ns/op.
+func sampleResults(name string, vals ...float64) []*benchfmt.Result {
+	var rs []*benchfmt.Result
+	for _, v := range vals {
+		rs = append(rs, &benchfmt.Result{Name: benchfmt.Name(name), Iters: 1, Values: []benchfmt.Value{{Value: v, Unit: "ns/op"}}})
+	}
+	return rs
 }

@@ -1,4 +1,4 @@
-package harness
+package render
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -104,7 +105,7 @@ func (r stageRun) report(t *testing.T, meta ReportMeta) string {
 	if meta.Cores == 0 {
 		meta.Cores = 2
 	}
-	meta.Config = append(meta.Config, FileConfig(rs)...)
+	meta.Config = append(meta.Config, results.FileConfig(rs)...)
 	var b strings.Builder
 	if err := WriteReport(&b, rs, meta); err != nil {
 		t.Fatal(err)
@@ -151,7 +152,7 @@ func TestFindingsFollowTheData(t *testing.T) {
 	// The ratio of lazyguarded to baseline is the ratio of their medians (the quantity the
 	// ranking orders by); its interval, by the paired method, holds the median of the
 	// per-repetition ratios.
-	want := sig3(run.medianRatio("lazyguarded", "baseline"), false) + "×"
+	want := results.Sig3(run.medianRatio("lazyguarded", "baseline"), false) + "×"
 	if !strings.Contains(stage, "| lazyguarded | ") || !strings.Contains(stage, want) {
 		t.Errorf("Stage: want lazyguarded × baseline %s:\n%s", want, stage)
 	}
@@ -180,7 +181,7 @@ func TestFindingsFollowTheData(t *testing.T) {
 	if g := firstGroup(stage); g != "cmdbuffer hybrid" || !strings.Contains(stage, "**, then handrolled, then lazyguarded.") {
 		t.Errorf("handrolled ×1.5: want it in a group of its own:\n%s", stage)
 	}
-	if want := sig3(slow.medianRatio("handrolled", "hybrid"), false) + "×"; !strings.Contains(stage, "| handrolled | ") || !strings.Contains(stage, want) {
+	if want := results.Sig3(slow.medianRatio("handrolled", "hybrid"), false) + "×"; !strings.Contains(stage, "| handrolled | ") || !strings.Contains(stage, want) {
 		t.Errorf("handrolled ×1.5: want × best %s:\n%s", want, stage)
 	}
 	if g := pickRow(rep, "lowest staging cost"); g != "cmdbuffer hybrid" {
@@ -211,42 +212,6 @@ func TestFindingsFollowTheData(t *testing.T) {
 	}
 }
 
-// TestRatioPairedNarrower: with drift shared by both sides of a ratio, the paired interval
-// is much narrower than the unpaired one and holds the true ratio.
-func TestRatioPairedNarrower(t *testing.T) {
-	var a, b []obs
-	for rep := range stageReps {
-		d := drift(rep)
-		b = append(b, obs{100 * d * jitter("b", rep), 2 * rep})
-		a = append(a, obs{200 * d * jitter("a", rep), 2*rep + 1})
-	}
-	r, ok := ratioOf(a, b)
-	if !ok {
-		t.Fatal("no ratio")
-	}
-	if !(r.PairedHalf < r.UnpairedHalf/2) {
-		t.Errorf("paired half-width %.3f, unpaired %.3f: want paired much narrower", r.PairedHalf, r.UnpairedHalf)
-	}
-	r.use("paired")
-	if r.Method != "paired" || !(r.Lo <= 2*1.001 && r.Hi >= 2*0.999) || math.Abs(r.Center-2) > 0.05 {
-		t.Errorf("paired ratio %v (%v–%v) by %s: want about 2 with 2 inside", r.Center, r.Lo, r.Hi, r.Method)
-	}
-	// Not interleaved: no paired estimate, the unpaired one is used.
-	sort.Slice(b, func(i, j int) bool { return b[i].v < b[j].v })
-	for i := range b {
-		b[i].pos = 100 + i
-	}
-	r, _ = ratioOf(a, b)
-	r.use("paired")
-	if r.Method != "unpaired" || !math.IsNaN(r.PairedHalf) {
-		t.Errorf("not interleaved: method %s, paired half %v; want unpaired and none", r.Method, r.PairedHalf)
-	}
-	// A reference of zero has no ratio.
-	if _, ok := ratioOf(a, []obs{{0, 0}, {0, 1}}); ok {
-		t.Error("ratio to a zero reference")
-	}
-}
-
 // TestTrustFlags: the first lines say when the timings are not to be trusted.
 func TestTrustFlags(t *testing.T) {
 	run := defaultStageRun()
@@ -257,7 +222,7 @@ func TestTrustFlags(t *testing.T) {
 			t.Errorf("quiet native run flagged %s:\n%s", no, head)
 		}
 	}
-	rep = run.report(t, ReportMeta{Config: []Config{{"emulated", "yes"}}, LoadBefore: "0.5 0.4 0.3", Cores: 2})
+	rep = run.report(t, ReportMeta{Config: []results.Config{{Key: "emulated", Value: "yes"}}, LoadBefore: "0.5 0.4 0.3", Cores: 2})
 	head = rep[:strings.Index(rep, "## Which to pick")]
 	for _, w := range []string{"**Emulated**", "timings say nothing"} {
 		if !strings.Contains(head, w) {
@@ -333,8 +298,8 @@ func TestLoadedFlag(t *testing.T) {
 			r.Values[0].OrigValue *= 1.8
 		}
 	}
-	rs = append(rs, results("Contention/strategy=cmdbuffer/producers=2-4", 40, 41, 39, 40, 40, 41, 39)...)
-	rs = append(rs, results("Contention/strategy=cmdbuffer/producers=2-2", 40, 41, 39, 40, 40, 41, 39)...)
+	rs = append(rs, sampleResults("Contention/strategy=cmdbuffer/producers=2-4", 40, 41, 39, 40, 40, 41, 39)...)
+	rs = append(rs, sampleResults("Contention/strategy=cmdbuffer/producers=2-2", 40, 41, 39, 40, 40, 41, 39)...)
 	var b strings.Builder
 	if err := WriteReport(&b, rs, ReportMeta{Cores: 2}); err != nil {
 		t.Fatal(err)
@@ -393,30 +358,6 @@ func parse(t *testing.T, text string) []*benchfmt.Result {
 		}
 	}
 	return rs
-}
-
-// TestHeadlineRowsAtNumCPU: a headline with Where producers=NumCPU and AtNumCPU ranks the row
-// at the run's NumCPU, or the largest below it.
-func TestHeadlineRowsAtNumCPU(t *testing.T) {
-	var rs []*benchfmt.Result
-	for _, p := range []string{"1", "2", "4"} {
-		for _, procs := range []string{"", "-2", "-4"} {
-			rs = append(rs, results("Contention/strategy=cmdbuffer/producers="+p+procs, 1, 1, 1)...)
-		}
-	}
-	for i := range rs {
-		rs[i].Values = append(rs[i].Values, benchfmt.Value{Value: 0.9, Unit: "efficiency"})
-	}
-	d := newRunData(rs)
-	h := Headline{Unit: "efficiency", Where: []Param{{"producers", "NumCPU"}}, AtNumCPU: true}
-	for _, c := range []struct {
-		cores, producers, procs int
-	}{{2, 2, 2}, {4, 4, 4}, {3, 2, 2}, {16, 4, 4}} {
-		rows := d.selectRows("Contention", h, c.cores)
-		if len(rows) != 1 || paramValue(d.params[rows[0]], "producers") != fmt.Sprint(c.producers) || rows[0].procs != c.procs {
-			t.Errorf("NumCPU %d: rows %v, want producers=%d at GOMAXPROCS=%d", c.cores, rows, c.producers, c.procs)
-		}
-	}
 }
 
 // firstGroup is the best group of a ranking section, its names sorted: "a b c".

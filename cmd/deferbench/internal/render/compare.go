@@ -1,4 +1,4 @@
-package harness
+package render
 
 import (
 	"encoding/csv"
@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 )
 
 // Formats WriteCompare writes.
@@ -21,7 +24,7 @@ type CompareDoc struct {
 	OldLabel   string // column headings
 	NewLabel   string
 	Fail       string // the -fail value, "" for no gate
-	Comparison *RunComparison
+	Comparison *analysis.RunComparison
 }
 
 // Gate returns "fail", "pass", or "none" when no threshold was given.
@@ -110,7 +113,7 @@ type SideJSON struct {
 
 // RowJSON is a Row with its optional numbers as null.
 type RowJSON struct {
-	Row
+	analysis.Row
 	Change *float64 `json:"change"` // relative, 0.05 = +5%
 	P      *float64 `json:"p"`
 	PHolm  *float64 `json:"p_holm"` // P adjusted over the gate's tested rows; null when not tested
@@ -138,15 +141,15 @@ func (d *CompareDoc) JSON() CompareJSON {
 }
 
 // fmtChange is the change column: "~" when not significant, "new: 4 allocs/op" from 0.
-func fmtChange(r Row) string {
+func fmtChange(r analysis.Row) string {
 	switch {
 	case !r.Significant:
 		return "~"
 	case r.Old.Median == 0:
 		if w := unitWord(r.Unit); strings.HasPrefix(w, "/") {
-			return "new: " + FormatValue(r.New.Median, r.Unit) + w
+			return "new: " + results.FormatValue(r.New.Median, r.Unit) + w
 		} else {
-			return "new: " + FormatValue(r.New.Median, r.Unit) + " " + w
+			return "new: " + results.FormatValue(r.New.Median, r.Unit) + " " + w
 		}
 	}
 	return fmt.Sprintf("%+.2f%%", 100*r.Change)
@@ -156,7 +159,7 @@ func fmtChange(r Row) string {
 // B; other units need their name.
 func unitWord(u string) string {
 	switch {
-	case unitIsTime(u):
+	case results.UnitIsTime(u):
 		return "/op"
 	case strings.HasPrefix(u, "B/"):
 		return strings.TrimPrefix(u, "B")
@@ -164,18 +167,18 @@ func unitWord(u string) string {
 	return u
 }
 
-func fmtPVal(r Row) string {
+func fmtPVal(r analysis.Row) string {
 	n := fmt.Sprintf("n=%d+%d", r.Old.N, r.New.N)
 	switch r.Method {
-	case MethodExact:
+	case analysis.MethodExact:
 		return "exact " + n
-	case MethodPaired:
+	case analysis.MethodPaired:
 		return fmt.Sprintf("p=%.3f %d rounds", r.P, r.New.N)
 	}
 	return fmt.Sprintf("p=%.3f %s", r.P, n)
 }
 
-func rowName(r Row) string {
+func rowName(r analysis.Row) string {
 	if r.Config != "" {
 		return r.Name + " [" + r.Config + "]"
 	}
@@ -193,7 +196,7 @@ func (d *CompareDoc) labels() (string, string) {
 func writeCompareText(w io.Writer, d *CompareDoc) error {
 	c := d.Comparison
 	oldL, newL := d.labels()
-	byUnit := map[string][]Row{}
+	byUnit := map[string][]analysis.Row{}
 	var units []string
 	for _, r := range c.Rows {
 		if _, ok := byUnit[r.Unit]; !ok {
@@ -271,7 +274,7 @@ func writeGateLine(w io.Writer, d *CompareDoc) error {
 func (d *CompareDoc) unjudged() string {
 	n := 0
 	for _, r := range d.Comparison.Rows {
-		if r.Gate != "" && r.Verdict == NoVerdict {
+		if r.Gate != "" && r.Verdict == analysis.NoVerdict {
 			n++
 		}
 	}
@@ -309,7 +312,7 @@ func plural(n int, what string) string {
 
 func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
-func writeMarkdownTable(w io.Writer, rows []Row, oldL, newL string) {
+func writeMarkdownTable(w io.Writer, rows []analysis.Row, oldL, newL string) {
 	fmt.Fprintf(w, "| benchmark | unit | %s | %s | change | p | gate |\n", mdCell(oldL), mdCell(newL))
 	fmt.Fprintf(w, "|---|---|--:|--:|--:|---|---|\n")
 	for _, r := range rows {
@@ -331,7 +334,7 @@ func writeCompareMarkdown(w io.Writer, d *CompareDoc) error {
 	oldL, newL := d.labels()
 	fmt.Fprintf(w, "### deferbench: %s → %s\n\n", mdCell(oldL), mdCell(newL))
 	method := "Mann-Whitney U test"
-	if c.Method == MethodPaired {
+	if c.Method == analysis.MethodPaired {
 		method = "Wilcoxon signed-rank test on paired rounds"
 	}
 	switch d.Gate() {
@@ -343,14 +346,14 @@ func writeCompareMarkdown(w io.Writer, d *CompareDoc) error {
 	default:
 		fmt.Fprintf(w, "No gate (%s, alpha %v).\n\n", method, c.Alpha)
 	}
-	var worse, better, same, unknown []Row
+	var worse, better, same, unknown []analysis.Row
 	for _, r := range c.Rows {
 		switch r.Verdict {
-		case Worse:
+		case analysis.Worse:
 			worse = append(worse, r)
-		case Better:
+		case analysis.Better:
 			better = append(better, r)
-		case NoVerdict:
+		case analysis.NoVerdict:
 			unknown = append(unknown, r)
 		default:
 			same = append(same, r)
@@ -360,7 +363,7 @@ func writeCompareMarkdown(w io.Writer, d *CompareDoc) error {
 	sort.SliceStable(worse, func(i, j int) bool { return worse[i].Gate == "fail" && worse[j].Gate != "fail" })
 	for _, sec := range []struct {
 		title string
-		rows  []Row
+		rows  []analysis.Row
 		open  bool
 	}{{"Regressions", worse, true}, {"Improvements", better, true}, {"No significant change", same, false}, {"No verdict", unknown, false}} {
 		if len(sec.rows) == 0 {
@@ -387,10 +390,10 @@ func writeCompareMarkdown(w io.Writer, d *CompareDoc) error {
 
 // noCISamples explains the ±∞ of a median without a confidence interval, or is "" when
 // every median of rows has one: the fewest samples such a median had, and the fix.
-func noCISamples(rows []Row) string {
+func noCISamples(rows []analysis.Row) string {
 	fewest := -1
 	for _, r := range rows {
-		for _, s := range []Summary{r.Old, r.New} {
+		for _, s := range []results.Summary{r.Old, r.New} {
 			if s.NoCI && (fewest < 0 || s.N < fewest) {
 				fewest = s.N
 			}
@@ -421,4 +424,27 @@ func writeCompareCSV(w io.Writer, d *CompareDoc) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+func unitRank(u string) int {
+	switch u {
+	case "ns/op", "sec/op":
+		return 0
+	case "B/op":
+		return 1
+	case "allocs/op":
+		return 2
+	}
+	return 3
+}
+
+func fmtSummary(s results.Summary) string {
+	m := results.FormatValue(s.Median, s.Unit)
+	switch {
+	case s.NoCI:
+		return m + " ±∞"
+	case s.Median == 0:
+		return m
+	}
+	return m + " " + ciPercent(s)
 }
