@@ -19,6 +19,7 @@ import (
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -82,7 +83,7 @@ var abCommand = &command{
 			if *rounds < 1 || *rounds > 1000 {
 				return usagef("ab: -rounds %d: want a whole number from 1 to 1000", *rounds)
 			}
-			if err := harness.CheckBenchtime(*benchtime); err != nil || strings.TrimSpace(*benchtime) == "" {
+			if _, err := harness.ParseBenchtime(*benchtime); err != nil {
 				return usagef("ab: -benchtime %q: want a duration like 100ms or an iteration count like 1000x", *benchtime)
 			}
 			a := abRun{e: e, rounds: *rounds, benchtime: *benchtime, scenarios: *scenarios, strategies: *strategies, seed: *seed}
@@ -189,7 +190,7 @@ func (a *abRun) do(baseArg, headArg, out string, o *compareFlags, opt analysis.C
 		fmt.Fprintf(e.stderr, "deferbench: ab: note: %s\n", n)
 	}
 	fmt.Fprintf(e.stderr, "deferbench: ab: done in %s; BASE (%s) in %s, HEAD (%s) in %s; compare again with: deferbench compare -paired %s %s\n",
-		time.Since(start).Round(time.Second), sides[0].arg, basePath, sides[1].arg, headPath, shellQuote(basePath), shellQuote(headPath))
+		time.Since(start).Round(time.Second), sides[0].arg, basePath, sides[1].arg, headPath, rundir.ShellQuote(basePath), rundir.ShellQuote(headPath))
 	if len(c.Rows) == 0 {
 		return fmt.Errorf("ab: BASE and HEAD have no benchmark and unit in common")
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
 )
 
 // usageError is bad input on the command line: exit status 2.
@@ -26,7 +27,7 @@ func (e *usageError) Error() string { return e.msg }
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
 // errInterrupted marks a run stopped by a signal: exit status 130.
-var errInterrupted = errors.New("interrupted")
+var errInterrupted = rundir.ErrInterrupted
 
 // exitCode prints err (if any) as one line on stderr and returns the exit status: 0 on
 // success, 2 for a usage error, 130 for an interrupted run, 1 otherwise.
@@ -67,8 +68,8 @@ type stopper struct {
 	exit    func(code int)
 }
 
-// begin says a run is in progress.
-func (s *stopper) begin() {
+// Begin says a run is in progress.
+func (s *stopper) Begin() {
 	if s == nil {
 		return
 	}
@@ -77,8 +78,8 @@ func (s *stopper) begin() {
 	s.running = true
 }
 
-// setHard sets the run's hard stop (nil when the run is over).
-func (s *stopper) setHard(f func()) {
+// SetHard sets the run's hard stop (nil when the run is over).
+func (s *stopper) SetHard(f func()) {
 	if s == nil {
 		return
 	}

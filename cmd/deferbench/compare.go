@@ -390,12 +390,7 @@ func runError(cmd, path string, err error) error {
 // commonWithoutProcs reports whether old and new have a benchmark name in common once the
 // -GOMAXPROCS suffix is dropped (what -ignore-procs would match).
 func commonWithoutProcs(old, new []*benchfmt.Result) bool {
-	base := func(n string) string {
-		if m := procsSuffix.FindStringIndex(n[strings.LastIndexByte(n, '/')+1:]); m != nil {
-			return n[:strings.LastIndexByte(n, '/')+1+m[0]]
-		}
-		return n
-	}
+	base := func(n string) string { b, _ := results.SplitProcs(n); return b }
 	have := map[string]bool{}
 	for _, r := range old {
 		have[base(string(r.Name))] = true

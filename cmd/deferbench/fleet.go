@@ -11,12 +11,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 )
 
 // fleetDetail is the part of deferbench help fleet between the summary and the flags.
@@ -156,18 +156,8 @@ func readFleetBoard(dir string) (fleetBoard, error) {
 	return b, nil
 }
 
-var procsSuffix = regexp.MustCompile(`-(\d+)$`)
-
 // procsOf is the GOMAXPROCS of a benchmark name: its -N suffix, 1 without one.
-func procsOf(name string) int {
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		if m := procsSuffix.FindStringSubmatch(name[i:]); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			return n
-		}
-	}
-	return 1
-}
+func procsOf(name string) int { return results.ParseName(name).Procs }
 
 // pickProcs chooses the GOMAXPROCS the headline figures come from: cores when the run has
 // it, else the largest it has.
@@ -222,8 +212,8 @@ func (b fleetBoard) emulated() string {
 	return "not recorded"
 }
 
-// fleetStrategies lists the strategies of the boards' Stage, Frame and Contention results, in
-// the order they first appear.
+// fleetStrategies lists the strategies of the boards' results of the fleet's scenarios
+// (suite.Fleet), in the order they first appear.
 func fleetStrategies(boards []fleetBoard) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -239,13 +229,29 @@ func fleetStrategies(boards []fleetBoard) []string {
 	return out
 }
 
-var strategyField = regexp.MustCompile(`^(?:Stage|Frame|Contention)/strategy=([^/]+)/`)
-
+// strategyOf is the strategy of a result of one of the fleet's scenarios, "" for others.
 func strategyOf(name string) string {
-	if m := strategyField.FindStringSubmatch(name); m != nil {
-		return m[1]
+	n := results.ParseName(name)
+	for _, f := range suite.Fleet {
+		if f.Scenario.Name == n.Scenario {
+			return n.Strategy
+		}
 	}
 	return ""
+}
+
+// figureName is the benchmark name (without -GOMAXPROCS) of figure f for strategy s on a
+// board with cores cores: the headline's Where parameters (NumCPU = cores), then f's Row.
+func figureName(f suite.Figure, s string, cores int) string {
+	name := f.Scenario.Name + "/strategy=" + s
+	for _, p := range append(append([]suite.Param(nil), f.Headline.Where...), f.Row...) {
+		v := p.Value
+		if v == "NumCPU" {
+			v = strconv.Itoa(cores)
+		}
+		name += "/" + p.Key + "=" + v
+	}
+	return name
 }
 
 // writeFleet writes the markdown table: a column per board, a row per figure.
@@ -296,23 +302,10 @@ func writeFleet(w io.Writer, boards []fleetBoard) {
 		return orUnknown(b.env.Before.Temperature) + " → " + after
 	})...)
 	strategies := fleetStrategies(boards)
-	figures := []struct {
-		head, unit string
-		base       func(b fleetBoard, strategy string) string
-	}{
-		{"Stage cmd=typed, per command", "ns/op",
-			func(_ fleetBoard, s string) string { return "Stage/strategy=" + s + "/cmd=typed" }},
-		{"Frame entities=100000, per frame", "ns/op",
-			func(_ fleetBoard, s string) string { return "Frame/strategy=" + s + "/entities=100000" }},
-		{"Contention efficiency, producers = cores", "efficiency",
-			func(b fleetBoard, s string) string {
-				return "Contention/strategy=" + s + "/producers=" + strconv.Itoa(b.env.Before.Cores)
-			}},
-	}
-	for _, f := range figures {
-		row("**"+f.head+"**", make([]string, len(boards))...)
+	for _, f := range suite.Fleet {
+		row("**"+f.Title+"**", make([]string, len(boards))...)
 		for _, s := range strategies {
-			row(s, each(func(b fleetBoard) string { return b.cell(f.base(b, s), f.unit) })...)
+			row(s, each(func(b fleetBoard) string { return b.cell(figureName(f, s, b.env.Before.Cores), f.Headline.Unit) })...)
 		}
 	}
 	fmt.Fprintf(w, "\nMedians over each run's repetitions, ± the 95%% confidence interval as %% of the median "+

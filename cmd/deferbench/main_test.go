@@ -23,6 +23,7 @@ import (
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
 	"github.com/google/pprof/profile"
 	"golang.org/x/perf/benchfmt"
 )
@@ -710,8 +711,8 @@ func TestShellQuote(t *testing.T) {
 		"$HOME/b.txt":                           "'$HOME/b.txt'",
 		"":                                      "''",
 	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		if got := rundir.ShellQuote(in); got != want {
+			t.Errorf("rundir.ShellQuote(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

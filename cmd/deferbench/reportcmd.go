@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
 )
 
 var reportCommand = &command{
@@ -95,7 +96,7 @@ func rebuildReport(e *env, arg string) error {
 			attr = old.Attribution // the profiles' attribution cannot be rebuilt from bench.txt
 		}
 	}
-	plotErr, err := writeOutputs(runOutputs{dir: dir, results: rs, config: results.FileConfig(rs), partial: partial, attr: attr, env: doc})
+	plotErr, err := rundir.Outputs(rundir.Dir{Path: dir, Results: rs, Config: results.FileConfig(rs), Partial: partial, Attr: attr, Env: doc})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}

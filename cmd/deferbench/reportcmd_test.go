@@ -158,8 +158,8 @@ func TestStopper(t *testing.T) {
 	rec := func(s string) { mu.Lock(); events = append(events, s); mu.Unlock() }
 	var stderr bytes.Buffer
 	s := &stopper{cancel: func() { rec("cancel") }, stderr: &stderr, exit: func(c int) { rec(fmt.Sprint("exit ", c)) }}
-	s.begin()
-	s.setHard(func() { rec("hard") })
+	s.Begin()
+	s.SetHard(func() { rec("hard") })
 	s.interrupt()
 	if !strings.Contains(stderr.String(), "the run stops after the current benchmark") {
 		t.Errorf("first interrupt said %q", stderr.String())

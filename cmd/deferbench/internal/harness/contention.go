@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/workload"
@@ -126,12 +127,8 @@ func deriveEfficiency(r *benchfmt.Result, earlier func(string) *benchfmt.Result)
 		return
 	}
 	name := string(r.Name)
-	base, procs := name, 1
-	if i := strings.LastIndexByte(name, '-'); i > 0 {
-		if n, err := strconv.Atoi(name[i+1:]); err == nil {
-			base, procs = name[:i], n
-		}
-	}
+	base, _ := results.SplitProcs(name)
+	procs := results.ParseName(name).Procs
 	i := strings.Index(base, "/producers=")
 	if i < 0 {
 		return

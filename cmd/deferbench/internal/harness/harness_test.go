@@ -70,7 +70,7 @@ func TestSelectUnknown(t *testing.T) {
 // TestRunAll times every case of the quick suite for a few iterations: each strategy runs
 // every scenario without error, and every result has the three units.
 func TestRunAll(t *testing.T) {
-	opt := Options{Scenarios: Scenarios, Strategies: Strategies, Quick: true, Count: 1, Benchtime: "3x", Procs: []int{1, 2}}
+	opt := Options{Scenarios: Scenarios, Strategies: Strategies, Quick: true, Count: 1, Benchtime: Benchtime{N: 3}, Procs: []int{1, 2}}
 	if testing.Short() {
 		opt.Procs = []int{2}
 	}
@@ -81,8 +81,8 @@ func TestRunAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != opt.Cases() || events != 2*opt.Cases() {
-		t.Fatalf("Run emitted %d results and %d events, want %d and %d", len(got), events, opt.Cases(), 2*opt.Cases())
+	if len(got) != opt.Total() || events != 2*opt.Total() {
+		t.Fatalf("Run emitted %d results and %d events, want %d and %d", len(got), events, opt.Total(), 2*opt.Total())
 	}
 	suffixed, noops := 0, 0
 	defer func() {
@@ -133,7 +133,7 @@ func TestRunAll(t *testing.T) {
 
 func TestRunStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	opt := Options{Scenarios: Scenarios[:1], Strategies: Strategies, Count: 2, Benchtime: "2x"}
+	opt := Options{Scenarios: Scenarios[:1], Strategies: Strategies, Count: 2, Benchtime: Benchtime{N: 2}}
 	n := 0
 	err := Run(ctx, opt, func(*benchfmt.Result) error { n++; cancel(); return nil })
 	if !errors.Is(err, context.Canceled) || n != 1 {

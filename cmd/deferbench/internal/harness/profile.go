@@ -97,7 +97,7 @@ type profileGroup struct {
 func profileGroups(opt Options) []*profileGroup {
 	var groups []*profileGroup
 	index := map[[2]string]*profileGroup{}
-	for _, c := range Plan(opt.Scenarios, opt.Strategies, opt.Quick, opt.Procs) {
+	for _, c := range opt.plan() {
 		k := [2]string{c.Scenario, c.Strategy}
 		g := index[k]
 		if g == nil {
@@ -122,7 +122,7 @@ func ProfileGroups(opt Options) int { return len(profileGroups(opt)) }
 // groups when ctx is done and returns the attributions of the groups that finished, whose
 // files are written, with ctx's error wrapped.
 func ProfileRun(ctx context.Context, opt Options, dir string, progress func(string)) ([]results.Attribution, error) {
-	if err := setBenchtime(opt.Benchtime); err != nil {
+	if err := setBenchtime(opt.Benchtime.String()); err != nil {
 		return nil, err
 	}
 	f := flag.Lookup("test.benchtime")

@@ -38,9 +38,13 @@ func sizingScenario(slowCalls int, sleep time.Duration, slowOps *atomic.Bool, sp
 
 func runSizing(t *testing.T, sc []Scenario, count int, benchtime string, each func(int)) []*benchfmt.Result {
 	t.Helper()
-	opt := Options{Scenarios: sc, Strategies: Strategies[:1], Count: count, Benchtime: benchtime, Procs: []int{1}}
+	bt, err := ParseBenchtime(benchtime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Scenarios: sc, Strategies: Strategies[:1], Count: count, Benchtime: bt, Procs: []int{1}}
 	var got []*benchfmt.Result
-	err := Run(context.Background(), opt, func(r *benchfmt.Result) error {
+	err = Run(context.Background(), opt, func(r *benchfmt.Result) error {
 		got = append(got, r)
 		each(len(got))
 		return nil

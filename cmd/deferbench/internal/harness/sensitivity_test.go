@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
@@ -105,7 +106,7 @@ func (s *spun) Close() error                             { return s.core.Close(s
 // 20 ms passed 10 runs of 10, the CI never wider than ±2%.
 const (
 	sensitivityRounds    = 30
-	sensitivityBenchtime = "20ms"
+	sensitivityBenchtime = 20 * time.Millisecond
 )
 
 func TestSensitivity(t *testing.T) {
@@ -161,7 +162,7 @@ func TestSensitivity(t *testing.T) {
 	t.Logf("adding %d spins per staged command: calibrated at %+.1f%%", spins, 100*(ratio-1))
 
 	slow := StrategyInfo{Strategy: suite.Strategy{Name: "slow"}, Factory: spunFactory(spins)}
-	opt := Options{Scenarios: []Scenario{typed}, Strategies: []StrategyInfo{base, slow}, Count: sensitivityRounds, Benchtime: sensitivityBenchtime}
+	opt := Options{Scenarios: []Scenario{typed}, Strategies: []StrategyInfo{base, slow}, Count: sensitivityRounds, Benchtime: Benchtime{D: sensitivityBenchtime}}
 	var old, new []*benchfmt.Result
 	err := Run(context.Background(), opt, func(r *benchfmt.Result) error {
 		r = r.Clone()

@@ -48,7 +48,7 @@ func IgnoreProcs(sets ...[]*benchfmt.Result) (kept []string) {
 	for _, rs := range sets {
 		procs := map[string]string{}
 		for _, r := range rs {
-			base, suffix := splitProcs(string(r.Name))
+			base, suffix := SplitProcs(string(r.Name))
 			if p, ok := procs[base]; ok && p != suffix {
 				multi[base] = true
 			}
@@ -57,7 +57,7 @@ func IgnoreProcs(sets ...[]*benchfmt.Result) (kept []string) {
 	}
 	for _, rs := range sets {
 		for _, r := range rs {
-			if base, _ := splitProcs(string(r.Name)); !multi[base] {
+			if base, _ := SplitProcs(string(r.Name)); !multi[base] {
 				r.Name = benchfmt.Name(base)
 			}
 		}
@@ -69,9 +69,9 @@ func IgnoreProcs(sets ...[]*benchfmt.Result) (kept []string) {
 	return kept
 }
 
-// splitProcs splits a benchmark name into its base and its -GOMAXPROCS suffix ("" for
+// SplitProcs splits a benchmark name into its base and its -GOMAXPROCS suffix ("" for
 // none, GOMAXPROCS=1).
-func splitProcs(name string) (base, suffix string) {
+func SplitProcs(name string) (base, suffix string) {
 	if n := ParseName(name); n.Procs != 1 || strings.HasSuffix(name, "-1") {
 		suffix = "-" + strconv.Itoa(n.Procs)
 		if strings.HasSuffix(name, suffix) {

@@ -121,3 +121,23 @@ var Peer = Scenario{
 		"op=create-destroy (create with Position+Velocity: ecs.Create2, Ark's Map2.NewEntity; destroyed in batches of 1024; metrics create-ns, destroy-ns), " +
 		"op=add-remove (add Velocity, remove it), op=query (visit an entity of a 2-component query, reading both)",
 }
+
+// Figure is one headline figure of the fleet table (deferbench fleet): a scenario's headline
+// metric at one row of it, per strategy, one column per board.
+type Figure struct {
+	// Title heads the figure's rows.
+	Title    string
+	Scenario Scenario
+	// Headline is one of Scenario.Headlines; its Where parameters choose the row (NumCPU
+	// standing for the board's cores).
+	Headline Headline
+	// Row adds parameters for a headline that ranks every row (Frame: one entity count).
+	Row []Param
+}
+
+// Fleet is the fleet table's figures, in order.
+var Fleet = []Figure{
+	{Title: "Stage cmd=typed, per command", Scenario: Stage, Headline: Stage.Headlines[0]},
+	{Title: "Frame entities=100000, per frame", Scenario: Frame, Headline: Frame.Headlines[0], Row: []Param{{Key: "entities", Value: "100000"}}},
+	{Title: "Contention efficiency, producers = cores", Scenario: Contention, Headline: Contention.Headlines[1]},
+}
