@@ -64,12 +64,12 @@ var abCommand = &command{
 		out := fs.String("out", "", "directory for both sides' results, new or empty (default results/ab-<yyyymmdd-hhmmss>)")
 		seed := fs.Uint64("seed", 0, "seed of the per-round order (default from the clock; printed)")
 		return func(args []string) error {
-			args, err := parseInterspersed(fs, args)
+			args, err := parseInterspersed(e.cmd, fs, args)
 			if err != nil {
 				return err
 			}
 			if args == nil {
-				writeCommandHelp(e.stdout, lookup("ab"))
+				writeCommandHelp(e.stdout, e.cmd)
 				return nil
 			}
 			if len(args) != 2 {

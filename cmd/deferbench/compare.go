@@ -54,12 +54,12 @@ var compareCommand = &command{
 			"one that a run has at several GOMAXPROCS keeps them apart")
 		paired := fs.Bool("paired", false, "pair the i-th sample of each metric in OLD with the i-th in NEW (rounds of deferbench ab) and test the per-round ratios")
 		return func(args []string) error {
-			args, err := parseInterspersed(fs, args)
+			args, err := parseInterspersed(e.cmd, fs, args)
 			if err != nil {
 				return err
 			}
 			if args == nil {
-				writeCommandHelp(e.stdout, lookup("compare"))
+				writeCommandHelp(e.stdout, e.cmd)
 				return nil
 			}
 			if len(args) != 2 {
@@ -282,7 +282,7 @@ func same(a, b string) bool {
 // parseInterspersed parses flags that follow positional arguments too ("compare A B
 // -ignore-procs"), after the command line's first parse stopped at A; "--" ends the flags.
 // It returns the positional arguments, or nil after -h.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+func parseInterspersed(c *command, fs *flag.FlagSet, args []string) ([]string, error) {
 	pos := []string{}
 	for len(args) > 0 {
 		a := args[0]
@@ -298,7 +298,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, nil
 			}
-			return nil, flagError(lookup(fs.Name()), fs, err)
+			return nil, flagError(c, fs, err)
 		}
 		rest := fs.Args()
 		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {

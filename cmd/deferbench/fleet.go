@@ -41,12 +41,12 @@ var fleetCommand = &command{
 	setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 		out := fs.String("out", "", "write the table to `FILE` (atomically) instead of standard output")
 		return func(args []string) error {
-			args, err := parseInterspersed(fs, args)
+			args, err := parseInterspersed(e.cmd, fs, args)
 			if err != nil {
 				return err
 			}
 			if args == nil { // -h after a directory
-				writeCommandHelp(e.stdout, lookup("fleet"))
+				writeCommandHelp(e.stdout, e.cmd)
 				return nil
 			}
 			if len(args) == 0 {

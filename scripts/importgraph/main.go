@@ -4,8 +4,9 @@
 // depends on another when it uses an identifier declared there (same package or another package of
 // the module). It prints, for files and for packages, the number of levels (the longest chain of
 // dependencies, counting cycles as one node) and the number of upward dependencies (edges that must
-// be removed to leave no cycle, found greedily after Eades, Lin and Smyth: an upper bound on the
-// least such number). Go forbids import cycles, so among packages the count is always 0.
+// be removed to leave no cycle: inside each strongly connected component, found greedily after
+// Eades, Lin and Smyth, an upper bound on the least such number; an edge between components is
+// never upward). Go forbids import cycles, so among packages the count is always 0.
 //
 //	go run scripts/importgraph/main.go [-v] [dir]   # dir defaults to cmd/deferbench
 package main
@@ -84,6 +85,7 @@ func main() {
 		return gc.Import(path)
 	})
 	fileEdges := map[[2]string]bool{}
+	why := map[[2]string]map[string]bool{}
 	pkgEdges := map[[2]string]bool{}
 	var files, pkgNames []string
 	for _, path := range order { // go list -deps lists dependencies first
@@ -120,7 +122,12 @@ func main() {
 			from := rel(fset.Position(id).Filename, abs)
 			to := rel(fset.Position(obj.Pos()).Filename, abs)
 			if from != to && !strings.HasSuffix(to, "_test.go") {
-				fileEdges[[2]string{from, to}] = true
+				e := [2]string{from, to}
+				fileEdges[e] = true
+				if why[e] == nil {
+					why[e] = map[string]bool{}
+				}
+				why[e][obj.Name()] = true
 			}
 		}
 		for id, obj := range info.Uses {
@@ -130,8 +137,8 @@ func main() {
 			addUse(sel.Sel.Pos(), s.Obj())
 		}
 	}
-	report("files", files, fileEdges, *verbose)
-	report("packages", pkgNames, pkgEdges, *verbose)
+	report("files", files, fileEdges, why, *verbose)
+	report("packages", pkgNames, pkgEdges, nil, *verbose)
 }
 
 type importerFunc func(string) (*types.Package, error)
@@ -146,69 +153,120 @@ func rel(p, base string) string {
 }
 
 // report prints levels and upward edges of the graph nodes/edges.
-func report(what string, nodes []string, edges map[[2]string]bool, verbose bool) {
+func report(what string, nodes []string, edges map[[2]string]bool, why map[[2]string]map[string]bool, verbose bool) {
 	out := map[string][]string{}
 	for e := range edges {
 		out[e[0]] = append(out[e[0]], e[1])
 	}
-	// Greedy feedback arc set (Eades, Lin, Smyth): repeatedly take sinks to the right, sources to the
-	// left, else the node with the largest outdegree minus indegree to the left.
-	in, outd := map[string]int{}, map[string]int{}
-	left := map[string]bool{}
 	for _, n := range nodes {
-		left[n] = true
+		sort.Strings(out[n])
 	}
-	for e := range edges {
-		outd[e[0]]++
-		in[e[1]]++
-	}
-	var s1, s2 []string
-	remove := func(n string) {
-		delete(left, n)
-		for e := range edges {
-			if e[0] == n && left[e[1]] {
-				in[e[1]]--
-			}
-			if e[1] == n && left[e[0]] {
-				outd[e[0]]--
+	// Strongly connected components (Tarjan): an edge between two components is never part
+	// of a cycle, so only edges inside one can be upward.
+	index, low, comp := map[string]int{}, map[string]int{}, map[string]int{}
+	var stack []string
+	on := map[string]bool{}
+	next, ncomp := 0, 0
+	var strong func(v string)
+	strong = func(v string) {
+		index[v], low[v] = next, next
+		next++
+		stack = append(stack, v)
+		on[v] = true
+		for _, w := range out[v] {
+			if _, seen := index[w]; !seen {
+				strong(w)
+				low[v] = min(low[v], low[w])
+			} else if on[w] {
+				low[v] = min(low[v], index[w])
 			}
 		}
-	}
-	for len(left) > 0 {
-		changed := true
-		for changed {
-			changed = false
-			for _, n := range sorted(left) {
-				if outd[n] == 0 {
-					s2 = append([]string{n}, s2...)
-					remove(n)
-					changed = true
+		if low[v] == index[v] {
+			for {
+				w := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				on[w] = false
+				comp[w] = ncomp
+				if w == v {
+					break
 				}
 			}
-			for _, n := range sorted(left) {
-				if left[n] && in[n] == 0 {
-					s1 = append(s1, n)
-					remove(n)
-					changed = true
-				}
-			}
+			ncomp++
 		}
-		if len(left) == 0 {
-			break
-		}
-		best, bestD := "", -1<<30
-		for _, n := range sorted(left) {
-			if d := outd[n] - in[n]; d > bestD {
-				best, bestD = n, d
-			}
-		}
-		s1 = append(s1, best)
-		remove(best)
 	}
-	// The order s1+s2 puts users before what they use; an edge pointing left is "upward".
+	for _, n := range nodes {
+		if _, seen := index[n]; !seen {
+			strong(n)
+		}
+	}
+	// Inside each component, a greedy feedback arc set (Eades, Lin, Smyth): repeatedly take
+	// sinks to the right, sources to the left, else the node with the largest outdegree minus
+	// indegree to the left; an edge pointing left in that order is upward.
 	pos := map[string]int{}
-	for i, n := range append(s1, s2...) {
-		pos[n] = i
+	members := map[int][]string{}
+	for _, n := range nodes {
+		members[comp[n]] = append(members[comp[n]], n)
+	}
+	for c, ms := range members {
+		left := map[string]bool{}
+		for _, n := range ms {
+			left[n] = true
+		}
+		in, outd := map[string]int{}, map[string]int{}
+		for e := range edges {
+			if left[e[0]] && left[e[1]] {
+				outd[e[0]]++
+				in[e[1]]++
+			}
+		}
+		remove := func(n string) {
+			delete(left, n)
+			for e := range edges {
+				if e[0] == n && left[e[1]] {
+					in[e[1]]--
+				}
+				if e[1] == n && left[e[0]] {
+					outd[e[0]]--
+				}
+			}
+		}
+		var s1, s2 []string
+		for len(left) > 0 {
+			changed := true
+			for changed {
+				changed = false
+				for _, n := range sorted(left) {
+					if left[n] && outd[n] == 0 {
+						s2 = append([]string{n}, s2...)
+						remove(n)
+						changed = true
+					}
+				}
+				for _, n := range sorted(left) {
+					if left[n] && in[n] == 0 {
+						s1 = append(s1, n)
+						remove(n)
+						changed = true
+					}
+				}
+			}
+			if len(left) == 0 {
+				break
+			}
+			best, bestD := "", -1<<30
+			for _, n := range sorted(left) {
+				if d := outd[n] - in[n]; d > bestD {
+					best, bestD = n, d
+				}
+			}
+			s1 = append(s1, best)
+			remove(best)
+		}
+		// Tarjan numbers components in reverse topological order (users after what they
+		// use get lower numbers): users first means a larger component number first.
+		for i, n := range append(s1, s2...) {
+			pos[n] = -c*len(nodes) + i
+		}
 	}
 	var up [][2]string
 	for e := range edges {
@@ -223,29 +281,35 @@ func report(what string, nodes []string, edges map[[2]string]bool, verbose bool)
 		if l, ok := level[n]; ok {
 			return l
 		}
-		level[n] = 1
 		l := 1
 		for _, m := range out[n] {
 			if pos[m] > pos[n] {
-				if d := depth(m) + 1; d > l {
-					l = d
-				}
+				l = max(l, depth(m)+1)
 			}
 		}
 		level[n] = l
 		return l
 	}
-	max := 0
+	most := 0
 	for _, n := range nodes {
-		if d := depth(n); d > max {
-			max = d
+		most = max(most, depth(n))
+	}
+	cyclic := 0
+	for _, ms := range members {
+		if len(ms) > 1 {
+			cyclic += len(ms)
 		}
 	}
-	fmt.Printf("%s: %d nodes, %d edges, %d levels, %d upward\n", what, len(nodes), len(edges), max, len(up))
+	fmt.Printf("%s: %d nodes, %d edges, %d levels, %d upward (%d nodes in cycles)\n", what, len(nodes), len(edges), most, len(up), cyclic)
 	if verbose {
 		sort.Slice(up, func(i, j int) bool { return up[i][0]+up[i][1] < up[j][0]+up[j][1] })
 		for _, e := range up {
-			fmt.Printf("  up: %s -> %s\n", e[0], e[1])
+			var ids []string
+			for id := range why[e] {
+				ids = append(ids, id)
+			}
+			sort.Strings(ids)
+			fmt.Printf("  up: %s -> %s (%s)\n", e[0], e[1], strings.Join(ids, ", "))
 		}
 	}
 }

@@ -311,3 +311,104 @@ func RatioMethods(ks []Ranking) (paired, unpaired int, pairedHalf, unpairedHalf 
 	sort.Float64s(uh)
 	return paired, unpaired, median(ph), median(uh)
 }
+
+// Rankings ranks every headline of every scenario of d; cores is the run's NumCPU.
+func (d *Run) Rankings(cores int) []Ranking {
+	var out []Ranking
+	for _, sc := range d.scenarios {
+		var ks []Ranking
+		for _, h := range suite.HeadlinesOf(sc) {
+			for _, id := range d.selectRows(sc, h, cores) {
+				if k, ok := d.rank(h, id); ok {
+					ks = append(ks, k)
+				}
+			}
+		}
+		// One method per scenario: paired where its intervals are no wider (the median
+		// half-width over the scenario's ratios that have both), else unpaired. Choosing
+		// ratio by ratio would pick the luckier interval each time.
+		_, _, ph, uh := RatioMethods(ks)
+		method := "unpaired"
+		if ph <= uh {
+			method = "paired"
+		}
+		for i := range ks {
+			ks[i].Method = method
+			for j := range ks[i].Ranked {
+				r := &ks[i].Ranked[j]
+				if r.HasBest && r.VsBest.Method != "identity" {
+					r.VsBest.use(method)
+				}
+				if r.HasBaseline {
+					r.VsBaseline.use(method)
+				}
+			}
+		}
+		out = append(out, ks...)
+	}
+	return out
+}
+
+// selectRows returns the rows of scenario sc that headline h ranks.
+func (d *Run) selectRows(sc string, h suite.Headline, cores int) []RowID {
+	rows := d.rows[sc]
+	pick := func(cands []int) int { // cores, else the largest below it, else the smallest
+		sort.Ints(cands)
+		best := -1
+		for _, c := range cands {
+			if c == cores {
+				return c
+			}
+			if c < cores {
+				best = c
+			}
+		}
+		if best < 0 && len(cands) > 0 {
+			best = cands[0]
+		}
+		return best
+	}
+	for _, w := range h.Where {
+		want := w.Value
+		if want == "NumCPU" {
+			var cands []int
+			for _, id := range rows {
+				if n, err := strconv.Atoi(paramValue(d.params[id], w.Key)); err == nil {
+					cands = append(cands, n)
+				}
+			}
+			want = strconv.Itoa(pick(cands))
+		}
+		var keep []RowID
+		for _, id := range rows {
+			if paramValue(d.params[id], w.Key) == want {
+				keep = append(keep, id)
+			}
+		}
+		rows = keep
+	}
+	if h.AtNumCPU {
+		var cands []int
+		for _, id := range rows {
+			cands = append(cands, id.Procs)
+		}
+		p := pick(cands)
+		var keep []RowID
+		for _, id := range rows {
+			if id.Procs == p {
+				keep = append(keep, id)
+			}
+		}
+		rows = keep
+	}
+	var out []RowID
+	for _, id := range rows {
+		for _, st := range d.strategies[id] {
+			if len(d.samples[sampleKey{id, st, h.Unit}]) > 0 {
+				out = append(out, id)
+				break
+			}
+		}
+	}
+	return out
+}

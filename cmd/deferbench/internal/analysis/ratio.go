@@ -127,14 +127,6 @@ func ratioOf(a, ref []obs) (r Ratio, ok bool) {
 	return r, true
 }
 
-func median(sorted []float64) float64 {
-	n := len(sorted)
-	if n%2 == 1 {
-		return sorted[n/2]
-	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
-}
-
 // hlInterval is the 95% interval of the Hodges-Lehmann estimate over the n×m cross ratios:
 // the C-th smallest and C-th largest, C from the normal approximation of the Mann-Whitney U
 // distribution. ok is false when the samples are too small for one, or when some ratios do

@@ -50,33 +50,6 @@ type Scenario struct {
 	Derive func(r *benchfmt.Result, earlier func(name string) *benchfmt.Result)
 }
 
-// Scenarios is the scenario table, in run order.
-var Scenarios = []Scenario{
-	stageScenario,
-	stageApplyScenario,
-	frameScenario,
-	contentionScenario,
-	readersScenario,
-	determinismScenario,
-	spikeScenario,
-	peerScenario,
-}
-
-// ScenarioNames returns the names in Scenarios, in order.
-func ScenarioNames() []string {
-	names := make([]string, len(Scenarios))
-	for i, s := range Scenarios {
-		names[i] = s.Name
-	}
-	return names
-}
-
-// SelectScenarios returns the scenarios named in names (all when names is empty), in table
-// order. An unknown name is an error naming it and the valid names.
-func SelectScenarios(names []string) ([]Scenario, error) {
-	return selectByName(Scenarios, names, "scenario", func(s Scenario) string { return s.Name })
-}
-
 // Case is one sub-benchmark for one strategy: what the runner times.
 type Case struct {
 	// Name is the benchmark name without the Benchmark prefix and the -GOMAXPROCS suffix:

@@ -410,3 +410,25 @@ func addWhy(whys []string, strategy, why string) []string {
 	}
 	return append(whys, strategy+": "+why)
 }
+
+// reportCell is a table cell: the median in human units ± its CI as % of the median.
+func reportCell(s results.Summary) string {
+	m := results.FormatValue(s.Median, s.Unit)
+	if s.NoCI || s.Median == 0 {
+		return m
+	}
+	return m + " " + ciPercent(s)
+}
+
+// ciPercent is the 95% CI as ± % of the median: "±3%", "±0.4%", "±>100%" when the interval
+// is wider than the median itself.
+func ciPercent(s results.Summary) string {
+	pct := 100 * math.Max(s.Median-s.Lo, s.Hi-s.Median) / math.Abs(s.Median)
+	switch {
+	case pct > 100:
+		return "±>100%"
+	case pct < 1:
+		return fmt.Sprintf("±%.1f%%", pct)
+	}
+	return fmt.Sprintf("±%.0f%%", pct)
+}

@@ -2,7 +2,9 @@ package rundir
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sync"
 	"time"
@@ -116,4 +118,26 @@ func Outputs(o Dir) (plotErr, err error) {
 		return plotErr, err
 	}
 	return plotErr, results.WriteFileAtomic(filepath.Join(o.Path, "report.md"), report.Bytes())
+}
+
+// env is what the run writes to and stops by.
+type env struct {
+	ctx            context.Context
+	stdout, stderr io.Writer
+	stop           Stop
+}
+
+// noStop is the Stop of a run without signal handling.
+type noStop struct{}
+
+func (noStop) Begin() {}
+
+func (noStop) SetHard(func()) {}
+
+// Stop is how the CLI's signal handling reaches a run: Begin says a run is in progress (the
+// first interrupt then cancels the run's context); SetHard sets the function a second
+// interrupt calls to finish the files at once (nil when the run is over).
+type Stop interface {
+	Begin()
+	SetHard(func())
 }

@@ -30,14 +30,6 @@ const minCICount = 6
 // ErrInterrupted marks a run stopped by an interrupt (context canceled).
 var ErrInterrupted = errors.New("interrupted")
 
-// Stop is how the CLI's signal handling reaches a run: Begin says a run is in progress (the
-// first interrupt then cancels the run's context); SetHard sets the function a second
-// interrupt calls to finish the files at once (nil when the run is over).
-type Stop interface {
-	Begin()
-	SetHard(func())
-}
-
 // Config is one run: the options parsed once from the command line, the held results
 // directory, and where its messages go.
 type Config struct {
@@ -230,16 +222,3 @@ func names[T any](ts []T, name func(T) string) []string {
 	}
 	return out
 }
-
-// env is what the run writes to and stops by.
-type env struct {
-	ctx            context.Context
-	stdout, stderr io.Writer
-	stop           Stop
-}
-
-// noStop is the Stop of a run without signal handling.
-type noStop struct{}
-
-func (noStop) Begin()         {}
-func (noStop) SetHard(func()) {}

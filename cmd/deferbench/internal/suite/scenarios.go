@@ -141,3 +141,26 @@ var Fleet = []Figure{
 	{Title: "Frame entities=100000, per frame", Scenario: Frame, Headline: Frame.Headlines[0], Row: []Param{{Key: "entities", Value: "100000"}}},
 	{Title: "Contention efficiency, producers = cores", Scenario: Contention, Headline: Contention.Headlines[1]},
 }
+
+// Scenarios is the scenario table, in run order.
+var Scenarios = []Scenario{Stage, StageApply, Frame, Contention, Readers, Determinism, Spike, Peer}
+
+// Lookup returns the scenario named name, or one with only that name (a bench.txt of another
+// version, or of go test).
+func Lookup(name string) Scenario {
+	for _, s := range Scenarios {
+		if s.Name == name {
+			return s
+		}
+	}
+	return Scenario{Name: name}
+}
+
+// HeadlinesOf returns the headlines of scenario name: its declared ones, or ns/op per variant
+// for a scenario without any (or not in the table).
+func HeadlinesOf(name string) []Headline {
+	if s := Lookup(name); len(s.Headlines) > 0 {
+		return s.Headlines
+	}
+	return []Headline{{Unit: "ns/op"}}
+}

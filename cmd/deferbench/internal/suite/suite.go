@@ -35,29 +35,6 @@ type Scenario struct {
 	OwnProcs bool
 }
 
-// Scenarios is the scenario table, in run order.
-var Scenarios = []Scenario{Stage, StageApply, Frame, Contention, Readers, Determinism, Spike, Peer}
-
-// Lookup returns the scenario named name, or one with only that name (a bench.txt of another
-// version, or of go test).
-func Lookup(name string) Scenario {
-	for _, s := range Scenarios {
-		if s.Name == name {
-			return s
-		}
-	}
-	return Scenario{Name: name}
-}
-
-// HeadlinesOf returns the headlines of scenario name: its declared ones, or ns/op per variant
-// for a scenario without any (or not in the table).
-func HeadlinesOf(name string) []Headline {
-	if s := Lookup(name); len(s.Headlines) > 0 {
-		return s.Headlines
-	}
-	return []Headline{{Unit: "ns/op"}}
-}
-
 // ChartsOf returns the scenario's charts: its declared ones, or one bar chart of ns/op.
 func (s Scenario) ChartsOf() []Chart {
 	if len(s.Charts) > 0 {
