@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/ecs"
 	"golang.org/x/perf/benchfmt"
 )
@@ -170,5 +171,26 @@ func TestCapabilitiesLines(t *testing.T) {
 	}
 	if len(got) != n {
 		t.Errorf("%d strategies declared, want %d", len(got), n)
+	}
+}
+
+// TestTablesMatchSuite: the harness runs exactly the scenarios and strategies package suite
+// declares, in its order, so the reports' declarations and the runs never drift apart.
+func TestTablesMatchSuite(t *testing.T) {
+	if len(Scenarios) != len(suite.Scenarios) {
+		t.Fatalf("%d scenarios, suite declares %d", len(Scenarios), len(suite.Scenarios))
+	}
+	for i, s := range Scenarios {
+		if s.Name != suite.Scenarios[i].Name || s.Description != suite.Scenarios[i].Description {
+			t.Errorf("scenario %d: %s, suite declares %s", i, s.Name, suite.Scenarios[i].Name)
+		}
+	}
+	if len(Strategies) != len(suite.Strategies) {
+		t.Fatalf("%d strategies, suite declares %d", len(Strategies), len(suite.Strategies))
+	}
+	for i, s := range Strategies {
+		if s.Strategy != suite.Strategies[i] {
+			t.Errorf("strategy %d: %+v, suite declares %+v", i, s.Strategy, suite.Strategies[i])
+		}
 	}
 }
