@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
 )
 
@@ -18,39 +20,77 @@ const countChildCommand = "count-child"
 // the exit status and true; otherwise it returns false and does nothing.
 //
 //	deferbench count-child -n ITERS NAME
+//	deferbench count-child -perf hardware|software -n LOW -high HIGH NAME
 //
-// NAME is a full benchmark name without the Benchmark prefix. The child prints nothing on
-// success; a bad name, a case that is not counted (harness.Countable) or a failing benchmark
-// is one line on stderr and exit status 1 (2 for bad arguments).
-func countChild(args []string, stderr io.Writer) (int, bool) {
+// NAME is a full benchmark name without the Benchmark prefix. The first form runs it at ITERS
+// iterations for a parent that counts the whole process, and prints nothing on success. The
+// second counts it itself with perf_event_open (counts.MeasureOps over every thread of the
+// process, at LOW and HIGH iterations after a warm-up at LOW) and prints the counts per op
+// (counts.WritePerOp), or the reason counters are unavailable here with exit status 3. A bad
+// name, a case that is not counted (harness.Countable) or a failing benchmark is one line on
+// stderr and exit status 1; bad arguments, 2.
+func countChild(args []string, stdout, stderr io.Writer) (int, bool) {
 	if len(args) == 0 || args[0] != countChildCommand {
 		return 0, false
 	}
 	fs := flag.NewFlagSet(countChildCommand, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	n := fs.Int("n", 0, "iterations")
-	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 1 || *n < 1 {
-		fmt.Fprintf(stderr, "deferbench %s: usage: deferbench %s -n ITERS NAME (ITERS ≥ 1)\n", countChildCommand, countChildCommand)
+	high := fs.Int("high", 0, "with -perf: the higher iteration count")
+	set := fs.String("perf", "", "count with perf_event_open: hardware or software events")
+	err := fs.Parse(args[1:])
+	if err != nil || fs.NArg() != 1 || *n < 1 || (*set != "") != (*high > *n) {
+		fmt.Fprintf(stderr, "deferbench %s: usage: deferbench %s [-perf hardware|software -high HIGH] -n ITERS NAME (1 ≤ ITERS < HIGH)\n", countChildCommand, countChildCommand)
 		return 2, true
 	}
-	if err := runCountChild(fs.Arg(0), *n); err != nil {
+	// Heap profiling samples allocations at random intervals and unwinds the stack at each
+	// sample: work that differs from run to run. Counts leave it out.
+	runtime.MemProfileRate = 0
+	c, err := countedCase(fs.Arg(0))
+	if err == nil && *set == "" {
+		_, err = harness.RunFixed(c, *n)
+	}
+	if err == nil && *set != "" {
+		var events []counts.Event
+		if events, err = counts.EventSet(*set); err == nil {
+			var p counts.PerOp
+			p, err = counts.MeasureOps(events, true, *n, *high, func(n int) error { _, err := harness.RunFixed(c, n); return err })
+			if code := counts.WritePerOp(stdout, p, err); code != 1 {
+				return code, true
+			}
+		}
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "deferbench %s: %v\n", countChildCommand, err)
 		return 1, true
 	}
 	return 0, true
 }
 
-func runCountChild(name string, n int) error {
-	// Heap profiling samples allocations at random intervals and unwinds the stack at each
-	// sample: work that differs from run to run. Counts leave it out.
-	runtime.MemProfileRate = 0
+// countedCase returns the case named name when it is counted.
+func countedCase(name string) (harness.Case, error) {
 	c, err := harness.FindCase(name)
 	if err != nil {
-		return err
+		return c, err
 	}
-	if err := harness.Countable(c); err != nil {
-		return err
+	return c, harness.Countable(c)
+}
+
+// perfChildArgv returns the command line of a child that counts case c with perf_event_open,
+// events from set (counts.HardwareSet or counts.SoftwareSet), for counts.CountPerf.
+func perfChildArgv(c harness.Case, exe, set string) []string {
+	it := harness.ItersFor(c)
+	return []string{exe, countChildCommand, "-perf", set, "-n", strconv.Itoa(it.Low), "-high", strconv.Itoa(it.High), c.FullName()}
+}
+
+// countChildFor returns how the count tier runs case c in a child process: the deferbench
+// executable exe in the count-child mode, at c's iteration counts (harness.ItersFor). env is
+// added to the child's environment. The caller checks harness.Countable(c) first.
+func countChildFor(c harness.Case, exe string, env ...string) counts.Child {
+	it := harness.ItersFor(c)
+	name := c.FullName()
+	return counts.Child{
+		Name: name, Low: it.Low, High: it.High, MaxHigh: it.MaxHigh, Env: env,
+		Argv: func(n int) []string { return []string{exe, countChildCommand, "-n", strconv.Itoa(n), name} },
 	}
-	_, err = harness.RunFixed(c, n)
-	return err
 }

@@ -48,7 +48,7 @@ type Options struct {
 	// CacheSim turns on cachegrind's cache simulation: simulated D1 and LL misses per op
 	// beside instr/op. It makes the child about twice as slow.
 	CacheSim bool
-	// GOGC is the child's GOGC; empty means DefaultGOGC.
+	// GOGC is the child's GOGC; empty means DefaultGOGC (off).
 	GOGC string
 	// Timeout bounds each child process; 0 means DefaultTimeout. A child still running
 	// then is killed with its process group.
@@ -69,15 +69,22 @@ const (
 	// DefaultMinDelta: 2·10⁸ instructions, about a fifth of a second under cachegrind,
 	// against a start-up of a second or more per child.
 	DefaultMinDelta = 200_000_000
-	// DefaultGOGC is the collector's ordinary setting: benchmarks that allocate pay for
-	// their collections in their counts, as they do in time. GOGC=off would leave the
-	// collections out, and the heap of a benchmark that allocates would grow without bound.
-	DefaultGOGC = "100"
+	// DefaultGOGC turns the collector off. Its work is paced by the clock (when a cycle
+	// starts, how it splits between assists and the background worker), so it is not the
+	// same from one run to the next: Stage's lazyguarded rows, which allocate per command,
+	// read 2145 to 2456 instr/op over 5 runs with GOGC=100 and 1339.1 to 1341.6 with GOGC
+	// off. Counts are then the program's own work, allocation included and collection
+	// left out; allocs/op and B/op say what it leaves for the collector, and time pays it.
+	DefaultGOGC = "off"
+	// DefaultMemLimit is the child's GOMEMLIMIT with the collector off: a bound that a
+	// counted run should never reach (a row that does is collected, and its spread shows
+	// it), so that a benchmark allocating without bound cannot exhaust the machine.
+	DefaultMemLimit = "2GiB"
 )
 
 // ControlEnv returns the environment settings a counted child runs with, which hold what makes
-// counts vary still: one P, a fixed GOGC (empty: DefaultGOGC), no asynchronous preemption,
-// no heap profiling. On amd64 it also turns off the runtime's use of RDTSCP: valgrind (3.19,
+// counts vary still: one P, a fixed GOGC (empty: DefaultGOGC; with the collector off,
+// GOMEMLIMIT=DefaultMemLimit), no asynchronous preemption, no heap profiling. On amd64 it also turns off the runtime's use of RDTSCP: valgrind (3.19,
 // Debian 12's) advertises the instruction but cannot run it, and the runtime reads the clock
 // with it when a lock is contended (sysmon against the benchmark), which killed about one
 // child in three with SIGILL. The settings replace the same variables of the parent's
@@ -90,7 +97,11 @@ func ControlEnv(gogc string) []string {
 	if runtime.GOARCH == "amd64" {
 		debug += ",cpu.rdtscp=off"
 	}
-	return []string{"GOMAXPROCS=1", "GOGC=" + gogc, debug}
+	env := []string{"GOMAXPROCS=1", "GOGC=" + gogc, debug}
+	if gogc == "off" {
+		env = append(env, "GOMEMLIMIT="+DefaultMemLimit)
+	}
+	return env
 }
 
 // Measure is one unit of a counted row over its repetitions.
@@ -109,8 +120,10 @@ type Row struct {
 	// Measures holds InstrUnit first, then with cache simulation SimD1MissUnit and
 	// SimLLMissUnit.
 	Measures []Measure
-	// Wall is the wall time Count took for the row, all child processes together.
-	Wall time.Duration
+	// Wall is the wall time Count took for the row, all child processes together; CPU is
+	// the processor time (user and system) of those processes, which the load of the
+	// machine does not stretch.
+	Wall, CPU time.Duration
 }
 
 // Get returns the measure of r in unit, and whether there is one.
@@ -171,7 +184,7 @@ func Count(ctx context.Context, c Child, opt Options) (Row, error) {
 		var tot [2]map[string]int64
 		for j, n := range []int{c.Low, c.High} {
 			out := filepath.Join(dir, fmt.Sprintf("cg-%d-%d.out", i, n))
-			if tot[j], err = runCachegrind(ctx, vg, c, n, out, opt); err != nil {
+			if tot[j], err = runCachegrind(ctx, vg, c, n, out, opt, &row.CPU); err != nil {
 				return row, err
 			}
 		}
@@ -179,7 +192,7 @@ func Count(ctx context.Context, c Child, opt Options) (Row, error) {
 			if high := grownHigh(c, tot[1]["Ir"]-tot[0]["Ir"], minDelta); high != c.High {
 				c.High, row.High = high, high
 				out := filepath.Join(dir, fmt.Sprintf("cg-%d-%d.out", i, high))
-				if tot[1], err = runCachegrind(ctx, vg, c, high, out, opt); err != nil {
+				if tot[1], err = runCachegrind(ctx, vg, c, high, out, opt, &row.CPU); err != nil {
 					return row, err
 				}
 			}
@@ -285,8 +298,9 @@ func eventNames(tot map[string]int64) string {
 	return strings.Join(ns, " ")
 }
 
-// runCachegrind runs c at n iterations under cachegrind, writing out, and returns the totals.
-func runCachegrind(ctx context.Context, vg string, c Child, n int, out string, opt Options) (map[string]int64, error) {
+// runCachegrind runs c at n iterations under cachegrind, writing out, and returns the totals;
+// it adds the child's processor time to cpu.
+func runCachegrind(ctx context.Context, vg string, c Child, n int, out string, opt Options, cpu *time.Duration) (map[string]int64, error) {
 	sim := "no"
 	if opt.CacheSim {
 		sim = "yes"
@@ -297,7 +311,7 @@ func runCachegrind(ctx context.Context, vg string, c Child, n int, out string, o
 		timeout = DefaultTimeout
 	}
 	var stderr bytes.Buffer
-	if err := runBounded(ctx, timeout, vg, args, append(ControlEnv(opt.GOGC), c.Env...), &stderr); err != nil {
+	if err := runBounded(ctx, timeout, vg, args, append(ControlEnv(opt.GOGC), c.Env...), &stderr, cpu); err != nil {
 		return nil, fmt.Errorf("%s at %d iterations under cachegrind: %w%s", c.Name, n, err, lastLine(stderr.Bytes()))
 	}
 	f, err := os.Open(out)
@@ -313,19 +327,28 @@ func runCachegrind(ctx context.Context, vg string, c Child, n int, out string, o
 }
 
 // runBounded runs prog with args in its own process group, with env replacing those
-// variables of os.Environ(), stdout discarded and stderr into stderr. When ctx is done or
-// timeout passes it kills the whole group (valgrind and the program under it).
-func runBounded(ctx context.Context, timeout time.Duration, prog string, args, env []string, stderr io.Writer) error {
+// variables of os.Environ(), stdout discarded and stderr into stderr, and adds its processor
+// time to cpu. When ctx is done or timeout passes it kills the whole group (valgrind and the
+// program under it).
+func runBounded(ctx context.Context, timeout time.Duration, prog string, args, env []string, stderr io.Writer, cpu *time.Duration) error {
+	return runBoundedOut(ctx, timeout, prog, args, env, nil, stderr, cpu)
+}
+
+// runBoundedOut is runBounded with the child's stdout into stdout (nil: discarded).
+func runBoundedOut(ctx context.Context, timeout time.Duration, prog string, args, env []string, stdout, stderr io.Writer, cpu *time.Duration) error {
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, prog, args...)
 	cmd.Env = mergeEnv(os.Environ(), env)
-	cmd.Stderr = stderr
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
+	if ps := cmd.ProcessState; ps != nil {
+		*cpu += ps.UserTime() + ps.SystemTime()
+	}
 	switch {
 	case err == nil:
 		return nil

@@ -12,13 +12,14 @@
 // first-level data and last-level misses per op; the units say sim- because they come from
 // cachegrind's model of a cache, not from the machine.
 //
-// The child runs with the environment of ControlEnv: GOMAXPROCS=1, a fixed GOGC,
+// The child runs with the environment of ControlEnv: GOMAXPROCS=1, the collector off (its
+// work is paced by the clock; see DefaultGOGC: counts leave collection out, allocation in),
 // GODEBUG=asyncpreemptoff=1 (no preemption signals) and memprofilerate=0 (heap profiling
 // unwinds the stack at random allocations). The benchmarks use fixed seeds. What is left is
 // the Go runtime's own randomness (its seed comes from the kernel at start-up: map hash
 // seeds, the 1-in-1024 update of a type-assertion cache) and work the runtime paces by the
-// clock (sysmon, the scavenger, the split of a collection between assists and the
-// background worker); the spread Count reports measures it.
+// clock (sysmon, the scavenger, the collections testing forces between runs); the spread
+// Count reports measures it.
 //
 // When valgrind is not installed Count returns an error that wraps ErrNoValgrind and says in
 // one line which Debian package to install.

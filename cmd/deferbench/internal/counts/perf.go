@@ -15,17 +15,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Event is one perf_event_open counter.
-type Event struct {
-	Name   string // perf's name: "cycles", "task-clock"
-	Unit   string // the per-op unit its count is reported in
-	Type   uint32 // PERF_TYPE_HARDWARE or PERF_TYPE_SOFTWARE
-	Config uint64 // PERF_COUNT_HW_* or PERF_COUNT_SW_*
-	// Optional events are left out when the PMU does not offer them; a required one that
-	// cannot be opened makes Open fail.
-	Optional bool
-}
-
 // The counters the count tier reads. Cycles and instructions are required of a PMU; branch
 // and cache misses are read where it offers them.
 var (
@@ -42,6 +31,17 @@ var (
 	// SoftwareEvents are the kernel's own counters, present wherever perf_event_open is.
 	SoftwareEvents = []Event{TaskClock, PageFaults}
 )
+
+// EventSet returns the events of a set by name: HardwareSet or SoftwareSet.
+func EventSet(name string) ([]Event, error) {
+	switch name {
+	case HardwareSet:
+		return HardwareEvents, nil
+	case SoftwareSet:
+		return SoftwareEvents, nil
+	}
+	return nil, fmt.Errorf("event set %q: want %s or %s", name, HardwareSet, SoftwareSet)
+}
 
 // pmuDir is where the kernel lists its event sources; a PMU appears as cpu (or cpu_core,
 // cpu_atom on hybrid x86, armv8_* on ARM) beside software, tracepoint, breakpoint.
@@ -232,10 +232,6 @@ func (c *Counters) Close() error {
 	c.fds = nil
 	return first
 }
-
-// PerOp is a counted row from counters: per event unit, the count per op, and IPC when both
-// cycles and instructions were counted.
-type PerOp map[string]float64
 
 // MeasureOps counts run(n) at low and high iterations with counters on events and returns the
 // counts per op, (C(high) − C(low)) / (high − low). run is called once at low first, untimed,

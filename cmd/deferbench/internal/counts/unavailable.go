@@ -25,3 +25,18 @@ type Unavailable struct {
 func (u *Unavailable) Error() string { return "hardware counters unavailable: " + u.Detail }
 
 func (u *Unavailable) Unwrap() error { return u.Err }
+
+// Event is one perf_event_open counter.
+type Event struct {
+	Name   string // perf's name: "cycles", "task-clock"
+	Unit   string // the per-op unit its count is reported in
+	Type   uint32 // PERF_TYPE_HARDWARE or PERF_TYPE_SOFTWARE
+	Config uint64 // PERF_COUNT_HW_* or PERF_COUNT_SW_*
+	// Optional events are left out when the PMU does not offer them; a required one that
+	// cannot be opened makes Open fail.
+	Optional bool
+}
+
+// PerOp is a counted row from counters: per event unit, the count per op, and IPC when both
+// cycles and instructions were counted.
+type PerOp map[string]float64

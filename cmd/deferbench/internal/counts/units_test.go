@@ -115,11 +115,12 @@ summary: 17355214 1200 800 5000000 40000 2000 3000000 10000 500
 }
 
 func TestMergeEnv(t *testing.T) {
-	got := mergeEnv([]string{"A=1", "GOGC=50", "GOMAXPROCS=8", "B=2"}, ControlEnv(""))
-	want := "A=1 B=2 GOMAXPROCS=1 GOGC=100 GODEBUG=asyncpreemptoff=1,memprofilerate=0"
+	got := mergeEnv([]string{"A=1", "GOGC=50", "GOMAXPROCS=8", "B=2", "GOMEMLIMIT=1"}, ControlEnv(""))
+	want := "A=1 B=2 GOMAXPROCS=1 GOGC=off GODEBUG=asyncpreemptoff=1,memprofilerate=0"
 	if runtime.GOARCH == "amd64" {
 		want += ",cpu.rdtscp=off"
 	}
+	want += " GOMEMLIMIT=2GiB"
 	if strings.Join(got, " ") != want {
 		t.Errorf("got %q, want %q", strings.Join(got, " "), want)
 	}
