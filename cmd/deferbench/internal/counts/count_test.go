@@ -196,3 +196,27 @@ func TestCountChildFails(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// TestCountAll counts the two test cases side by side, each with its own figure.
+func TestCountAll(t *testing.T) {
+	needValgrind(t)
+	var cs []counts.Child
+	for _, name := range []string{"Work/units=1", "Work/units=2"} {
+		cs = append(cs, child(t, name, harness.FixedIters{Low: 1000, High: 201000}))
+	}
+	got := make([]float64, len(cs))
+	err := counts.CountAll(context.Background(), cs, counts.Options{MinDelta: -1}, 2, func(i int, r counts.Row, err error) {
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		m, _ := r.Get(counts.InstrUnit)
+		got[i] = m.Median
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0] <= 0 || got[1] < 1.8*got[0] {
+		t.Errorf("instr/op %v: want the second about twice the first", got)
+	}
+}
