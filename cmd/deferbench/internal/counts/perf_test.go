@@ -6,18 +6,19 @@ import (
 	"errors"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
-var spinSink uint64
+var spinSink atomic.Uint64
 
 // spin does n units of work that the compiler cannot drop.
 func spin(n int) {
-	x := spinSink
+	x := uint64(n)
 	for i := range n * 1000 {
 		x = x*6364136223846793005 + uint64(i)
 	}
-	spinSink = x
+	spinSink.Add(x)
 }
 
 // openSoftware opens the software events or skips when perf_event_open itself is refused
