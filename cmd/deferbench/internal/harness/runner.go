@@ -93,10 +93,32 @@ func (b Benchtime) String() string {
 var initOnce sync.Once
 
 // setBenchtime sets the testing package's -test.benchtime, the only way to tell
-// testing.Benchmark how long to run (it copies that flag into every B it makes, and the
-// results it returns cannot be had from a B made any other way). The runner and the profiler
-// set it per case from the one parsed Benchtime and restore the default when they return;
-// nothing else writes it.
+// testing.Benchmark how long to run. The runner and the profiler set it per case from the one
+// parsed Benchtime and restore the default when they return; nothing else writes it, and Run
+// and ProfileRun must not be called concurrently.
+//
+// Why the runner writes this process-global flag instead of driving iterations itself:
+//
+//   - testing.Benchmark copies the flag into the B it makes and decides from it alone how
+//     often to call the body: once with b.N = 1, then, under a duration (default 1 s), again
+//     with growing b.N until one call's timed duration reaches it, or once more at b.N = n
+//     for "nx". A body that sets b.N to the runner's own count runs that count, but cannot
+//     stop the ramp: under the default 1 s, a body shorter than that is called again and
+//     again (testing predicts the next count from the b.N the body left, so its own count
+//     creeps up by one per call; a body setting b.N = 20 around 50 µs sleeps was still being
+//     called after 50 calls, at testing's n = 1231).
+//   - What a run records is only in the BenchmarkResult of the last call: T, and the
+//     allocation counts and ReportMetric values, which a B keeps in unexported fields and
+//     counts only while its timer runs (bodies stop it around set-up). A body can read T
+//     (B.Elapsed) but not the rest, so measuring around testing.Benchmark would count the
+//     set-up's allocations and lose the metrics: not the method go test uses.
+//   - B.Loop ramps from the same flag, and a B cannot be made outside package testing.
+//   - Stopping the ramp early (SkipNow, FailNow) discards the result; stopping it by letting
+//     b.N reach testing's cap of 1e9 depends on testing's unexported growth rule.
+//
+// Driving iterations without the flag would thus need bodies written against an interface
+// of our own instead of *testing.B, which the conformance benchmarks share with users' go
+// test and would lose.
 func setBenchtime(d string) error {
 	initOnce.Do(testing.Init)
 	if d == "" || d == "0s" {
@@ -116,8 +138,9 @@ func setBenchtime(d string) error {
 // each result as soon as it is measured. Repetitions are interleaved: one repetition runs every
 // case once (every strategy of a variant back to back) before the next starts, so drift hits all
 // strategies alike. Run stops between cases when ctx is done and returns ctx's error wrapped;
-// what was emitted stays valid. Benchmarks run one at a time; Run sets GOMAXPROCS per case and
-// restores it. It must not be called concurrently.
+// what was emitted stays valid. Benchmarks run one at a time; Run sets GOMAXPROCS and the
+// testing package's -test.benchtime flag per case (process-global: testing.Benchmark reads
+// only that; see setBenchtime) and restores both. It must not be called concurrently.
 func Run(ctx context.Context, opt Options, emit func(*benchfmt.Result) error) error {
 	if opt.Count < 1 {
 		return fmt.Errorf("count %d: must be at least 1", opt.Count)

@@ -5,7 +5,7 @@ package suite
 type Strategy struct {
 	// Name is the value of the strategy= key in benchmark names.
 	Name string
-	// Description is one line for `deferbench list` and the README.
+	// Description is one line for `deferbench list`.
 	Description string
 	// ControlOf, when set, names the only scenario this row runs in: a reference row that is
 	// not a strategy (noop in Contention measures the harness; ecs and ark in Peer the

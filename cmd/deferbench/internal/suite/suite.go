@@ -20,7 +20,7 @@ type Param = results.Param
 type Scenario struct {
 	// Name is the benchmark name after the Benchmark prefix.
 	Name string
-	// Description is one line for `deferbench list`, the README and report.md: what one op
+	// Description is one line for `deferbench list` and report.md: what one op
 	// is, per variant.
 	Description string
 	// Headlines are the metrics the report's Findings rank the strategies by, and the
