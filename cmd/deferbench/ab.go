@@ -38,7 +38,7 @@ rounds); a round is one repetition (deferbench run -count 1) of the selected sce
 and strategies. Then round i of BASE
 is paired with round i of HEAD: the change is the median of the per-round ratios, tested
 with the Wilcoxon signed-rank test, and the gate applies as in compare (exit 1 when it
-fails, 2 for bad input). Each side's rounds stay in OUT/base and OUT/head, every round
+fails, 2 for bad input, 3 when it could not judge every gated metric). Each side's rounds stay in OUT/base and OUT/head, every round
 in its own results directory, all rounds merged into OUT/<side>/bench.txt for
 deferbench compare -paired. The defaults (Stage and StageApply: staging, stage plus
 commit, allocations; 12 rounds of 20ms) take about two minutes on 2 cores. The gate

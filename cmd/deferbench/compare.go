@@ -32,7 +32,10 @@ than its threshold (relative with %, else absolute in the file's unit, ns for se
 and the difference is significant at -alpha. allocs/op, B/op and distinct-states whose
 samples all agree on each side are compared exactly, even from one sample; changes
 below 0.01 allocs/op or 1 byte (B/op, heap-B/cmd: amortised growth) never count.
-Exit status: 0 pass, 1 gate failed, 2 bad input.
+A gated metric without a verdict (too few samples), or one whose test could not fail at
+any outcome, is not judged: when no metric fails and some are not judged, the gate is
+inconclusive. Exit status: 0 pass (every gated metric judged), 1 gate failed, 2 bad
+input, 3 gate inconclusive.
 
 OLD or NEW may be a pipe, as for benchstat: - reads standard input (go test -bench .
 -count 6 | deferbench compare old.txt -), and a shell's process substitution
@@ -238,14 +241,8 @@ func unknownIgnore(keys []string, runs ...[]*benchfmt.Result) string {
 	return fmt.Sprintf("-ignore %s: neither run has such a config key, so it changes nothing (keys: %s)", strings.Join(unknown, ","), strings.Join(all, ", "))
 }
 
-// errGate is a failed gate: exit status 1.
-type errGate struct{ n int }
-
-func (e errGate) Error() string {
-	return fmt.Sprintf("gate failed: %s worse beyond the -fail thresholds", plural(e.n, "metric"))
-}
-
-// write prints c in the chosen format and turns a failed gate into errGate.
+// write prints c in the chosen format and returns the gate's error: one wrapping
+// analysis.ErrGateFailed (exit status 1) or analysis.ErrGateInconclusive (exit status 3).
 func (o *compareFlags) write(e *env, cmd, oldPath, newPath, oldLabel, newLabel string, c *analysis.RunComparison) error {
 	doc := &render.CompareDoc{Old: oldPath, New: newPath, OldLabel: oldLabel, NewLabel: newLabel, Comparison: c}
 	if strings.TrimSpace(o.fail) != "" {
@@ -258,8 +255,8 @@ func (o *compareFlags) write(e *env, cmd, oldPath, newPath, oldLabel, newLabel s
 	if err := render.WriteCompare(e.stdout, o.format, doc); err != nil {
 		return err
 	}
-	if n := len(c.Failed()); n > 0 {
-		return fmt.Errorf("%s: %w", cmd, errGate{n})
+	if err := c.GateErr(doc.Fail != ""); err != nil {
+		return fmt.Errorf("%s: %w", cmd, err)
 	}
 	return nil
 }

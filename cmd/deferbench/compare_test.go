@@ -282,8 +282,9 @@ func TestCompareGate(t *testing.T) {
 		{"amortised allocations do not trip allocs/op>0", base, amortised, 0, ": pass"},
 		{"0 → 1 alloc at n=1", base, oneAlloc, 1, "new: 1 allocs/op"},
 		{"faster is fine", slower, base, 0, ": pass"},
-		// One repetition cannot judge time: the pass must say so, not read as a clean bill.
-		{"a pass over a metric without a verdict says so", base, oneRep, 0, ": pass (3 metrics checked; 1 of them without a verdict, so not judged"},
+		// One repetition cannot judge time: not a pass, and exit 3, not 0.
+		{"a metric without a verdict makes the gate inconclusive", base, oneRep, 3, ": INCONCLUSIVE: 1 of 3 metrics could not be judged"},
+		{"a failure beside an unjudged metric still fails", oneRep, oneAlloc, 1, "1 more could not be judged"},
 	} {
 		out, errOut, code := cli("compare", "-fail", gate, c.old, c.new)
 		if code != c.code || !strings.Contains(out, c.want) || strings.Contains(out, "NaN") {
@@ -291,6 +292,9 @@ func TestCompareGate(t *testing.T) {
 		}
 		if c.code == 1 && !strings.Contains(errOut, "gate failed") {
 			t.Errorf("%s: stderr %q lacks the gate failure", c.name, errOut)
+		}
+		if c.code == 3 && !strings.Contains(errOut, "gate inconclusive") {
+			t.Errorf("%s: stderr %q lacks the inconclusive gate", c.name, errOut)
 		}
 	}
 	if _, errOut, code := cli("compare", base, slower); code != 0 {
@@ -484,5 +488,57 @@ func TestCIExpectations(t *testing.T) {
 		if c.failed != "" && !regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(c.failed)+`.*FAIL`).MatchString(out) {
 			t.Errorf("%s: no FAIL on %q:\n%s", c.name, c.failed, out)
 		}
+	}
+}
+
+// TestGateInconclusive: a gate that could not judge a gated row neither passes nor fails, in
+// every format: exit 3, "gate": "inconclusive" in JSON with the rows counted, no gated row
+// without a verdict marked "pass", and the same for paired rounds too few to test (ab -rounds 3).
+func TestGateInconclusive(t *testing.T) {
+	base := stagingRun(t, []float64{31.5, 31.8, 31.6, 31.9, 31.4, 31.7}, 0)
+	oneRep := stagingRun(t, []float64{31.9}, 0)
+	threeA := stagingRun(t, []float64{31.5, 31.8, 31.6}, 0)
+	threeB := stagingRun(t, []float64{31.6, 31.7, 31.5}, 0)
+	for _, c := range []struct {
+		name string
+		args []string
+		// want: the JSON gate and how many rows it could not judge.
+		inconclusive int
+	}{
+		{"6 samples against 1", []string{base, oneRep}, 1},
+		{"3 paired rounds (ab -rounds 3 HEAD HEAD)", []string{"-paired", threeA, threeB}, 1},
+	} {
+		out, errOut, code := cli(append([]string{"compare", "-format", "json", "-fail", "sec/op>5%,allocs/op>0"}, c.args...)...)
+		if code != 3 {
+			t.Errorf("%s: exit %d, want 3 (stderr %q)", c.name, code, errOut)
+		}
+		var doc struct {
+			Gate         string `json:"gate"`
+			Failed       int    `json:"failed"`
+			Inconclusive int    `json:"inconclusive"`
+			Rows         []struct {
+				Unit, Verdict, Gate string
+			} `json:"rows"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%s: %v in %s", c.name, err, out)
+		}
+		if doc.Gate != "inconclusive" || doc.Failed != 0 || doc.Inconclusive != c.inconclusive {
+			t.Errorf("%s: gate %q, failed %d, inconclusive %d; want inconclusive, 0, %d", c.name, doc.Gate, doc.Failed, doc.Inconclusive, c.inconclusive)
+		}
+		for _, r := range doc.Rows {
+			if r.Verdict == "unknown" && r.Gate == "pass" {
+				t.Errorf("%s: %s row without a verdict carries gate pass", c.name, r.Unit)
+			}
+		}
+		md, _, code := cli(append([]string{"compare", "-format", "markdown", "-fail", "sec/op>5%"}, c.args...)...)
+		if code != 3 || !strings.Contains(md, "**Gate inconclusive:**") || strings.Contains(md, "Gate passed") {
+			t.Errorf("%s: markdown exit %d:\n%s", c.name, code, md)
+		}
+	}
+	// Every row judged: pass, exit 0, "gate": "pass" and no inconclusive row.
+	out, errOut, code := cli("compare", "-format", "json", "-fail", "sec/op>5%,allocs/op>0", base, base)
+	if code != 0 || !strings.Contains(out, `"gate": "pass"`) || !strings.Contains(out, `"inconclusive": 0`) {
+		t.Errorf("A/A with 6 samples: exit %d (%s):\n%s", code, errOut, out)
 	}
 }

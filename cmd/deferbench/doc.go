@@ -125,7 +125,10 @@
 //	and the difference is significant at -alpha. allocs/op, B/op and distinct-states whose
 //	samples all agree on each side are compared exactly, even from one sample; changes
 //	below 0.01 allocs/op or 1 byte (B/op, heap-B/cmd: amortised growth) never count.
-//	Exit status: 0 pass, 1 gate failed, 2 bad input.
+//	A gated metric without a verdict (too few samples), or one whose test could not fail at
+//	any outcome, is not judged: when no metric fails and some are not judged, the gate is
+//	inconclusive. Exit status: 0 pass (every gated metric judged), 1 gate failed, 2 bad
+//	input, 3 gate inconclusive.
 //
 //	OLD or NEW may be a pipe, as for benchstat: - reads standard input (go test -bench .
 //	-count 6 | deferbench compare old.txt -), and a shell's process substitution
@@ -176,7 +179,7 @@
 //	and strategies. Then round i of BASE
 //	is paired with round i of HEAD: the change is the median of the per-round ratios, tested
 //	with the Wilcoxon signed-rank test, and the gate applies as in compare (exit 1 when it
-//	fails, 2 for bad input). Each side's rounds stay in OUT/base and OUT/head, every round
+//	fails, 2 for bad input, 3 when it could not judge every gated metric). Each side's rounds stay in OUT/base and OUT/head, every round
 //	in its own results directory, all rounds merged into OUT/<side>/bench.txt for
 //	deferbench compare -paired. The defaults (Stage and StageApply: staging, stage plus
 //	commit, allocations; 12 rounds of 20ms) take about two minutes on 2 cores. The gate
@@ -298,6 +301,7 @@
 // 0 on success; 2 for a usage error (unknown command, flag, scenario or strategy, a bad flag
 // value, a results directory that is taken or cannot be written), reported as one line naming
 // the bad input and what is wanted ("run: -count: want a whole number ≥ 1, got "abc"");
-// 130 for an interrupted run (the first interrupt stops it after the current benchmark, the
-// second at once); 1 for any other failure.
+// 3 when the gate of compare or ab could not judge every gated metric and none failed
+// (inconclusive); 130 for an interrupted run (the first interrupt stops it after the current
+// benchmark, the second at once); 1 for any other failure, a failed gate among them.
 package main

@@ -27,16 +27,9 @@ type CompareDoc struct {
 	Comparison *analysis.RunComparison
 }
 
-// Gate returns "fail", "pass", or "none" when no threshold was given.
-func (d *CompareDoc) Gate() string {
-	switch {
-	case d.Fail == "":
-		return "none"
-	case len(d.Comparison.Failed()) > 0:
-		return "fail"
-	}
-	return "pass"
-}
+// Gate returns the gate's result: analysis.GateFail, GateInconclusive, GatePass, or
+// GateNone when no threshold was given (see analysis.RunComparison.Gate).
+func (d *CompareDoc) Gate() string { return d.Comparison.Gate(d.Fail != "") }
 
 // WriteCompare writes d in format (one of CompareFormats):
 //   - text: per unit a table of the old and new medians ± their 95% CI, the change ("~" when
@@ -92,17 +85,20 @@ func writeCompare(w io.Writer, format string, d *CompareDoc) error {
 // CompareJSON is the JSON form of a comparison. Numbers that do not exist (the change from a
 // median of 0, the p-value of an exact comparison) are null.
 type CompareJSON struct {
-	Old      SideJSON  `json:"old"`
-	New      SideJSON  `json:"new"`
-	Alpha    float64   `json:"alpha"`
-	Method   string    `json:"method"` // u-test or signed-rank; rows say exact where they are
-	Fail     string    `json:"fail,omitempty"`
-	Gate     string    `json:"gate"` // pass, fail or none
-	Failed   int       `json:"failed"`
-	Notes    []string  `json:"notes,omitempty"`
-	Rows     []RowJSON `json:"rows"`
-	Ignored  []string  `json:"kept_apart,omitempty"` // configuration keys kept apart
-	IgnoreAs string    `json:"ignore_hint,omitempty"`
+	Old    SideJSON `json:"old"`
+	New    SideJSON `json:"new"`
+	Alpha  float64  `json:"alpha"`
+	Method string   `json:"method"` // u-test or signed-rank; rows say exact where they are
+	Fail   string   `json:"fail,omitempty"`
+	Gate   string   `json:"gate"` // pass, fail, inconclusive or none
+	Failed int      `json:"failed"`
+	// Inconclusive counts the gated rows the gate could not judge (rows with gate
+	// "inconclusive"); the gate is "inconclusive" when it is not 0 and no row failed.
+	Inconclusive int       `json:"inconclusive"`
+	Notes        []string  `json:"notes,omitempty"`
+	Rows         []RowJSON `json:"rows"`
+	Ignored      []string  `json:"kept_apart,omitempty"` // configuration keys kept apart
+	IgnoreAs     string    `json:"ignore_hint,omitempty"`
 }
 
 // SideJSON names one input.
@@ -132,7 +128,8 @@ func (d *CompareDoc) JSON() CompareJSON {
 	out := CompareJSON{
 		Old: SideJSON{d.Old, d.OldLabel}, New: SideJSON{d.New, d.NewLabel},
 		Alpha: c.Alpha, Method: c.Method, Fail: d.Fail, Gate: d.Gate(), Failed: len(c.Failed()),
-		Notes: c.Notes, Rows: []RowJSON{}, Ignored: c.Differ, IgnoreAs: c.Hint,
+		Inconclusive: len(c.Inconclusive()),
+		Notes:        c.Notes, Rows: []RowJSON{}, Ignored: c.Differ, IgnoreAs: c.Hint,
 	}
 	for _, r := range c.Rows {
 		out.Rows = append(out.Rows, RowJSON{Row: r, Change: finite(r.Change), P: finite(r.P), PHolm: finite(r.PHolm)})
@@ -223,8 +220,11 @@ func writeCompareText(w io.Writer, d *CompareDoc) error {
 				delta = fmt.Sprintf("?%d", noteNo[r.Note])
 			}
 			gate := ""
-			if r.Gate == "fail" {
+			switch r.Gate {
+			case analysis.GateFail:
 				gate = "FAIL " + r.Threshold
+			case analysis.GateInconclusive:
+				gate = "INCONCLUSIVE " + r.Threshold
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", rowName(r), fmtSummary(r.Old), fmtSummary(r.New), delta, fmtPVal(r), gate)
 		}
@@ -251,37 +251,29 @@ func writeGateLine(w io.Writer, d *CompareDoc) error {
 	if d.Fail == "" {
 		return nil
 	}
-	failed := d.Comparison.Failed()
-	checked := 0
-	for _, r := range d.Comparison.Rows {
-		if r.Gate != "" {
-			checked++
-		}
-	}
+	c := d.Comparison
+	checked := c.Gated()
 	var err error
-	if len(failed) == 0 {
-		_, err = fmt.Fprintf(w, "\ngate -fail %s: pass (%s checked%s%s)\n", d.Fail, plural(checked, "metric"), d.unjudged(), d.holmClause())
-	} else {
-		_, err = fmt.Fprintf(w, "\ngate -fail %s: FAIL: %d of %s worse beyond the threshold and significant at alpha %v (%s)\n",
-			d.Fail, len(failed), plural(checked, "metric"), d.Comparison.Alpha, strings.TrimPrefix(d.holmClause(), "; "))
+	switch d.Gate() {
+	case analysis.GatePass:
+		_, err = fmt.Fprintf(w, "\ngate -fail %s: pass (%s checked, each judged%s)\n", d.Fail, plural(checked, "metric"), d.holmClause())
+	case analysis.GateInconclusive:
+		_, err = fmt.Fprintf(w, "\ngate -fail %s: INCONCLUSIVE: %d of %s could not be judged (no verdict, or too few samples to fail at any outcome), none failed%s: raise -count or -rounds\n",
+			d.Fail, len(c.Inconclusive()), plural(checked, "metric"), d.holmClause())
+	default:
+		_, err = fmt.Fprintf(w, "\ngate -fail %s: FAIL: %d of %s worse beyond the threshold and significant at alpha %v (%s%s)\n",
+			d.Fail, len(c.Failed()), plural(checked, "metric"), c.Alpha, strings.TrimPrefix(d.holmClause(), "; "), d.unjudged())
 	}
 	return err
 }
 
-// unjudged says how many gated metrics had no verdict (too few samples, or a test that
-// could not run), as a clause to append to a pass: a pass over metrics nobody could judge
-// must not read as a clean bill. It is "" when every gated metric had a verdict.
+// unjudged says how many gated metrics the gate could not judge, as a clause for a failed
+// gate ("" when it judged all).
 func (d *CompareDoc) unjudged() string {
-	n := 0
-	for _, r := range d.Comparison.Rows {
-		if r.Gate != "" && r.Verdict == analysis.NoVerdict {
-			n++
-		}
+	if n := len(d.Comparison.Inconclusive()); n > 0 {
+		return fmt.Sprintf("; %d more could not be judged", n)
 	}
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf("; %d of them without a verdict, so not judged: raise -count or -rounds", n)
+	return ""
 }
 
 // holmClause says how the gate's p-values were adjusted, and what the adjustment let pass
@@ -317,8 +309,11 @@ func writeMarkdownTable(w io.Writer, rows []analysis.Row, oldL, newL string) {
 	fmt.Fprintf(w, "|---|---|--:|--:|--:|---|---|\n")
 	for _, r := range rows {
 		gate := r.Gate
-		if gate == "fail" {
+		switch gate {
+		case analysis.GateFail:
 			gate = "**FAIL** " + r.Threshold
+		case analysis.GateInconclusive:
+			gate = "inconclusive"
 		}
 		change := fmtChange(r)
 		if r.Note != "" {
@@ -338,11 +333,14 @@ func writeCompareMarkdown(w io.Writer, d *CompareDoc) error {
 		method = "Wilcoxon signed-rank test on paired rounds"
 	}
 	switch d.Gate() {
-	case "fail":
-		fmt.Fprintf(w, "**Gate failed:** %s worse beyond `%s` and significant (%s, alpha %v%s).\n\n",
-			plural(len(c.Failed()), "metric"), d.Fail, method, c.Alpha, d.holmClause())
-	case "pass":
-		fmt.Fprintf(w, "**Gate passed:** nothing worse beyond `%s` (%s, alpha %v%s%s).\n\n", d.Fail, method, c.Alpha, d.unjudged(), d.holmClause())
+	case analysis.GateFail:
+		fmt.Fprintf(w, "**Gate failed:** %s worse beyond `%s` and significant (%s, alpha %v%s%s).\n\n",
+			plural(len(c.Failed()), "metric"), d.Fail, method, c.Alpha, d.holmClause(), d.unjudged())
+	case analysis.GateInconclusive:
+		fmt.Fprintf(w, "**Gate inconclusive:** %d of %s could not be judged (no verdict, or too few samples to fail at any outcome); none failed `%s` (%s, alpha %v%s). Raise -count or -rounds.\n\n",
+			len(c.Inconclusive()), plural(c.Gated(), "gated metric"), d.Fail, method, c.Alpha, d.holmClause())
+	case analysis.GatePass:
+		fmt.Fprintf(w, "**Gate passed:** every gated metric judged, nothing worse beyond `%s` (%s, alpha %v%s).\n\n", d.Fail, method, c.Alpha, d.holmClause())
 	default:
 		fmt.Fprintf(w, "No gate (%s, alpha %v).\n\n", method, c.Alpha)
 	}
