@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -142,6 +143,7 @@ type compareFlags struct {
 	ignore string
 	fail   string
 	format string
+	full   string
 }
 
 func (o *compareFlags) define(fs *flag.FlagSet) {
@@ -149,6 +151,7 @@ func (o *compareFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&o.ignore, "ignore", "", "comma-separated config keys to compare across although their values differ (machine = goarch,cpu,host-model,kernel,governor,lse-atomics,page-size; * = every key)")
 	fs.StringVar(&o.fail, "fail", o.fail, "gate: comma-separated unit>N% or unit>N thresholds, e.g. 'sec/op>5%,allocs/op>0,B/op>0'; exit 1 when a metric is worse beyond one and significant")
 	fs.StringVar(&o.format, "format", "text", "output format: text, markdown, csv or json")
+	fs.StringVar(&o.full, "full", o.full, "also write every row, in markdown tables, to this file (-format markdown stays under 60,000 characters and points to it)")
 }
 
 func (o *compareFlags) options(cmd string) (analysis.CompareOptions, error) {
@@ -244,13 +247,22 @@ func unknownIgnore(keys []string, runs ...[]*benchfmt.Result) string {
 // write prints c in the chosen format and returns the gate's error: one wrapping
 // analysis.ErrGateFailed (exit status 1) or analysis.ErrGateInconclusive (exit status 3).
 func (o *compareFlags) write(e *env, cmd, oldPath, newPath, oldLabel, newLabel string, c *analysis.RunComparison) error {
-	doc := &render.CompareDoc{Old: oldPath, New: newPath, OldLabel: oldLabel, NewLabel: newLabel, Comparison: c}
+	doc := &render.CompareDoc{Old: oldPath, New: newPath, OldLabel: oldLabel, NewLabel: newLabel, Comparison: c, Full: o.full}
 	if strings.TrimSpace(o.fail) != "" {
 		doc.Fail = o.fail
 	}
 	if c.OldLabel != "" {
 		doc.OldLabel, doc.NewLabel = c.OldLabel, c.NewLabel
 		fmt.Fprintf(e.stderr, "deferbench: %s: note: comparing across machines: OLD %s is %q, NEW %s is %q\n", cmd, oldPath, c.OldLabel, newPath, c.NewLabel)
+	}
+	if o.full != "" {
+		var b bytes.Buffer
+		if err := render.WriteCompareMarkdownFull(&b, doc); err != nil {
+			return err
+		}
+		if err := results.WriteFileAtomic(o.full, b.Bytes()); err != nil {
+			return usagef("%s: -full %s: %v: give a writable path", cmd, o.full, err)
+		}
 	}
 	if err := render.WriteCompare(e.stdout, o.format, doc); err != nil {
 		return err

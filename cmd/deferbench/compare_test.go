@@ -6,11 +6,15 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
 	"github.com/deferbench/deferbench/ecs"
@@ -77,7 +81,7 @@ func TestCompareBadInputs(t *testing.T) {
 		{[]string{"compare", "/nonexistent/old", good}, "deferbench: compare: /nonexistent/old: no such file: give a bench.txt or a results directory\n"},
 		{[]string{"compare", good, readme}, "deferbench: compare: " + readme + " is not a Go benchmark results file\n"},
 		{[]string{"compare", empty, good}, "deferbench: compare: " + empty + " has no bench.txt: give a bench.txt or a results directory\n"},
-		{[]string{"compare", good, good, "-bogus"}, "deferbench: compare: unknown flag -bogus (valid: -alpha, -fail, -format, -ignore, -ignore-procs, -paired)\n"},
+		{[]string{"compare", good, good, "-bogus"}, "deferbench: compare: unknown flag -bogus (valid: -alpha, -fail, -format, -full, -ignore, -ignore-procs, -paired)\n"},
 		{[]string{"compare", good, good, "-alpha", "2"}, "deferbench: compare: -alpha 2: want a value in (0, 1)\n"},
 		{[]string{"compare", good, "-ignore-procs"}, "deferbench: compare: want two arguments OLD NEW, got 1\n"},
 		{[]string{"plot", empty}, "deferbench: plot: " + empty + " has no bench.txt: give a bench.txt or a results directory\n"},
@@ -362,7 +366,8 @@ func TestCompareJSON(t *testing.T) {
 }
 
 // TestCompareMarkdownGolden renders compare -format markdown of two fixed runs against a
-// golden file: gate result, regressions, improvements, unchanged rows collapsed.
+// golden file: gate result, its failures, the other worse rows, the better ones, unchanged
+// rows collapsed.
 func TestCompareMarkdownGolden(t *testing.T) {
 	out, errOut, code := cli("compare", "-format", "markdown", "-fail", "sec/op>5%,allocs/op>0,B/op>0",
 		"testdata/gate/old.txt", "testdata/gate/new.txt")
@@ -380,9 +385,10 @@ func TestCompareMarkdownGolden(t *testing.T) {
 	if out != string(want) {
 		t.Errorf("markdown differs from %s (go test -run TestCompareMarkdownGolden -update to rewrite):\n%s", golden, out)
 	}
-	reg, imp, det := strings.Index(out, "#### Regressions"), strings.Index(out, "#### Improvements"), strings.Index(out, "<details><summary>No significant change")
-	if !(reg >= 0 && reg < imp && imp < det) {
-		t.Errorf("sections out of order (regressions %d, improvements %d, unchanged %d)", reg, imp, det)
+	fail, worse, imp, det := strings.Index(out, "#### Gate failures"), strings.Index(out, "<details><summary>Worse, but within the gate"),
+		strings.Index(out, "<details><summary>Better"), strings.Index(out, "<details><summary>No significant change")
+	if !(fail >= 0 && fail < worse && worse < imp && imp < det) {
+		t.Errorf("sections out of order (failures %d, other worse %d, better %d, unchanged %d)", fail, worse, imp, det)
 	}
 }
 
@@ -540,5 +546,85 @@ func TestGateInconclusive(t *testing.T) {
 	out, errOut, code := cli("compare", "-format", "json", "-fail", "sec/op>5%,allocs/op>0", base, base)
 	if code != 0 || !strings.Contains(out, `"gate": "pass"`) || !strings.Contains(out, `"inconclusive": 0`) {
 		t.Errorf("A/A with 6 samples: exit %d (%s):\n%s", code, errOut, out)
+	}
+}
+
+// perturb rewrites a bench.txt with every ns/op of one benchmark in ten 30% slower and of
+// another one in ten 20% faster (chosen by a hash of the name), the rest as they are: a
+// full-size NEW side for the reference run.
+func perturb(t *testing.T, src string) string {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "Benchmark") {
+			continue
+		}
+		f := strings.Fields(l)
+		h := fnv.New32a()
+		h.Write([]byte(f[0]))
+		factor := map[uint32]float64{0: 1.3, 1: 0.8}[h.Sum32()%10]
+		if factor == 0 {
+			continue
+		}
+		for j := 2; j+1 < len(f); j += 2 {
+			if f[j+1] == "ns/op" {
+				x, _ := strconv.ParseFloat(f[j], 64)
+				f[j] = strconv.FormatFloat(x*factor, 'g', -1, 64)
+			}
+		}
+		lines[i] = strings.Join(f, " ")
+	}
+	return writeFile(t, "bench.txt", strings.Join(lines, "\n"))
+}
+
+// TestCompareMarkdownFitsAComment: the markdown of two full runs (the reference run against
+// a perturbed copy of it, 1,058 rows) stays under 60,000 characters, however many rows
+// changed: the gate's failures come first, the other changes are counted, no row whose
+// gate passed sits under a heading of failures, and every row is in the -full file. Before
+// this the same comparison printed 1,079 lines and 117,404 bytes.
+func TestCompareMarkdownFitsAComment(t *testing.T) {
+	ref, _ := filepath.Glob("../../results/*-*-*/bench.txt")
+	if len(ref) == 0 {
+		t.Fatal("no reference run under results/")
+	}
+	old := ref[0]
+	new := perturb(t, old)
+	full := filepath.Join(t.TempDir(), "full.md")
+	out, errOut, code := cli("compare", "-format", "markdown", "-full", full, "-fail", "sec/op>5%,allocs/op>0,B/op>0", old, new)
+	if code != 1 {
+		t.Fatalf("exit %d (want 1: the slowed rows fail): %s", code, errOut)
+	}
+	if n := utf8.RuneCountInString(out); n >= render.MarkdownLimit || n > 60000 {
+		t.Errorf("markdown is %d characters, want under 60,000", n)
+	}
+	fails := strings.Index(out, "#### Gate failures (")
+	if fails < 0 || strings.Index(out, "<details>") < fails || !strings.Contains(out, "Other significant changes: ") {
+		t.Errorf("want the gate's failures first, then the other changes counted:\n%.2000s", out)
+	}
+	// Under the failures' heading, only failing rows.
+	sec := out[fails:]
+	if end := strings.Index(sec, "<details>"); end > 0 {
+		sec = sec[:end]
+	}
+	for _, l := range strings.Split(sec, "\n") {
+		if strings.HasPrefix(l, "| ") && !strings.HasPrefix(l, "| benchmark ") && !strings.Contains(l, "| **FAIL** ") {
+			t.Errorf("a row under Gate failures that does not fail: %s", l)
+		}
+	}
+	if !strings.Contains(out, "the full tables are in "+full) {
+		t.Errorf("the markdown does not say where the full tables are:\n%s", out[max(0, len(out)-600):])
+	}
+	all, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv, _, _ := cli("compare", "-format", "csv", old, new)
+	rows := strings.Count(csv, "\n") - 1
+	if got := strings.Count(string(all), "\n| ") - strings.Count(string(all), "#### "); got != rows {
+		t.Errorf("-full holds %d rows, want all %d", got, rows)
 	}
 }

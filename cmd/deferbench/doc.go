@@ -144,6 +144,8 @@
 //	    	gate: comma-separated unit>N% or unit>N thresholds, e.g. 'sec/op>5%,allocs/op>0,B/op>0'; exit 1 when a metric is worse beyond one and significant
 //	  -format string
 //	    	output format: text, markdown, csv or json (default "text")
+//	  -full string
+//	    	also write every row, in markdown tables, to this file (-format markdown stays under 60,000 characters and points to it)
 //	  -ignore string
 //	    	comma-separated config keys to compare across although their values differ (machine = goarch,cpu,host-model,kernel,governor,lse-atomics,page-size; * = every key)
 //	  -ignore-procs
@@ -164,7 +166,9 @@
 // (deferbench ab's rounds) the change is the median of the per-round ratios and the test the
 // Wilcoxon signed-rank test on their logarithms. -format json writes every row with
 // medians, CIs, change, p, method, verdict and gate; markdown suits a pull-request comment:
-// regressions, improvements, then the unchanged rows collapsed. docs/ci.md has CI recipes.
+// at most 60,000 characters, the gate's failures first, the other significant changes
+// counted and folded, then the rest; rows that do not fit are counted and -full FILE holds
+// them all. docs/ci.md has CI recipes.
 //
 // # AB
 //
@@ -181,7 +185,7 @@
 //	with the Wilcoxon signed-rank test, and the gate applies as in compare (exit 1 when it
 //	fails, 2 for bad input, 3 when it could not judge every gated metric). Each side's rounds stay in OUT/base and OUT/head, every round
 //	in its own results directory, all rounds merged into OUT/<side>/bench.txt for
-//	deferbench compare -paired. The defaults (Stage and StageApply: staging, stage plus
+//	deferbench compare -paired, and every compared row in OUT/compare.md (-full). The defaults (Stage and StageApply: staging, stage plus
 //	commit, allocations; 12 rounds of 20ms) take about two minutes on 2 cores. The gate
 //	adjusts its p-values over the rows it tests (Holm's method), so that an unchanged build
 //	fails it with probability at most -alpha however many rows are gated; with N tested rows a
@@ -198,6 +202,8 @@
 //	    	gate: comma-separated unit>N% or unit>N thresholds, e.g. 'sec/op>5%,allocs/op>0,B/op>0'; exit 1 when a metric is worse beyond one and significant (default "sec/op>5%,allocs/op>0,B/op>0")
 //	  -format string
 //	    	output format: text, markdown, csv or json (default "text")
+//	  -full string
+//	    	also write every row, in markdown tables, to this file (-format markdown stays under 60,000 characters and points to it)
 //	  -ignore string
 //	    	comma-separated config keys to compare across although their values differ (machine = goarch,cpu,host-model,kernel,governor,lse-atomics,page-size; * = every key)
 //	  -out string

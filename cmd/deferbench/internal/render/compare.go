@@ -20,10 +20,13 @@ var CompareFormats = []string{"text", "markdown", "csv", "json"}
 
 // CompareDoc is what WriteCompare prints: a comparison and how to name its sides.
 type CompareDoc struct {
-	Old, New   string // the inputs as given (paths)
-	OldLabel   string // column headings
-	NewLabel   string
-	Fail       string // the -fail value, "" for no gate
+	Old, New string // the inputs as given (paths)
+	OldLabel string // column headings
+	NewLabel string
+	Fail     string // the -fail value, "" for no gate
+	// Full names the file that holds every row in markdown tables (-full), for the
+	// markdown's pointer when it leaves rows out to stay under MarkdownLimit; "" for none.
+	Full       string
 	Comparison *analysis.RunComparison
 }
 
@@ -35,8 +38,10 @@ func (d *CompareDoc) Gate() string { return d.Comparison.Gate(d.Fail != "") }
 //   - text: per unit a table of the old and new medians ± their 95% CI, the change ("~" when
 //     not significant, "new: 4 allocs/op" from 0, "?N" without a verdict, reasons under the
 //     table), the p-value or "exact", and FAIL with the threshold a row exceeds;
-//   - markdown: for a pull-request comment or a CI step summary: the gate's result, the
-//     regressions, then the improvements, then the unchanged rows collapsed in <details>;
+//   - markdown: for a pull-request comment or a CI step summary, at most MarkdownLimit
+//     characters: the gate's result, its failures, the other significant changes counted and
+//     folded in <details>, then the rest; rows that do not fit are counted, and the full
+//     tables are d.Full's (WriteCompareMarkdownFull);
 //   - csv: one header line and one line per row;
 //   - json: every row with medians, CIs, change, p, method, verdict and gate (see
 //     CompareJSON).
@@ -300,90 +305,6 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
-}
-
-func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-
-func writeMarkdownTable(w io.Writer, rows []analysis.Row, oldL, newL string) {
-	fmt.Fprintf(w, "| benchmark | unit | %s | %s | change | p | gate |\n", mdCell(oldL), mdCell(newL))
-	fmt.Fprintf(w, "|---|---|--:|--:|--:|---|---|\n")
-	for _, r := range rows {
-		gate := r.Gate
-		switch gate {
-		case analysis.GateFail:
-			gate = "**FAIL** " + r.Threshold
-		case analysis.GateInconclusive:
-			gate = "inconclusive"
-		}
-		change := fmtChange(r)
-		if r.Note != "" {
-			change = "? " + r.Note
-		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", mdCell(rowName(r)), r.Unit,
-			fmtSummary(r.Old), fmtSummary(r.New), mdCell(change), fmtPVal(r), gate)
-	}
-}
-
-func writeCompareMarkdown(w io.Writer, d *CompareDoc) error {
-	c := d.Comparison
-	oldL, newL := d.labels()
-	fmt.Fprintf(w, "### deferbench: %s → %s\n\n", mdCell(oldL), mdCell(newL))
-	method := "Mann-Whitney U test"
-	if c.Method == analysis.MethodPaired {
-		method = "Wilcoxon signed-rank test on paired rounds"
-	}
-	switch d.Gate() {
-	case analysis.GateFail:
-		fmt.Fprintf(w, "**Gate failed:** %s worse beyond `%s` and significant (%s, alpha %v%s%s).\n\n",
-			plural(len(c.Failed()), "metric"), d.Fail, method, c.Alpha, d.holmClause(), d.unjudged())
-	case analysis.GateInconclusive:
-		fmt.Fprintf(w, "**Gate inconclusive:** %d of %s could not be judged (no verdict, or too few samples to fail at any outcome); none failed `%s` (%s, alpha %v%s). Raise -count or -rounds.\n\n",
-			len(c.Inconclusive()), plural(c.Gated(), "gated metric"), d.Fail, method, c.Alpha, d.holmClause())
-	case analysis.GatePass:
-		fmt.Fprintf(w, "**Gate passed:** every gated metric judged, nothing worse beyond `%s` (%s, alpha %v%s).\n\n", d.Fail, method, c.Alpha, d.holmClause())
-	default:
-		fmt.Fprintf(w, "No gate (%s, alpha %v).\n\n", method, c.Alpha)
-	}
-	var worse, better, same, unknown []analysis.Row
-	for _, r := range c.Rows {
-		switch r.Verdict {
-		case analysis.Worse:
-			worse = append(worse, r)
-		case analysis.Better:
-			better = append(better, r)
-		case analysis.NoVerdict:
-			unknown = append(unknown, r)
-		default:
-			same = append(same, r)
-		}
-	}
-	// Failing rows first among the regressions.
-	sort.SliceStable(worse, func(i, j int) bool { return worse[i].Gate == "fail" && worse[j].Gate != "fail" })
-	for _, sec := range []struct {
-		title string
-		rows  []analysis.Row
-		open  bool
-	}{{"Regressions", worse, true}, {"Improvements", better, true}, {"No significant change", same, false}, {"No verdict", unknown, false}} {
-		if len(sec.rows) == 0 {
-			continue
-		}
-		if sec.open {
-			fmt.Fprintf(w, "#### %s (%d)\n\n", sec.title, len(sec.rows))
-			writeMarkdownTable(w, sec.rows, oldL, newL)
-			fmt.Fprintln(w)
-			continue
-		}
-		fmt.Fprintf(w, "<details><summary>%s (%d)</summary>\n\n", sec.title, len(sec.rows))
-		writeMarkdownTable(w, sec.rows, oldL, newL)
-		fmt.Fprintf(w, "\n</details>\n\n")
-	}
-	for _, n := range c.Notes {
-		fmt.Fprintf(w, "> note: %s\n", n)
-	}
-	if n := noCISamples(c.Rows); n != "" {
-		fmt.Fprintf(w, "> ±∞: %s\n", n)
-	}
-	return nil
 }
 
 // noCISamples explains the ±∞ of a median without a confidence interval, or is "" when
