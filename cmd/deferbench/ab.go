@@ -194,6 +194,7 @@ func (a *abRun) do(baseArg, headArg, out string, o *compareFlags, opt analysis.C
 	if len(c.Rows) == 0 {
 		return fmt.Errorf("ab: BASE and HEAD have no benchmark and unit in common")
 	}
+	o.flags[0], o.flags[1] = analysis.TrustFlags(old, nil), analysis.TrustFlags(new, nil)
 	if o.full == "" {
 		o.full = filepath.Join(out, "compare.md")
 	}

@@ -132,6 +132,8 @@ var compareCommand = &command{
 				}
 				return usagef("compare: %s and %s have no benchmark and unit in common%s", args[0], args[1], hint)
 			}
+			o.flags[0] = analysis.TrustFlags(old, results.EnvBeside(args[0]))
+			o.flags[1] = analysis.TrustFlags(new, results.EnvBeside(args[1]))
 			return o.write(e, "compare", args[0], args[1], label(args[0]), label(args[1]), c)
 		}
 	},
@@ -144,6 +146,7 @@ type compareFlags struct {
 	fail   string
 	format string
 	full   string
+	flags  [2][]string // the sides' trust flags (analysis.TrustFlags), set before write
 }
 
 func (o *compareFlags) define(fs *flag.FlagSet) {
@@ -247,7 +250,8 @@ func unknownIgnore(keys []string, runs ...[]*benchfmt.Result) string {
 // write prints c in the chosen format and returns the gate's error: one wrapping
 // analysis.ErrGateFailed (exit status 1) or analysis.ErrGateInconclusive (exit status 3).
 func (o *compareFlags) write(e *env, cmd, oldPath, newPath, oldLabel, newLabel string, c *analysis.RunComparison) error {
-	doc := &render.CompareDoc{Old: oldPath, New: newPath, OldLabel: oldLabel, NewLabel: newLabel, Comparison: c, Full: o.full}
+	doc := &render.CompareDoc{Old: oldPath, New: newPath, OldLabel: oldLabel, NewLabel: newLabel, Comparison: c, Full: o.full,
+		OldFlags: o.flags[0], NewFlags: o.flags[1]}
 	if strings.TrimSpace(o.fail) != "" {
 		doc.Fail = o.fail
 	}

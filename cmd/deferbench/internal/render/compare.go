@@ -26,8 +26,11 @@ type CompareDoc struct {
 	Fail     string // the -fail value, "" for no gate
 	// Full names the file that holds every row in markdown tables (-full), for the
 	// markdown's pointer when it leaves rows out to stay under MarkdownLimit; "" for none.
-	Full       string
-	Comparison *analysis.RunComparison
+	Full string
+	// OldFlags and NewFlags are each side's trust flags (analysis.TrustFlags): Loaded,
+	// partial, emulated, throttled; nil for none. The gate line and the markdown carry them.
+	OldFlags, NewFlags []string
+	Comparison         *analysis.RunComparison
 }
 
 // Gate returns the gate's result: analysis.GateFail, GateInconclusive, GatePass, or
@@ -108,8 +111,9 @@ type CompareJSON struct {
 
 // SideJSON names one input.
 type SideJSON struct {
-	Path  string `json:"path"`
-	Label string `json:"label"`
+	Path  string   `json:"path"`
+	Label string   `json:"label"`
+	Flags []string `json:"flags,omitempty"` // trust flags: Loaded, partial, emulated, throttled
 }
 
 // RowJSON is a Row with its optional numbers as null.
@@ -131,7 +135,7 @@ func finite(x float64) *float64 {
 func (d *CompareDoc) JSON() CompareJSON {
 	c := d.Comparison
 	out := CompareJSON{
-		Old: SideJSON{d.Old, d.OldLabel}, New: SideJSON{d.New, d.NewLabel},
+		Old: SideJSON{d.Old, d.OldLabel, d.OldFlags}, New: SideJSON{d.New, d.NewLabel, d.NewFlags},
 		Alpha: c.Alpha, Method: c.Method, Fail: d.Fail, Gate: d.Gate(), Failed: len(c.Failed()),
 		Inconclusive: len(c.Inconclusive()),
 		Notes:        c.Notes, Rows: []RowJSON{}, Ignored: c.Differ, IgnoreAs: c.Hint,
@@ -252,7 +256,51 @@ func writeCompareText(w io.Writer, d *CompareDoc) error {
 	return writeGateLine(w, d)
 }
 
+// trust says which sides are flagged and why, as one sentence; "" when neither is.
+func (d *CompareDoc) trust() string {
+	var parts []string
+	for _, s := range []struct {
+		side, label string
+		flags       []string
+	}{{"OLD", d.OldLabel, d.OldFlags}, {"NEW", d.NewLabel, d.NewFlags}} {
+		if len(s.flags) > 0 {
+			parts = append(parts, fmt.Sprintf("%s (%s) is %s", s.side, s.label, strings.Join(s.flags, ", ")))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "; ") + ": differences may come from that rather than from the change"
+}
+
+// trustShort is the flags' first words for the gate line: " [NEW: Loaded, partial]".
+func (d *CompareDoc) trustShort() string {
+	var parts []string
+	for _, s := range []struct {
+		side  string
+		flags []string
+	}{{"OLD", d.OldFlags}, {"NEW", d.NewFlags}} {
+		if len(s.flags) == 0 {
+			continue
+		}
+		var short []string
+		for _, f := range s.flags {
+			f, _, _ = strings.Cut(f, " (")
+			f, _, _ = strings.Cut(f, ":")
+			short = append(short, f)
+		}
+		parts = append(parts, s.side+": "+strings.Join(short, ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(parts, "; ") + "]"
+}
+
 func writeGateLine(w io.Writer, d *CompareDoc) error {
+	if t := d.trust(); t != "" {
+		fmt.Fprintf(w, "\ntrust: %s\n", t)
+	}
 	if d.Fail == "" {
 		return nil
 	}
@@ -261,13 +309,13 @@ func writeGateLine(w io.Writer, d *CompareDoc) error {
 	var err error
 	switch d.Gate() {
 	case analysis.GatePass:
-		_, err = fmt.Fprintf(w, "\ngate -fail %s: pass (%s checked, each judged%s)\n", d.Fail, plural(checked, "metric"), d.holmClause())
+		_, err = fmt.Fprintf(w, "\ngate -fail %s: pass (%s checked, each judged%s)%s\n", d.Fail, plural(checked, "metric"), d.holmClause(), d.trustShort())
 	case analysis.GateInconclusive:
-		_, err = fmt.Fprintf(w, "\ngate -fail %s: INCONCLUSIVE: %d of %s could not be judged (no verdict, or too few samples to fail at any outcome), none failed%s: raise -count or -rounds\n",
-			d.Fail, len(c.Inconclusive()), plural(checked, "metric"), d.holmClause())
+		_, err = fmt.Fprintf(w, "\ngate -fail %s: INCONCLUSIVE: %d of %s could not be judged (no verdict, or too few samples to fail at any outcome), none failed%s: raise -count or -rounds%s\n",
+			d.Fail, len(c.Inconclusive()), plural(checked, "metric"), d.holmClause(), d.trustShort())
 	default:
-		_, err = fmt.Fprintf(w, "\ngate -fail %s: FAIL: %d of %s worse beyond the threshold and significant at alpha %v (%s%s)\n",
-			d.Fail, len(c.Failed()), plural(checked, "metric"), c.Alpha, strings.TrimPrefix(d.holmClause(), "; "), d.unjudged())
+		_, err = fmt.Fprintf(w, "\ngate -fail %s: FAIL: %d of %s worse beyond the threshold and significant at alpha %v (%s%s)%s\n",
+			d.Fail, len(c.Failed()), plural(checked, "metric"), c.Alpha, strings.TrimPrefix(d.holmClause(), "; "), d.unjudged(), d.trustShort())
 	}
 	return err
 }

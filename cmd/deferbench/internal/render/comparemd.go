@@ -114,6 +114,9 @@ func writeCompareMarkdown(w io.Writer, d *CompareDoc) error {
 	default:
 		fmt.Fprintf(&b, "No gate (%s, alpha %v).\n\n", method, c.Alpha)
 	}
+	if t := d.trust(); t != "" {
+		fmt.Fprintf(&b, "> [!WARNING]\n> %s.\n\n", mdCell(t))
+	}
 	secs := mdSections(c)
 	var counts []string
 	for _, s := range secs[2:4] {
