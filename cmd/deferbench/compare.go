@@ -25,7 +25,9 @@ results inside one run) differ in a config key of bench.txt (goarch, cpu, host-m
 kernel, governor, emulated, go, …) they are kept apart, and a note on stderr names the
 keys and the -ignore value that compares across them. -ignore machine stands for
 goarch,cpu,host-model,kernel,governor,lse-atomics,page-size (two machines; emulated
-stays apart unless named). A sample that is NaN, infinite or negative, or a result with
+stays apart unless named). A key that one side records with one value and the other
+does not record at all (a Go release that printed no cpu: or pkg: line) is not a
+different value: those rows are compared, with a note. A sample that is NaN, infinite or negative, or a result with
 zero iterations, is refused with its file and line.
 
 Gate: -fail 'sec/op>5%,allocs/op>0,B/op>0' exits with status 1 when a metric is worse
