@@ -297,7 +297,7 @@ func oneSided(old, new []*benchfmt.Result, ignore map[string]bool) []sidedKey {
 	of, nf := fullConfig(old), fullConfig(new)
 	var out []sidedKey
 	for _, s := range []struct {
-		have, lack        map[string][]string
+		have, lack         map[string][]string
 		haveName, lackName string
 	}{{of, nf, "OLD", "NEW"}, {nf, of, "NEW", "OLD"}} {
 		for k, vs := range s.have {
