@@ -27,8 +27,8 @@ keys and the -ignore value that compares across them. -ignore machine stands for
 goarch,cpu,host-model,kernel,governor,lse-atomics,page-size (two machines; emulated
 stays apart unless named). A key that one side records with one value and the other
 does not record at all (a Go release that printed no cpu: or pkg: line) is not a
-different value: those rows are compared, with a note. A sample that is NaN, infinite or negative, or a result with
-zero iterations, is refused with its file and line. A line that begins like a benchmark
+different value: those rows are compared, with a note. A sample that is NaN, infinite
+or negative, or a result with zero iterations, is refused with its file and line. A line that begins like a benchmark
 line but is not one (text a benchmark printed while it ran, in go test -v output; a line
 cut short) is skipped as the benchmark format's reader skips it, with a note naming its
 file and line; a file with no well-formed result is refused.
