@@ -21,7 +21,10 @@ var StageApply = Scenario{
 		"mix: all Set (homogeneous), 8 command types round-robin, or the same 8 shuffled; " +
 		"addremove2x100: add 2 components to 100 entities, commit, remove them, commit, ns/op per component operation; " +
 		"versioned also apply-, swap-, resync-ns/publish and replica-B/entity",
-	Headlines: []Headline{{Unit: "ns/op"}},
+	Headlines: []Headline{
+		{Unit: "ns/op", Need: "lowest stage plus commit cost (mix = {mix})"},
+		{Unit: "replica-B/entity", Need: "memory for readers that never wait: a second replica, bytes per live entity (mix = {mix})", Cost: true},
+	},
 }
 
 // Frame declares the Frame scenario.
@@ -55,7 +58,7 @@ var Contention = Scenario{
 		// ranked beside it, for scaling.
 		{Unit: "cmds/s", Higher: true, Where: []Param{{Key: "producers", Value: "NumCPU"}}, AtNumCPU: true,
 			Need: "many parallel producers (cmds/s of all producers together, producers = {producers} at GOMAXPROCS = {GOMAXPROCS})"},
-		{Unit: "efficiency", Higher: true, Where: []Param{{Key: "producers", Value: "NumCPU"}}, AtNumCPU: true},
+		{Unit: "efficiency", Higher: true, Where: []Param{{Key: "producers", Value: "NumCPU"}}, AtNumCPU: true, Within: "cmds/s"},
 	},
 	Charts: []Chart{
 		{Name: "Contention-efficiency", Title: "efficiency", YLabel: "efficiency", Units: []string{"efficiency"}, Against: "producers", PerProcs: true},
