@@ -88,8 +88,9 @@
 // until the run completes. An interrupted run (SIGINT, SIGTERM) stops after the benchmark in
 // progress, keeps what finished and exits with status 130; bench.txt's partial line, the
 // "partial" field of env.json and summary.json and the head of report.md then say what is
-// there: "174 of 1920 benchmarks finished (interrupted)", or, interrupted during -profile,
-// "all 1920 benchmarks finished; profiles of 3 of 12 scenario-strategy pairs (interrupted)".
+// there: "174 of 1920 results finished (192 benchmarks × 10 repetitions; interrupted)", or,
+// interrupted during -profile, "all 1920 results finished; profiles of 3 of 12
+// scenario-strategy pairs (interrupted)".
 // A run that fails says "failed: " and the error instead of "interrupted" and exits with
 // status 1. A run stopped before its first benchmark finished leaves nothing behind.
 //
@@ -240,7 +241,7 @@
 //	DIR may be the bench.txt itself. The results directory is held with the run's lock file
 //	while its files are rewritten; a lock file whose process no longer exists (a killed run) is
 //	reclaimed with a note. A bench.txt still marked "run in progress" by a run that was killed
-//	is marked "N benchmarks finished (run killed)" in bench.txt, env.json and the new files.
+//	is marked "N results finished (run killed)" in bench.txt, env.json and the new files.
 //
 // report.md opens with trust flags (an emulated run, throttling, other work that took more
 // than 10% of the machine's CPU time during the run — measured, or where it was not, a load
