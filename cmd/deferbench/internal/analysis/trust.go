@@ -60,3 +60,15 @@ func loaded(env *results.Env) string {
 	}
 	return ""
 }
+
+// ShortFlags is each trust flag's first words, for a place with little room (a chart's
+// title, the gate line): "Loaded", "partial", "emulated", "throttled".
+func ShortFlags(flags []string) []string {
+	var out []string
+	for _, f := range flags {
+		f, _, _ = strings.Cut(f, " (")
+		f, _, _ = strings.Cut(f, ":")
+		out = append(out, f)
+	}
+	return out
+}

@@ -246,13 +246,7 @@ func (d *CompareDoc) trustShort() string {
 		if len(s.flags) == 0 {
 			continue
 		}
-		var short []string
-		for _, f := range s.flags {
-			f, _, _ = strings.Cut(f, " (")
-			f, _, _ = strings.Cut(f, ":")
-			short = append(short, f)
-		}
-		parts = append(parts, s.side+": "+strings.Join(short, ", "))
+		parts = append(parts, s.side+": "+strings.Join(analysis.ShortFlags(s.flags), ", "))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -115,6 +115,12 @@ var Spike = Scenario{
 		{Unit: "retained-x", Need: "bounded memory after a spike (retained-x = heap held after it / steady heap, under 2)", Meets: allBelow(2)},
 		{Unit: "ns/op"},
 	},
+	// The chart shows what the scenario is for, the memory held after the spike; the time
+	// of an ordinary frame is the second chart.
+	Charts: []Chart{
+		{Title: "heap held after the spike / steady heap (under 2 = bounded)", YLabel: "retained-x", Units: []string{"retained-x"}, Linear: true},
+		{Name: "Spike-time", Title: "median time per ordinary frame after the spike", YLabel: "time per frame", Units: []string{"ns/op"}},
+	},
 }
 
 // Peer declares the Peer scenario.
