@@ -90,10 +90,10 @@ var compareCommand = &command{
 			if err != nil {
 				return err
 			}
-			if err := gateUnits(opt.Thresholds, old, new); err != nil {
+			if err := analysis.CheckThresholdUnits(opt.Thresholds, old, new); err != nil {
 				return usagef("compare: -fail: %v", err)
 			}
-			if n := unknownIgnore(opt.Ignore, old, new); n != "" {
+			if n := analysis.UnknownIgnore(opt.Ignore, old, new); n != "" {
 				fmt.Fprintf(e.stderr, "deferbench: compare: note: %s\n", n)
 			}
 			if args[0] != "-" && args[1] != "-" && same(args[0], args[1]) {
@@ -130,7 +130,7 @@ var compareCommand = &command{
 				switch {
 				case len(c.Differ) > 0:
 					hint = " under the same configuration (add -ignore " + c.Hint + " to compare across)"
-				case !*ignoreProcs && commonWithoutProcs(old, new):
+				case !*ignoreProcs && results.CommonWithoutProcs(old, new):
 					hint = " (runs from machines with different core counts? try -ignore-procs)"
 				default:
 					hint = ": give two runs of the same benchmarks"
@@ -186,70 +186,6 @@ func (o *compareFlags) options(cmd string) (analysis.CompareOptions, error) {
 		opt.Thresholds = ts
 	}
 	return opt, nil
-}
-
-// gateUnits refuses a threshold whose unit no result of either run has (a typo such as
-// "SEC/OP>5%" or "allocs>0"): such a gate could never fail.
-func gateUnits(ts []analysis.Threshold, runs ...[]*benchfmt.Result) error {
-	have := map[string]bool{}
-	var units []string
-	for _, rs := range runs {
-		for _, r := range rs {
-			for _, v := range r.Values {
-				// The rows carry the unit as the file writes it (MB/s), which the reader
-				// tidies (B/s): both name the metric. Time is listed as sec/op.
-				u := v.Unit
-				if v.OrigUnit != "" && v.Unit != "sec/op" {
-					u = v.OrigUnit
-				}
-				have[v.OrigUnit] = true
-				if !have[u] {
-					have[u] = true
-					units = append(units, u)
-				}
-				have[v.Unit] = true
-				if v.Unit == "sec/op" {
-					have["ns/op"] = true // the reader's name for ns/op; thresholds use ns/op
-				}
-			}
-		}
-	}
-	for _, t := range ts {
-		if !have[t.Unit] {
-			return fmt.Errorf("condition %q: neither run has a metric in %s (units: %s)", t.Text, t.Unit, strings.Join(units, ", "))
-		}
-	}
-	return nil
-}
-
-// unknownIgnore notes the -ignore keys that no result of either run has (a typo such as
-// "gos"), which change nothing; "" when every key is known (machine and * always are).
-func unknownIgnore(keys []string, runs ...[]*benchfmt.Result) string {
-	have := map[string]bool{"machine": true, "*": true}
-	var all []string
-	for _, rs := range runs {
-		for _, r := range rs {
-			for _, c := range r.Config {
-				if !have[c.Key] {
-					have[c.Key] = true
-					all = append(all, c.Key)
-				}
-			}
-		}
-	}
-	var unknown []string
-	for _, k := range keys {
-		if !have[k] {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) == 0 {
-		return ""
-	}
-	if len(all) == 0 {
-		all = []string{"none"}
-	}
-	return fmt.Sprintf("-ignore %s: neither run has such a config key, so it changes nothing (keys: %s)", strings.Join(unknown, ","), strings.Join(all, ", "))
 }
 
 // write prints c in the chosen format and returns the gate's error: one wrapping
@@ -408,22 +344,6 @@ func runError(cmd, path string, err error) error {
 		return usagef("%s: %s: cannot read it (%v): give a readable bench.txt or a results directory", cmd, pe.Path, pe.Err)
 	}
 	return fmt.Errorf("%s: %w", cmd, err)
-}
-
-// commonWithoutProcs reports whether old and new have a benchmark name in common once the
-// -GOMAXPROCS suffix is dropped (what -ignore-procs would match).
-func commonWithoutProcs(old, new []*benchfmt.Result) bool {
-	base := func(n string) string { b, _ := results.SplitProcs(n); return b }
-	have := map[string]bool{}
-	for _, r := range old {
-		have[base(string(r.Name))] = true
-	}
-	for _, r := range new {
-		if have[base(string(r.Name))] {
-			return true
-		}
-	}
-	return false
 }
 
 // writeOnly notes, in one line, the benchmarks only path has (first three named).
