@@ -38,9 +38,9 @@ rounds); a round is one repetition (deferbench run -count 1) of the selected sce
 and strategies. Then round i of BASE
 is paired with round i of HEAD: the change is the median of the per-round ratios, tested
 with the Wilcoxon signed-rank test, and the gate applies as in compare (exit 1 when it
-fails, 2 for bad input). Each side's rounds stay in OUT/base and OUT/head, every round
+fails, 2 for bad input, 3 when it could not judge every gated metric). Each side's rounds stay in OUT/base and OUT/head, every round
 in its own results directory, all rounds merged into OUT/<side>/bench.txt for
-deferbench compare -paired. The defaults (Stage and StageApply: staging, stage plus
+deferbench compare -paired, and every compared row in OUT/compare.md (-full). The defaults (Stage and StageApply: staging, stage plus
 commit, allocations; 12 rounds of 20ms) take about two minutes on 2 cores. The gate
 adjusts its p-values over the rows it tests (Holm's method), so that an unchanged build
 fails it with probability at most -alpha however many rows are gated; with N tested rows a
@@ -193,6 +193,10 @@ func (a *abRun) do(baseArg, headArg, out string, o *compareFlags, opt analysis.C
 		time.Since(start).Round(time.Second), sides[0].arg, basePath, sides[1].arg, headPath, rundir.ShellQuote(basePath), rundir.ShellQuote(headPath))
 	if len(c.Rows) == 0 {
 		return fmt.Errorf("ab: BASE and HEAD have no benchmark and unit in common")
+	}
+	o.flags[0], o.flags[1] = analysis.TrustFlags(old, nil), analysis.TrustFlags(new, nil)
+	if o.full == "" {
+		o.full = filepath.Join(out, "compare.md")
 	}
 	return o.write(e, "ab", basePath, headPath, "base "+sides[0].arg, "head "+sides[1].arg, c)
 }

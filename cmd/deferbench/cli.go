@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
 )
 
@@ -27,7 +28,9 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 var errInterrupted = rundir.ErrInterrupted
 
 // exitCode prints err (if any) as one line on stderr and returns the exit status: 0 on
-// success, 2 for a usage error, 130 for an interrupted run, 1 otherwise.
+// success, 2 for a usage error, 3 for a gate that could not judge every gated metric
+// (analysis.ErrGateInconclusive), 130 for an interrupted run, 1 otherwise (a failed gate
+// among them).
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
@@ -39,6 +42,8 @@ func exitCode(err error, stderr io.Writer) int {
 		return 2
 	case errors.Is(err, errInterrupted):
 		return 130
+	case errors.Is(err, analysis.ErrGateInconclusive):
+		return 3
 	}
 	return 1
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,15 +25,23 @@ results inside one run) differ in a config key of bench.txt (goarch, cpu, host-m
 kernel, governor, emulated, go, …) they are kept apart, and a note on stderr names the
 keys and the -ignore value that compares across them. -ignore machine stands for
 goarch,cpu,host-model,kernel,governor,lse-atomics,page-size (two machines; emulated
-stays apart unless named). A sample that is NaN, infinite or negative, or a result with
-zero iterations, is refused with its file and line.
+stays apart unless named). A key that one side records with one value and the other
+does not record at all (a Go release that printed no cpu: or pkg: line) is not a
+different value: those rows are compared, with a note. A sample that is NaN, infinite
+or negative, or a result with zero iterations, is refused with its file and line. A line that begins like a benchmark
+line but is not one (text a benchmark printed while it ran, in go test -v output; a line
+cut short) is skipped as the benchmark format's reader skips it, with a note naming its
+file and line; a file with no well-formed result is refused.
 
 Gate: -fail 'sec/op>5%,allocs/op>0,B/op>0' exits with status 1 when a metric is worse
 than its threshold (relative with %, else absolute in the file's unit, ns for sec/op)
 and the difference is significant at -alpha. allocs/op, B/op and distinct-states whose
 samples all agree on each side are compared exactly, even from one sample; changes
 below 0.01 allocs/op or 1 byte (B/op, heap-B/cmd: amortised growth) never count.
-Exit status: 0 pass, 1 gate failed, 2 bad input.
+A gated metric without a verdict (too few samples), or one whose test could not fail at
+any outcome, is not judged: when no metric fails and some are not judged, the gate is
+inconclusive. Exit status: 0 pass (every gated metric judged), 1 gate failed, 2 bad
+input, 3 gate inconclusive.
 
 OLD or NEW may be a pipe, as for benchstat: - reads standard input (go test -bench .
 -count 6 | deferbench compare old.txt -), and a shell's process substitution
@@ -81,10 +90,10 @@ var compareCommand = &command{
 			if err != nil {
 				return err
 			}
-			if err := gateUnits(opt.Thresholds, old, new); err != nil {
+			if err := analysis.CheckThresholdUnits(opt.Thresholds, old, new); err != nil {
 				return usagef("compare: -fail: %v", err)
 			}
-			if n := unknownIgnore(opt.Ignore, old, new); n != "" {
+			if n := analysis.UnknownIgnore(opt.Ignore, old, new); n != "" {
 				fmt.Fprintf(e.stderr, "deferbench: compare: note: %s\n", n)
 			}
 			if args[0] != "-" && args[1] != "-" && same(args[0], args[1]) {
@@ -121,13 +130,15 @@ var compareCommand = &command{
 				switch {
 				case len(c.Differ) > 0:
 					hint = " under the same configuration (add -ignore " + c.Hint + " to compare across)"
-				case !*ignoreProcs && commonWithoutProcs(old, new):
+				case !*ignoreProcs && results.CommonWithoutProcs(old, new):
 					hint = " (runs from machines with different core counts? try -ignore-procs)"
 				default:
 					hint = ": give two runs of the same benchmarks"
 				}
 				return usagef("compare: %s and %s have no benchmark and unit in common%s", args[0], args[1], hint)
 			}
+			o.flags[0] = analysis.TrustFlags(old, results.EnvBeside(args[0]))
+			o.flags[1] = analysis.TrustFlags(new, results.EnvBeside(args[1]))
 			return o.write(e, "compare", args[0], args[1], label(args[0]), label(args[1]), c)
 		}
 	},
@@ -139,6 +150,8 @@ type compareFlags struct {
 	ignore string
 	fail   string
 	format string
+	full   string
+	flags  [2][]string // the sides' trust flags (analysis.TrustFlags), set before write
 }
 
 func (o *compareFlags) define(fs *flag.FlagSet) {
@@ -146,6 +159,7 @@ func (o *compareFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&o.ignore, "ignore", "", "comma-separated config keys to compare across although their values differ (machine = goarch,cpu,host-model,kernel,governor,lse-atomics,page-size; * = every key)")
 	fs.StringVar(&o.fail, "fail", o.fail, "gate: comma-separated unit>N% or unit>N thresholds, e.g. 'sec/op>5%,allocs/op>0,B/op>0'; exit 1 when a metric is worse beyond one and significant")
 	fs.StringVar(&o.format, "format", "text", "output format: text, markdown, csv or json")
+	fs.StringVar(&o.full, "full", o.full, "also write every row, in markdown tables, to this file (-format markdown stays under 60,000 characters and points to it)")
 }
 
 func (o *compareFlags) options(cmd string) (analysis.CompareOptions, error) {
@@ -174,80 +188,11 @@ func (o *compareFlags) options(cmd string) (analysis.CompareOptions, error) {
 	return opt, nil
 }
 
-// gateUnits refuses a threshold whose unit no result of either run has (a typo such as
-// "SEC/OP>5%" or "allocs>0"): such a gate could never fail.
-func gateUnits(ts []analysis.Threshold, runs ...[]*benchfmt.Result) error {
-	have := map[string]bool{}
-	var units []string
-	for _, rs := range runs {
-		for _, r := range rs {
-			for _, v := range r.Values {
-				// The rows carry the unit as the file writes it (MB/s), which the reader
-				// tidies (B/s): both name the metric. Time is listed as sec/op.
-				u := v.Unit
-				if v.OrigUnit != "" && v.Unit != "sec/op" {
-					u = v.OrigUnit
-				}
-				have[v.OrigUnit] = true
-				if !have[u] {
-					have[u] = true
-					units = append(units, u)
-				}
-				have[v.Unit] = true
-				if v.Unit == "sec/op" {
-					have["ns/op"] = true // the reader's name for ns/op; thresholds use ns/op
-				}
-			}
-		}
-	}
-	for _, t := range ts {
-		if !have[t.Unit] {
-			return fmt.Errorf("condition %q: neither run has a metric in %s (units: %s)", t.Text, t.Unit, strings.Join(units, ", "))
-		}
-	}
-	return nil
-}
-
-// unknownIgnore notes the -ignore keys that no result of either run has (a typo such as
-// "gos"), which change nothing; "" when every key is known (machine and * always are).
-func unknownIgnore(keys []string, runs ...[]*benchfmt.Result) string {
-	have := map[string]bool{"machine": true, "*": true}
-	var all []string
-	for _, rs := range runs {
-		for _, r := range rs {
-			for _, c := range r.Config {
-				if !have[c.Key] {
-					have[c.Key] = true
-					all = append(all, c.Key)
-				}
-			}
-		}
-	}
-	var unknown []string
-	for _, k := range keys {
-		if !have[k] {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) == 0 {
-		return ""
-	}
-	if len(all) == 0 {
-		all = []string{"none"}
-	}
-	return fmt.Sprintf("-ignore %s: neither run has such a config key, so it changes nothing (keys: %s)", strings.Join(unknown, ","), strings.Join(all, ", "))
-}
-
-// errGate is a failed gate: exit status 1.
-type errGate struct{ n int }
-
-func (e errGate) Error() string {
-	return fmt.Sprintf("gate failed: %s worse beyond the -fail thresholds", plural(e.n, "metric"))
-}
-
-// write prints c in the chosen format and turns a failed gate into errGate.
+// write prints c in the chosen format and returns the gate's error: one wrapping
+// analysis.ErrGateFailed (exit status 1) or analysis.ErrGateInconclusive (exit status 3).
 func (o *compareFlags) write(e *env, cmd, oldPath, newPath, oldLabel, newLabel string, c *analysis.RunComparison) error {
-	doc := &render.CompareDoc{Old: oldPath, New: newPath, OldLabel: oldLabel, NewLabel: newLabel, Comparison: c}
+	doc := &render.CompareDoc{Old: oldPath, New: newPath, OldLabel: oldLabel, NewLabel: newLabel, Comparison: c, Full: o.full,
+		OldFlags: o.flags[0], NewFlags: o.flags[1]}
 	if strings.TrimSpace(o.fail) != "" {
 		doc.Fail = o.fail
 	}
@@ -255,11 +200,20 @@ func (o *compareFlags) write(e *env, cmd, oldPath, newPath, oldLabel, newLabel s
 		doc.OldLabel, doc.NewLabel = c.OldLabel, c.NewLabel
 		fmt.Fprintf(e.stderr, "deferbench: %s: note: comparing across machines: OLD %s is %q, NEW %s is %q\n", cmd, oldPath, c.OldLabel, newPath, c.NewLabel)
 	}
+	if o.full != "" {
+		var b bytes.Buffer
+		if err := render.WriteCompareMarkdownFull(&b, doc); err != nil {
+			return err
+		}
+		if err := results.WriteFileAtomic(o.full, b.Bytes()); err != nil {
+			return usagef("%s: -full %s: %v: give a writable path", cmd, o.full, err)
+		}
+	}
 	if err := render.WriteCompare(e.stdout, o.format, doc); err != nil {
 		return err
 	}
-	if n := len(c.Failed()); n > 0 {
-		return fmt.Errorf("%s: %w", cmd, errGate{n})
+	if err := c.GateErr(doc.Fail != ""); err != nil {
+		return fmt.Errorf("%s: %w", cmd, err)
 	}
 	return nil
 }
@@ -331,8 +285,10 @@ func readInput(e *env, cmd, path string) ([]*benchfmt.Result, error) {
 	if path == "-" {
 		name = results.StdinName
 	}
+	var skipped []results.Skipped
 	rs, err := results.ReadInput(e.ctx, path, results.InputOptions{
 		Stdin:     os.Stdin,
+		Skipped:   func(s results.Skipped) { skipped = append(skipped, s) },
 		WaitAfter: waitNotice,
 		Waiting: func(noWriter bool) {
 			if noWriter {
@@ -344,6 +300,9 @@ func readInput(e *env, cmd, path string) ([]*benchfmt.Result, error) {
 	})
 	if err != nil {
 		return nil, runError(cmd, path, err)
+	}
+	for _, n := range results.SkippedNotes(skipped, 3) {
+		fmt.Fprintf(e.stderr, "deferbench: %s: note: %s\n", cmd, n)
 	}
 	return rs, nil
 }
@@ -385,22 +344,6 @@ func runError(cmd, path string, err error) error {
 		return usagef("%s: %s: cannot read it (%v): give a readable bench.txt or a results directory", cmd, pe.Path, pe.Err)
 	}
 	return fmt.Errorf("%s: %w", cmd, err)
-}
-
-// commonWithoutProcs reports whether old and new have a benchmark name in common once the
-// -GOMAXPROCS suffix is dropped (what -ignore-procs would match).
-func commonWithoutProcs(old, new []*benchfmt.Result) bool {
-	base := func(n string) string { b, _ := results.SplitProcs(n); return b }
-	have := map[string]bool{}
-	for _, r := range old {
-		have[base(string(r.Name))] = true
-	}
-	for _, r := range new {
-		if have[base(string(r.Name))] {
-			return true
-		}
-	}
-	return false
 }
 
 // writeOnly notes, in one line, the benchmarks only path has (first three named).

@@ -6,11 +6,15 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
 	"github.com/deferbench/deferbench/ecs"
@@ -54,7 +58,9 @@ func TestCompareBadInputs(t *testing.T) {
 	os.WriteFile(readme, []byte("# deferbench\n\nNot results.\n"), 0o644)
 	empty := t.TempDir()
 	// A benchmark line cut short (no unit after the last value) and one whose value is out
-	// of range: refused with the file and line, not as "not a results file".
+	// of range: refused with the file and line, not as "not a results file", by plot and
+	// report, and by compare when no line of the file is well-formed (compare skips them
+	// with a note otherwise: TestCompareVerboseGoTest).
 	cut := filepath.Join(t.TempDir(), "cut.txt")
 	os.WriteFile(cut, []byte("goarch: amd64\n\nBenchmarkX-2 10 5 ns/op\nBenchmarkX-2 10 5 ns/op 0 B/op 0\n"), 0o644)
 	huge := filepath.Join(t.TempDir(), "huge.txt")
@@ -77,12 +83,11 @@ func TestCompareBadInputs(t *testing.T) {
 		{[]string{"compare", "/nonexistent/old", good}, "deferbench: compare: /nonexistent/old: no such file: give a bench.txt or a results directory\n"},
 		{[]string{"compare", good, readme}, "deferbench: compare: " + readme + " is not a Go benchmark results file\n"},
 		{[]string{"compare", empty, good}, "deferbench: compare: " + empty + " has no bench.txt: give a bench.txt or a results directory\n"},
-		{[]string{"compare", good, good, "-bogus"}, "deferbench: compare: unknown flag -bogus (valid: -alpha, -fail, -format, -ignore, -ignore-procs, -paired)\n"},
+		{[]string{"compare", good, good, "-bogus"}, "deferbench: compare: unknown flag -bogus (valid: -alpha, -fail, -format, -full, -ignore, -ignore-procs, -paired)\n"},
 		{[]string{"compare", good, good, "-alpha", "2"}, "deferbench: compare: -alpha 2: want a value in (0, 1)\n"},
 		{[]string{"compare", good, "-ignore-procs"}, "deferbench: compare: want two arguments OLD NEW, got 1\n"},
 		{[]string{"plot", empty}, "deferbench: plot: " + empty + " has no bench.txt: give a bench.txt or a results directory\n"},
 		{[]string{"plot", readme}, "deferbench: plot: " + readme + " is not a Go benchmark results file\n"},
-		{[]string{"compare", good, cut}, "deferbench: compare: " + cut + ":4: malformed benchmark line: missing units: correct or delete that line\n"},
 		{[]string{"compare", huge, good}, "deferbench: compare: " + huge + ":1: malformed benchmark line: parsing measurement: value out of range: correct or delete that line\n"},
 		{[]string{"plot", cut}, "deferbench: plot: " + cut + ":4: malformed benchmark line: missing units: correct or delete that line\n"},
 		{[]string{"report", cutDir}, "deferbench: report: " + filepath.Join(cutDir, "bench.txt") + ":2: malformed benchmark line: missing units: correct or delete that line\n"},
@@ -282,8 +287,9 @@ func TestCompareGate(t *testing.T) {
 		{"amortised allocations do not trip allocs/op>0", base, amortised, 0, ": pass"},
 		{"0 → 1 alloc at n=1", base, oneAlloc, 1, "new: 1 allocs/op"},
 		{"faster is fine", slower, base, 0, ": pass"},
-		// One repetition cannot judge time: the pass must say so, not read as a clean bill.
-		{"a pass over a metric without a verdict says so", base, oneRep, 0, ": pass (3 metrics checked; 1 of them without a verdict, so not judged"},
+		// One repetition cannot judge time: not a pass, and exit 3, not 0.
+		{"a metric without a verdict makes the gate inconclusive", base, oneRep, 3, ": INCONCLUSIVE: 1 of 3 metrics could not be judged"},
+		{"a failure beside an unjudged metric still fails", oneRep, oneAlloc, 1, "1 more could not be judged"},
 	} {
 		out, errOut, code := cli("compare", "-fail", gate, c.old, c.new)
 		if code != c.code || !strings.Contains(out, c.want) || strings.Contains(out, "NaN") {
@@ -291,6 +297,9 @@ func TestCompareGate(t *testing.T) {
 		}
 		if c.code == 1 && !strings.Contains(errOut, "gate failed") {
 			t.Errorf("%s: stderr %q lacks the gate failure", c.name, errOut)
+		}
+		if c.code == 3 && !strings.Contains(errOut, "gate inconclusive") {
+			t.Errorf("%s: stderr %q lacks the inconclusive gate", c.name, errOut)
 		}
 	}
 	if _, errOut, code := cli("compare", base, slower); code != 0 {
@@ -358,7 +367,8 @@ func TestCompareJSON(t *testing.T) {
 }
 
 // TestCompareMarkdownGolden renders compare -format markdown of two fixed runs against a
-// golden file: gate result, regressions, improvements, unchanged rows collapsed.
+// golden file: gate result, its failures, the other worse rows, the better ones, unchanged
+// rows collapsed.
 func TestCompareMarkdownGolden(t *testing.T) {
 	out, errOut, code := cli("compare", "-format", "markdown", "-fail", "sec/op>5%,allocs/op>0,B/op>0",
 		"testdata/gate/old.txt", "testdata/gate/new.txt")
@@ -376,9 +386,10 @@ func TestCompareMarkdownGolden(t *testing.T) {
 	if out != string(want) {
 		t.Errorf("markdown differs from %s (go test -run TestCompareMarkdownGolden -update to rewrite):\n%s", golden, out)
 	}
-	reg, imp, det := strings.Index(out, "#### Regressions"), strings.Index(out, "#### Improvements"), strings.Index(out, "<details><summary>No significant change")
-	if !(reg >= 0 && reg < imp && imp < det) {
-		t.Errorf("sections out of order (regressions %d, improvements %d, unchanged %d)", reg, imp, det)
+	fail, worse, imp, det := strings.Index(out, "#### Gate failures"), strings.Index(out, "<details><summary>Worse, but within the gate"),
+		strings.Index(out, "<details><summary>Better"), strings.Index(out, "<details><summary>No significant change")
+	if !(fail >= 0 && fail < worse && worse < imp && imp < det) {
+		t.Errorf("sections out of order (failures %d, other worse %d, better %d, unchanged %d)", fail, worse, imp, det)
 	}
 }
 
@@ -499,5 +510,145 @@ func TestCIExpectations(t *testing.T) {
 		if c.failed != "" && !regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(c.failed)+`.*FAIL`).MatchString(out) {
 			t.Errorf("%s: no FAIL on %q:\n%s", c.name, c.failed, out)
 		}
+	}
+}
+
+// TestGateInconclusive: a gate that could not judge a gated row neither passes nor fails, in
+// every format: exit 3, "gate": "inconclusive" in JSON with the rows counted, no gated row
+// without a verdict marked "pass", and the same for paired rounds too few to test (ab -rounds 3).
+func TestGateInconclusive(t *testing.T) {
+	base := stagingRun(t, []float64{31.5, 31.8, 31.6, 31.9, 31.4, 31.7}, 0)
+	oneRep := stagingRun(t, []float64{31.9}, 0)
+	threeA := stagingRun(t, []float64{31.5, 31.8, 31.6}, 0)
+	threeB := stagingRun(t, []float64{31.6, 31.7, 31.5}, 0)
+	for _, c := range []struct {
+		name string
+		args []string
+		// want: the JSON gate and how many rows it could not judge.
+		inconclusive int
+	}{
+		{"6 samples against 1", []string{base, oneRep}, 1},
+		{"3 paired rounds (ab -rounds 3 HEAD HEAD)", []string{"-paired", threeA, threeB}, 1},
+	} {
+		out, errOut, code := cli(append([]string{"compare", "-format", "json", "-fail", "sec/op>5%,allocs/op>0"}, c.args...)...)
+		if code != 3 {
+			t.Errorf("%s: exit %d, want 3 (stderr %q)", c.name, code, errOut)
+		}
+		var doc struct {
+			Gate         string `json:"gate"`
+			Failed       int    `json:"failed"`
+			Inconclusive int    `json:"inconclusive"`
+			Rows         []struct {
+				Unit, Verdict, Gate string
+			} `json:"rows"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%s: %v in %s", c.name, err, out)
+		}
+		if doc.Gate != "inconclusive" || doc.Failed != 0 || doc.Inconclusive != c.inconclusive {
+			t.Errorf("%s: gate %q, failed %d, inconclusive %d; want inconclusive, 0, %d", c.name, doc.Gate, doc.Failed, doc.Inconclusive, c.inconclusive)
+		}
+		for _, r := range doc.Rows {
+			if r.Verdict == "unknown" && r.Gate == "pass" {
+				t.Errorf("%s: %s row without a verdict carries gate pass", c.name, r.Unit)
+			}
+		}
+		md, _, code := cli(append([]string{"compare", "-format", "markdown", "-fail", "sec/op>5%"}, c.args...)...)
+		if code != 3 || !strings.Contains(md, "**Gate inconclusive:**") || strings.Contains(md, "Gate passed") {
+			t.Errorf("%s: markdown exit %d:\n%s", c.name, code, md)
+		}
+	}
+	// Every row judged: pass, exit 0, "gate": "pass" and no inconclusive row.
+	out, errOut, code := cli("compare", "-format", "json", "-fail", "sec/op>5%,allocs/op>0", base, base)
+	if code != 0 || !strings.Contains(out, `"gate": "pass"`) || !strings.Contains(out, `"inconclusive": 0`) {
+		t.Errorf("A/A with 6 samples: exit %d (%s):\n%s", code, errOut, out)
+	}
+}
+
+// perturb rewrites a bench.txt with every ns/op of one benchmark in ten 30% slower and of
+// another one in ten 20% faster (chosen by a hash of the name), the rest as they are (with
+// every, all 30% slower): a full-size NEW side for the reference run.
+func perturb(t *testing.T, src string, every bool) string {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "Benchmark") {
+			continue
+		}
+		f := strings.Fields(l)
+		h := fnv.New32a()
+		h.Write([]byte(f[0]))
+		factor := map[uint32]float64{0: 1.3, 1: 0.8}[h.Sum32()%10]
+		if every {
+			factor = 1.3
+		}
+		if factor == 0 {
+			continue
+		}
+		for j := 2; j+1 < len(f); j += 2 {
+			if f[j+1] == "ns/op" {
+				x, _ := strconv.ParseFloat(f[j], 64)
+				f[j] = strconv.FormatFloat(x*factor, 'g', -1, 64)
+			}
+		}
+		lines[i] = strings.Join(f, " ")
+	}
+	return writeFile(t, "bench.txt", strings.Join(lines, "\n"))
+}
+
+// TestCompareMarkdownFitsAComment: the markdown of two full runs (the reference run against
+// a perturbed copy of it, 1,058 rows) stays under 60,000 characters, however many rows
+// changed: the gate's failures come first, the other changes are counted, no row whose
+// gate passed sits under a heading of failures, and every row is in the -full file. Before
+// this the same comparison printed 1,079 lines and 117,404 bytes.
+func TestCompareMarkdownFitsAComment(t *testing.T) {
+	ref, _ := filepath.Glob("../../results/*-*-*/bench.txt")
+	if len(ref) == 0 {
+		t.Fatal("no reference run under results/")
+	}
+	old := ref[0]
+	for _, every := range []bool{false, true} {
+		checkMarkdownSize(t, old, perturb(t, old, every))
+	}
+}
+
+func checkMarkdownSize(t *testing.T, old, new string) {
+	full := filepath.Join(t.TempDir(), "full.md")
+	out, errOut, code := cli("compare", "-format", "markdown", "-full", full, "-fail", "sec/op>5%,allocs/op>0,B/op>0", old, new)
+	if code != 1 {
+		t.Fatalf("exit %d (want 1: the slowed rows fail): %s", code, errOut)
+	}
+	if n := utf8.RuneCountInString(out); n >= render.MarkdownLimit || n > 60000 {
+		t.Errorf("markdown is %d characters, want under 60,000", n)
+	}
+	fails := strings.Index(out, "#### Gate failures (")
+	if fails < 0 || strings.Index(out, "<details>") < fails || !strings.Contains(out, "Other significant changes: ") {
+		t.Errorf("want the gate's failures first, then the other changes counted:\n%.2000s", out)
+	}
+	// Under the failures' heading, only failing rows.
+	sec := out[fails:]
+	if end := strings.Index(sec, "<details>"); end > 0 {
+		sec = sec[:end]
+	}
+	for _, l := range strings.Split(sec, "\n") {
+		if strings.HasPrefix(l, "| ") && !strings.HasPrefix(l, "| benchmark ") && !strings.Contains(l, "| **FAIL** ") {
+			t.Errorf("a row under Gate failures that does not fail: %s", l)
+		}
+	}
+	if !strings.Contains(out, "the full tables are in "+full) {
+		t.Errorf("the markdown does not say where the full tables are:\n%s", out[max(0, len(out)-600):])
+	}
+	all, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv, _, _ := cli("compare", "-format", "csv", old, new)
+	rows := strings.Count(csv, "\n") - 1
+	if got := strings.Count(string(all), "\n| ") - strings.Count(string(all), "#### "); got != rows {
+		t.Errorf("-full holds %d rows, want all %d", got, rows)
 	}
 }

@@ -88,8 +88,9 @@
 // until the run completes. An interrupted run (SIGINT, SIGTERM) stops after the benchmark in
 // progress, keeps what finished and exits with status 130; bench.txt's partial line, the
 // "partial" field of env.json and summary.json and the head of report.md then say what is
-// there: "174 of 1920 benchmarks finished (interrupted)", or, interrupted during -profile,
-// "all 1920 benchmarks finished; profiles of 3 of 12 scenario-strategy pairs (interrupted)".
+// there: "174 of 1920 results finished (192 benchmarks × 10 repetitions; interrupted)", or,
+// interrupted during -profile, "all 1920 results finished; profiles of 3 of 12
+// scenario-strategy pairs (interrupted)".
 // A run that fails says "failed: " and the error instead of "interrupted" and exits with
 // status 1. A run stopped before its first benchmark finished leaves nothing behind.
 //
@@ -117,15 +118,23 @@
 //	kernel, governor, emulated, go, …) they are kept apart, and a note on stderr names the
 //	keys and the -ignore value that compares across them. -ignore machine stands for
 //	goarch,cpu,host-model,kernel,governor,lse-atomics,page-size (two machines; emulated
-//	stays apart unless named). A sample that is NaN, infinite or negative, or a result with
-//	zero iterations, is refused with its file and line.
+//	stays apart unless named). A key that one side records with one value and the other
+//	does not record at all (a Go release that printed no cpu: or pkg: line) is not a
+//	different value: those rows are compared, with a note. A sample that is NaN, infinite
+//	or negative, or a result with zero iterations, is refused with its file and line. A line that begins like a benchmark
+//	line but is not one (text a benchmark printed while it ran, in go test -v output; a line
+//	cut short) is skipped as the benchmark format's reader skips it, with a note naming its
+//	file and line; a file with no well-formed result is refused.
 //
 //	Gate: -fail 'sec/op>5%,allocs/op>0,B/op>0' exits with status 1 when a metric is worse
 //	than its threshold (relative with %, else absolute in the file's unit, ns for sec/op)
 //	and the difference is significant at -alpha. allocs/op, B/op and distinct-states whose
 //	samples all agree on each side are compared exactly, even from one sample; changes
 //	below 0.01 allocs/op or 1 byte (B/op, heap-B/cmd: amortised growth) never count.
-//	Exit status: 0 pass, 1 gate failed, 2 bad input.
+//	A gated metric without a verdict (too few samples), or one whose test could not fail at
+//	any outcome, is not judged: when no metric fails and some are not judged, the gate is
+//	inconclusive. Exit status: 0 pass (every gated metric judged), 1 gate failed, 2 bad
+//	input, 3 gate inconclusive.
 //
 //	OLD or NEW may be a pipe, as for benchstat: - reads standard input (go test -bench .
 //	-count 6 | deferbench compare old.txt -), and a shell's process substitution
@@ -141,6 +150,8 @@
 //	    	gate: comma-separated unit>N% or unit>N thresholds, e.g. 'sec/op>5%,allocs/op>0,B/op>0'; exit 1 when a metric is worse beyond one and significant
 //	  -format string
 //	    	output format: text, markdown, csv or json (default "text")
+//	  -full string
+//	    	also write every row, in markdown tables, to this file (-format markdown stays under 60,000 characters and points to it)
 //	  -ignore string
 //	    	comma-separated config keys to compare across although their values differ (machine = goarch,cpu,host-model,kernel,governor,lse-atomics,page-size; * = every key)
 //	  -ignore-procs
@@ -161,7 +172,9 @@
 // (deferbench ab's rounds) the change is the median of the per-round ratios and the test the
 // Wilcoxon signed-rank test on their logarithms. -format json writes every row with
 // medians, CIs, change, p, method, verdict and gate; markdown suits a pull-request comment:
-// regressions, improvements, then the unchanged rows collapsed. docs/ci.md has CI recipes.
+// at most 60,000 characters, the gate's failures first, the other significant changes
+// counted and folded, then the rest; rows that do not fit are counted and -full FILE holds
+// them all. docs/ci.md has CI recipes.
 //
 // # AB
 //
@@ -176,9 +189,9 @@
 //	and strategies. Then round i of BASE
 //	is paired with round i of HEAD: the change is the median of the per-round ratios, tested
 //	with the Wilcoxon signed-rank test, and the gate applies as in compare (exit 1 when it
-//	fails, 2 for bad input). Each side's rounds stay in OUT/base and OUT/head, every round
+//	fails, 2 for bad input, 3 when it could not judge every gated metric). Each side's rounds stay in OUT/base and OUT/head, every round
 //	in its own results directory, all rounds merged into OUT/<side>/bench.txt for
-//	deferbench compare -paired. The defaults (Stage and StageApply: staging, stage plus
+//	deferbench compare -paired, and every compared row in OUT/compare.md (-full). The defaults (Stage and StageApply: staging, stage plus
 //	commit, allocations; 12 rounds of 20ms) take about two minutes on 2 cores. The gate
 //	adjusts its p-values over the rows it tests (Holm's method), so that an unchanged build
 //	fails it with probability at most -alpha however many rows are gated; with N tested rows a
@@ -195,6 +208,8 @@
 //	    	gate: comma-separated unit>N% or unit>N thresholds, e.g. 'sec/op>5%,allocs/op>0,B/op>0'; exit 1 when a metric is worse beyond one and significant (default "sec/op>5%,allocs/op>0,B/op>0")
 //	  -format string
 //	    	output format: text, markdown, csv or json (default "text")
+//	  -full string
+//	    	also write every row, in markdown tables, to this file (-format markdown stays under 60,000 characters and points to it)
 //	  -ignore string
 //	    	comma-separated config keys to compare across although their values differ (machine = goarch,cpu,host-model,kernel,governor,lse-atomics,page-size; * = every key)
 //	  -out string
@@ -226,7 +241,7 @@
 //	DIR may be the bench.txt itself. The results directory is held with the run's lock file
 //	while its files are rewritten; a lock file whose process no longer exists (a killed run) is
 //	reclaimed with a note. A bench.txt still marked "run in progress" by a run that was killed
-//	is marked "N benchmarks finished (run killed)" in bench.txt, env.json and the new files.
+//	is marked "N results finished (run killed)" in bench.txt, env.json and the new files.
 //
 // report.md opens with trust flags (an emulated run, throttling, other work that took more
 // than 10% of the machine's CPU time during the run — measured, or where it was not, a load
@@ -298,6 +313,7 @@
 // 0 on success; 2 for a usage error (unknown command, flag, scenario or strategy, a bad flag
 // value, a results directory that is taken or cannot be written), reported as one line naming
 // the bad input and what is wanted ("run: -count: want a whole number ≥ 1, got "abc"");
-// 130 for an interrupted run (the first interrupt stops it after the current benchmark, the
-// second at once); 1 for any other failure.
+// 3 when the gate of compare or ab could not judge every gated metric and none failed
+// (inconclusive); 130 for an interrupted run (the first interrupt stops it after the current
+// benchmark, the second at once); 1 for any other failure, a failed gate among them.
 package main

@@ -534,7 +534,7 @@ func TestInterruptedRun(t *testing.T) {
 	if code := exitCode(err, &line); code != 130 {
 		t.Fatalf("interrupted run: exit status %d (err %v), want 130", code, err)
 	}
-	want := "deferbench: run: interrupted after 1 of 9 benchmarks: kept their results in " + out + "; bench.txt, env.json, summary.json and report.md say partial\n"
+	want := "deferbench: run: interrupted after 1 of 9 results (3 benchmarks × 3 repetitions): kept them in " + out + "; bench.txt, env.json, summary.json and report.md say partial\n"
 	if line.String() != want {
 		t.Errorf("message\n%q, want\n%q", line.String(), want)
 	}
@@ -542,7 +542,7 @@ func TestInterruptedRun(t *testing.T) {
 	if len(rs) != 1 {
 		t.Fatalf("bench.txt has %d results, want the 1 that finished", len(rs))
 	}
-	checkPartial(t, out, "1 of 9 benchmarks finished (interrupted)")
+	checkPartial(t, out, "1 of 9 results finished (3 benchmarks × 3 repetitions; interrupted)")
 }
 
 // TestInterruptedProfile cancels a -profile run while it profiles its first scenario and
@@ -568,7 +568,7 @@ func TestInterruptedProfile(t *testing.T) {
 	if len(files) != 4 {
 		t.Errorf("%d profiles, want the 4 of Stage-baseline: %v", len(files), files)
 	}
-	checkPartial(t, out, "all 6 benchmarks finished; profiles of 1 of 2 scenario-strategy pairs (interrupted)")
+	checkPartial(t, out, "all 6 results finished; profiles of 1 of 2 scenario-strategy pairs (interrupted)")
 }
 
 // checkPartial checks that bench.txt, env.json, summary.json and report.md in out all carry

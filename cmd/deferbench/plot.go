@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 )
 
 var plotCommand = &command{
@@ -37,7 +39,11 @@ var plotCommand = &command{
 			}
 			defer rd.Release()
 			out := filepath.Join(dir, "plots")
-			files, err := render.Plot(rs, out)
+			po := render.PlotOptions{Flags: analysis.TrustFlags(rs, results.EnvBeside(dir))}
+			if env := results.EnvBeside(dir); env != nil {
+				po.Cores = env.Before.Cores
+			}
+			files, err := render.PlotWith(rs, out, po)
 			if err != nil {
 				return plotsError("plot", out, err)
 			}

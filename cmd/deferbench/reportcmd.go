@@ -21,7 +21,7 @@ var reportCommand = &command{
 	detail: `DIR may be the bench.txt itself. The results directory is held with the run's lock file
 while its files are rewritten; a lock file whose process no longer exists (a killed run) is
 reclaimed with a note. A bench.txt still marked "run in progress" by a run that was killed
-is marked "N benchmarks finished (run killed)" in bench.txt, env.json and the new files.`,
+is marked "N results finished (run killed)" in bench.txt, env.json and the new files.`,
 	setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 		return func(args []string) error {
 			if len(args) != 1 {
@@ -76,7 +76,7 @@ func rebuildReport(e *env, arg string) error {
 	if partial == results.InProgress {
 		// The run that wrote this is gone (we hold its lock): it was killed before it could
 		// finish its files.
-		partial = fmt.Sprintf("%d benchmarks finished (run killed; files rebuilt by deferbench report)", len(rs))
+		partial = fmt.Sprintf("%d results finished (run killed; files rebuilt by deferbench report)", len(rs))
 		if err := results.RewriteBenchFile(filepath.Join(dir, "bench.txt"), rs, partial); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}

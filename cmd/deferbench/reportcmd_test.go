@@ -100,7 +100,7 @@ func TestReportFinishesKilledRun(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", w, errOut)
 		}
 	}
-	checkPartial(t, out, "3 benchmarks finished (run killed; files rebuilt by deferbench report)")
+	checkPartial(t, out, "3 results finished (run killed; files rebuilt by deferbench report)")
 	if fi, err := os.Stat(filepath.Join(out, "plots", "Stage.svg")); err != nil || fi.Size() == 0 {
 		t.Errorf("plots/Stage.svg: %v", err)
 	}
@@ -234,9 +234,9 @@ func TestInterruptTwice(t *testing.T) {
 			t.Errorf("twice=%v: exit status %d, want 130", twice, code)
 		}
 		rs := readBench(t, filepath.Join(out, "bench.txt"))
-		want := fmt.Sprintf("%d of 18 benchmarks finished (interrupted)", len(rs))
+		want := fmt.Sprintf("%d of 18 results finished (6 benchmarks × 3 repetitions; interrupted)", len(rs))
 		if twice {
-			want = fmt.Sprintf("%d of 18 benchmarks finished (stopped at once by a second interrupt)", len(rs))
+			want = fmt.Sprintf("%d of 18 results finished (6 benchmarks × 3 repetitions; stopped at once by a second interrupt)", len(rs))
 		}
 		if len(rs) == 0 || len(rs) >= 18 {
 			t.Errorf("twice=%v: %d results kept, want some but not all", twice, len(rs))

@@ -180,8 +180,13 @@ func CompareRuns(old, new []*benchfmt.Result, opt CompareOptions) *RunComparison
 		opt.Alpha = 0.05
 	}
 	ignore := ExpandIgnore(opt.Ignore)
-	od, nd := gather(old, ignore), gather(new, ignore)
 	c := &RunComparison{Alpha: opt.Alpha, Method: MethodUTest}
+	for _, k := range oneSided(old, new, ignore) {
+		ignore[k.key] = true
+		c.Notes = append(c.Notes, fmt.Sprintf("%s: only %s records it (%s), %s has no %s line: compared as the same, not kept apart",
+			k.key, k.side, k.value, k.other, k.key))
+	}
+	od, nd := gather(old, ignore), gather(new, ignore)
 	if opt.Paired {
 		c.Method = MethodPaired
 	}
@@ -275,6 +280,40 @@ func CompareRuns(old, new []*benchfmt.Result, opt CompareOptions) *RunComparison
 		}
 	}
 	return c
+}
+
+// sidedKey is a configuration key that only one side records.
+type sidedKey struct{ key, value, side, other string }
+
+// oneSided returns the configuration keys that one side records with a single value and
+// the other side does not record at all (output of a Go release that printed no cpu: or
+// pkg: line, or of go test beside deferbench's own keys): a missing key is not a different
+// value, so their rows are compared, with a note. Two different values stay apart, and so
+// does a key that the recording side has with several values (which would the other match?).
+func oneSided(old, new []*benchfmt.Result, ignore map[string]bool) []sidedKey {
+	if ignore["*"] {
+		return nil
+	}
+	of, nf := fullConfig(old), fullConfig(new)
+	var out []sidedKey
+	for _, s := range []struct {
+		have, lack         map[string][]string
+		haveName, lackName string
+	}{{of, nf, "OLD", "NEW"}, {nf, of, "NEW", "OLD"}} {
+		for k, vs := range s.have {
+			if _, ok := s.lack[k]; ok || ignore[k] || len(vs) != 1 {
+				continue
+			}
+			out = append(out, sidedKey{k, vs[0], s.haveName, s.lackName})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].side != out[j].side {
+			return out[i].side == "OLD"
+		}
+		return out[i].key < out[j].key
+	})
+	return out
 }
 
 // annotation returns the value of annotation key in rs ("" when absent).

@@ -141,11 +141,11 @@ func TestCompareRunsGate(t *testing.T) {
 		{"+10% time, significant", "ns/op", noisy(100), noisy(110), false, Worse, "fail", MethodUTest},
 		{"+3% time, significant but within 5%", "ns/op", noisy(100), noisy(103), false, Worse, "pass", MethodUTest},
 		{"-10% time", "ns/op", noisy(100), noisy(90), false, Better, "pass", MethodUTest},
-		{"+10% time at n=1 is no verdict", "ns/op", []float64{100}, []float64{110}, false, NoVerdict, "pass", MethodUTest},
+		{"+10% time at n=1 is no verdict", "ns/op", []float64{100}, []float64{110}, false, NoVerdict, "inconclusive", MethodUTest},
 		{"+10% time paired", "ns/op", noisy(100), noisy(110), true, Worse, "fail", MethodPaired},
-		{"paired at 3 rounds: no verdict", "ns/op", []float64{100, 101, 99}, []float64{110, 111, 109}, true, NoVerdict, "pass", MethodPaired},
+		{"paired at 3 rounds: no verdict", "ns/op", []float64{100, 101, 99}, []float64{110, 111, 109}, true, NoVerdict, "inconclusive", MethodPaired},
 		{"lower throughput is worse", "cmds/s", noisy(100), noisy(80), false, Worse, "", MethodUTest},
-		{"timing samples that agree are still tested", "ns/op", []float64{100}, []float64{100}, false, Unchanged, "pass", MethodUTest},
+		{"timing samples that agree are still tested", "ns/op", []float64{100}, []float64{100}, false, Unchanged, "inconclusive", MethodUTest},
 	} {
 		cmp := CompareRuns(cfgResults("", "X", c.unit, c.old...), cfgResults("", "X", c.unit, c.new...),
 			CompareOptions{Thresholds: gate, Paired: c.paired})

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -92,9 +93,13 @@ func (c *RunComparison) holm() {
 		if float64(m)*minP(r) >= c.Alpha {
 			c.Unreachable++
 		}
-		if r.Gate == "fail" && adj >= c.Alpha {
-			r.Gate = "pass"
+		if r.Gate == GateFail && adj >= c.Alpha {
+			r.Gate = GatePass
 			c.Spared++
+		}
+		if float64(m)*minP(r) >= c.Alpha && r.Gate == GatePass && r.Verdict != Better {
+			// No outcome of this row could have failed the gate: it was not judged.
+			r.Gate = GateInconclusive
 		}
 	}
 }
@@ -114,7 +119,11 @@ func gate(row *Row, ts []Threshold) {
 			continue
 		}
 		row.Threshold = t.Text
-		row.Gate = "pass"
+		row.Gate = GatePass
+		if row.Verdict == NoVerdict {
+			row.Gate = GateInconclusive
+			return
+		}
 		if row.Verdict != Worse {
 			return
 		}
@@ -127,7 +136,7 @@ func gate(row *Row, ts []Threshold) {
 			}
 		}
 		if worse > t.Value {
-			row.Gate = "fail"
+			row.Gate = GateFail
 		}
 		return
 	}
@@ -272,7 +281,7 @@ type Row struct {
 	Significant bool    `json:"significant"`
 	Verdict     string  `json:"verdict"`
 	Note        string  `json:"note,omitempty"` // why there is no verdict
-	// Gate: "fail" or "pass" when a threshold applies to Unit, else "".
+	// Gate: GateFail, GatePass or GateInconclusive when a threshold applies to Unit, else "".
 	Gate      string `json:"gate,omitempty"`
 	Threshold string `json:"threshold,omitempty"`
 	// PHolm is P adjusted by Holm's method over the gate's tested rows (see
@@ -316,13 +325,81 @@ type RunComparison struct {
 	Tested, Unreachable, Spared int
 }
 
+// Gate results, of a Row and of a whole comparison (RunComparison.Gate).
+const (
+	GatePass = "pass" // judged, and not worse beyond the threshold
+	GateFail = "fail" // worse beyond the threshold, and significant after the adjustment
+	// GateInconclusive: the gate could not judge the row: it has no verdict (too few
+	// samples, a test that could not run), or no outcome of its test could have failed the
+	// gate. A comparison is inconclusive when no row fails and some gated row is.
+	GateInconclusive = "inconclusive"
+	GateNone         = "none" // no threshold given
+)
+
+// Errors of RunComparison.GateErr.
+var (
+	ErrGateFailed       = errors.New("gate failed")
+	ErrGateInconclusive = errors.New("gate inconclusive")
+)
+
 // Failed returns the rows that fail the gate.
-func (c *RunComparison) Failed() []Row {
+func (c *RunComparison) Failed() []Row { return c.gated(GateFail) }
+
+// Inconclusive returns the gated rows the gate could not judge (GateInconclusive).
+func (c *RunComparison) Inconclusive() []Row { return c.gated(GateInconclusive) }
+
+// Gated returns how many rows a threshold applied to.
+func (c *RunComparison) Gated() int {
+	n := 0
+	for _, r := range c.Rows {
+		if r.Gate != "" {
+			n++
+		}
+	}
+	return n
+}
+
+func (c *RunComparison) gated(result string) []Row {
 	var out []Row
 	for _, r := range c.Rows {
-		if r.Gate == "fail" {
+		if r.Gate == result {
 			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// Gate returns the gate's result over every row: GateNone when gated is false (no
+// threshold given), GateFail when a row fails, else GateInconclusive when a gated row could
+// not be judged, else GatePass. A pass therefore means every gated row was judged.
+func (c *RunComparison) Gate(gated bool) string {
+	switch {
+	case !gated:
+		return GateNone
+	case len(c.Failed()) > 0:
+		return GateFail
+	case len(c.Inconclusive()) > 0:
+		return GateInconclusive
+	}
+	return GatePass
+}
+
+// GateErr returns nil when the gate passed (or gated is false), an error wrapping
+// ErrGateFailed when a row failed, and one wrapping ErrGateInconclusive when no row failed
+// but some gated row could not be judged; the message counts the rows.
+func (c *RunComparison) GateErr(gated bool) error {
+	switch c.Gate(gated) {
+	case GateFail:
+		return fmt.Errorf("%w: %s worse beyond the -fail thresholds (of %d gated)", ErrGateFailed, metrics(len(c.Failed())), c.Gated())
+	case GateInconclusive:
+		return fmt.Errorf("%w: %s of %d gated could not be judged (too few samples), none failed: raise -count or -rounds", ErrGateInconclusive, metrics(len(c.Inconclusive())), c.Gated())
+	}
+	return nil
+}
+
+func metrics(n int) string {
+	if n == 1 {
+		return "1 metric"
+	}
+	return fmt.Sprintf("%d metrics", n)
 }

@@ -22,6 +22,9 @@ type Ranked struct {
 	// not run in every scenario).
 	VsBest, VsBaseline   Ratio
 	HasBest, HasBaseline bool
+	// Unranked says why the strategy is listed but not ranked (suite.Headline.Within): "" for
+	// a ranked one.
+	Unranked string
 }
 
 // pairVerdict is the comparison of two strategies of a ranking, by compare's rule: a
@@ -34,6 +37,34 @@ type pairVerdict struct {
 	Separated bool    // significant at FindingsAlpha and more than the tolerance apart
 	Tolerated bool    // significant, but within the tolerance: equal
 	Note      string  // why the U test gave no verdict, if it did not
+	// Ratio is the later strategy's metric over the earlier one's with its 95% CI (HasRatio:
+	// it exists), by the scenario's method. A test's separation stands only when this
+	// interval excludes 1 too; Disputed marks a test that separated them while it did not.
+	Ratio    Ratio
+	HasRatio bool
+	Disputed bool
+	// PairedP is the Wilcoxon signed-rank test's p on the per-repetition log ratios, when
+	// the two ran interleaved (NaN otherwise): the test that agrees with a paired interval.
+	PairedP  float64
+	ByPaired bool // separated by the signed-rank test and the paired interval
+}
+
+// confirm keeps a U test's separation only when the ratio's 95% interval agrees: it has
+// one, and it excludes 1. Exact comparisons of counts need no interval.
+// A pair the U test cannot separate (drift between repetitions widens both samples) is
+// separated when its paired interval excludes 1 and the signed-rank test on the same
+// per-repetition ratios agrees.
+func (v *pairVerdict) confirm(tol, diff float64) {
+	if v.Exact {
+		return
+	}
+	excludes := v.HasRatio && !v.Ratio.NoCI && (v.Ratio.Lo > 1 || v.Ratio.Hi < 1)
+	switch {
+	case v.Separated && !excludes:
+		v.Separated, v.Disputed = false, true
+	case !v.Separated && excludes && v.Ratio.Method == "paired" && v.PairedP < FindingsAlpha && diff > tol:
+		v.Separated, v.ByPaired, v.Tolerated, v.Note = true, true, false, ""
+	}
 }
 
 // Ranking is the strategies of one row ranked by one headline metric, best first.
@@ -77,8 +108,9 @@ func (k Ranking) pair(i, j int) pairVerdict {
 // first. Every pair inside a group is inseparable (a U test at FindingsAlpha, or, for counts
 // and bytes, a difference within the unit's Tolerance): a strategy starts a new group when it
 // is separable from any member of the current one, so inseparable neighbours never chain a
-// fast strategy and a slow one together. The best group also ends where a strategy's ratio to
-// the best has a 95% interval that excludes 1 (and the difference exceeds the tolerance).
+// fast strategy and a slow one together. Two strategies are separated only when the test
+// and the 95% interval of their ratio agree: a significant test whose ratio interval holds 1
+// (or has none) leaves them together, marked in Why.
 // A group also ends where the U test gave no verdict (too few repetitions) between different
 // medians: untested strategies are not grouped.
 func (k Ranking) Split() Grouping {
@@ -93,6 +125,16 @@ func (k Ranking) Split() Grouping {
 	tolText := fmt.Sprintf("%g %s", k.Tol, k.Headline.Unit)
 	for i := 1; i < len(k.Ranked); i++ {
 		r := k.Ranked[i]
+		if r.Unranked != "" { // listed after the ranked ones, in a group of their own
+			if k.Ranked[cur[0]].Unranked == "" {
+				g.Groups = append(g.Groups, cur)
+				g.Untested = append(g.Untested, false)
+				cur = nil
+			}
+			cur = append(cur, i)
+			g.Why[i] = r.Unranked
+			continue
+		}
 		why, untested := "", false
 		near, nearP := -1, math.Inf(1) // the member it is least clearly equal to
 		for _, m := range cur {
@@ -103,8 +145,10 @@ func (k Ranking) Split() Grouping {
 				why = fmt.Sprintf("apart from %s (samples do not vary)", k.Ranked[m].Strategy)
 			case v.Separated && v.Exact:
 				why = fmt.Sprintf("apart from %s by more than %s (samples vary less)", k.Ranked[m].Strategy, tolText)
+			case v.Separated && v.ByPaired:
+				why = fmt.Sprintf("separated from %s (paired ratio %s; signed-rank p=%.3f)", k.Ranked[m].Strategy, v.Ratio.Text(), v.PairedP)
 			case v.Separated:
-				why = fmt.Sprintf("separated from %s (p=%.3f)", k.Ranked[m].Strategy, v.P)
+				why = fmt.Sprintf("separated from %s (p=%.3f, ratio %s)", k.Ranked[m].Strategy, v.P, v.Ratio.Text())
 			case v.Note != "" && differ:
 				why, untested = fmt.Sprintf("? %s (no verdict: %s)", k.Ranked[m].Strategy, v.Note), true
 				g.Note[i] = v.Note
@@ -119,10 +163,6 @@ func (k Ranking) Split() Grouping {
 			if near < 0 || p < nearP {
 				near, nearP = m, p
 			}
-		}
-		if why == "" && cur[0] == 0 && r.HasBest && !r.VsBest.NoCI && (r.VsBest.Lo > 1 || r.VsBest.Hi < 1) &&
-			math.Abs(r.Summary.Median-k.Ranked[0].Summary.Median) > k.Tol {
-			why = fmt.Sprintf("apart from the best: × best interval %s excludes 1", r.VsBest.Text())
 		}
 		if why != "" {
 			g.Groups = append(g.Groups, cur)
@@ -142,6 +182,8 @@ func (k Ranking) Split() Grouping {
 			g.Why[i] = fmt.Sprintf("≈ %s (equal medians; no test: %s)", k.Ranked[near].Strategy, v.Note)
 		case v.Tolerated: // the test separates them, the tolerance does not
 			g.Why[i] = fmt.Sprintf("≈ %s (within %s, the unit's tolerance)", k.Ranked[near].Strategy, tolText)
+		case v.Disputed: // the test separates them, the ratio's interval does not
+			g.Why[i] = fmt.Sprintf("≈ %s (p=%.3f, but the ratio's 95%% CI %s holds 1)", k.Ranked[near].Strategy, v.P, v.Ratio.Text())
 		default:
 			g.Why[i] = fmt.Sprintf("≈ %s (p=%.3f)", k.Ranked[near].Strategy, v.P)
 		}
@@ -222,7 +264,27 @@ func (d *Run) rank(h suite.Headline, id RowID) (Ranking, bool) {
 	if len(k.Ranked) == 0 {
 		return k, false
 	}
+	if h.Within != "" {
+		within := map[string]float64{}
+		top := math.Inf(-1)
+		for _, r := range k.Ranked {
+			if os := d.samples[sampleKey{id, r.Strategy, h.Within}]; len(os) > 0 {
+				within[r.Strategy] = medianOf(values(os))
+				top = math.Max(top, within[r.Strategy])
+			}
+		}
+		for i := range k.Ranked {
+			r := &k.Ranked[i]
+			if w, ok := within[r.Strategy]; ok && top > 0 && w < top/10 {
+				r.Unranked = fmt.Sprintf("not ranked by %s: %s %s, %s× the best's %s", h.Unit,
+					results.FormatValue(w, h.Within), h.Within, results.Sig3(w/top, false), results.FormatValue(top, h.Within))
+			}
+		}
+	}
 	sort.SliceStable(k.Ranked, func(i, j int) bool {
+		if ui, uj := k.Ranked[i].Unranked != "", k.Ranked[j].Unranked != ""; ui != uj {
+			return uj
+		}
 		a, b := k.Ranked[i].Summary.Median, k.Ranked[j].Summary.Median
 		if h.Higher {
 			return a > b
@@ -250,7 +312,24 @@ func (d *Run) rank(h suite.Headline, id RowID) (Ranking, bool) {
 	for i := range k.Ranked {
 		k.pairs[i] = make([]pairVerdict, len(k.Ranked))
 		for j := i + 1; j < len(k.Ranked); j++ {
-			k.pairs[i][j] = compare(k.Ranked[i].Samples, k.Ranked[j].Samples, h.Unit, &th)
+			v := compare(k.Ranked[i].Samples, k.Ranked[j].Samples, h.Unit, &th)
+			v.PairedP = math.NaN()
+			if !v.Exact {
+				a, ref := obsOf(k.Ranked[j].Strategy), obsOf(k.Ranked[i].Strategy)
+				v.Ratio, v.HasRatio = ratioOf(a, ref)
+				if interleaved(a, ref) {
+					logs := make([]float64, 0, len(a))
+					for x := range a {
+						if a[x].v > 0 && ref[x].v > 0 {
+							logs = append(logs, math.Log(a[x].v/ref[x].v))
+						}
+					}
+					if len(logs) == len(a) {
+						v.PairedP, _ = SignedRankP(logs)
+					}
+				}
+			}
+			k.pairs[i][j] = v
 		}
 	}
 	k.Need = strings.ReplaceAll(FillParams(h.Need, k.Params), "{GOMAXPROCS}", strconv.Itoa(id.Procs))
@@ -341,6 +420,15 @@ func (d *Run) Rankings(cores int) []Ranking {
 				}
 				if r.HasBaseline {
 					r.VsBaseline.use(method)
+				}
+			}
+			for a := range ks[i].pairs {
+				for b := a + 1; b < len(ks[i].pairs[a]); b++ {
+					v := &ks[i].pairs[a][b]
+					if v.HasRatio {
+						v.Ratio.use(method)
+					}
+					v.confirm(ks[i].Tol, math.Abs(ks[i].Ranked[a].Summary.Median-ks[i].Ranked[b].Summary.Median))
 				}
 			}
 		}

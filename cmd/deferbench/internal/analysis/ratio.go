@@ -3,6 +3,7 @@ package analysis
 import (
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
@@ -211,5 +212,19 @@ func (r Ratio) Text() string {
 	if r.NoCI {
 		return c + " (no CI)"
 	}
-	return c + " (" + results.Sig3(r.Lo, false) + "–" + results.Sig3(r.Hi, false) + ")"
+	return c + " (" + bound(r.Lo) + "–" + bound(r.Hi) + ")"
+}
+
+// bound is an interval's end in three significant digits, or more (up to 8 decimals) when
+// three would print 1.00 for an end that is not 1: whether it excludes 1 is what a reader
+// checks.
+func bound(x float64) string {
+	s := results.Sig3(x, false)
+	for d := 3; x != 1 && d <= 8; d++ {
+		if v, err := strconv.ParseFloat(s, 64); err != nil || v != 1 {
+			break
+		}
+		s = strconv.FormatFloat(x, 'f', d, 64)
+	}
+	return s
 }

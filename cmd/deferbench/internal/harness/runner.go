@@ -174,7 +174,7 @@ func Run(ctx context.Context, opt Options, emit func(*benchfmt.Result) error) er
 		earlier := func(name string) *benchfmt.Result { return rep[name] }
 		for _, c := range cases {
 			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("run stopped after %d of %d benchmarks: %w", done, total, err)
+				return fmt.Errorf("run stopped after %d of %d results: %w", done, total, err)
 			}
 			name := c.FullName()
 			if opt.Progress != nil {

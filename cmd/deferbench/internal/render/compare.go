@@ -2,7 +2,6 @@ package render
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -20,40 +19,22 @@ var CompareFormats = []string{"text", "markdown", "csv", "json"}
 
 // CompareDoc is what WriteCompare prints: a comparison and how to name its sides.
 type CompareDoc struct {
-	Old, New   string // the inputs as given (paths)
-	OldLabel   string // column headings
-	NewLabel   string
-	Fail       string // the -fail value, "" for no gate
-	Comparison *analysis.RunComparison
+	Old, New string // the inputs as given (paths)
+	OldLabel string // column headings
+	NewLabel string
+	Fail     string // the -fail value, "" for no gate
+	// Full names the file that holds every row in markdown tables (-full), for the
+	// markdown's pointer when it leaves rows out to stay under MarkdownLimit; "" for none.
+	Full string
+	// OldFlags and NewFlags are each side's trust flags (analysis.TrustFlags): Loaded,
+	// partial, emulated, throttled; nil for none. The gate line and the markdown carry them.
+	OldFlags, NewFlags []string
+	Comparison         *analysis.RunComparison
 }
 
-// Gate returns "fail", "pass", or "none" when no threshold was given.
-func (d *CompareDoc) Gate() string {
-	switch {
-	case d.Fail == "":
-		return "none"
-	case len(d.Comparison.Failed()) > 0:
-		return "fail"
-	}
-	return "pass"
-}
-
-// WriteCompare writes d in format (one of CompareFormats):
-//   - text: per unit a table of the old and new medians ± their 95% CI, the change ("~" when
-//     not significant, "new: 4 allocs/op" from 0, "?N" without a verdict, reasons under the
-//     table), the p-value or "exact", and FAIL with the threshold a row exceeds;
-//   - markdown: for a pull-request comment or a CI step summary: the gate's result, the
-//     regressions, then the improvements, then the unchanged rows collapsed in <details>;
-//   - csv: one header line and one line per row;
-//   - json: every row with medians, CIs, change, p, method, verdict and gate (see
-//     CompareJSON).
-func WriteCompare(w io.Writer, format string, d *CompareDoc) error {
-	ew := &ErrWriter{W: w}
-	if err := writeCompare(ew, format, d); err != nil {
-		return err
-	}
-	return ew.Err
-}
+// Gate returns the gate's result: analysis.GateFail, GateInconclusive, GatePass, or
+// GateNone when no threshold was given (see analysis.RunComparison.Gate).
+func (d *CompareDoc) Gate() string { return d.Comparison.Gate(d.Fail != "") }
 
 // ErrWriter is W keeping the first write error in Err, for output printed line by line
 // without a check per line: a full disk under a CI step summary must fail the command, not
@@ -72,43 +53,30 @@ func (e *ErrWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func writeCompare(w io.Writer, format string, d *CompareDoc) error {
-	switch format {
-	case "text":
-		return writeCompareText(w, d)
-	case "markdown":
-		return writeCompareMarkdown(w, d)
-	case "csv":
-		return writeCompareCSV(w, d)
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(d.JSON())
-	}
-	return fmt.Errorf("unknown format %q (valid: %s)", format, strings.Join(CompareFormats, ", "))
-}
-
 // CompareJSON is the JSON form of a comparison. Numbers that do not exist (the change from a
 // median of 0, the p-value of an exact comparison) are null.
 type CompareJSON struct {
-	Old      SideJSON  `json:"old"`
-	New      SideJSON  `json:"new"`
-	Alpha    float64   `json:"alpha"`
-	Method   string    `json:"method"` // u-test or signed-rank; rows say exact where they are
-	Fail     string    `json:"fail,omitempty"`
-	Gate     string    `json:"gate"` // pass, fail or none
-	Failed   int       `json:"failed"`
-	Notes    []string  `json:"notes,omitempty"`
-	Rows     []RowJSON `json:"rows"`
-	Ignored  []string  `json:"kept_apart,omitempty"` // configuration keys kept apart
-	IgnoreAs string    `json:"ignore_hint,omitempty"`
+	Old    SideJSON `json:"old"`
+	New    SideJSON `json:"new"`
+	Alpha  float64  `json:"alpha"`
+	Method string   `json:"method"` // u-test or signed-rank; rows say exact where they are
+	Fail   string   `json:"fail,omitempty"`
+	Gate   string   `json:"gate"` // pass, fail, inconclusive or none
+	Failed int      `json:"failed"`
+	// Inconclusive counts the gated rows the gate could not judge (rows with gate
+	// "inconclusive"); the gate is "inconclusive" when it is not 0 and no row failed.
+	Inconclusive int       `json:"inconclusive"`
+	Notes        []string  `json:"notes,omitempty"`
+	Rows         []RowJSON `json:"rows"`
+	Ignored      []string  `json:"kept_apart,omitempty"` // configuration keys kept apart
+	IgnoreAs     string    `json:"ignore_hint,omitempty"`
 }
 
 // SideJSON names one input.
 type SideJSON struct {
-	Path  string `json:"path"`
-	Label string `json:"label"`
+	Path  string   `json:"path"`
+	Label string   `json:"label"`
+	Flags []string `json:"flags,omitempty"` // trust flags: Loaded, partial, emulated, throttled
 }
 
 // RowJSON is a Row with its optional numbers as null.
@@ -130,9 +98,10 @@ func finite(x float64) *float64 {
 func (d *CompareDoc) JSON() CompareJSON {
 	c := d.Comparison
 	out := CompareJSON{
-		Old: SideJSON{d.Old, d.OldLabel}, New: SideJSON{d.New, d.NewLabel},
+		Old: SideJSON{d.Old, d.OldLabel, d.OldFlags}, New: SideJSON{d.New, d.NewLabel, d.NewFlags},
 		Alpha: c.Alpha, Method: c.Method, Fail: d.Fail, Gate: d.Gate(), Failed: len(c.Failed()),
-		Notes: c.Notes, Rows: []RowJSON{}, Ignored: c.Differ, IgnoreAs: c.Hint,
+		Inconclusive: len(c.Inconclusive()),
+		Notes:        c.Notes, Rows: []RowJSON{}, Ignored: c.Differ, IgnoreAs: c.Hint,
 	}
 	for _, r := range c.Rows {
 		out.Rows = append(out.Rows, RowJSON{Row: r, Change: finite(r.Change), P: finite(r.P), PHolm: finite(r.PHolm)})
@@ -223,8 +192,11 @@ func writeCompareText(w io.Writer, d *CompareDoc) error {
 				delta = fmt.Sprintf("?%d", noteNo[r.Note])
 			}
 			gate := ""
-			if r.Gate == "fail" {
+			switch r.Gate {
+			case analysis.GateFail:
 				gate = "FAIL " + r.Threshold
+			case analysis.GateInconclusive:
+				gate = "INCONCLUSIVE " + r.Threshold
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", rowName(r), fmtSummary(r.Old), fmtSummary(r.New), delta, fmtPVal(r), gate)
 		}
@@ -247,41 +219,71 @@ func writeCompareText(w io.Writer, d *CompareDoc) error {
 	return writeGateLine(w, d)
 }
 
+// trust says which sides are flagged and why, as one sentence; "" when neither is.
+func (d *CompareDoc) trust() string {
+	var parts []string
+	for _, s := range []struct {
+		side, label string
+		flags       []string
+	}{{"OLD", d.OldLabel, d.OldFlags}, {"NEW", d.NewLabel, d.NewFlags}} {
+		if len(s.flags) > 0 {
+			parts = append(parts, fmt.Sprintf("%s (%s) is %s", s.side, s.label, strings.Join(s.flags, ", ")))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "; ") + ": differences may come from that rather than from the change"
+}
+
+// trustShort is the flags' first words for the gate line: " [NEW: Loaded, partial]".
+func (d *CompareDoc) trustShort() string {
+	var parts []string
+	for _, s := range []struct {
+		side  string
+		flags []string
+	}{{"OLD", d.OldFlags}, {"NEW", d.NewFlags}} {
+		if len(s.flags) == 0 {
+			continue
+		}
+		parts = append(parts, s.side+": "+strings.Join(analysis.ShortFlags(s.flags), ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(parts, "; ") + "]"
+}
+
 func writeGateLine(w io.Writer, d *CompareDoc) error {
+	if t := d.trust(); t != "" {
+		fmt.Fprintf(w, "\ntrust: %s\n", t)
+	}
 	if d.Fail == "" {
 		return nil
 	}
-	failed := d.Comparison.Failed()
-	checked := 0
-	for _, r := range d.Comparison.Rows {
-		if r.Gate != "" {
-			checked++
-		}
-	}
+	c := d.Comparison
+	checked := c.Gated()
 	var err error
-	if len(failed) == 0 {
-		_, err = fmt.Fprintf(w, "\ngate -fail %s: pass (%s checked%s%s)\n", d.Fail, plural(checked, "metric"), d.unjudged(), d.holmClause())
-	} else {
-		_, err = fmt.Fprintf(w, "\ngate -fail %s: FAIL: %d of %s worse beyond the threshold and significant at alpha %v (%s)\n",
-			d.Fail, len(failed), plural(checked, "metric"), d.Comparison.Alpha, strings.TrimPrefix(d.holmClause(), "; "))
+	switch d.Gate() {
+	case analysis.GatePass:
+		_, err = fmt.Fprintf(w, "\ngate -fail %s: pass (%s checked, each judged%s)%s\n", d.Fail, plural(checked, "metric"), d.holmClause(), d.trustShort())
+	case analysis.GateInconclusive:
+		_, err = fmt.Fprintf(w, "\ngate -fail %s: INCONCLUSIVE: %d of %s could not be judged (no verdict, or too few samples to fail at any outcome), none failed%s: raise -count or -rounds%s\n",
+			d.Fail, len(c.Inconclusive()), plural(checked, "metric"), d.holmClause(), d.trustShort())
+	default:
+		_, err = fmt.Fprintf(w, "\ngate -fail %s: FAIL: %d of %s worse beyond the threshold and significant at alpha %v (%s%s)%s\n",
+			d.Fail, len(c.Failed()), plural(checked, "metric"), c.Alpha, strings.TrimPrefix(d.holmClause(), "; "), d.unjudged(), d.trustShort())
 	}
 	return err
 }
 
-// unjudged says how many gated metrics had no verdict (too few samples, or a test that
-// could not run), as a clause to append to a pass: a pass over metrics nobody could judge
-// must not read as a clean bill. It is "" when every gated metric had a verdict.
+// unjudged says how many gated metrics the gate could not judge, as a clause for a failed
+// gate ("" when it judged all).
 func (d *CompareDoc) unjudged() string {
-	n := 0
-	for _, r := range d.Comparison.Rows {
-		if r.Gate != "" && r.Verdict == analysis.NoVerdict {
-			n++
-		}
+	if n := len(d.Comparison.Inconclusive()); n > 0 {
+		return fmt.Sprintf("; %d more could not be judged", n)
 	}
-	if n == 0 {
-		return ""
-	}
-	return fmt.Sprintf("; %d of them without a verdict, so not judged: raise -count or -rounds", n)
+	return ""
 }
 
 // holmClause says how the gate's p-values were adjusted, and what the adjustment let pass
@@ -308,84 +310,6 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
-}
-
-func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-
-func writeMarkdownTable(w io.Writer, rows []analysis.Row, oldL, newL string) {
-	fmt.Fprintf(w, "| benchmark | unit | %s | %s | change | p | gate |\n", mdCell(oldL), mdCell(newL))
-	fmt.Fprintf(w, "|---|---|--:|--:|--:|---|---|\n")
-	for _, r := range rows {
-		gate := r.Gate
-		if gate == "fail" {
-			gate = "**FAIL** " + r.Threshold
-		}
-		change := fmtChange(r)
-		if r.Note != "" {
-			change = "? " + r.Note
-		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", mdCell(rowName(r)), r.Unit,
-			fmtSummary(r.Old), fmtSummary(r.New), mdCell(change), fmtPVal(r), gate)
-	}
-}
-
-func writeCompareMarkdown(w io.Writer, d *CompareDoc) error {
-	c := d.Comparison
-	oldL, newL := d.labels()
-	fmt.Fprintf(w, "### deferbench: %s → %s\n\n", mdCell(oldL), mdCell(newL))
-	method := "Mann-Whitney U test"
-	if c.Method == analysis.MethodPaired {
-		method = "Wilcoxon signed-rank test on paired rounds"
-	}
-	switch d.Gate() {
-	case "fail":
-		fmt.Fprintf(w, "**Gate failed:** %s worse beyond `%s` and significant (%s, alpha %v%s).\n\n",
-			plural(len(c.Failed()), "metric"), d.Fail, method, c.Alpha, d.holmClause())
-	case "pass":
-		fmt.Fprintf(w, "**Gate passed:** nothing worse beyond `%s` (%s, alpha %v%s%s).\n\n", d.Fail, method, c.Alpha, d.unjudged(), d.holmClause())
-	default:
-		fmt.Fprintf(w, "No gate (%s, alpha %v).\n\n", method, c.Alpha)
-	}
-	var worse, better, same, unknown []analysis.Row
-	for _, r := range c.Rows {
-		switch r.Verdict {
-		case analysis.Worse:
-			worse = append(worse, r)
-		case analysis.Better:
-			better = append(better, r)
-		case analysis.NoVerdict:
-			unknown = append(unknown, r)
-		default:
-			same = append(same, r)
-		}
-	}
-	// Failing rows first among the regressions.
-	sort.SliceStable(worse, func(i, j int) bool { return worse[i].Gate == "fail" && worse[j].Gate != "fail" })
-	for _, sec := range []struct {
-		title string
-		rows  []analysis.Row
-		open  bool
-	}{{"Regressions", worse, true}, {"Improvements", better, true}, {"No significant change", same, false}, {"No verdict", unknown, false}} {
-		if len(sec.rows) == 0 {
-			continue
-		}
-		if sec.open {
-			fmt.Fprintf(w, "#### %s (%d)\n\n", sec.title, len(sec.rows))
-			writeMarkdownTable(w, sec.rows, oldL, newL)
-			fmt.Fprintln(w)
-			continue
-		}
-		fmt.Fprintf(w, "<details><summary>%s (%d)</summary>\n\n", sec.title, len(sec.rows))
-		writeMarkdownTable(w, sec.rows, oldL, newL)
-		fmt.Fprintf(w, "\n</details>\n\n")
-	}
-	for _, n := range c.Notes {
-		fmt.Fprintf(w, "> note: %s\n", n)
-	}
-	if n := noCISamples(c.Rows); n != "" {
-		fmt.Fprintf(w, "> ±∞: %s\n", n)
-	}
-	return nil
 }
 
 // noCISamples explains the ±∞ of a median without a confidence interval, or is "" when

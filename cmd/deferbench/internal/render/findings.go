@@ -193,10 +193,12 @@ func writeFindings(b *strings.Builder, rs []*benchfmt.Result, meta ReportMeta) {
 	fmt.Fprintf(b, "## Findings\n\n")
 	np, nu, pw, uw := analysis.RatioMethods(ks)
 	fmt.Fprintf(b, "Computed from this run's bench.txt alone. Per headline metric the strategies are ranked best first by their median; "+
-		"`≈` joins strategies that noise cannot separate, so their order within a group is noise: every pair in a group is inseparable by the Mann-Whitney U test (alpha %.2g, golang.org/x/perf/benchmath), "+
-		"or differs by no more than the unit's tolerance (1 B per anything, 0.01 allocs/op; a count whose samples do not vary is compared exactly), the rule compare uses; "+
-		"a strategy separable from any member of the current group starts a new one (inseparable neighbours never chain a fast strategy and a slow one into a group), "+
-		"and the best group also excludes a strategy whose × best interval excludes 1. The group column says which comparison placed each strategy. "+
+		"`≈` joins strategies that noise cannot separate, so their order within a group is noise. Two strategies are separated only when two kinds of evidence agree: "+
+		"the 95%% CI of their ratio excludes 1, and a test at alpha %.2g says so too (the Mann-Whitney U test, golang.org/x/perf/benchmath; or, for ratios formed per repetition, the Wilcoxon signed-rank test on them); "+
+		"a test whose ratio interval holds 1 leaves them together, and the group column says so. A difference within the unit's tolerance (1 B per anything, 0.01 allocs/op) never separates; "+
+		"a count whose samples do not vary is compared exactly, the rule compare uses. "+
+		"A strategy separable from any member of the current group starts a new one (inseparable neighbours never chain a fast strategy and a slow one into a group). "+
+		"The group column says which comparison placed each strategy. "+
 		"`?` joins strategies the test could not judge (too few repetitions), which are not ranked. "+
 		"× best and × baseline are the ratio of the strategy's median to the best strategy's and to baseline's (so they follow the ranking), with a 95%% CI of the ratio. "+
 		"The runner interleaves repetitions (repetition i of every strategy runs back to back before repetition i+1), so a ratio can be formed per repetition: "+
@@ -223,9 +225,12 @@ func groupText(k analysis.Ranking) string {
 	var b strings.Builder
 	for gi, grp := range g.Groups {
 		if gi > 0 {
-			if g.Untested[gi-1] {
+			switch {
+			case k.Ranked[grp[0]].Unranked != "":
+				fmt.Fprintf(&b, "; not ranked (under a tenth of the best %s): ", k.Headline.Within)
+			case g.Untested[gi-1]:
 				b.WriteString(" ? ")
-			} else {
+			default:
 				b.WriteString(", then ")
 			}
 		}
@@ -233,7 +238,10 @@ func groupText(k analysis.Ranking) string {
 			b.WriteString("**")
 		}
 		for n, i := range grp {
-			if n > 0 {
+			switch {
+			case n > 0 && k.Ranked[i].Unranked != "":
+				b.WriteString(", ")
+			case n > 0:
 				b.WriteString(" ≈ ")
 			}
 			b.WriteString(k.Ranked[i].Strategy)
@@ -297,6 +305,7 @@ func withUnit(s results.Summary, u string) results.Summary { s.Unit = u; return 
 // voids that scenario's figures).
 func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]deferral.Capabilities, caveats map[string]string) {
 	var rows [][4]string
+	var met [][]string // per requirement (not cost), the strategies that meet it
 	for _, k := range ks {
 		h := k.Headline
 		if h.Need == "" {
@@ -317,6 +326,7 @@ func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]defe
 		}
 		var names, figs, whys []string
 		var refused []string
+		alike := alikeOutside(k, meet, traits)
 		for _, r := range meet {
 			if h.Requires != nil {
 				t, ok := traits[r.Strategy]
@@ -326,6 +336,10 @@ func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]defe
 				yes, why := h.Requires(t)
 				if !yes {
 					refused = append(refused, r.Strategy+" ("+why+")")
+					continue
+				}
+				if out := alike[r.Strategy]; out != "" && h.Meets == nil {
+					refused = append(refused, r.Strategy+" (in the best group by noise alone: "+out+", which read the world the same way, are not)")
 					continue
 				}
 				whys = addWhy(whys, r.Strategy, why)
@@ -382,12 +396,22 @@ func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]defe
 		if c := caveats[k.Row.Scenario]; c != "" {
 			fig += "; " + c
 		}
+		if h.Cost {
+			why = "a cost, not a requirement: the strategies that pay it, and what"
+		}
 		rows = append(rows, [4]string{k.Need, strings.Join(names, ", "), fig, why})
+		if !h.Cost {
+			met = append(met, names)
+		}
 	}
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "## Which to pick\n\n| requirement | strategies that meet it in this run | figure | rests on |\n|---|---|---|---|\n")
+	fmt.Fprintf(b, "## Which to pick\n\n")
+	if line := pickSummary(met); line != "" {
+		fmt.Fprintf(b, "%s\n\n", line)
+	}
+	fmt.Fprintf(b, "| requirement | strategies that meet it in this run | figure | rests on |\n|---|---|---|---|\n")
 	for _, r := range rows {
 		names := r[1]
 		if names == "" {
@@ -396,6 +420,74 @@ func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]defe
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", r[0], names, mdEscape(r[2]), mdEscape(r[3]))
 	}
 	fmt.Fprintln(b)
+}
+
+// pickSummary is the line above "Which to pick"'s table, computed from met (per requirement,
+// the strategies that meet it): the strategies that meet every requirement measured, or
+// else the ones that meet the most and which they miss. "" without requirements.
+func pickSummary(met [][]string) string {
+	if len(met) == 0 {
+		return ""
+	}
+	count := map[string]int{}
+	var order []string
+	for _, names := range met {
+		for _, n := range names {
+			if count[n] == 0 {
+				order = append(order, n)
+			}
+			count[n]++
+		}
+	}
+	most := 0
+	for _, n := range order {
+		most = max(most, count[n])
+	}
+	var top []string
+	for _, n := range order {
+		if count[n] == most {
+			top = append(top, n)
+		}
+	}
+	sort.Strings(top)
+	switch {
+	case most == 0:
+		return fmt.Sprintf("No strategy is shown to meet any of the %d requirements measured here.", len(met))
+	case most == len(met):
+		verb := "meets"
+		if len(top) > 1 {
+			verb = "meet"
+		}
+		return fmt.Sprintf("**%s %s every requirement measured here** (%d; costs not counted).", strings.Join(top, ", "), verb, len(met))
+	}
+	return fmt.Sprintf("No strategy meets every requirement measured here: %s %s %d of the %d.",
+		strings.Join(top, ", "), map[bool]string{true: "meet", false: "meets"}[len(top) > 1], most, len(met))
+}
+
+// alikeOutside returns, for each strategy of meet, the ranked strategies outside meet that
+// declare the same reads (deferral.Capabilities.Reads): strategies that read the world the
+// same way are treated alike, so one of them is not picked on noise while the others are
+// measured worse. "" for a strategy with none.
+func alikeOutside(k analysis.Ranking, meet []analysis.Ranked, traits map[string]deferral.Capabilities) map[string]string {
+	in := map[string]bool{}
+	for _, r := range meet {
+		in[r.Strategy] = true
+	}
+	out := map[string]string{}
+	for _, r := range meet {
+		t, ok := traits[r.Strategy]
+		if !ok || t.Reads == "" {
+			continue
+		}
+		var same []string
+		for _, o := range k.Ranked {
+			if to, ok := traits[o.Strategy]; ok && !in[o.Strategy] && to.Reads == t.Reads {
+				same = append(same, o.Strategy)
+			}
+		}
+		out[r.Strategy] = strings.Join(same, ", ")
+	}
+	return out
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }

@@ -3,7 +3,9 @@ package render
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -113,7 +115,8 @@ func TestFindingsGroupsDoNotChain(t *testing.T) {
 
 // TestFindingsBestGroupFollowsRatio: a strategy 1.37× the best in every repetition, whose
 // samples overlap the best's because the machine drifted (so the U test cannot separate
-// them), is not listed as meeting "lowest frame time": its paired × best interval excludes 1.
+// them), is not listed as meeting "lowest frame time": its paired × best interval excludes 1
+// and the signed-rank test on the same per-repetition ratios agrees.
 func TestFindingsBestGroupFollowsRatio(t *testing.T) {
 	m := metricRun{name: "Frame/strategy=%s/entities=1000-2", unit: "ns/op",
 		order: []string{"cmdbuffer", "lazyguarded"}, vals: map[string][]float64{}}
@@ -130,8 +133,8 @@ func TestFindingsBestGroupFollowsRatio(t *testing.T) {
 	checkGroupsHonest(t, rs)
 	rep := reportOf(t, m.text())
 	sec := section(rep, "### Frame entities=1000: ns/op")
-	if g := firstGroup(sec); g != "cmdbuffer" || !strings.Contains(sec, "× best interval 1.3") {
-		t.Errorf("want cmdbuffer alone in the best group, lazyguarded cut by its × best interval:\n%s", sec)
+	if g := firstGroup(sec); g != "cmdbuffer" || !strings.Contains(sec, "separated from cmdbuffer (paired ratio 1.3") {
+		t.Errorf("want cmdbuffer alone in the best group, lazyguarded cut by its paired ratio and the signed-rank test:\n%s", sec)
 	}
 	if g := pickRow(rep, "lowest frame time at 1k entities"); g != "cmdbuffer" {
 		t.Errorf("lowest frame time: %q, want cmdbuffer only:\n%s", g, section(rep, "## Which to pick"))
@@ -165,7 +168,7 @@ func TestFindingsBytesWithinTolerance(t *testing.T) {
 	checkGroupsHonest(t, rs)
 	rep := reportOf(t, m.text())
 	sec := section(rep, "### Stage cmd=typed: heap-B/cmd")
-	if g := firstGroup(sec); g != "cmdbuffer hybrid" || !strings.Contains(sec, "| hybrid | 82.3 B ±0.0% | 1.00× (1.00–1.00) | ≈ cmdbuffer (within 1 heap-B/cmd") {
+	if g := firstGroup(sec); g != "cmdbuffer hybrid" || !strings.Contains(sec, "| hybrid | 82.3 B ±0.0% | 1.00× (1.001–1.001) | ≈ cmdbuffer (within 1 heap-B/cmd") {
 		t.Errorf("82.2 B and 82.3 B: want one group, no p-value separating them:\n%s", sec)
 	}
 	if !strings.Contains(sec, "**, then ") || !(strings.Contains(sec, "then handrolled ≈ lazyguarded") || strings.Contains(sec, "then lazyguarded ≈ handrolled")) {
@@ -265,6 +268,86 @@ func TestSpikeRetainedXRanked(t *testing.T) {
 	for _, w := range []string{"| lazyguarded | 1 ", "| lazyguarded-pass | 1 ", "| handrolled | 800 "} {
 		if !strings.Contains(sec, w) {
 			t.Errorf("Spike retained-x ranking lacks %q:\n%s", w, sec)
+		}
+	}
+}
+
+// TestFindingsReadersFourVerdicts feeds the readers = 4 p99 case of a loaded run: cmdbuffer
+// (288 ns, ±>100%) whose U test against versioned says p=0.005 while its ratio's 95% CI
+// (0.869–281) holds 1, and handrolled and hybrid, which read the world as cmdbuffer does, ~100×
+// slower. No "separated" may stand on a test whose ratio interval holds 1, and the pick must
+// not keep cmdbuffer on noise while dropping the two that read the world the same way.
+func TestFindingsReadersFourVerdicts(t *testing.T) {
+	m := metricRun{name: "Readers/strategy=%s/readers=4-2", unit: "p99-read-ns",
+		order: []string{"versioned", "cmdbuffer", "handrolled", "hybrid"},
+		vals: map[string][]float64{
+			"versioned":  {278.6, 184.6, 151.2, 177.4, 205.3, 232.1, 235.7, 189.2, 219.0, 145.0},
+			"cmdbuffer":  {78240, 223.5, 281.1, 295.8, 29869, 77862, 192.5, 301.0, 190.4, 264.9},
+			"handrolled": {340.8, 245.7, 371.5, 377.3, 321.0, 36971, 65095, 44622, 50942, 60861},
+			"hybrid":     {49337, 37152, 40487, 37169, 59783, 61765, 50315, 39286, 331.1, 34816},
+		}}
+	rep := reportOf(t, m.text())
+	sec := section(rep, "### Readers readers=4: p99-read-ns")
+	// Every "separated" names a ratio whose interval excludes 1.
+	re := regexp.MustCompile(`separated from \w+ \(p=[0-9.]+, ratio [0-9.]+× \(([0-9.]+)–([0-9.]+)\)\)`)
+	seps := re.FindAllStringSubmatch(sec, -1)
+	for _, s := range seps {
+		lo, _ := strconv.ParseFloat(s[1], 64)
+		hi, _ := strconv.ParseFloat(s[2], 64)
+		if lo <= 1 && hi >= 1 {
+			t.Errorf("%q: separated on an interval that holds 1", s[0])
+		}
+	}
+	if len(seps) == 0 || strings.Count(sec, "separated from") != len(seps) {
+		t.Errorf("want every separation to name its ratio and interval:\n%s", sec)
+	}
+	if !strings.Contains(sec, "| cmdbuffer | ") || !strings.Contains(sec, "≈ versioned (p=0.005, but the ratio's 95% CI 1.46× (0.869–281) holds 1)") {
+		t.Errorf("cmdbuffer's row does not say its test and its interval disagree:\n%s", sec)
+	}
+	pick := section(rep, "## Which to pick")
+	if g := pickRow(rep, "readers never wait"); g != "versioned" ||
+		!strings.Contains(pick, "left out: cmdbuffer (in the best group by noise alone: handrolled, hybrid, which read the world the same way, are not)") {
+		t.Errorf("readers never wait: %q; want versioned, cmdbuffer left out like handrolled and hybrid:\n%s", g, pick)
+	}
+}
+
+// TestFindingsContentionEfficiencyWithinThroughput: lazyguarded scales best relative to its
+// own single-producer speed (efficiency 0.781) but delivers 1.15M cmds/s against cmdbuffer's
+// 26.8M: the efficiency ranking must not call it best; it is listed, not ranked, with its
+// share of the best throughput.
+func TestFindingsContentionEfficiencyWithinThroughput(t *testing.T) {
+	rep := reportOf(t, contentionText(map[string][2]float64{
+		"cmdbuffer": {26.8e6, 0.52}, "handrolled": {24e6, 0.50}, "lazyguarded": {1.15e6, 0.781}, suite.NoopName: {1e9, 0.98}}))
+	sec := section(rep, "### Contention producers=2: efficiency")
+	if g := firstGroup(sec); strings.Contains(g, "lazyguarded") || !strings.Contains(g, "cmdbuffer") {
+		t.Errorf("best group %q: want cmdbuffer, not lazyguarded:\n%s", g, sec)
+	}
+	if !strings.Contains(sec, "; not ranked (under a tenth of the best cmds/s): lazyguarded") ||
+		!strings.Contains(sec, "| not ranked by efficiency: 1.15M cmds/s, 0.0429× the best's 26.8M |") {
+		t.Errorf("lazyguarded is not listed as unranked with its share of the throughput:\n%s", sec)
+	}
+	// Within a tenth, efficiency ranks as before.
+	rep = reportOf(t, contentionText(map[string][2]float64{
+		"cmdbuffer": {26.8e6, 0.52}, "handrolled": {24e6, 0.70}, suite.NoopName: {1e9, 0.98}}))
+	if g := firstGroup(section(rep, "### Contention producers=2: efficiency")); g != "handrolled" {
+		t.Errorf("handrolled at 0.70 against 0.52, both at full throughput: best group %q", g)
+	}
+}
+
+// TestPickSummary: the line above "Which to pick" is computed from the rows: the strategies
+// that meet every requirement, or the ones that meet the most.
+func TestPickSummary(t *testing.T) {
+	for _, c := range []struct {
+		met  [][]string
+		want string
+	}{
+		{[][]string{{"cmdbuffer", "hybrid"}, {"cmdbuffer"}, {"versioned", "cmdbuffer"}}, "**cmdbuffer meets every requirement measured here** (3; costs not counted)."},
+		{[][]string{{"b", "a"}, {"a", "b"}}, "**a, b meet every requirement measured here** (2; costs not counted)."},
+		{[][]string{{"cmdbuffer"}, {"versioned"}, {"versioned", "hybrid"}}, "No strategy meets every requirement measured here: versioned meets 2 of the 3."},
+		{[][]string{{}, {}}, "No strategy is shown to meet any of the 2 requirements measured here."},
+	} {
+		if got := pickSummary(c.met); got != c.want {
+			t.Errorf("pickSummary(%v) = %q, want %q", c.met, got, c.want)
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package render
 
-import "github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+import (
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+)
 
 // ReportMeta is what report.md says about the run besides the results.
 type ReportMeta struct {
@@ -34,4 +37,4 @@ type OtherWork struct {
 
 // LoadedAbove is the share of the machine's CPU time (other work plus steal) above which
 // report.md flags a run as Loaded: 0.10, a tenth of all CPUs' time.
-const LoadedAbove = 0.10
+const LoadedAbove = analysis.LoadedAbove

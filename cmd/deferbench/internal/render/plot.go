@@ -26,6 +26,9 @@ type PlotOptions struct {
 	// Cores is the run's NumCPU: charts at a GOMAXPROCS above it are labelled
 	// oversubscribed. 0: unknown, nothing labelled.
 	Cores int
+	// Flags are the run's trust flags (analysis.TrustFlags): every chart's title carries
+	// their first words, so that a chart copied on its own still says "Loaded".
+	Flags []string
 }
 
 // Plot is PlotWith without options.
@@ -83,10 +86,16 @@ func chartFile(name string) string {
 //   - Contention-efficiency-G and Contention-throughput-G: efficiency and cmds/s against
 //     producers, one chart per GOMAXPROCS G ("oversubscribed" in the title above NumCPU);
 //   - Readers-latency: p50 and p99 read latency per readers count and strategy;
-//   - Determinism: distinct final states per strategy (1 = reproducible).
+//   - Determinism: distinct final states per strategy (1 = reproducible);
+//   - Spike: retained-x, the heap held after the spike over the steady heap (the scenario's
+//     purpose), and Spike-time the time per ordinary frame.
 //
 // Every median carries its 95% confidence interval as an error bar (none with fewer than 6
-// repetitions); an axis whose medians span more than 10× is logarithmic. Every strategy has
+// repetitions); an axis whose medians span more than 10× is logarithmic, and a bar chart on
+// it draws markers and intervals without bars; an interval reaching past 2.5× the largest
+// median (6.25× on a log axis) is cut at the axis, marked ▲ and counted in the title. Every
+// title ends with the run's trust flags (opt.Flags), "[Loaded]", so that a chart pasted
+// alone keeps them. Every strategy has
 // its own colour and marker, taken from its row in the strategy table (styleOf). The legend
 // stands right of the data.
 func PlotWith(rs []*benchfmt.Result, dir string, opt PlotOptions) ([]string, error) {
@@ -156,6 +165,10 @@ func PlotWith(rs []*benchfmt.Result, dir string, opt PlotOptions) ([]string, err
 		}
 	}
 	style := styleOf(strategies)
+	flagged := ""
+	if len(opt.Flags) > 0 {
+		flagged = " [" + strings.Join(analysis.ShortFlags(opt.Flags), ", ") + "]"
+	}
 	over := func(g int) string {
 		if opt.Cores > 0 && g > opt.Cores {
 			return fmt.Sprintf(", oversubscribed: above NumCPU=%d", opt.Cores)
@@ -193,11 +206,11 @@ func PlotWith(rs []*benchfmt.Result, dir string, opt PlotOptions) ([]string, err
 				if def.OwnProcs {
 					cores = 0
 				}
-				p, logY := barChart(bars, ch.Units[0], strategies, style, cores, mode)
+				p, logY, clipped := barChart(bars, ch.Units[0], strategies, style, cores, mode)
 				if p == nil {
 					continue
 				}
-				p.Title.Text = title + logNote(logY)
+				p.Title.Text = title + logNote(logY) + clipNote(clipped) + flagged
 				p.Y.Label.Text = ch.YLabel
 				if def.OwnProcs {
 					p.X.Label.Text = "" // the scenario sets GOMAXPROCS itself
@@ -225,7 +238,7 @@ func PlotWith(rs []*benchfmt.Result, dir string, opt PlotOptions) ([]string, err
 			}
 			procs := procsOf(pts, sc)
 			for _, g := range procs {
-				p, logY := linePlot(pts, sc, ch.Against, g, ch.Units[0], strategies, style)
+				p, logY, clipped := linePlot(pts, sc, ch.Against, g, ch.Units[0], strategies, style)
 				if p == nil {
 					continue
 				}
@@ -234,7 +247,7 @@ func PlotWith(rs []*benchfmt.Result, dir string, opt PlotOptions) ([]string, err
 					file = fmt.Sprintf("%s-%d", name, g)
 					t = fmt.Sprintf("%s at GOMAXPROCS=%d%s", title, g, over(g))
 				}
-				p.Title.Text = t + logNote2(true, logY)
+				p.Title.Text = t + logNote2(true, logY) + clipNote(clipped) + flagged
 				p.Y.Label.Text = ch.YLabel
 				if err := save(p, file); err != nil {
 					return files, err
@@ -275,6 +288,17 @@ func logNote(logY bool) string {
 		return " (log scale)"
 	}
 	return ""
+}
+
+// clipNote says that n intervals were cut at the top of the axis (▲).
+func clipNote(n int) string {
+	switch n {
+	case 0:
+		return ""
+	case 1:
+		return " (▲: 1 interval cut at the axis)"
+	}
+	return fmt.Sprintf(" (▲: %d intervals cut at the axis)", n)
 }
 
 // logNote2 names the log axes of a line chart: x is always logarithmic.

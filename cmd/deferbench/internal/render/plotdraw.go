@@ -60,12 +60,17 @@ const linearAxis axisMode = 1
 // spansDecade reports whether [lo, hi] spans more than 10× (lo > 0).
 func spansDecade(lo, hi float64) bool { return lo > 0 && hi/lo > 10 }
 
-// barChart draws pts: one group of bars per category (the variant, with its sub-category and
-// GOMAXPROCS where needed) along x, one bar per strategy with its marker at the median and
-// the 95% CI as an error bar. The y axis is logarithmic when the values span more than 10×
-// (unless mode says linear); on a log axis the bars stand on an undrawn base at the axis
-// floor. It returns nil when pts is empty, and whether the axis is logarithmic.
-func barChart(pts []barPoint, unit string, strategies []string, style func(string) Style, cores int, mode ...axisMode) (*plot.Plot, bool) {
+// barChart draws pts: one group per category (the variant, with its sub-category and
+// GOMAXPROCS where needed) along x, one entry per strategy with its marker at the median and
+// the 95% CI as an error bar. On a linear axis, which starts at 0, each entry is a bar; the y
+// axis is logarithmic when the medians span more than 10× (unless mode says linear), and
+// then there are no bars, only the markers and intervals: a bar on a log axis starts from
+// an arbitrary floor, so its length says nothing (a 28× ratio looked like 4×). An interval
+// reaching beyond clipAbove times the largest median (a noisy outlier) would squeeze every
+// other value into the bottom of the axis: the axis stops there, the interval is cut at it
+// and a triangle marks the cut. It returns nil when pts is empty, whether the axis is
+// logarithmic, and how many intervals it cut.
+func barChart(pts []barPoint, unit string, strategies []string, style func(string) Style, cores int, mode ...axisMode) (*plot.Plot, bool, int) {
 	procs := map[int]bool{}
 	for _, pt := range pts {
 		procs[pt.n.Procs] = true
@@ -97,7 +102,7 @@ func barChart(pts []barPoint, unit string, strategies []string, style func(strin
 		onlyProcs = pt.n.Procs
 	}
 	if len(variants) == 0 {
-		return nil, false
+		return nil, false, 0
 	}
 	var drawn []string
 	lo, hi := math.Inf(1), 0.0   // the axis: medians and intervals
@@ -121,6 +126,16 @@ func barChart(pts []barPoint, unit string, strategies []string, style func(strin
 		}
 	}
 	logY := spansDecade(mlo, mhi) && !(len(mode) > 0 && mode[0] == linearAxis)
+	cut := math.Inf(1)
+	switch {
+	case !logY && mhi > 0 && hi > clipAbove*mhi:
+		cut = clipAbove * mhi
+		hi = cut / 1.1
+	case logY && mhi > 0 && hi > clipAbove*clipAbove*mhi:
+		cut = clipAbove * clipAbove * mhi
+		hi = cut / 1.3
+	}
+	clipped := 0
 	p := newPlot()
 	if len(procs) == 1 {
 		p.X.Label.Text = fmt.Sprintf("GOMAXPROCS=%d", onlyProcs)
@@ -149,7 +164,7 @@ func barChart(pts []barPoint, unit string, strategies []string, style func(strin
 	}
 	for i, st := range drawn {
 		vs := make(plotter.Values, len(variants))
-		var marks plotter.XYs
+		var marks, cuts plotter.XYs
 		var errs plotter.YErrors
 		for j, v := range variants {
 			x, ok := val[[2]string{st, v}]
@@ -160,31 +175,47 @@ func barChart(pts []barPoint, unit string, strategies []string, style func(strin
 				vs[j] = x.Median - floor
 			}
 			if !logY || x.Median > 0 {
+				top := x.Hi
+				if top > cut {
+					top = cut
+					cuts = append(cuts, plotter.XY{X: float64(j), Y: cut})
+					clipped++
+				}
 				marks = append(marks, plotter.XY{X: float64(j), Y: x.Median})
-				errs = append(errs, struct{ Low, High float64 }{x.Median - math.Max(x.Lo, floor), x.Hi - x.Median})
+				errs = append(errs, struct{ Low, High float64 }{x.Median - math.Max(x.Lo, floor), top - x.Median})
 			}
 		}
 		bars, err := plotter.NewBarChart(vs, w)
 		if err != nil {
 			continue // only for negative values, which no metric has
 		}
-		if logY {
-			b0, _ := plotter.NewBarChart(base, w)
-			bars.StackOn(b0)
-		}
 		sty := style(st)
 		bars.Color = sty.Color
 		bars.LineStyle.Width = 0
 		off := vg.Length(float64(i)-float64(len(drawn)-1)/2) * w
 		bars.Offset = off
-		p.Add(bars)
-		if len(marks) > 0 {
+		if !logY {
+			p.Add(bars)
+		}
+		if len(cuts) > 0 {
+			tri, _ := plotter.NewScatter(cuts)
+			tri.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: min(vg.Points(4), w/2), Shape: draw.TriangleGlyph{}}
+			p.Add(shifted{tri, off})
+		}
+		switch {
+		case len(marks) > 0 && logY: // dots and intervals, coloured, no bar
+			eb := &plotter.YErrorBars{XYs: marks, YErrors: errs, LineStyle: draw.LineStyle{Color: sty.Color, Width: vg.Points(1.5)}, CapWidth: min(vg.Points(5), w*0.6)}
+			sc, _ := plotter.NewScatter(marks)
+			sc.GlyphStyle = draw.GlyphStyle{Color: sty.Color, Radius: min(vg.Points(4), w/2), Shape: sty.Glyph}
+			p.Add(shifted{eb, off}, shifted{sc, off})
+			p.Legend.Add(st, sc)
+		case len(marks) > 0:
 			sc, _ := plotter.NewScatter(marks)
 			sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: min(vg.Points(3), w/3), Shape: sty.Glyph}
 			eb := &plotter.YErrorBars{XYs: marks, YErrors: errs, LineStyle: draw.LineStyle{Color: color.Black, Width: vg.Points(0.8)}, CapWidth: min(vg.Points(5), w*0.6)}
 			p.Add(shifted{eb, off}, shifted{sc, off})
 			p.Legend.Add(st, bars, legendGlyph{sty.Glyph})
-		} else {
+		default:
 			p.Legend.Add(st, bars)
 		}
 	}
@@ -195,8 +226,12 @@ func barChart(pts []barPoint, unit string, strategies []string, style func(strin
 	} else {
 		p.Y.Min, p.Y.Max = 0, hi*1.1
 	}
-	return p, logY
+	return p, logY, clipped
 }
+
+// clipAbove is how far past the largest median an interval may reach before the axis stops
+// (on a log axis, its square).
+const clipAbove = 2.5
 
 // shifted draws a plotter moved right by off (a bar's offset within its group).
 type shifted struct {
@@ -225,7 +260,7 @@ func (l legendGlyph) Thumbnail(c *draw.Canvas) {
 // numeric parameter key (log x), at GOMAXPROCS procs (-1: any), each point with its 95% CI
 // as an error bar; the y axis is logarithmic when the values span more than 10×. It returns
 // nil when there are fewer than two x values, and whether y is logarithmic.
-func linePlot(pts []point, sc, key string, procs int, unit string, strategies []string, style func(string) Style) (*plot.Plot, bool) {
+func linePlot(pts []point, sc, key string, procs int, unit string, strategies []string, style func(string) Style) (*plot.Plot, bool, int) {
 	lines := map[string][]point{}
 	xs := map[float64]bool{}
 	lo, hi := math.Inf(1), 0.0   // the axis: medians and intervals
@@ -250,9 +285,19 @@ func linePlot(pts []point, sc, key string, procs int, unit string, strategies []
 		hi = math.Max(hi, math.Max(pt.s.Median, pt.s.Hi))
 	}
 	if len(xs) < 2 {
-		return nil, false
+		return nil, false, 0
 	}
 	logY := spansDecade(mlo, mhi)
+	cut := math.Inf(1) // as barChart: an outlier interval is cut at the axis, marked ▲
+	switch {
+	case !logY && mhi > 0 && hi > clipAbove*mhi:
+		cut = clipAbove * mhi
+		hi = cut / 1.1
+	case logY && mhi > 0 && hi > clipAbove*clipAbove*mhi:
+		cut = clipAbove * clipAbove * mhi
+		hi = cut / 1.2
+	}
+	clipped := 0
 	p := newPlot()
 	p.X.Label.Text = key
 	p.X.Scale = plot.LogScale{}
@@ -278,14 +323,25 @@ func linePlot(pts []point, sc, key string, procs int, unit string, strategies []
 		}
 		xf := func(pt point) float64 { x, _ := strconv.ParseFloat(pt.n.Param(key), 64); return x }
 		sort.Slice(ps, func(a, b int) bool { return xf(ps[a]) < xf(ps[b]) })
-		var xy plotter.XYs
+		var xy, cuts plotter.XYs
 		var errs plotter.YErrors
 		for _, pt := range ps {
 			if logY && pt.s.Median <= 0 {
 				continue
 			}
+			top := pt.s.Hi
+			if top > cut {
+				top = cut
+				cuts = append(cuts, plotter.XY{X: xf(pt), Y: cut})
+				clipped++
+			}
 			xy = append(xy, plotter.XY{X: xf(pt), Y: pt.s.Median})
-			errs = append(errs, struct{ Low, High float64 }{pt.s.Median - math.Max(pt.s.Lo, floor), pt.s.Hi - pt.s.Median})
+			errs = append(errs, struct{ Low, High float64 }{pt.s.Median - math.Max(pt.s.Lo, floor), top - pt.s.Median})
+		}
+		if len(cuts) > 0 {
+			tri, _ := plotter.NewScatter(cuts)
+			tri.GlyphStyle = draw.GlyphStyle{Color: style(st).Color, Radius: vg.Points(4), Shape: draw.TriangleGlyph{}}
+			p.Add(tri)
 		}
 		if len(xy) == 0 {
 			continue
@@ -308,7 +364,7 @@ func linePlot(pts []point, sc, key string, procs int, unit string, strategies []
 	} else {
 		p.Y.Min, p.Y.Max = 0, hi*1.1
 	}
-	return p, logY
+	return p, logY, clipped
 }
 
 func newPlot() *plot.Plot {

@@ -52,7 +52,7 @@ func TestWriteReport(t *testing.T) {
 	if err := WriteReport(&b, rs, meta); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"**partial: 3 of 9 benchmarks finished**", "**Throttled**", "| goarch | arm64 |", "## Stage (GOMAXPROCS=2)",
+	for _, want := range []string{"**partial: 3 of 9 results finished**", "**Throttled**", "| goarch | arm64 |", "## Stage (GOMAXPROCS=2)",
 		"| ns/op | cmdbuffer | baseline |", "| cmd=typed | 30 ns ±3% | 20 ns ±5% |", "| cmdbuffer | 1.00 |", "50.0%", "![Stage](plots/Stage.svg)"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())

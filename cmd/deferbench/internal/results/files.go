@@ -3,6 +3,7 @@ package results
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/envinfo"
@@ -102,6 +103,26 @@ func ReadEnv(dir string) (*Env, error) {
 		return nil, &EnvError{Path: path, Err: err}
 	}
 	return &e, nil
+}
+
+// EnvBeside returns the env.json of the results directory that path names (the directory
+// itself, or its bench.txt); nil when path is something else (a pipe, a bench.txt elsewhere)
+// or the directory has no readable env.json.
+func EnvBeside(path string) *Env {
+	dir := path
+	if fi, err := os.Stat(path); err != nil {
+		return nil
+	} else if !fi.IsDir() {
+		if filepath.Base(path) != "bench.txt" {
+			return nil
+		}
+		dir = filepath.Dir(path)
+	}
+	e, err := ReadEnv(dir)
+	if err != nil {
+		return nil
+	}
+	return e
 }
 
 // EnvError is why ReadEnv refuses an env.json: Err is the JSON decoder's error.

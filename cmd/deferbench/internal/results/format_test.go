@@ -46,8 +46,8 @@ func TestFormatValue(t *testing.T) {
 
 func TestPartialText(t *testing.T) {
 	for in, want := range map[string]string{
-		"true (3 of 315 benchmarks: interrupted)": "partial: 3 of 315 benchmarks finished (interrupted)",
-		"true (3 of 9)":              "partial: 3 of 9 benchmarks finished",
+		"true (3 of 315 benchmarks: interrupted)": "partial: 3 of 315 results finished (interrupted)",
+		"true (3 of 9)":              "partial: 3 of 9 results finished",
 		"3 of 9 benchmarks finished": "partial: 3 of 9 benchmarks finished",
 		"true (run in progress)":     "partial: run in progress",
 		"true":                       "partial",

@@ -29,6 +29,12 @@ type InputOptions struct {
 	// not started). The read goes on waiting: a benchmark run may take minutes to write.
 	Waiting   func(noWriter bool)
 	WaitAfter time.Duration
+	// Skipped, if not nil, is called for each line that begins like a benchmark line but is
+	// not a well-formed one (a benchmark's own output in go test -v, a line cut short),
+	// which is then skipped as the benchmark format reader skips it; nil refuses the input
+	// at such a line (ErrMalformed), as ReadResults does. An input with no well-formed
+	// result is refused either way.
+	Skipped func(Skipped)
 }
 
 // ReadInput reads the results of one command-line input as ReadResults does, and also the
@@ -58,7 +64,7 @@ func ReadInput(ctx context.Context, path string, opt InputOptions) ([]*benchfmt.
 	}
 	fi, err := os.Stat(path)
 	if err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
-		return ReadResults(path) // a file, a results directory, or refused
+		return readResults(path, opt.Skipped) // a file, a results directory, or refused
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -84,7 +90,7 @@ func readStream(ctx context.Context, f *os.File, name string, opt InputOptions, 
 	if len(data) == 0 {
 		return nil, fmt.Errorf("%s: %w, %w: nothing was written to it (did the command writing it fail?)", name, ErrNotResults, ErrNoBenchmarks)
 	}
-	return parseResults(bytes.NewReader(data), int64(len(data)), name)
+	return parseResults(bytes.NewReader(data), int64(len(data)), name, opt.Skipped)
 }
 
 // readPipe reads f to its end, at most max bytes (more is ErrTooLarge), waiting for a writer

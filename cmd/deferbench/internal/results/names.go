@@ -144,3 +144,19 @@ func (p Name) Param(k string) string {
 
 // Param is one key=value element of a sub-benchmark name.
 type Param struct{ Key, Value string }
+
+// CommonWithoutProcs reports whether old and new have a benchmark name in common once the
+// -GOMAXPROCS suffix is dropped (what compare -ignore-procs would match).
+func CommonWithoutProcs(old, new []*benchfmt.Result) bool {
+	base := func(n string) string { b, _ := SplitProcs(n); return b }
+	have := map[string]bool{}
+	for _, r := range old {
+		have[base(string(r.Name))] = true
+	}
+	for _, r := range new {
+		if have[base(string(r.Name))] {
+			return true
+		}
+	}
+	return false
+}

@@ -23,8 +23,8 @@ func Partial(results []*benchfmt.Result) string {
 var legacyPartial = regexp.MustCompile(`^(\d+) of (\d+)(?: benchmarks)?:?\s*(.*)$`)
 
 // PartialText turns the value of bench.txt's PartialKey config into one short line:
-// "partial: 3 of 315 benchmarks finished (interrupted)". It takes the value as it is ("3 of
-// 315 benchmarks finished (interrupted)") and rewrites the older form "true (3 of 315
+// "partial: 3 of 315 results finished (interrupted)". It takes the value as it is ("3 of
+// 315 results finished (interrupted)") and rewrites the older form "true (3 of 315
 // benchmarks: interrupted)".
 func PartialText(v string) string {
 	v = strings.TrimSpace(v)
@@ -38,7 +38,7 @@ func PartialText(v string) string {
 		return "partial"
 	}
 	if m := legacyPartial.FindStringSubmatch(v); m != nil && !strings.Contains(v, "finished") {
-		v = m[1] + " of " + m[2] + " benchmarks finished"
+		v = m[1] + " of " + m[2] + " results finished"
 		if m[3] != "" {
 			v += " (" + m[3] + ")"
 		}

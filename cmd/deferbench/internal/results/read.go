@@ -226,7 +226,11 @@ func (g *lineGuard) next() ([]byte, error) {
 // *fs.PathError wrapping ErrNotRegular, a file without results wraps ErrNotResults (an empty
 // file and one of configuration lines only also ErrNoBenchmarks), one with a malformed
 // benchmark line ErrMalformed (its error names the file and line).
-func ReadResults(path string) ([]*benchfmt.Result, error) {
+func ReadResults(path string) ([]*benchfmt.Result, error) { return readResults(path, nil) }
+
+// readResults is ReadResults, skipping the lines that are not well-formed benchmark lines
+// when skip is not nil (see InputOptions.Skipped).
+func readResults(path string, skip func(Skipped)) ([]*benchfmt.Result, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, "bench.txt")
 	}
@@ -238,12 +242,37 @@ func ReadResults(path string) ([]*benchfmt.Result, error) {
 	if fi.Size() > MaxResultsBytes {
 		return nil, fmt.Errorf("%s: %w: %d bytes, more than %d MiB", path, ErrTooLarge, fi.Size(), MaxResultsBytes>>20)
 	}
-	return parseResults(f, fi.Size(), path)
+	return parseResults(f, fi.Size(), path, skip)
+}
+
+// Skipped is a line that ReadInput skipped (InputOptions.Skipped): one that begins like a
+// benchmark line but is not a well-formed one, such as text a benchmark printed while it ran
+// in go test -v output.
+type Skipped struct {
+	File string
+	Line int
+	Msg  string // the benchmark format reader's complaint: "parsing iteration count: invalid syntax"
+}
+
+// SkippedNotes words skipped lines as notes: the first max each with its file, line and
+// the reader's complaint, then one line counting the rest; nil for none.
+func SkippedNotes(sk []Skipped, max int) []string {
+	var out []string
+	for i, s := range sk {
+		if i == max {
+			out = append(out, fmt.Sprintf("%s: %d more lines skipped likewise", s.File, len(sk)-max))
+			break
+		}
+		out = append(out, fmt.Sprintf("%s:%d: skipped, not a well-formed benchmark line (%s): text a benchmark printed while it ran (go test -v), or a line cut short", s.File, s.Line, s.Msg))
+	}
+	return out
 }
 
 // parseResults parses the size bytes of src, a results file named path in errors (a regular
-// file, or the bytes read from a pipe), as ReadResults describes.
-func parseResults(src io.ReadSeeker, size int64, path string) ([]*benchfmt.Result, error) {
+// file, or the bytes read from a pipe), as ReadResults describes. With skip, a line the
+// benchmark format reader finds malformed is passed to skip and the reading goes on, as the
+// reader itself does; only a file with no well-formed result is refused for it.
+func parseResults(src io.ReadSeeker, size int64, path string, skip func(Skipped)) ([]*benchfmt.Result, error) {
 	if size == 0 {
 		return nil, fmt.Errorf("%s: %w, %w: the file is empty", path, ErrNotResults, ErrNoBenchmarks)
 	}
@@ -252,6 +281,7 @@ func parseResults(src io.ReadSeeker, size int64, path string) ([]*benchfmt.Resul
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var rs []*benchfmt.Result
+	var firstBad error // the first malformed line, when skipped
 	guard := &lineGuard{br: bufio.NewReaderSize(in, bufio.MaxScanTokenSize), path: path}
 	r := benchfmt.NewReader(guard, path)
 	for r.Scan() {
@@ -265,8 +295,18 @@ func parseResults(src io.ReadSeeker, size int64, path string) ([]*benchfmt.Resul
 			}
 			rs = append(rs, rec.Clone())
 		case *benchfmt.SyntaxError:
-			return nil, fmt.Errorf("%s:%d: %w: %s: correct or delete that line", rec.FileName, rec.Line, ErrMalformed, rec.Msg)
+			bad := fmt.Errorf("%s:%d: %w: %s: correct or delete that line", rec.FileName, rec.Line, ErrMalformed, rec.Msg)
+			if skip == nil {
+				return nil, bad
+			}
+			if firstBad == nil {
+				firstBad = bad
+			}
+			skip(Skipped{rec.FileName, rec.Line, rec.Msg})
 		}
+	}
+	if len(rs) == 0 && firstBad != nil {
+		return nil, firstBad
 	}
 	if guard.err != nil && !errors.Is(guard.err, io.EOF) {
 		return nil, guard.err

@@ -99,7 +99,7 @@ func Outputs(o Dir) (plotErr, err error) {
 			meta.OtherWork = &render.OtherWork{CPUs: c.CPUs, Seconds: c.Seconds, Other: c.Other, Steal: c.Steal}
 		}
 	}
-	plots, plotErr := render.PlotWith(o.Results, filepath.Join(o.Path, "plots"), render.PlotOptions{Cores: meta.Cores})
+	plots, plotErr := render.PlotWith(o.Results, filepath.Join(o.Path, "plots"), render.PlotOptions{Cores: meta.Cores, Flags: analysis.TrustFlags(o.Results, o.Env)})
 	for _, c := range o.Config {
 		if c.Key == "throttled" {
 			meta.Throttled = c.Value

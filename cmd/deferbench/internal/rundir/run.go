@@ -87,6 +87,8 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 	}
 
 	total := opt.Total()
+	// A result is one benchmark at one repetition: say both, so that "48 of 490" reads right.
+	shape := fmt.Sprintf("%d benchmarks × %d repetitions", total/max(opt.Count, 1), max(opt.Count, 1))
 	fin := &finisher{e: e, dir: out, bf: bf, doc: &doc, envPath: envPath}
 	e.stop.SetHard(func() {
 		done := len(bf.Results())
@@ -97,9 +99,9 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 		}
 		why := "stopped at once by a second interrupt"
 		if done < total {
-			fin.hardStop(fmt.Sprintf("%d of %d benchmarks finished (%s)", done, total, why))
+			fin.hardStop(fmt.Sprintf("%d of %d results finished (%s; %s)", done, total, shape, why))
 		} else {
-			fin.hardStop(fmt.Sprintf("all %d benchmarks finished; profiling %s", total, why))
+			fin.hardStop(fmt.Sprintf("all %d results finished; profiling %s", total, why))
 		}
 		rd.Release()
 	})
@@ -150,9 +152,9 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 	partial := ""
 	switch {
 	case runErr != nil:
-		partial = fmt.Sprintf("%d of %d benchmarks finished (%s)", done, total, stopReason(runErr))
+		partial = fmt.Sprintf("%d of %d results finished (%s; %s)", done, total, shape, stopReason(runErr))
 	case profErr != nil:
-		partial = fmt.Sprintf("all %d benchmarks finished; profiles of %d of %d scenario-strategy pairs (%s)", total, profiled, groups, stopReason(profErr))
+		partial = fmt.Sprintf("all %d results finished; profiles of %d of %d scenario-strategy pairs (%s)", total, profiled, groups, stopReason(profErr))
 	}
 	var sumAttr *results.AttributionDoc
 	if len(as) > 0 {
@@ -165,9 +167,9 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 	const marked = "bench.txt, env.json, summary.json and report.md say partial"
 	switch {
 	case errors.Is(runErr, context.Canceled):
-		return fmt.Errorf("run: %w after %d of %d benchmarks: kept their results in %s; %s", ErrInterrupted, done, total, out, marked)
+		return fmt.Errorf("run: %w after %d of %d results (%s): kept them in %s; %s", ErrInterrupted, done, total, shape, out, marked)
 	case runErr != nil:
-		return fmt.Errorf("run: %w: kept the %d of %d finished benchmarks in %s; %s", runErr, done, total, out, marked)
+		return fmt.Errorf("run: %w: kept the %d of %d finished results (%s) in %s; %s", runErr, done, total, shape, out, marked)
 	case errors.Is(profErr, context.Canceled):
 		return fmt.Errorf("run: %w while profiling: kept all %d results and the profiles of %d of %d scenario-strategy pairs in %s; %s", ErrInterrupted, total, profiled, groups, out, marked)
 	case profErr != nil:

@@ -21,7 +21,10 @@ var StageApply = Scenario{
 		"mix: all Set (homogeneous), 8 command types round-robin, or the same 8 shuffled; " +
 		"addremove2x100: add 2 components to 100 entities, commit, remove them, commit, ns/op per component operation; " +
 		"versioned also apply-, swap-, resync-ns/publish and replica-B/entity",
-	Headlines: []Headline{{Unit: "ns/op"}},
+	Headlines: []Headline{
+		{Unit: "ns/op", Need: "lowest stage plus commit cost (mix = {mix})"},
+		{Unit: "replica-B/entity", Need: "memory for readers that never wait: a second replica, bytes per live entity (mix = {mix})", Cost: true},
+	},
 }
 
 // Frame declares the Frame scenario.
@@ -55,7 +58,7 @@ var Contention = Scenario{
 		// ranked beside it, for scaling.
 		{Unit: "cmds/s", Higher: true, Where: []Param{{Key: "producers", Value: "NumCPU"}}, AtNumCPU: true,
 			Need: "many parallel producers (cmds/s of all producers together, producers = {producers} at GOMAXPROCS = {GOMAXPROCS})"},
-		{Unit: "efficiency", Higher: true, Where: []Param{{Key: "producers", Value: "NumCPU"}}, AtNumCPU: true},
+		{Unit: "efficiency", Higher: true, Where: []Param{{Key: "producers", Value: "NumCPU"}}, AtNumCPU: true, Within: "cmds/s"},
 	},
 	Charts: []Chart{
 		{Name: "Contention-efficiency", Title: "efficiency", YLabel: "efficiency", Units: []string{"efficiency"}, Against: "producers", PerProcs: true},
@@ -111,6 +114,12 @@ var Spike = Scenario{
 	Headlines: []Headline{
 		{Unit: "retained-x", Need: "bounded memory after a spike (retained-x = heap held after it / steady heap, under 2)", Meets: allBelow(2)},
 		{Unit: "ns/op"},
+	},
+	// The chart shows what the scenario is for, the memory held after the spike; the time
+	// of an ordinary frame is the second chart.
+	Charts: []Chart{
+		{Title: "heap held after the spike / steady heap (under 2 = bounded)", YLabel: "retained-x", Units: []string{"retained-x"}, Linear: true},
+		{Name: "Spike-time", Title: "median time per ordinary frame after the spike", YLabel: "time per frame", Units: []string{"ns/op"}},
 	},
 }
 

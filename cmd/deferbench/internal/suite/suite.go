@@ -72,6 +72,15 @@ type Headline struct {
 	// Requires, when set, is the declared property Need rests on: whether the strategy's
 	// declared capabilities (as bench.txt carries them) have it, and the words that say so.
 	Requires func(c deferral.Capabilities) (ok bool, why string)
+	// Within names a companion headline's unit in the same row (higher is better there): a
+	// strategy whose median in it is under a tenth of the best strategy's is not ranked by
+	// this headline but listed after the ranked ones, with its share. Contention's
+	// efficiency is relative to each strategy's own single-producer speed, so a strategy
+	// that stages a fiftieth of the others' commands could otherwise be "best" at it.
+	Within string
+	// Cost makes the row a price rather than a requirement: "Which to pick" lists the
+	// strategies that pay it and what, and its summary line does not count it.
+	Cost bool
 }
 
 // allBelow meets a need when every sample is below x (allocs/op: amortized growth of a

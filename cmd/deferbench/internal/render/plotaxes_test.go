@@ -1,0 +1,104 @@
+package render
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+)
+
+func sum(med, lo, hi float64) results.Summary {
+	return results.Summary{N: 10, Median: med, Lo: lo, Hi: hi}
+}
+
+// TestBarChartAxes: medians that span 28× go on a log axis (drawn as markers and intervals
+// without bars: checked by eye on the reference run's charts); on a linear axis, from 0, an
+// interval reaching 9.3 against medians near 1 is cut at the axis (2.5× the largest median),
+// counted for the title's ▲ note, instead of setting the axis to 0–10.
+func TestBarChartAxes(t *testing.T) {
+	style := styleOf([]string{"cmdbuffer", "lazyguarded"})
+	name := func(st string) results.Name { return results.ParseName("Stage/strategy=" + st + "/cmd=typed-2") }
+	wide := []barPoint{{name("cmdbuffer"), "", sum(18, 17, 19)}, {name("lazyguarded"), "", sum(504, 400, 600)}}
+	p, logY, clipped := barChart(wide, "ns/op", []string{"cmdbuffer", "lazyguarded"}, style, 2)
+	if !logY || clipped != 0 {
+		t.Errorf("18 ns and 504 ns: logY %v clipped %d, want a log axis and nothing cut", logY, clipped)
+	}
+	if p.Y.Min <= 0 {
+		t.Errorf("log axis from %v", p.Y.Min)
+	}
+	outlier := []barPoint{{name("cmdbuffer"), "", sum(0.99, 0.97, 1.01)}, {name("lazyguarded"), "", sum(0.78, 0.2, 9.3)}}
+	p, logY, clipped = barChart(outlier, "efficiency", []string{"cmdbuffer", "lazyguarded"}, style, 2)
+	if logY || clipped != 1 || p.Y.Min != 0 || p.Y.Max > 3 {
+		t.Errorf("efficiency 0.99 and 0.78 (CI to 9.3): logY %v clipped %d axis %v–%v; want linear from 0, 1 cut, axis under 3", logY, clipped, p.Y.Min, p.Y.Max)
+	}
+	if got := clipNote(1); got != " (▲: 1 interval cut at the axis)" {
+		t.Errorf("clipNote(1) = %q", got)
+	}
+}
+
+// TestLinePlotClipsOutlier: Contention's efficiency against producers, one interval reaching
+// 9.3: the axis stays near the data (under 3), the interval is cut and counted.
+func TestLinePlotClipsOutlier(t *testing.T) {
+	var pts []point
+	for _, pr := range []int{1, 2, 4} {
+		for _, st := range []string{"cmdbuffer", "lazyguarded-pass"} {
+			s := sum(1, 0.95, 1.05)
+			if st == "lazyguarded-pass" && pr == 4 {
+				s = sum(0.78, 0.3, 9.3)
+			}
+			pts = append(pts, point{results.ParseName(fmt.Sprintf("Contention/strategy=%s/producers=%d-2", st, pr)), s})
+		}
+	}
+	p, logY, clipped := linePlot(pts, "Contention", "producers", 2, "efficiency", []string{"cmdbuffer", "lazyguarded-pass"}, styleOf([]string{"cmdbuffer", "lazyguarded-pass"}))
+	if p == nil || logY || clipped != 1 || p.Y.Max > 3 {
+		t.Fatalf("logY %v clipped %d axis max %v; want linear, 1 cut, under 3", logY, clipped, p.Y.Max)
+	}
+}
+
+// TestPlotTrustFlagAndSpike: every chart's title carries the run's trust flags, and Spike's
+// first chart draws retained-x, the memory the scenario is about.
+func TestPlotTrustFlagAndSpike(t *testing.T) {
+	var b []byte
+	for rep := range 6 {
+		for _, st := range []string{"cmdbuffer", "handrolled"} {
+			b = fmt.Appendf(b, "BenchmarkSpike/strategy=%s/spike=1048576/frames=40-2 10 %d ns/op 1 retained-x\n", st, 1000+rep)
+		}
+	}
+	rs := parse(t, string(b))
+	dir := t.TempDir()
+	files, err := PlotWith(rs, dir, PlotOptions{Cores: 2, Flags: []string{"Loaded (other work took 54% of the CPUs' time during the run)", "partial: 3 of 9 results finished"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{dir + "/Spike.svg": false, dir + "/Spike-time.svg": false}
+	for _, f := range files {
+		if _, ok := want[f]; ok {
+			want[f] = true
+			svg := readFile(t, f)
+			if !contains(svg, "[Loaded, partial]") {
+				t.Errorf("%s: title lacks the trust flags", f)
+			}
+			if f == dir+"/Spike.svg" && !contains(svg, "retained-x") {
+				t.Errorf("Spike.svg does not draw retained-x")
+			}
+		}
+	}
+	for f, ok := range want {
+		if !ok {
+			t.Errorf("no %s among %v", f, files)
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
