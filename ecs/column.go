@@ -138,3 +138,117 @@ func (c *typedColumn[T]) hash(h hash.Hash64, slot uint32) {
 	h.Write(buf[:])
 	h.Write([]byte(s))
 }
+
+// Writer writes one component's values for a run of deferred commands: a deferral strategy's
+// commit resolves it once per run of one-value Set, Add and Remove commands of the same
+// component, then each command is a liveness and generation check, a mask test and a copy.
+// A call that needs more — a missing column, a validator, a value of a component the entity
+// lacks (Set), a structural change while a query iterates, a component that holds pointers
+// (Remove) — reports done == false and changes nothing; the caller then takes the checked
+// path (TrySet, TryUpsert, TryRemove), which formats the error. A Writer is valid until the
+// next structural change of its World that grows storage (a Create) or replaces columns
+// (CopyFrom); resolve it again after any call other than its own.
+type Writer struct {
+	w    *World
+	base unsafe.Pointer
+	size uintptr
+	bit  Mask
+	put  bool // the column exists and has no validator
+	zero bool // the column exists and its values hold no pointers
+}
+
+// Writer returns the writer of component id; see Writer.
+func (w *World) Writer(id ComponentID) Writer {
+	if id >= MaxComponents {
+		return Writer{w: w} // no component has it: Set and Upsert take the checked path
+	}
+	r := &w.raw[id]
+	bit := Mask(1) << id
+	return Writer{w: w, base: r.base, size: r.size, bit: bit,
+		put: w.hasCol&bit != 0 && w.validated&bit == 0, zero: w.hasCol&bit != 0 && r.noPtrs}
+}
+
+// Set overwrites e's value with the size bytes at src (a value of the component's type),
+// when e is a live entity of the world that has the component: live reports whether e is
+// live (a dead or stale target changes nothing and is done); done is false when the checked
+// path must decide (see Writer).
+func (x *Writer) Set(e Entity, src unsafe.Pointer) (live, done bool) {
+	w := x.w
+	if !w.isLive(e) {
+		return false, true
+	}
+	if !x.put || w.masks[e.slot]&x.bit == 0 {
+		return true, false
+	}
+	x.copy(e.slot, src)
+	w.changes++
+	return true, true
+}
+
+// Upsert is Set that also adds the component when e lacks it (the lenient Add), unless a
+// query iterates (done == false).
+func (x *Writer) Upsert(e Entity, src unsafe.Pointer) (live, done bool) {
+	w := x.w
+	if !w.isLive(e) {
+		return false, true
+	}
+	m := w.masks[e.slot]
+	if !x.put || (m&x.bit == 0 && w.iters.Load() > 0) {
+		return true, false
+	}
+	x.copy(e.slot, src)
+	w.masks[e.slot] = m | x.bit
+	w.changes++
+	return true, true
+}
+
+// Remove takes the component from e when e is live and has it (had); see Writer for done.
+func (x *Writer) Remove(e Entity) (live, had, done bool) {
+	w := x.w
+	if !w.isLive(e) {
+		return false, false, true
+	}
+	m := w.masks[e.slot]
+	if m&x.bit == 0 {
+		return true, false, true
+	}
+	if !x.zero || w.iters.Load() > 0 {
+		return true, true, false
+	}
+	dst := unsafe.Add(x.base, uintptr(e.slot)*x.size)
+	switch x.size {
+	case 4:
+		*(*uint32)(dst) = 0
+	case 8:
+		*(*uint64)(dst) = 0
+	case 16:
+		*(*[2]uint64)(dst) = [2]uint64{}
+	default:
+		clear(unsafe.Slice((*byte)(dst), x.size))
+	}
+	w.masks[e.slot] = m &^ x.bit
+	w.changes++
+	return true, true, true
+}
+
+// copy copies the value at src into slot.
+func (x *Writer) copy(slot uint32, src unsafe.Pointer) {
+	dst := unsafe.Add(x.base, uintptr(slot)*x.size)
+	switch x.size { // the common sizes as moves, without a memmove call
+	case 4:
+		*(*uint32)(dst) = *(*uint32)(src)
+	case 8:
+		*(*uint64)(dst) = *(*uint64)(src)
+	case 16:
+		*(*[2]uint64)(dst) = *(*[2]uint64)(src)
+	default:
+		copyBytes(dst, src, x.size)
+	}
+}
+
+// copyBytes copies n bytes from src to dst, out of line.
+//
+//go:noinline
+func copyBytes(dst, src unsafe.Pointer, n uintptr) {
+	copy(unsafe.Slice((*byte)(dst), n), unsafe.Slice((*byte)(src), n))
+}
