@@ -79,8 +79,10 @@ func (c *Core) NewRecorder(sink Sink) *Recorder {
 	if c.nrec >= maxRecorders {
 		panic(fmt.Sprintf("deferral: more than %d recorders on one strategy: mint one per producer and reuse it", maxRecorders))
 	}
-	r := &Recorder{sink: sink, core: c, index: c.nrec, cmds: &noRecords, keyed: &alwaysKeyed}
-	if ss, ok := sink.(SliceSink); ok {
+	r := &Recorder{sink: sink, core: c, index: c.nrec, cmds: &noRecords, keyed: &alwaysKeyed, st: &heldStream}
+	if ss, ok := sink.(StreamSink); ok && ss.Stream() != nil {
+		r.st, r.sinkSt = ss.Stream(), ss.Stream()
+	} else if ss, ok := sink.(SliceSink); ok {
 		r.cmds, r.keyed = ss.Records()
 	}
 	r.sinkKeyed = r.keyed

@@ -41,10 +41,11 @@ func register(name, op string, run workloadFunc) { workloads[name] = entry{op, r
 
 // sink keeps results alive.
 var sink struct {
-	n    int
-	f    float64
-	c16  []cmd16
-	cmds []deferral.Command
+	n     int
+	f     float64
+	c16   []cmd16
+	cmds  []deferral.Command
+	words []uint64
 }
 
 func main() {
@@ -166,6 +167,59 @@ func init() {
 		}
 		stage(4 * batch)
 		return stage
+	})
+	register("set-stage-generic", "ECS typed Set (deferral.Set of Position) staged through cmdbuffer (Discard every 1024)", func() func(int) {
+		w, ents := targets(batch)
+		st := cmdbuffer.NewECS(w)
+		r := st.NewRecorder()
+		stage := func(n int) {
+			for i := 0; i < n; i++ {
+				deferral.Set(r, ents[i&(batch-1)], workload.Position, workload.Vec2{X: float64(i)})
+				if i&(batch-1) == batch-1 {
+					st.Discard()
+				}
+			}
+			st.Discard()
+		}
+		stage(4 * batch)
+		return stage
+	})
+	register("append-compact", "append the compact Set record of Position (deferral.AppendSet) to a local preallocated slice (reset every 1024 records)", func() func(int) {
+		_, ents := targets(batch)
+		buf := make([]uint64, 0, 4*batch)
+		return func(n int) {
+			for i := 0; i < n; i++ {
+				buf = deferral.AppendSet(buf, ents[i&(batch-1)], workload.Position, workload.Vec2{X: float64(i)})
+				if i&(batch-1) == batch-1 {
+					buf = buf[:0]
+				}
+			}
+			sink.words = buf
+		}
+	})
+	register("set-commit-generic", "stage (deferral.Set) + commit of typed Sets through cmdbuffer, 256 per commit; per command", func() func(int) {
+		w, ents := targets(256)
+		st := cmdbuffer.NewECS(w)
+		r := st.NewRecorder()
+		run := func(n int) {
+			for i := 0; i < n; i++ {
+				deferral.Set(r, ents[i&255], workload.Position, workload.Vec2{X: float64(i)})
+				if i&255 == 255 {
+					if err := st.Commit(); err != nil {
+						panic(err)
+					}
+					if _, err := st.TakeReport(); err != nil {
+						panic(err)
+					}
+				}
+			}
+			if err := st.Commit(); err != nil {
+				panic(err)
+			}
+			st.TakeReport()
+		}
+		run(4 * 256)
+		return run
 	})
 	register("set-commit", "stage + commit of typed Sets through cmdbuffer, 256 per commit; per command", func() func(int) {
 		w, ents := targets(256)

@@ -1,0 +1,410 @@
+package deferral
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/deferbench/deferbench/ecs"
+)
+
+// Stream is one recorder's compact record stream: the ECS commands it staged, back to back
+// in one array of 8-byte words that is reused from commit to commit, each record sized to
+// what it carries. A record is a 16-byte header — verb, component id, length in words,
+// form, and the target entity (or the placeholder a create mints) — and its payload:
+//
+//   - one-value form (Set, Add or Remove of one component): the value's own bytes, rounded
+//     up to whole words; nothing for Remove and Destroy. A Set of a 16-byte value is 32 bytes.
+//   - bundle form (Create, and Add or Set of several components): the ecs.Bundle's header
+//     and the words of values it uses.
+//
+// A typed stage is a bounds test, the stores of the record and two counter updates; a
+// commit walks the records in order (Core.ApplyStream) and drops them, keeping the array.
+// After a spike the array returns towards the recent working set (Watermark, applied by
+// Drop). Closures are not records: a strategy keeps them beside the stream, each at the
+// record count where it was staged, as barriers.
+//
+// A Stream is written by one recorder's goroutine and read at a sync point by the owner's.
+// Strategies hold one per recorder and hand it to Core.NewRecorder through StreamSink.
+type Stream struct {
+	base  unsafe.Pointer // &words[0]
+	n     int            // words used
+	lim   int            // words the inline path may fill: len(words), or 0 while held
+	count int            // records
+	words []uint64       // the array; len == cap
+	held  bool
+	wm    Watermark
+}
+
+// The record header's fields: byte 0 the verb, byte 1 the component id (one-value form) or
+// 0, byte 2 the record's length in words, byte 3 the form; bytes 4–15 the entity.
+const (
+	formValue  = 0
+	formBundle = 1
+	headWords  = 2
+)
+
+// heldStream is the stream of a recorder that has none, or that keeps a sort key: it has no
+// room, so every record goes out of line. It is never written.
+var heldStream = Stream{}
+
+// StreamSink is the optional fast path of a Sink that keeps its ECS records in a Stream
+// (cmdbuffer's, hybrid's and versioned's recorders). Core.NewRecorder checks for it once; the
+// Recorder then writes unkeyed typed records into the stream itself and calls StageKeyed only
+// while the stream is held (Hold) or the recorder's sort key is not 0.
+type StreamSink interface {
+	Sink
+	// Stream returns the sink's stream, or nil when it keeps none; it stays the same for
+	// the sink's lifetime.
+	Stream() *Stream
+}
+
+// Len returns the number of records in s.
+func (s *Stream) Len() int { return s.count }
+
+// Words returns the words records use: the first Len records, back to back. The slice
+// aliases the stream until its next Drop or growth.
+func (s *Stream) Words() []uint64 { return s.words[:s.n] }
+
+// Hold sets whether records must go through the sink's StageKeyed instead of the stream
+// (the sink keeps a sort key per record); a held stream takes no record inline.
+func (s *Stream) Hold(on bool) {
+	s.held = on
+	s.lim = len(s.words)
+	if on {
+		s.lim = 0
+	}
+}
+
+// Held reports whether s is held (Hold).
+func (s *Stream) Held() bool { return s.held }
+
+// alloc returns room for a record of k words, counted, or nil when the array is full or the
+// stream is held.
+func (s *Stream) alloc(k int) unsafe.Pointer {
+	if n := s.n; n+k <= s.lim {
+		s.n = n + k
+		s.count++
+		return unsafe.Add(s.base, uintptr(n)*8)
+	}
+	return nil
+}
+
+// grow makes room for k more words, at least doubling the array, and returns the room for
+// the record, counted.
+func (s *Stream) grow(k int) unsafe.Pointer {
+	w := make([]uint64, max(2*len(s.words), s.n+k, 64))
+	copy(w, s.words[:s.n])
+	s.setWords(w)
+	return s.alloc(k)
+}
+
+func (s *Stream) setWords(w []uint64) {
+	s.words = w
+	s.base = unsafe.Pointer(unsafe.SliceData(w))
+	s.Hold(s.held)
+}
+
+// Drop forgets the first records records, which use the first words words (a prefix the
+// strategy applied or discarded), keeping the array: records after them (staged by closures
+// during a commit) move to the front. Drop is the end of a cycle for the stream's Watermark:
+// after a spike the array is cut back towards the recent working set.
+func (s *Stream) Drop(records, words int) {
+	used := s.n
+	s.n = copy(s.words, s.words[words:s.n])
+	s.count -= records
+	if c := s.wm.Use(used, len(s.words)); c > 0 && c >= s.n {
+		w := make([]uint64, c)
+		copy(w, s.words[:s.n])
+		s.setWords(w)
+	}
+}
+
+// recordWords returns the length in words of the record of verb v for bundle b, and its form.
+func recordWords(v Verb, b *ecs.Bundle) (int, uint8) {
+	used := bundleUsed(b)
+	if b.Len() == 1 && v != VerbCreate {
+		return headWords + used/8, formValue
+	}
+	if v == VerbRemove || v == VerbDestroy {
+		return headWords, formValue
+	}
+	return headWords + 2 + used/8, formBundle
+}
+
+// bundleUsed returns the bytes of values b holds (ecs.Bundle's layout: the count, the bytes
+// used, the ids and the offsets in its first 16 bytes, then the values; TestBundleLayout
+// holds the stream to it).
+func bundleUsed(b *ecs.Bundle) int { return int(*(*uint8)(unsafe.Add(unsafe.Pointer(b), 1))) }
+
+// encode writes the record of verb v on e, of component id (Remove) or bundle b, into the k
+// words at p, in form f.
+func encode(p unsafe.Pointer, v Verb, id ecs.ComponentID, e ecs.Entity, b *ecs.Bundle, k int, f uint8) {
+	if f == formValue && b.Len() == 1 {
+		id = b.ID(0)
+	}
+	*(*uint32)(p) = uint32(v) | uint32(id)<<8 | uint32(k)<<16 | uint32(f)<<24
+	*(*ecs.Entity)(unsafe.Add(p, 4)) = e
+	src := unsafe.Pointer(b)
+	if f == formValue {
+		src = unsafe.Add(src, 16) // the values; one value sits at offset 0
+	}
+	for i := headWords; i < k; i++ {
+		*(*uint64)(unsafe.Add(p, i*8)) = *(*uint64)(unsafe.Add(src, (i-headWords)*8))
+	}
+}
+
+// decode returns the record at p as a Command, and its length in words.
+func decode(p unsafe.Pointer) (Command, int) {
+	h := *(*uint32)(p)
+	k := int(h >> 16 & 0xff)
+	c := Command{Verb: Verb(h), Entity: *(*ecs.Entity)(unsafe.Add(p, 4))}
+	dst := unsafe.Pointer(&c.Bundle)
+	switch {
+	case h>>24 == formBundle:
+		for i := headWords; i < k; i++ {
+			*(*uint64)(unsafe.Add(dst, (i-headWords)*8)) = *(*uint64)(unsafe.Add(p, i*8))
+		}
+	case c.Verb == VerbRemove:
+		c.Component = ecs.ComponentID(h >> 8)
+	case k > headWords || c.Verb == VerbAdd || c.Verb == VerbSet:
+		// One value at offset 0: the Bundle's count, bytes used and id, then the value.
+		*(*uint8)(dst) = 1
+		*(*uint8)(unsafe.Add(dst, 1)) = uint8((k - headWords) * 8)
+		*(*uint8)(unsafe.Add(dst, 2)) = uint8(h >> 8)
+		for i := headWords; i < k; i++ {
+			*(*uint64)(unsafe.Add(dst, 16+(i-headWords)*8)) = *(*uint64)(unsafe.Add(p, i*8))
+		}
+	}
+	return c, k
+}
+
+// AppendCommands appends the records of s to dst as Commands, in order, and returns the
+// extended slice: the form a strategy's keyed commit and hooks work on.
+func AppendCommands(s *Stream, dst []Command) []Command {
+	for o := 0; o < s.n; {
+		c, k := decode(unsafe.Add(s.base, uintptr(o)*8))
+		dst = append(dst, c)
+		o += k
+	}
+	return dst
+}
+
+// put stages the record of verb v: into the stream when it has room, else out of line.
+func (r *Recorder) put(v Verb, id ecs.ComponentID, e ecs.Entity, b *ecs.Bundle) {
+	k, f := recordWords(v, b)
+	if p := r.st.alloc(k); p != nil {
+		encode(p, v, id, e, b, k, f)
+		return
+	}
+	r.putSlow(v, id, e, b, k, f)
+}
+
+// putSlow is put of a record the stream could not take inline: the recorder keeps a sort key
+// or its stream is held (the sink's StageKeyed), the sink has no stream (its fast slice, or
+// StageKeyed), or the array is full (it grows; once the strategy is closed the record is
+// dropped and counted instead, Core.Dropped).
+//
+//go:noinline
+func (r *Recorder) putSlow(v Verb, id ecs.ComponentID, e ecs.Entity, b *ecs.Bundle, k int, f uint8) {
+	c := Command{Verb: v, Component: id, Entity: e}
+	if v != VerbRemove && v != VerbDestroy {
+		c.Bundle = *b
+	}
+	s := r.sinkSt
+	if s == nil {
+		if p := r.slot(); p != nil {
+			*p = c
+			return
+		}
+		r.stageSlow(&c)
+		return
+	}
+	if r.key != 0 || s.held {
+		if r.core.closed.Load() {
+			r.core.dropped.Add(1)
+			return
+		}
+		r.sink.StageKeyed(r.key, c)
+		return
+	}
+	if r.core.closed.Load() {
+		r.core.dropped.Add(1)
+		return
+	}
+	encode(s.grow(k), v, id, e, b, k, f)
+}
+
+// Set stages overwriting e's value of component c with v: Recorder.Set(e, c.Value(v)),
+// written into the recorder's stream as a record of the value's own size, with no Bundle
+// built. It is a function, not a method, because Go methods take no type parameters; per
+// value type it compiles to a bounds test and the record's stores, with v kept in registers.
+// It panics, as Component.Value does, when the component is not inline.
+func Set[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
+	k := headWords + int((unsafe.Sizeof(v)+7)/8)
+	if c.Inline() {
+		if p := r.st.alloc(k); p != nil {
+			*(*uint32)(p) = uint32(VerbSet) | uint32(c.ID())<<8 | uint32(k)<<16
+			*(*ecs.Entity)(unsafe.Add(p, 4)) = e
+			*(*T)(unsafe.Add(p, 16)) = v
+			return
+		}
+	}
+	r.Set(e, c.Value(v)) // out of line: Value panics when c is not inline
+}
+
+// Add stages adding component c with value v to e, overwriting a value e has:
+// Recorder.Add(e, c.Value(v)) as Set is Recorder.Set.
+func Add[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
+	k := headWords + int((unsafe.Sizeof(v)+7)/8)
+	if c.Inline() {
+		if p := r.st.alloc(k); p != nil {
+			*(*uint32)(p) = uint32(VerbAdd) | uint32(c.ID())<<8 | uint32(k)<<16
+			*(*ecs.Entity)(unsafe.Add(p, 4)) = e
+			*(*T)(unsafe.Add(p, 16)) = v
+			return
+		}
+	}
+	r.Add(e, c.Value(v)) // out of line: Value panics when c is not inline
+}
+
+// ApplyStream applies the records of s from record *next, which starts at word *off, up to
+// record stop (exclusive), by the lenient rules, as Apply would one by one: at names record
+// *next. It advances *next and *off after each record that applied — so that a record that
+// fails or panics stays pending with the rest, as ApplyRun's cursor does — and returns nil or
+// the failing record's *CommandError.
+//
+// A one-value Set, Add or Remove on a real handle writes its column through an ecs.Writer
+// resolved once per run of records of the same component: a liveness and generation check,
+// a mask test and a copy. Everything else — creates, destroys, placeholders, bundles, and a
+// record the writer cannot finish (a validator, a missing component, a new column) — is
+// decoded and goes through Apply, out of line.
+func (c *Core) ApplyStream(at Pos, s *Stream, stop int, next, off *int) error {
+	w := c.world
+	base := at.Index - *next
+	var wr ecs.Writer
+	wid := -1
+	for i, o := *next, *off; i < stop; i++ {
+		p := unsafe.Add(s.base, uintptr(o)*8)
+		h := *(*uint32)(p)
+		k := int(h >> 16 & 0xff)
+		if v := Verb(h); h>>24 == formValue && (v == VerbSet || v == VerbAdd || v == VerbRemove) {
+			e := *(*ecs.Entity)(unsafe.Add(p, 4))
+			if !e.IsPlaceholder() {
+				if id := int(h >> 8 & 0xff); id != wid {
+					wr, wid = w.Writer(ecs.ComponentID(id)), id
+				}
+				var live, had, done bool
+				switch v {
+				case VerbSet:
+					live, done = wr.Set(e, unsafe.Add(p, 16))
+				case VerbAdd:
+					live, done = wr.Upsert(e, unsafe.Add(p, 16))
+				default:
+					live, had, done = wr.Remove(e)
+					if live && !had {
+						c.report.NoopRemoves++
+					}
+				}
+				if done {
+					if !live {
+						c.report.Skipped++
+					}
+					c.report.Applied++
+					o += k
+					*next, *off = i+1, o
+					continue
+				}
+			}
+		}
+		if err := c.applyDecoded(Pos{Recorder: at.Recorder, Index: base + i}, p); err != nil {
+			return err
+		}
+		wid = -1 // Apply may have grown or added columns
+		o += k
+		*next, *off = i+1, o
+	}
+	return nil
+}
+
+// applyDecoded applies the record at p through Apply.
+//
+//go:noinline
+func (c *Core) applyDecoded(at Pos, p unsafe.Pointer) error {
+	cmd, _ := decode(p)
+	return c.Apply(at, &cmd)
+}
+
+// ReplayStream replays on w, a replica of the core's world, the n records at the start of
+// words, which ApplyStream applied without error (see Replay, whose rules it follows record
+// by record). It returns nil, or the index among the n of the record whose outcome differed
+// and Replay's error. A one-value Set, Add or Remove on a real handle writes through an
+// ecs.Writer of w, as ApplyStream does; the rest is decoded and replayed with Replay.
+func (c *Core) ReplayStream(w *ecs.World, words []uint64, n int) (int, error) {
+	if n == 0 {
+		return 0, nil
+	}
+	base := unsafe.Pointer(unsafe.SliceData(words))
+	var wr ecs.Writer
+	wid := -1
+	for i, o := 0, 0; i < n; i++ {
+		p := unsafe.Add(base, uintptr(o)*8)
+		h := *(*uint32)(p)
+		k := int(h >> 16 & 0xff)
+		if o+k > len(words) {
+			return i, fmt.Errorf("replay: record %d runs past the stream: %w", i, ErrInvalidCommand)
+		}
+		o += k
+		if v := Verb(h); h>>24 == formValue && (v == VerbSet || v == VerbAdd || v == VerbRemove) {
+			e := *(*ecs.Entity)(unsafe.Add(p, 4))
+			if !e.IsPlaceholder() {
+				if id := int(h >> 8 & 0xff); id != wid {
+					wr, wid = w.Writer(ecs.ComponentID(id)), id
+				}
+				var done bool
+				switch v {
+				case VerbSet:
+					_, done = wr.Set(e, unsafe.Add(p, 16))
+				case VerbAdd:
+					_, done = wr.Upsert(e, unsafe.Add(p, 16))
+				default:
+					_, _, done = wr.Remove(e)
+				}
+				if done {
+					continue
+				}
+			}
+		}
+		if err := c.replayDecoded(w, p); err != nil {
+			return i, err
+		}
+		wid = -1
+	}
+	return 0, nil
+}
+
+//go:noinline
+func (c *Core) replayDecoded(w *ecs.World, p unsafe.Pointer) error {
+	cmd, _ := decode(p)
+	return c.Replay(w, &cmd)
+}
+
+// AppendSet appends to dst the record Set(r, e, c, v) writes into a recorder's stream — the
+// same header and value bytes — and returns the extended slice: the floor a benchmark
+// compares a strategy's typed staging with (a plain append of the same compact record to a
+// preallocated slice). It panics, as Component.Value does, when c is not inline.
+func AppendSet[T any](dst []uint64, e ecs.Entity, c ecs.Component[T], v T) []uint64 {
+	k := headWords + int((unsafe.Sizeof(v)+7)/8)
+	if !c.Inline() {
+		c.Value(v) // panics
+	}
+	n := len(dst)
+	if n+k > cap(dst) {
+		dst = append(dst[:cap(dst)], make([]uint64, n+k-cap(dst))...)
+	}
+	dst = dst[:n+k]
+	p := unsafe.Pointer(&dst[n])
+	*(*uint32)(p) = uint32(VerbSet) | uint32(c.ID())<<8 | uint32(k)<<16
+	*(*ecs.Entity)(unsafe.Add(p, 4)) = e
+	*(*T)(unsafe.Add(p, 16)) = v
+	return dst
+}
