@@ -190,3 +190,50 @@ func TestApplyRun(t *testing.T) {
 		t.Errorf("rest of the run: %d, %v, tag kept %v; want 1, nil, false", n, err, w.Has(e, tagC.ID()))
 	}
 }
+
+// TestStreamRoundTrip: every record a recorder writes into a stream decodes to the command it
+// stages (bundles of one to several values, of every size), so the keyed path, which decodes,
+// applies what the stream path would.
+func TestStreamRoundTrip(t *testing.T) {
+	type w3 struct{ A, B, C uint64 }
+	c4 := ecs.NewComponent[uint32]("rt.u32", nil)
+	c8 := ecs.NewComponent[float64]("rt.f64", nil)
+	c24 := ecs.NewComponent[w3]("rt.w3", nil)
+	c0 := ecs.NewComponent[struct{}]("rt.tag", nil)
+	e := ecs.NewPlaceholder(7, 8, 9)
+	bundles := []ecs.Bundle{
+		c4.Value(5), c8.Value(2.5), c24.Value(w3{1, 2, 3}), c0.Value(struct{}{}),
+		ecs.NewBundle(c4.Value(1), c8.Value(2)), ecs.NewBundle(c24.Value(w3{4, 5, 6}), c8.Value(7), c4.Value(8)),
+	}
+	var want []deferral.Command
+	var s deferral.Stream
+	core := deferral.NewCore(ecs.NewWorld())
+	r := core.NewRecorder(streamSink{&s})
+	for _, b := range bundles {
+		for _, v := range []deferral.Verb{deferral.VerbCreate, deferral.VerbAdd, deferral.VerbSet} {
+			r.Stage(deferral.Command{Verb: v, Entity: e, Bundle: b})
+			want = append(want, deferral.Command{Verb: v, Entity: e, Bundle: b})
+		}
+	}
+	r.Remove(e, c24.ID())
+	r.Destroy(e)
+	deferral.Set(r, e, c24, w3{7, 8, 9})
+	want = append(want, deferral.Command{Verb: deferral.VerbRemove, Entity: e, Component: c24.ID()},
+		deferral.Command{Verb: deferral.VerbDestroy, Entity: e},
+		deferral.Command{Verb: deferral.VerbSet, Entity: e, Bundle: c24.Value(w3{7, 8, 9})})
+	got := deferral.AppendCommands(&s, nil)
+	if len(got) != len(want) || s.Len() != len(want) {
+		t.Fatalf("decoded %d records (stream counts %d), want %d", len(got), s.Len(), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("record %d decodes to %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+type streamSink struct{ s *deferral.Stream }
+
+func (k streamSink) StageKeyed(uint64, deferral.Command)           { panic("not keyed") }
+func (k streamSink) StageFuncKeyed(uint64, func(*ecs.World) error) { panic("no closures") }
+func (k streamSink) Stream() *deferral.Stream                      { return k.s }

@@ -189,8 +189,31 @@ func AppendCommands(s *Stream, dst []Command) []Command {
 	return dst
 }
 
-// put stages the record of verb v: into the stream when it has room, else out of line.
+// put stages the record of verb v: into the stream when it has room, else out of line. A
+// one-value bundle of one or two words (the common value) is written without a loop.
 func (r *Recorder) put(v Verb, id ecs.ComponentID, e ecs.Entity, b *ecs.Bundle) {
+	if used := bundleUsed(b); b.Len() == 1 && v != VerbCreate && used <= 16 {
+		k := headWords + used/8
+		if p := r.st.alloc(k); p != nil {
+			*(*uint32)(p) = uint32(v) | uint32(b.ID(0))<<8 | uint32(k)<<16
+			*(*ecs.Entity)(unsafe.Add(p, 4)) = e
+			src := unsafe.Add(unsafe.Pointer(b), 16) // the value, at offset 0 of the values
+			if used >= 8 {
+				*(*uint64)(unsafe.Add(p, 16)) = *(*uint64)(src)
+			}
+			if used == 16 {
+				*(*uint64)(unsafe.Add(p, 24)) = *(*uint64)(unsafe.Add(src, 8))
+			}
+			return
+		}
+	}
+	r.putAny(v, id, e, b)
+}
+
+// putAny is put of any record.
+//
+//go:noinline
+func (r *Recorder) putAny(v Verb, id ecs.ComponentID, e ecs.Entity, b *ecs.Bundle) {
 	k, f := recordWords(v, b)
 	if p := r.st.alloc(k); p != nil {
 		encode(p, v, id, e, b, k, f)
@@ -249,7 +272,7 @@ func Set[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 			return
 		}
 	}
-	r.Set(e, c.Value(v)) // out of line: Value panics when c is not inline
+	stageSlowSet(r, e, c, v)
 }
 
 // Add stages adding component c with value v to e, overwriting a value e has:
@@ -264,7 +287,22 @@ func Add[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 			return
 		}
 	}
-	r.Add(e, c.Value(v)) // out of line: Value panics when c is not inline
+	stageSlowAdd(r, e, c, v)
+}
+
+// stageSlowSet is Set out of line: the stream is full or held, or c is not inline (Value
+// panics).
+//
+//go:noinline
+func stageSlowSet[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
+	r.Set(e, c.Value(v))
+}
+
+// stageSlowAdd is Add out of line, as stageSlowSet.
+//
+//go:noinline
+func stageSlowAdd[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
+	r.Add(e, c.Value(v))
 }
 
 // ApplyStream applies the records of s from record *next, which starts at word *off, up to
@@ -281,7 +319,7 @@ func Add[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 func (c *Core) ApplyStream(at Pos, s *Stream, stop int, next, off *int) error {
 	w := c.world
 	base := at.Index - *next
-	var wr ecs.Writer
+	var wr *ecs.Writer
 	wid := -1
 	for i, o := *next, *off; i < stop; i++ {
 		p := unsafe.Add(s.base, uintptr(o)*8)
@@ -319,7 +357,6 @@ func (c *Core) ApplyStream(at Pos, s *Stream, stop int, next, off *int) error {
 		if err := c.applyDecoded(Pos{Recorder: at.Recorder, Index: base + i}, p); err != nil {
 			return err
 		}
-		wid = -1 // Apply may have grown or added columns
 		o += k
 		*next, *off = i+1, o
 	}
@@ -344,7 +381,7 @@ func (c *Core) ReplayStream(w *ecs.World, words []uint64, n int) (int, error) {
 		return 0, nil
 	}
 	base := unsafe.Pointer(unsafe.SliceData(words))
-	var wr ecs.Writer
+	var wr *ecs.Writer
 	wid := -1
 	for i, o := 0, 0; i < n; i++ {
 		p := unsafe.Add(base, uintptr(o)*8)
@@ -377,7 +414,6 @@ func (c *Core) ReplayStream(w *ecs.World, words []uint64, n int) (int, error) {
 		if err := c.replayDecoded(w, p); err != nil {
 			return i, err
 		}
-		wid = -1
 	}
 	return 0, nil
 }

@@ -145,9 +145,7 @@ func (c *typedColumn[T]) hash(h hash.Hash64, slot uint32) {
 // A call that needs more — a missing column, a validator, a value of a component the entity
 // lacks (Set), a structural change while a query iterates, a component that holds pointers
 // (Remove) — reports done == false and changes nothing; the caller then takes the checked
-// path (TrySet, TryUpsert, TryRemove), which formats the error. A Writer is valid until the
-// next structural change of its World that grows storage (a Create) or replaces columns
-// (CopyFrom); resolve it again after any call other than its own.
+// path (TrySet, TryUpsert, TryRemove), which formats the error.
 type Writer struct {
 	w    *World
 	base unsafe.Pointer
@@ -157,14 +155,19 @@ type Writer struct {
 	zero bool // the column exists and its values hold no pointers
 }
 
-// Writer returns the writer of component id; see Writer.
-func (w *World) Writer(id ComponentID) Writer {
+// Writer returns the writer of component id; see Writer. The World keeps it current as its
+// storage moves, so resolving it is a pointer load.
+func (w *World) Writer(id ComponentID) *Writer {
 	if id >= MaxComponents {
-		return Writer{w: w} // no component has it: Set and Upsert take the checked path
+		return &w.noWriter // no component has it: Set and Upsert take the checked path
 	}
-	r := &w.raw[id]
-	bit := Mask(1) << id
-	return Writer{w: w, base: r.base, size: r.size, bit: bit,
+	return &w.writers[id]
+}
+
+// setWriter refreshes id's writer from its untyped view.
+func (w *World) setWriter(id ComponentID) {
+	r, bit := &w.raw[id], Mask(1)<<id
+	w.writers[id] = Writer{w: w, base: r.base, size: r.size, bit: bit,
 		put: w.hasCol&bit != 0 && w.validated&bit == 0, zero: w.hasCol&bit != 0 && r.noPtrs}
 }
 

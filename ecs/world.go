@@ -37,7 +37,11 @@ type World struct {
 	// component has a validator. Create, Add, Set and Upsert check a bundle against both with
 	// two mask tests and take the per-value path only for a new column or a validator.
 	hasCol, validated Mask
-	iters             atomic.Int32 // queries iterating now
+	// writers is each component's Writer, kept current with raw (setWriter); noWriter is
+	// the one of an id no component has.
+	writers  [MaxComponents]Writer
+	noWriter Writer
+	iters    atomic.Int32 // queries iterating now
 	// changes counts successful changing calls (Changes); replica.go reads and sets it.
 	changes uint64
 }
@@ -48,7 +52,12 @@ func NewWorld() *World {
 	if id == 0 { // wrapped after 2^32 worlds; 0 is reserved for the empty handle
 		id = worldIDs.Add(1)
 	}
-	return &World{id: id}
+	w := &World{id: id}
+	w.noWriter.w = w
+	for i := range w.writers {
+		w.setWriter(ComponentID(i))
+	}
+	return w
 }
 
 // ID returns the world's process-unique id, as carried by its handles.
@@ -141,6 +150,7 @@ func (w *World) setRaw(id ComponentID) {
 			w.validated |= bit
 		}
 	}
+	w.setWriter(id)
 }
 
 // growColumns makes every column's array hold at least slots values, doubling.
@@ -150,12 +160,14 @@ func (w *World) growColumns(slots int) {
 		if c != nil {
 			c.grow(w.colLen)
 			w.raw[id] = c.raw()
+			w.setWriter(ComponentID(id))
 		}
 	}
 }
 
 // refreshRaw recomputes every column's untyped view and colLen (after columns were replaced).
 func (w *World) refreshRaw() {
+	w.noWriter.w = w
 	w.colLen = len(w.gens)
 	for id, c := range w.cols {
 		if c != nil {

@@ -30,9 +30,9 @@ type Buffer[T, C any] struct {
 	applyRun ApplyRunFunc[T, C] // nil: apply, command by command
 	// stream, when set (SetStream), applies runs of a recorder's record stream; decode turns
 	// a stream's records into Cs for keyed commits and hooks.
-	stream StreamRunFunc[T]
-	decode func(s *deferral.Stream, dst []C) []C
-	runFunc  func(t *T, at deferral.Pos, fn func(*T) error) error
+	stream  StreamRunFunc[T]
+	decode  func(s *deferral.Stream, dst []C) []C
+	runFunc func(t *T, at deferral.Pos, fn func(*T) error) error
 
 	mu   sync.Mutex // guards recs while minting
 	recs []*Recorder[T, C]
@@ -378,15 +378,15 @@ type Recorder[T, C any] struct {
 	st          deferral.Stream
 	off, endOff int
 	decode      func(s *deferral.Stream, dst []C) []C
-	slow        bool // Stage must go through StageKeyed: a sort key, keyed, or a stream
-	keys  []uint64 // per typed command, once keyed
-	keyed bool     // a non-zero sort key was staged since the last drained commit
-	funcs []closure[T]
-	key   uint64 // sort key for Stage and StageFunc
-	next  int    // typed commands consumed (applied, or moved into a keyed plan)
-	fnext int    // closures consumed
-	end   int    // typed commands the running commit covers (staged before it began)
-	fend  int    // closures the running commit covers
+	slow        bool     // Stage must go through StageKeyed: a sort key, keyed, or a stream
+	keys        []uint64 // per typed command, once keyed
+	keyed       bool     // a non-zero sort key was staged since the last drained commit
+	funcs       []closure[T]
+	key         uint64 // sort key for Stage and StageFunc
+	next        int    // typed commands consumed (applied, or moved into a keyed plan)
+	fnext       int    // closures consumed
+	end         int    // typed commands the running commit covers (staged before it began)
+	fend        int    // closures the running commit covers
 	// wm and fwm shrink cmds (with keys) and funcs after a spike (deferral.Watermark).
 	wm, fwm deferral.Watermark
 	// pad keeps recorders that are allocated together from sharing a cache line.

@@ -254,39 +254,52 @@ func init() {
 		{"hybrid", hybrid.Factory},
 		{"versioned", versioned.Factory},
 	} {
-		register("addremove-"+s.name, "add 2 / remove 2 components on 100 entities through "+s.name+" (commit after the adds and after the removes); per component op", func() func(int) {
-			w, ents := targets(100)
-			st := s.mk(w)
-			r := st.NewRecorder()
-			commit := func() {
-				if err := st.Commit(); err != nil {
-					panic(err)
-				}
-				if _, err := st.TakeReport(); err != nil {
-					panic(err)
-				}
+		for _, generic := range []bool{false, true} {
+			name, how := "addremove-"+s.name, "Recorder.Add of Component.Value"
+			if generic {
+				name, how = "addremove-generic-"+s.name, "deferral.Add"
 			}
-			round := func() {
-				for i, e := range ents {
-					r.Add(e, health.Value(int64(i)))
-					r.Add(e, tag.Value(uint32(i)))
+			register(name, "add 2 / remove 2 components on 100 entities through "+s.name+" ("+how+"; commit after the adds and after the removes); per component op", func() func(int) {
+				w, ents := targets(100)
+				st := s.mk(w)
+				r := st.NewRecorder()
+				commit := func() {
+					if err := st.Commit(); err != nil {
+						panic(err)
+					}
+					if _, err := st.TakeReport(); err != nil {
+						panic(err)
+					}
 				}
-				commit()
-				for _, e := range ents {
-					r.Remove(e, health.ID())
-					r.Remove(e, tag.ID())
+				round := func() {
+					if generic {
+						for i, e := range ents {
+							deferral.Add(r, e, health, int64(i))
+							deferral.Add(r, e, tag, uint32(i))
+						}
+					} else {
+						for i, e := range ents {
+							r.Add(e, health.Value(int64(i)))
+							r.Add(e, tag.Value(uint32(i)))
+						}
+					}
+					commit()
+					for _, e := range ents {
+						r.Remove(e, health.ID())
+						r.Remove(e, tag.ID())
+					}
+					commit()
 				}
-				commit()
-			}
-			for range 4 {
-				round()
-			}
-			return func(n int) { // n in component ops, rounded to whole rounds of 400
-				for k := 0; k < n; k += 400 {
+				for range 4 {
 					round()
 				}
-			}
-		})
+				return func(n int) { // n in component ops, rounded to whole rounds of 400
+					for k := 0; k < n; k += 400 {
+						round()
+					}
+				}
+			})
+		}
 	}
 	register("addremove-ark", "Ark immediate Map2.Add / Map2.Remove of 2 components on 100 entities; per component op", func() func(int) {
 		w := ark.NewWorld(1024)
