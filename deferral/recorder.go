@@ -158,6 +158,10 @@ func (r *Recorder) Add(e ecs.Entity, b ecs.Bundle) { r.put(VerbAdd, 0, e, &b) }
 
 // Remove stages removing component id from e; a no-op at commit if e lacks it.
 func (r *Recorder) Remove(e ecs.Entity, id ecs.ComponentID) {
+	if r.sinkSt == nil {
+		r.put(VerbRemove, id, e, &ecs.Bundle{})
+		return
+	}
 	if p := r.st.alloc(headWords); p != nil {
 		*(*uint32)(p) = uint32(VerbRemove) | uint32(id)<<8 | headWords<<16
 		*(*ecs.Entity)(unsafe.Add(p, 4)) = e

@@ -192,6 +192,19 @@ func AppendCommands(s *Stream, dst []Command) []Command {
 // put stages the record of verb v: into the stream when it has room, else out of line. A
 // one-value bundle of one or two words (the common value) is written without a loop.
 func (r *Recorder) put(v Verb, id ecs.ComponentID, e ecs.Entity, b *ecs.Bundle) {
+	if r.sinkSt == nil { // a sink without a stream: its fast slice of Commands, filled in place
+		if c := r.slot(); c != nil {
+			c.Verb, c.Component, c.Entity = v, id, e
+			if v == VerbRemove || v == VerbDestroy {
+				c.Bundle = ecs.Bundle{}
+			} else {
+				c.Bundle = *b
+			}
+			return
+		}
+		r.putAny(v, id, e, b)
+		return
+	}
 	if used := bundleUsed(b); b.Len() == 1 && v != VerbCreate && used <= 16 {
 		k := headWords + used/8
 		if p := r.st.alloc(k); p != nil {
