@@ -155,9 +155,9 @@ func (s *Sim) recorders(n int) []*deferral.Recorder {
 // frameBody runs movement, lifetime, cleanup, decisions and commit. dt was validated.
 func (s *Sim) frameBody(dt float64, decide func(View) error) error {
 	w := s.w
-	move(w, dt)
-	dead := age(w, dt, s.dead[:0])
-	n, err := cleanup(w, dead)
+	Move(w, dt)
+	dead := Age(w, dt, s.dead[:0])
+	n, err := Cleanup(w, dead)
 	s.expired, s.dead = n, dead[:0]
 	if err != nil {
 		return fmt.Errorf("frame %d: %w", s.frame, err)
@@ -167,7 +167,7 @@ func (s *Sim) frameBody(dt float64, decide func(View) error) error {
 	s.unfinished = true
 	frame := s.frame
 	if decide != nil {
-		survivors := survivorsOf(w, s.survivors[:0])
+		survivors := Survivors(w, s.survivors[:0])
 		s.survivors = survivors
 		if err := s.decide(View{w: w, survivors: survivors, frame: frame}, decide); err != nil {
 			return fmt.Errorf("frame %d: decisions: %w", frame, err)
@@ -269,10 +269,13 @@ func (s *Sim) TakeReport() (deferral.Report, error) {
 	return s.strat.TakeReport()
 }
 
-// The phases of a particle frame before the decisions, shared by Sim and GraphFrame.
+// The phases of a particle frame before the decisions, shared by Sim and the task-graph frame
+// of package [github.com/deferbench/deferbench/strategies/hybrid/hybridframe]: a frame runs
+// Move, Age, Cleanup of what Age returned, then decides over Survivors.
 
-// move is the movement phase: Position += Velocity·dt for every entity having both.
-func move(w *ecs.World, dt float64) {
+// Move is the movement phase: Position += Velocity·dt for every entity having both. It
+// writes through Component.Ptr; Age, which follows it, announces the writes (MarkChanged).
+func Move(w *ecs.World, dt float64) {
 	for e := range w.Query(ecs.MaskOf(Position.ID(), Velocity.ID())) {
 		p, v := Position.Ptr(w, e), Velocity.Ptr(w, e)
 		p.X += v.X * dt
@@ -280,9 +283,9 @@ func move(w *ecs.World, dt float64) {
 	}
 }
 
-// age is the lifetime phase: Remaining -= dt for every entity having a Lifetime. It appends
+// Age is the lifetime phase: Remaining -= dt for every entity having a Lifetime. It appends
 // the expired (at or below zero, or NaN) to dead and returns it.
-func age(w *ecs.World, dt float64, dead []ecs.Entity) []ecs.Entity {
+func Age(w *ecs.World, dt float64, dead []ecs.Entity) []ecs.Entity {
 	for e := range w.Query(ecs.MaskOf(Lifetime.ID())) {
 		l := Lifetime.Ptr(w, e)
 		l.Remaining -= dt
@@ -296,9 +299,10 @@ func age(w *ecs.World, dt float64, dead []ecs.Entity) []ecs.Entity {
 	return dead
 }
 
-// cleanup is the intrinsic cleanup: it destroys the expired with the strict World API (the
-// simulation's own rule, not a decision) and returns how many it destroyed.
-func cleanup(w *ecs.World, dead []ecs.Entity) (int, error) {
+// Cleanup is the intrinsic cleanup: it destroys the expired with the strict World API (the
+// simulation's own rule, not a decision) and returns how many it destroyed. Errors: the first
+// World.Destroy error, wrapped ("cleanup: …"); the entities before it are destroyed.
+func Cleanup(w *ecs.World, dead []ecs.Entity) (int, error) {
 	for i, e := range dead {
 		if err := w.Destroy(e); err != nil {
 			return i, fmt.Errorf("cleanup: %w", err)
@@ -307,8 +311,8 @@ func cleanup(w *ecs.World, dead []ecs.Entity) (int, error) {
 	return len(dead), nil
 }
 
-// survivorsOf appends the live entities, in creation order, to buf and returns it.
-func survivorsOf(w *ecs.World, buf []ecs.Entity) []ecs.Entity {
+// Survivors appends the live entities, in creation order, to buf and returns it.
+func Survivors(w *ecs.World, buf []ecs.Entity) []ecs.Entity {
 	for e := range w.Entities() {
 		buf = append(buf, e)
 	}

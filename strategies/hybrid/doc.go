@@ -48,6 +48,6 @@
 // Buffer wraps a cmdbuffer.Buffer over any target T (a render queue, a physics world). ECS is
 // the strategy for an ecs.World: it implements deferral.Strategy (its Commit runs a one-node
 // graph: the derived flush) and is a CommandBuffer for graphs. The particle frame as such a
-// graph, with the decisions split over parallel producer nodes, is workload.GraphFrame (the
-// strategy itself carries no workload); ECS.BeginDecisions is the mark its decision nodes set.
+// graph, with the decisions split over parallel producer nodes, is hybridframe.Frame, in
+// the subpackage hybridframe (the strategy itself carries no workload); ECS.BeginDecisions is the mark its decision nodes set.
 package hybrid

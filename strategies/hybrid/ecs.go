@@ -132,7 +132,7 @@ func (s *ECS) TakeReport() (deferral.Report, error) {
 func (s *ECS) Close() error { return s.cb.Close() }
 
 // BeginDecisions marks the start of a frame's decisions over s — graph nodes that read the
-// world and stage through s's recorders, as workload.GraphFrame runs them: until the returned
+// world and stage through s's recorders, as hybridframe.Frame runs them: until the returned
 // end function is called, Commit and TakeReport refuse with deferral.ErrReentry and Discard
 // drops nothing, so a decision cannot reach the sync point. Calls nest; call end once.
 func (s *ECS) BeginDecisions() (end func()) {

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"math"
 	"testing"
-	"time"
 )
 
 // TestContentionInterleavedMetrics: a P > 1 Contention benchmark reports its own ns/op,
@@ -80,61 +79,6 @@ func TestMeasureHonoursOverrides(t *testing.T) {
 	for _, u := range []string{"ns/op", "B/op", "allocs/op", "widgets/op"} {
 		if n[u] != 1 {
 			t.Errorf("%d values of %s, want 1: %v", n[u], u, res.Values)
-		}
-	}
-}
-
-// TestContentionFullRounds: a P > 1 Contention call stages at least contentionMinCall commands
-// per producer whatever b.N (1x, 2x, or a ramp's first call), so that its ns/op and efficiency
-// measure staging, not the fixed cost of a round's barrier, and it reports them per command
-// staged.
-func TestContentionFullRounds(t *testing.T) {
-	t.Cleanup(func() { setBenchtime(flag.Lookup("test.benchtime").DefValue) })
-	for _, bt := range []string{"1x", "3x"} {
-		if err := setBenchtime(bt); err != nil {
-			t.Fatal(err)
-		}
-		const p = 3
-		var inRounds, alone int
-		r := testing.Benchmark(func(b *testing.B) {
-			inRounds, alone = 0, 0
-			contentionInterleaved(b, p, contentionRound, contentionFloor(b.N, p, contentionRound), func(n int) { inRounds += n }, func(n int) { alone += n })
-		})
-		// The first round is the one-command-per-producer wake-up after ReadMemStats.
-		if want := p + p*contentionMinCall; inRounds != want || alone != contentionMinCall {
-			t.Errorf("%s: %d commands in P-producer rounds and %d alone; want %d and %d", bt, inRounds, alone, want, contentionMinCall)
-		}
-		if cmds, ok := r.Extra["cmds/s"]; !ok || !(cmds > 0) || math.IsInf(cmds, 0) {
-			t.Errorf("%s: cmds/s %v", bt, r.Extra)
-		}
-	}
-}
-
-func TestRoundLength(t *testing.T) {
-	for _, c := range []struct {
-		probe time.Duration
-		want  int
-	}{
-		{0, contentionRound},
-		{time.Microsecond, contentionRound},         // 1 ns per command: capped
-		{20 * time.Microsecond, 51200},              // 20 ns per command: 1 ms rounds
-		{400 * time.Microsecond, 2560},              // lazyguarded's 400 ns
-		{10 * time.Millisecond, contentionMinRound}, // slower than 1 ms a probe: the floor
-	} {
-		if got := roundLength(c.probe); got != c.want {
-			t.Errorf("roundLength(%v) = %d, want %d", c.probe, got, c.want)
-		}
-	}
-}
-
-func TestContentionFloor(t *testing.T) {
-	for _, c := range []struct{ n, p, per, want int }{
-		{1, 3, contentionRound, 3 * contentionMinCall}, // a ramp's first call
-		{1, 3, 2560, 3 * 2560},                         // rounds shorter than the floor: one round
-		{1_000_000, 3, contentionRound, 1_000_000},     // enough already
-	} {
-		if got := contentionFloor(c.n, c.p, c.per); got != c.want {
-			t.Errorf("contentionFloor(%d, %d, %d) = %d, want %d", c.n, c.p, c.per, got, c.want)
 		}
 	}
 }

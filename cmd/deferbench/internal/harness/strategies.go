@@ -8,6 +8,7 @@ import (
 	"github.com/deferbench/deferbench/strategies/cmdbuffer"
 	"github.com/deferbench/deferbench/strategies/handrolled"
 	"github.com/deferbench/deferbench/strategies/hybrid"
+	"github.com/deferbench/deferbench/strategies/hybrid/hybridframe"
 	"github.com/deferbench/deferbench/strategies/lazyguarded"
 	"github.com/deferbench/deferbench/strategies/versioned"
 	"github.com/deferbench/deferbench/workload"
@@ -108,7 +109,7 @@ func hybridFrame(st deferral.Strategy, producers int, decide workload.ParallelDe
 	if !ok {
 		return nil, fmt.Errorf("hybrid frame: strategy is %T, want *hybrid.ECS", st)
 	}
-	pf, err := workload.NewGraphFrame(h, producers, workload.NewView, decide)
+	pf, err := hybridframe.New(h, producers, workload.NewView, decide)
 	if err != nil {
 		return nil, err
 	}

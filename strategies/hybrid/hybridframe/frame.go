@@ -1,4 +1,4 @@
-package workload
+package hybridframe
 
 import (
 	"context"
@@ -9,9 +9,10 @@ import (
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
 	"github.com/deferbench/deferbench/strategies/hybrid"
+	"github.com/deferbench/deferbench/workload"
 )
 
-// GraphFrame is the particle frame (the phases of Sim.Step) as a static task graph over the
+// Frame is the particle frame (the phases of workload.Sim.Step) as a static task graph over the
 // hybrid strategy (package [github.com/deferbench/deferbench/strategies/hybrid]), compiled
 // once and executed per Step:
 //
@@ -24,15 +25,15 @@ import (
 // P decide nodes reads the world and appends to the strategy with its own recorder, deciding a
 // contiguous part of the survivors (part i is survivors[i·n/P : (i+1)·n/P]) — they run in
 // parallel on the graph's pool; thaw unfreezes; the derived flush commits, the decide nodes'
-// recorders in node order; render reads the world into a RenderQueue, one DrawCmd per
+// recorders in node order; render reads the world into a workload.RenderQueue, one workload.DrawCmd per
 // entity with a Position (Mesh = slot, Material = generation, X and Y the position).
 //
 // The decisions see a view V built by the view function from the world, the survivors and the
-// frame number (counted from 0); for this package's decision rules pass NewView. Movement,
-// lifetime and cleanup are Sim's own phases, so with a commit-order-reproducible rule the
-// world after each frame is the one Sim.StepParallel reaches with the cmdbuffer strategy, for
+// frame number (counted from 0); for package workload's decision rules pass workload.NewView.
+// Movement, lifetime and cleanup are workload.Sim's own phases (workload.Move, Age, Cleanup), so with a commit-order-reproducible rule the
+// world after each frame is the one workload.Sim.StepParallel reaches with the cmdbuffer strategy, for
 // any P and GOMAXPROCS.
-type GraphFrame[V any] struct {
+type Frame[V any] struct {
 	// unfinished: the last frame's decisions or flush failed; the next frame is refused
 	// while the commands it left are pending (a new frame would bury them). Commands that
 	// closures staged for the next commit during a successful flush do not block it.
@@ -53,22 +54,22 @@ type GraphFrame[V any] struct {
 	v         V
 	thaw      func()
 	end       func() // ends the strategy's decisions mark
-	queue     RenderQueue
+	queue     workload.RenderQueue
 
 	movement, flush, render *hybrid.Node
 }
 
-// NewGraphFrame compiles the frame graph over strategy s with producers decide nodes.
+// New compiles the frame graph over strategy s with producers decide nodes.
 // decide may be nil (no decisions; the decide nodes do nothing). The graph's workers default
-// to GOMAXPROCS (see hybrid.Graph and SetWorkers). Errors: ErrInvalidProducers when
+// to GOMAXPROCS (see hybrid.Graph and SetWorkers). Errors: workload.ErrInvalidProducers when
 // producers < 1.
-func NewGraphFrame[V any](s *hybrid.ECS, producers int, view func(w *ecs.World, survivors []ecs.Entity, frame int) V,
-	decide func(v V, chunk int, part []ecs.Entity, rec *deferral.Recorder) error) (*GraphFrame[V], error) {
+func New[V any](s *hybrid.ECS, producers int, view func(w *ecs.World, survivors []ecs.Entity, frame int) V,
+	decide func(v V, chunk int, part []ecs.Entity, rec *deferral.Recorder) error) (*Frame[V], error) {
 	if producers < 1 {
-		return nil, fmt.Errorf("new particle frame: producers %d: %w", producers, ErrInvalidProducers)
+		return nil, fmt.Errorf("new particle frame: producers %d: %w", producers, workload.ErrInvalidProducers)
 	}
 	w := s.World()
-	f := &GraphFrame[V]{s: s, w: w, g: hybrid.NewGraph(), view: view, decide: decide, parts: producers}
+	f := &Frame[V]{s: s, w: w, g: hybrid.NewGraph(), view: view, decide: decide, parts: producers}
 	g := f.g
 	g.NameResource(w, "world")
 	g.NameResource(&f.dead, "expired")
@@ -92,27 +93,27 @@ func NewGraphFrame[V any](s *hybrid.ECS, producers int, view func(w *ecs.World, 
 
 // Graph returns the compiled frame graph (for SetWorkers, Edges, or a flush retry with
 // FlushNode().Run).
-func (f *GraphFrame[V]) Graph() *hybrid.Graph { return f.g }
+func (f *Frame[V]) Graph() *hybrid.Graph { return f.g }
 
 // FlushNode returns the frame's flush node.
-func (f *GraphFrame[V]) FlushNode() *hybrid.Node { return f.flush }
+func (f *Frame[V]) FlushNode() *hybrid.Node { return f.flush }
 
 // Strategy returns the strategy the frame commits through.
-func (f *GraphFrame[V]) Strategy() *hybrid.ECS { return f.s }
+func (f *Frame[V]) Strategy() *hybrid.ECS { return f.s }
 
 // Frame returns the number of frames whose decisions ran (failed or not): the frame number the
 // next Step's decisions see.
-func (f *GraphFrame[V]) Frame() int { return f.frame }
+func (f *Frame[V]) Frame() int { return f.frame }
 
 // Expired returns the number of entities the last frame's cleanup destroyed.
-func (f *GraphFrame[V]) Expired() int { return f.expired }
+func (f *Frame[V]) Expired() int { return f.expired }
 
 // Render returns the render queue the last frame's render node filled; it is rewritten by the
 // next Step.
-func (f *GraphFrame[V]) Render() *RenderQueue { return &f.queue }
+func (f *Frame[V]) Render() *workload.RenderQueue { return &f.queue }
 
 // Step runs one frame of dt seconds: it executes the graph. Errors:
-//   - ErrInvalidDt (dt NaN, ±Inf, zero or negative), deferral.ErrReentry (called from a
+//   - workload.ErrInvalidDt (dt NaN, ±Inf, zero or negative), deferral.ErrReentry (called from a
 //     decision), deferral.ErrPending (commands left pending by a failed frame), ecs.ErrIterating
 //     (a query of the world is iterating): the frame did not start and nothing changed;
 //   - a decision's error, in a *hybrid.NodeError naming its decide node: the simulation advanced, the
@@ -126,9 +127,9 @@ func (f *GraphFrame[V]) Render() *RenderQueue { return &f.queue }
 //
 // In the last two cases call Commit (retry) or Discard before the next Step. The errors are
 // wrapped with the frame number; match them with errors.Is and errors.As.
-func (f *GraphFrame[V]) Step(dt float64) error {
+func (f *Frame[V]) Step(dt float64) error {
 	if math.IsNaN(dt) || math.IsInf(dt, 0) || dt <= 0 {
-		return fmt.Errorf("step: dt %v: %w", dt, ErrInvalidDt)
+		return fmt.Errorf("step: dt %v: %w", dt, workload.ErrInvalidDt)
 	}
 	if f.s.Deciding() {
 		return fmt.Errorf("step: %w", deferral.ErrReentry)
@@ -160,7 +161,7 @@ func (f *GraphFrame[V]) Step(dt float64) error {
 
 // Commit retries the commit of a failed frame (a no-op when nothing is pending). Errors:
 // deferral.ErrReentry from inside decisions, or the commit's error (failure policy).
-func (f *GraphFrame[V]) Commit() error {
+func (f *Frame[V]) Commit() error {
 	err := f.s.Commit()
 	if err == nil && !f.s.Deciding() {
 		f.unfinished = false
@@ -170,7 +171,7 @@ func (f *GraphFrame[V]) Commit() error {
 
 // Discard drops the commands a failed frame left pending and returns how many. Errors:
 // deferral.ErrReentry from inside decisions (nothing dropped).
-func (f *GraphFrame[V]) Discard() (int, error) {
+func (f *Frame[V]) Discard() (int, error) {
 	if f.s.Deciding() {
 		return 0, fmt.Errorf("discard: %w", deferral.ErrReentry)
 	}
@@ -179,27 +180,27 @@ func (f *GraphFrame[V]) Discard() (int, error) {
 }
 
 // move: the movement phase.
-func (f *GraphFrame[V]) move(context.Context, *hybrid.Node) error {
-	move(f.w, f.dt)
+func (f *Frame[V]) move(context.Context, *hybrid.Node) error {
+	workload.Move(f.w, f.dt)
 	return nil
 }
 
 // age: the lifetime phase; collect the expired.
-func (f *GraphFrame[V]) age(context.Context, *hybrid.Node) error {
-	f.dead = age(f.w, f.dt, f.dead[:0])
+func (f *Frame[V]) age(context.Context, *hybrid.Node) error {
+	f.dead = workload.Age(f.w, f.dt, f.dead[:0])
 	return nil
 }
 
 // cleanup: destroy the expired with the strict API (the simulation's own rule).
-func (f *GraphFrame[V]) cleanup(context.Context, *hybrid.Node) error {
-	n, err := cleanup(f.w, f.dead)
+func (f *Frame[V]) cleanup(context.Context, *hybrid.Node) error {
+	n, err := workload.Cleanup(f.w, f.dead)
 	f.expired = n
 	return err
 }
 
 // collect: the survivors in creation order; freeze the world for the decisions.
-func (f *GraphFrame[V]) collect(context.Context, *hybrid.Node) error {
-	f.survivors = survivorsOf(f.w, f.survivors[:0])
+func (f *Frame[V]) collect(context.Context, *hybrid.Node) error {
+	f.survivors = workload.Survivors(f.w, f.survivors[:0])
 	f.decided = true
 	f.thaw = f.w.Freeze()
 	f.end = f.s.BeginDecisions()
@@ -208,7 +209,7 @@ func (f *GraphFrame[V]) collect(context.Context, *hybrid.Node) error {
 }
 
 // decider returns decide node i's body.
-func (f *GraphFrame[V]) decider(i int) hybrid.Func {
+func (f *Frame[V]) decider(i int) hybrid.Func {
 	return func(_ context.Context, n *hybrid.Node) error {
 		if f.decide == nil {
 			return nil
@@ -220,7 +221,7 @@ func (f *GraphFrame[V]) decider(i int) hybrid.Func {
 }
 
 // unfreeze: the decisions are over.
-func (f *GraphFrame[V]) unfreeze(context.Context, *hybrid.Node) error {
+func (f *Frame[V]) unfreeze(context.Context, *hybrid.Node) error {
 	var zero V
 	f.v = zero
 	f.end()
@@ -230,12 +231,12 @@ func (f *GraphFrame[V]) unfreeze(context.Context, *hybrid.Node) error {
 }
 
 // draw: one DrawCmd per entity with a Position, in creation order.
-func (f *GraphFrame[V]) draw(context.Context, *hybrid.Node) error {
+func (f *Frame[V]) draw(context.Context, *hybrid.Node) error {
 	w := f.w
 	f.queue.Reset()
-	for e := range w.Query(ecs.MaskOf(Position.ID())) {
-		p := Position.Ptr(w, e)
-		f.queue.Submit(DrawCmd{Mesh: e.Slot(), Material: e.Generation(), X: float32(p.X), Y: float32(p.Y)})
+	for e := range w.Query(ecs.MaskOf(workload.Position.ID())) {
+		p := workload.Position.Ptr(w, e)
+		f.queue.Submit(workload.DrawCmd{Mesh: e.Slot(), Material: e.Generation(), X: float32(p.X), Y: float32(p.Y)})
 	}
 	return nil
 }

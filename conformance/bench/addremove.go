@@ -1,4 +1,4 @@
-package harness
+package bench
 
 import (
 	"fmt"
@@ -18,13 +18,10 @@ const (
 	addRemoveRound    = 4 * addRemoveEntities // 2 adds and 2 removes per entity
 )
 
-// addRemoveMix is the Arg of StageApply's mix=addremove2x100 variant.
-type addRemoveMix struct{}
-
 // addRemoveStager is what the row stages through: a strategy's recorder and commit, or the
 // baseline's slice applied with deferral.Core. Its methods take runs of operations, so that
 // the timed loop makes one dynamic call per run and the row measures staging and commit, not
-// the harness's dispatch: inside a run the recorder (or the slice) is called directly, as a
+// the body's dispatch: inside a run the recorder (or the slice) is called directly, as a
 // system would.
 type addRemoveStager interface {
 	// stage stages operations j, j+1, …, k-1 of a round (0 ≤ j < k ≤ the end of j's half),
@@ -83,7 +80,7 @@ func (x *recorderStager) stage(ents []ecs.Entity, j, k, i int) {
 }
 
 func (x *recorderStager) commit() error {
-	handover(x.st, x.r)
+	Handover(x.st, x.r)
 	if err := x.st.Commit(); err != nil {
 		return fmt.Errorf("add/remove: %w", err)
 	}
@@ -139,7 +136,8 @@ func (x *sliceStager) commit() error {
 	return err
 }
 
-func stageApplyAddRemove(b *testing.B, s StrategyInfo) error {
+// stageApplyAddRemove is StageApply's mix=addremove2x100.
+func stageApplyAddRemove(b *testing.B, f deferral.Factory, meters []Meter) error {
 	w := ecs.NewWorld()
 	ents := make([]ecs.Entity, addRemoveEntities)
 	for i := range ents {
@@ -151,17 +149,20 @@ func stageApplyAddRemove(b *testing.B, s StrategyInfo) error {
 	}
 	var x addRemoveStager
 	var st deferral.Strategy
-	if s.Baseline() {
+	if f == nil {
 		x = &sliceStager{core: deferral.NewCore(w), buf: make([]deferral.Command, 0, addRemoveRound/2)}
 	} else {
-		st = s.Factory(w)
+		st = f(w)
 		x = &recorderStager{st: st, r: st.NewRecorder()}
 	}
 	if _, err := runAddRemove(x, ents, 0, addRemoveRound); err != nil { // warm the buffers
 		return err
 	}
-	var pm publishMeter // versioned's publish split; nothing for the others
-	pm.start(st)
+	if st != nil {
+		for _, m := range meters {
+			m.Start(st)
+		}
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	j, err := runAddRemove(x, ents, 0, b.N)
@@ -169,7 +170,11 @@ func stageApplyAddRemove(b *testing.B, s StrategyInfo) error {
 	if err != nil {
 		return err
 	}
-	pm.report(b)
+	if st != nil {
+		for _, m := range meters {
+			m.Report(b)
+		}
+	}
 	if j != 0 { // finish the round, untimed
 		if _, err := runAddRemove(x, ents, j, addRemoveRound-j); err != nil {
 			return err

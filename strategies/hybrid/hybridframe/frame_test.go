@@ -1,4 +1,4 @@
-package workload_test
+package hybridframe_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/deferbench/deferbench/ecs"
 	"github.com/deferbench/deferbench/strategies/cmdbuffer"
 	"github.com/deferbench/deferbench/strategies/hybrid"
+	"github.com/deferbench/deferbench/strategies/hybrid/hybridframe"
 	"github.com/deferbench/deferbench/workload"
 )
 
@@ -113,7 +114,7 @@ func runFrames(t testing.TB, producers int, jitter uint64) (world, render uint64
 			return rule(v, chunk, part, rec)
 		}
 	}
-	f, err := workload.NewGraphFrame(hybrid.NewECS(w), producers, newTestView, decide)
+	f, err := hybridframe.New(hybrid.NewECS(w), producers, newTestView, decide)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestParticleFrameDeterministic(t *testing.T) {
 // TestParticleFrameGraph: the derived edges make the decide nodes independent of each other
 // and order them between survivors and the flush.
 func TestParticleFrameGraph(t *testing.T) {
-	f, err := workload.NewGraphFrame(hybrid.NewECS(ecs.NewWorld()), 3, newTestView, nil)
+	f, err := hybridframe.New(hybrid.NewECS(ecs.NewWorld()), 3, newTestView, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +190,7 @@ func TestParticleFrameGraph(t *testing.T) {
 			t.Errorf("decide nodes are ordered: %s", e)
 		}
 	}
-	if _, err := workload.NewGraphFrame(hybrid.NewECS(ecs.NewWorld()), 0, newTestView, nil); !errors.Is(err, workload.ErrInvalidProducers) {
+	if _, err := hybridframe.New(hybrid.NewECS(ecs.NewWorld()), 0, newTestView, nil); !errors.Is(err, workload.ErrInvalidProducers) {
 		t.Fatalf("producers 0: %v, want ErrInvalidProducers", err)
 	}
 }
@@ -204,7 +205,7 @@ func TestParticleFrameDecisionsOverlap(t *testing.T) {
 		arrived.Done()
 		return wait(all, "the other decide node reaching the barrier")
 	}
-	f, err := workload.NewGraphFrame(hybrid.NewECS(populated(t)), 2, newTestView, decide)
+	f, err := hybridframe.New(hybrid.NewECS(populated(t)), 2, newTestView, decide)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +217,7 @@ func TestParticleFrameDecisionsOverlap(t *testing.T) {
 
 func TestParticleFrameRejectsDt(t *testing.T) {
 	w := populated(t)
-	f, err := workload.NewGraphFrame(hybrid.NewECS(w), 2, newTestView, replaceRule[testView](1, 0.5))
+	f, err := hybridframe.New(hybrid.NewECS(w), 2, newTestView, replaceRule[testView](1, 0.5))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +236,7 @@ func TestParticleFrameRejectsDt(t *testing.T) {
 func TestParticleFrameReentry(t *testing.T) {
 	w := populated(t)
 	s := hybrid.NewECS(w)
-	var f *workload.GraphFrame[testView]
+	var f *hybridframe.Frame[testView]
 	var mu sync.Mutex
 	var problems []string
 	check := func(what string, err, want error) {
@@ -260,7 +261,7 @@ func TestParticleFrameReentry(t *testing.T) {
 		return nil
 	}
 	var err error
-	f, err = workload.NewGraphFrame(s, 2, newTestView, decide)
+	f, err = hybridframe.New(s, 2, newTestView, decide)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +293,7 @@ func TestParticleFrameDecisionError(t *testing.T) {
 		}
 		return nil
 	}
-	f, err := workload.NewGraphFrame(hybrid.NewECS(w), 3, newTestView, decide)
+	f, err := hybridframe.New(hybrid.NewECS(w), 3, newTestView, decide)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,7 +417,7 @@ func TestParticleFrameDecisionPanic(t *testing.T) {
 		}
 		return nil
 	}
-	f, err := workload.NewGraphFrame(hybrid.NewECS(w), 2, newTestView, decide)
+	f, err := hybridframe.New(hybrid.NewECS(w), 2, newTestView, decide)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -452,7 +453,7 @@ func wait(ch <-chan struct{}, what string) error {
 func TestGraphFrameAfterClosureStagedFollowUp(t *testing.T) {
 	w := ecs.NewWorld()
 	s := hybrid.NewECS(w)
-	f, err := workload.NewGraphFrame(s, 1,
+	f, err := hybridframe.New(s, 1,
 		func(w *ecs.World, survivors []ecs.Entity, frame int) int { return frame },
 		func(frame int, _ int, _ []ecs.Entity, rec *deferral.Recorder) error {
 			if frame == 0 {
@@ -485,12 +486,12 @@ func BenchmarkGraphFrame(b *testing.B) {
 		b.Run("strategy=hybrid/entities="+strconv.Itoa(n), func(b *testing.B) {
 			procs := runtime.GOMAXPROCS(0)
 			decide := replaceRule[testView](1, 0.05)
-			build := func() *workload.GraphFrame[testView] {
+			build := func() *hybridframe.Frame[testView] {
 				w := ecs.NewWorld()
 				if err := workload.Populate(w, n, 1); err != nil {
 					b.Fatal(err)
 				}
-				f, err := workload.NewGraphFrame(hybrid.NewECS(w), procs, newTestView, decide)
+				f, err := hybridframe.New(hybrid.NewECS(w), procs, newTestView, decide)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -1,0 +1,104 @@
+package bench
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/workload"
+)
+
+// Baseline is the strategy= name of the rows a nil Factory measures, the in-run lower bound.
+const Baseline = "baseline"
+
+// Targets is the number of entities the Stage, Contention and Spike bodies stage commands
+// for (NewTargets); it is a power of two, so command i names entity i&(Targets-1).
+const Targets = 1024
+
+// NewTargets returns a world with Targets entities having a workload.Position, and those
+// entities in creation order.
+func NewTargets() (*ecs.World, []ecs.Entity, error) {
+	w := ecs.NewWorld()
+	ents := make([]ecs.Entity, Targets)
+	for i := range ents {
+		e, err := w.Create(workload.Position.Value(workload.Vec2{X: float64(i)}))
+		if err != nil {
+			return nil, nil, fmt.Errorf("bench setup: %w", err)
+		}
+		ents[i] = e
+	}
+	return w, ents, nil
+}
+
+// Handover hands r's work over if st orders producers by hand-over (it has a
+// Handover(*deferral.Recorder) method, as handrolled does); otherwise it does nothing.
+func Handover(st deferral.Strategy, r *deferral.Recorder) {
+	if h, ok := st.(interface{ Handover(*deferral.Recorder) }); ok {
+		h.Handover(r)
+	}
+}
+
+// A Meter measures costs of a strategy's own over the timed part of a body that accepts one
+// (StageApply): Start is called with the strategy as the timer starts, Report after it stops,
+// once per call of the body. deferbench's harness meters versioned's publishes with one.
+type Meter interface {
+	Start(st deferral.Strategy)
+	Report(b *testing.B)
+}
+
+// sink keeps the baseline's and the control's results alive so the compiler cannot drop the
+// work.
+var sink struct {
+	words []uint64
+	fns   []func(*ecs.World) error
+	n     int
+}
+
+// once caches figures measured untimed once per benchmark: testing calls a body several
+// times while it sizes b.N (and once per -count), and the heap figures need a full collection
+// each, so they are measured at the first call and reused, keyed by scenario, strategy name
+// and variant.
+var once struct {
+	sync.Mutex
+	m map[string][]float64
+}
+
+// measureOnce returns the figures cached under key, or measures them with f and caches them.
+func measureOnce(key string, f func() ([]float64, error)) ([]float64, error) {
+	once.Lock()
+	v, ok := once.m[key]
+	once.Unlock()
+	if ok {
+		return v, nil
+	}
+	v, err := f()
+	if err != nil {
+		return nil, err
+	}
+	once.Lock()
+	if once.m == nil {
+		once.m = map[string][]float64{}
+	}
+	once.m[key] = v
+	once.Unlock()
+	return v, nil
+}
+
+// liveHeap returns the live heap after a full collection, in bytes.
+func liveHeap() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// nameOf returns the strategy= name of the rows f measures.
+func nameOf(st deferral.Strategy) string {
+	if st == nil {
+		return Baseline
+	}
+	return st.Name()
+}

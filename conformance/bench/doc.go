@@ -1,0 +1,28 @@
+// Package bench holds the measured bodies of deferbench's benchmarks: the one definition of
+// each scenario's method, names, units and metrics, which both `go test -bench` (through
+// conformance.BenchmarkStage and its siblings) and `deferbench run` (whose runner calls the
+// same functions) execute. A strategy benchmarked with it therefore lines up, row by row and
+// unit by unit, with a deferbench run (benchstat -col /strategy).
+//
+// Each body is a function of a *testing.B, a deferral.Factory and the variant (the value of
+// the last key of the benchmark's name); it times b.N operations of that variant and returns
+// an error when the strategy fails the workload (a commit error, say), which the caller turns
+// into b.Fatal or a failed run. A nil Factory measures the baseline (strategy=baseline): the
+// same deferral.Command records, or closures, appended to a preallocated slice and applied
+// with deferral.Core — the lower bound any strategy is read against. The names a caller gives
+// the bodies are Scenario/strategy=NAME/KEY=VARIANT, with NAME the strategy's Name():
+//
+//	Stage/strategy=NAME/cmd=typed|closure|closure-large          Stage(b, f, cmd)
+//	StageApply/strategy=NAME/mix=homogeneous|…|addremove2x100     StageApply(b, f, mix)
+//	Contention/strategy=NAME/producers=1|2|4|8|16                 Contention(b, f, producers)
+//	Spike/strategy=NAME/spike=N/frames=40                         Spike(b, f, n)
+//
+// and Contention/strategy=noop/producers=P (ContentionNoop), the control row.
+//
+// A strategy whose producers hand their work over when they are done (handrolled) implements
+// Handover(*deferral.Recorder); the bodies call it where a producer finishes. A strategy with
+// costs of its own to report (versioned's publish split) is measured with a Meter.
+//
+// The bodies are not safe to run concurrently with each other: they read the process's heap
+// statistics (heap-B/cmd, retained-B) and some set no GOMAXPROCS of their own but read it.
+package bench
