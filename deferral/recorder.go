@@ -154,17 +154,38 @@ func (r *Recorder) Destroy(e ecs.Entity) { r.put(VerbDestroy, 0, e, &ecs.Bundle{
 
 // Add stages adding the components in b to e, overwriting values e already has. For one
 // component, the generic Add writes the record without building a Bundle.
-func (r *Recorder) Add(e ecs.Entity, b ecs.Bundle) { r.put(VerbAdd, 0, e, &b) }
+func (r *Recorder) Add(e ecs.Entity, b ecs.Bundle) {
+	// The stream's fast path, for one value of at most 24 bytes (count 1, bytes used 0, 8,
+	// 16 or 24 in the Bundle's first two bytes): the record is the header and the value's
+	// words; three words are copied whatever the size (the room test covers them; a word
+	// past the record lies in free room the next record overwrites).
+	s := r.st
+	if n, h := s.n, *(*uint32)(unsafe.Pointer(&b)); n < s.vend && (h-1)&0xe7ff == 0 {
+		s.n = n + recordLen(h)
+		s.count++
+		p := unsafe.Add(s.base, uintptr(n)*8)
+		*(*uint32)(p) = uint32(VerbAdd) | h&0xffff00
+		*(*ecs.Entity)(unsafe.Add(p, 4)) = e
+		*(*words3)(unsafe.Add(p, 16)) = *(*words3)(unsafe.Add(unsafe.Pointer(&b), 16))
+		return
+	}
+	if c := r.slot(); c != nil {
+		c.Verb, c.Component, c.Entity, c.Bundle = VerbAdd, 0, e, b
+		return
+	}
+	r.put(VerbAdd, 0, e, &b)
+}
 
 // Remove stages removing component id from e; a no-op at commit if e lacks it.
 func (r *Recorder) Remove(e ecs.Entity, id ecs.ComponentID) {
-	if r.sinkSt == nil {
-		r.put(VerbRemove, id, e, &ecs.Bundle{})
+	if p := r.st.alloc(headWords); p != nil {
+		*(*uint32)(p) = header(VerbRemove, id, 0, formValue)
+		*(*ecs.Entity)(unsafe.Add(p, 4)) = e
 		return
 	}
-	if p := r.st.alloc(headWords); p != nil {
-		*(*uint32)(p) = uint32(VerbRemove) | uint32(id)<<8 | headWords<<16
-		*(*ecs.Entity)(unsafe.Add(p, 4)) = e
+	if c := r.slot(); c != nil {
+		c.Verb, c.Component, c.Entity = VerbRemove, id, e
+		c.Bundle = ecs.Bundle{}
 		return
 	}
 	r.putSlow(VerbRemove, id, e, &ecs.Bundle{}, headWords, formValue)
@@ -173,7 +194,30 @@ func (r *Recorder) Remove(e ecs.Entity, id ecs.ComponentID) {
 // Set stages overwriting e's values of the components in b; the commit fails with a
 // *CommandError wrapping ecs.ErrMissingComponent if e lacks one. For one component, the
 // generic Set writes the record without building a Bundle.
-func (r *Recorder) Set(e ecs.Entity, b ecs.Bundle) { r.put(VerbSet, 0, e, &b) }
+func (r *Recorder) Set(e ecs.Entity, b ecs.Bundle) {
+	// The stream's fast path, for one value of at most 24 bytes (count 1, bytes used 0, 8,
+	// 16 or 24 in the Bundle's first two bytes): the record is the header and the value's
+	// words; three words are copied whatever the size (the room test covers them; a word
+	// past the record lies in free room the next record overwrites).
+	s := r.st
+	if n, h := s.n, *(*uint32)(unsafe.Pointer(&b)); n < s.vend && (h-1)&0xe7ff == 0 {
+		s.n = n + recordLen(h)
+		s.count++
+		p := unsafe.Add(s.base, uintptr(n)*8)
+		*(*uint32)(p) = uint32(VerbSet) | h&0xffff00
+		*(*ecs.Entity)(unsafe.Add(p, 4)) = e
+		*(*words3)(unsafe.Add(p, 16)) = *(*words3)(unsafe.Add(unsafe.Pointer(&b), 16))
+		return
+	}
+	if c := r.slot(); c != nil {
+		c.Verb, c.Component, c.Entity, c.Bundle = VerbSet, 0, e, b
+		return
+	}
+	r.put(VerbSet, 0, e, &b)
+}
+
+// words3 is three words of values, copied through registers.
+type words3 struct{ a, b, c uint64 }
 
 // Stage stages a command record built by hand (the typed tier underneath the verbs). A
 // VerbCreate record staged this way carries its own placeholder, usually the zero Entity,

@@ -29,19 +29,34 @@ type Stream struct {
 	base  unsafe.Pointer // &words[0]
 	n     int            // words used
 	lim   int            // words the inline path may fill: len(words), or 0 while held
+	vend  int            // the Recorder's fast path writes while n < vend: lim less the longest one-value record (5 words), plus 1; 0 in the zero Stream
 	count int            // records
 	words []uint64       // the array; len == cap
 	held  bool
 	wm    Watermark
 }
 
-// The record header's fields: byte 0 the verb, byte 1 the component id (one-value form) or
-// 0, byte 2 the record's length in words, byte 3 the form; bytes 4–15 the entity.
+// The record header's fields: byte 0 the verb, byte 1 the payload's length in bytes (a
+// multiple of 8), byte 2 the component id (one-value form) or 0, byte 3 the form; bytes 4–15
+// the entity. Bytes 1 and 2 sit where a one-value ecs.Bundle keeps its bytes used and its
+// id, so the Recorder's fast path builds the header from the Bundle's first word with a mask.
 const (
 	formValue  = 0
 	formBundle = 1
 	headWords  = 2
 )
+
+// header returns the header word of a record of verb v, component id, payload words k and
+// form f.
+func header(v Verb, id ecs.ComponentID, k int, f uint8) uint32 {
+	return uint32(v) | uint32(k*8)<<8 | uint32(id)<<16 | uint32(f)<<24
+}
+
+// recordLen returns the length in words of the record whose header is h.
+func recordLen(h uint32) int { return headWords + int(h>>11&0x1f) }
+
+// recordID returns the component id of the one-value record whose header is h.
+func recordID(h uint32) int { return int(h >> 16 & 0xff) }
 
 // heldStream is the stream of a recorder that has none, or that keeps a sort key: it has no
 // room, so every record goes out of line. It is never written.
@@ -73,6 +88,7 @@ func (s *Stream) Hold(on bool) {
 	if on {
 		s.lim = 0
 	}
+	s.vend = s.lim - (headWords + 3) + 1
 }
 
 // Held reports whether s is held (Hold).
@@ -142,7 +158,7 @@ func encode(p unsafe.Pointer, v Verb, id ecs.ComponentID, e ecs.Entity, b *ecs.B
 	if f == formValue && b.Len() == 1 {
 		id = b.ID(0)
 	}
-	*(*uint32)(p) = uint32(v) | uint32(id)<<8 | uint32(k)<<16 | uint32(f)<<24
+	*(*uint32)(p) = header(v, id, k-headWords, f)
 	*(*ecs.Entity)(unsafe.Add(p, 4)) = e
 	src := unsafe.Pointer(b)
 	if f == formValue {
@@ -156,7 +172,7 @@ func encode(p unsafe.Pointer, v Verb, id ecs.ComponentID, e ecs.Entity, b *ecs.B
 // decode returns the record at p as a Command, and its length in words.
 func decode(p unsafe.Pointer) (Command, int) {
 	h := *(*uint32)(p)
-	k := int(h >> 16 & 0xff)
+	k := recordLen(h)
 	c := Command{Verb: Verb(h), Entity: *(*ecs.Entity)(unsafe.Add(p, 4))}
 	dst := unsafe.Pointer(&c.Bundle)
 	switch {
@@ -165,12 +181,12 @@ func decode(p unsafe.Pointer) (Command, int) {
 			*(*uint64)(unsafe.Add(dst, (i-headWords)*8)) = *(*uint64)(unsafe.Add(p, i*8))
 		}
 	case c.Verb == VerbRemove:
-		c.Component = ecs.ComponentID(h >> 8)
+		c.Component = ecs.ComponentID(recordID(h))
 	case k > headWords || c.Verb == VerbAdd || c.Verb == VerbSet:
 		// One value at offset 0: the Bundle's count, bytes used and id, then the value.
 		*(*uint8)(dst) = 1
 		*(*uint8)(unsafe.Add(dst, 1)) = uint8((k - headWords) * 8)
-		*(*uint8)(unsafe.Add(dst, 2)) = uint8(h >> 8)
+		*(*uint8)(unsafe.Add(dst, 2)) = uint8(recordID(h))
 		for i := headWords; i < k; i++ {
 			*(*uint64)(unsafe.Add(dst, 16+(i-headWords)*8)) = *(*uint64)(unsafe.Add(p, i*8))
 		}
@@ -208,7 +224,7 @@ func (r *Recorder) put(v Verb, id ecs.ComponentID, e ecs.Entity, b *ecs.Bundle) 
 	if used := bundleUsed(b); b.Len() == 1 && v != VerbCreate && used <= 16 {
 		k := headWords + used/8
 		if p := r.st.alloc(k); p != nil {
-			*(*uint32)(p) = uint32(v) | uint32(b.ID(0))<<8 | uint32(k)<<16
+			*(*uint32)(p) = header(v, b.ID(0), k-headWords, formValue)
 			*(*ecs.Entity)(unsafe.Add(p, 4)) = e
 			src := unsafe.Add(unsafe.Pointer(b), 16) // the value, at offset 0 of the values
 			if used >= 8 {
@@ -279,7 +295,7 @@ func Set[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 	k := headWords + int((unsafe.Sizeof(v)+7)/8)
 	if c.Inline() {
 		if p := r.st.alloc(k); p != nil {
-			*(*uint32)(p) = uint32(VerbSet) | uint32(c.ID())<<8 | uint32(k)<<16
+			*(*uint32)(p) = header(VerbSet, c.ID(), k-headWords, formValue)
 			*(*ecs.Entity)(unsafe.Add(p, 4)) = e
 			*(*T)(unsafe.Add(p, 16)) = v
 			return
@@ -294,7 +310,7 @@ func Add[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 	k := headWords + int((unsafe.Sizeof(v)+7)/8)
 	if c.Inline() {
 		if p := r.st.alloc(k); p != nil {
-			*(*uint32)(p) = uint32(VerbAdd) | uint32(c.ID())<<8 | uint32(k)<<16
+			*(*uint32)(p) = header(VerbAdd, c.ID(), k-headWords, formValue)
 			*(*ecs.Entity)(unsafe.Add(p, 4)) = e
 			*(*T)(unsafe.Add(p, 16)) = v
 			return
@@ -324,54 +340,31 @@ func stageSlowAdd[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 // fails or panics stays pending with the rest, as ApplyRun's cursor does — and returns nil or
 // the failing record's *CommandError.
 //
-// A one-value Set, Add or Remove on a real handle writes its column through an ecs.Writer
-// resolved once per run of records of the same component: a liveness and generation check,
-// a mask test and a copy. Everything else — creates, destroys, placeholders, bundles, and a
-// record the writer cannot finish (a validator, a missing component, a new column) — is
-// decoded and goes through Apply, out of line.
+// Runs of one-value Set, Add and Remove records on real handles are applied by the World's
+// ApplyValues: per record a liveness and generation check, a mask test and a copy through the
+// component's column, in one loop. Everything else — creates, destroys, placeholders,
+// bundles, and a record ApplyValues cannot finish (a validator, a missing component, a new
+// column) — is decoded and goes through Apply, out of line.
 func (c *Core) ApplyStream(at Pos, s *Stream, stop int, next, off *int) error {
 	w := c.world
 	base := at.Index - *next
-	var wr *ecs.Writer
-	wid := -1
-	for i, o := *next, *off; i < stop; i++ {
-		p := unsafe.Add(s.base, uintptr(o)*8)
-		h := *(*uint32)(p)
-		k := int(h >> 16 & 0xff)
-		if v := Verb(h); h>>24 == formValue && (v == VerbSet || v == VerbAdd || v == VerbRemove) {
-			e := *(*ecs.Entity)(unsafe.Add(p, 4))
-			if !e.IsPlaceholder() {
-				if id := int(h >> 8 & 0xff); id != wid {
-					wr, wid = w.Writer(ecs.ComponentID(id)), id
-				}
-				var live, had, done bool
-				switch v {
-				case VerbSet:
-					live, done = wr.Set(e, unsafe.Add(p, 16))
-				case VerbAdd:
-					live, done = wr.Upsert(e, unsafe.Add(p, 16))
-				default:
-					live, had, done = wr.Remove(e)
-					if live && !had {
-						c.report.NoopRemoves++
-					}
-				}
-				if done {
-					if !live {
-						c.report.Skipped++
-					}
-					c.report.Applied++
-					o += k
-					*next, *off = i+1, o
-					continue
-				}
+	for *next < stop {
+		if r := w.ApplyValues(s.words[*off:s.n], stop-*next); r.Records > 0 {
+			c.report.Applied += r.Records
+			c.report.Skipped += r.Dead
+			c.report.NoopRemoves += r.NoopRemoves
+			*next += r.Records
+			*off += r.Words
+			if *next == stop {
+				break
 			}
 		}
-		if err := c.applyDecoded(Pos{Recorder: at.Recorder, Index: base + i}, p); err != nil {
+		p := unsafe.Add(s.base, uintptr(*off)*8)
+		if err := c.applyDecoded(Pos{Recorder: at.Recorder, Index: base + *next}, p); err != nil {
 			return err
 		}
-		o += k
-		*next, *off = i+1, o
+		*off += recordLen(*(*uint32)(p))
+		*next++
 	}
 	return nil
 }
@@ -387,46 +380,26 @@ func (c *Core) applyDecoded(at Pos, p unsafe.Pointer) error {
 // ReplayStream replays on w, a replica of the core's world, the n records at the start of
 // words, which ApplyStream applied without error (see Replay, whose rules it follows record
 // by record). It returns nil, or the index among the n of the record whose outcome differed
-// and Replay's error. A one-value Set, Add or Remove on a real handle writes through an
-// ecs.Writer of w, as ApplyStream does; the rest is decoded and replayed with Replay.
+// and Replay's error. Runs of one-value Set, Add and Remove records on real handles go
+// through w's ApplyValues, as ApplyStream's do; the rest is decoded and replayed with Replay.
 func (c *Core) ReplayStream(w *ecs.World, words []uint64, n int) (int, error) {
-	if n == 0 {
-		return 0, nil
-	}
-	base := unsafe.Pointer(unsafe.SliceData(words))
-	var wr *ecs.Writer
-	wid := -1
-	for i, o := 0, 0; i < n; i++ {
-		p := unsafe.Add(base, uintptr(o)*8)
-		h := *(*uint32)(p)
-		k := int(h >> 16 & 0xff)
-		if o+k > len(words) {
-			return i, fmt.Errorf("replay: record %d runs past the stream: %w", i, ErrInvalidCommand)
-		}
-		o += k
-		if v := Verb(h); h>>24 == formValue && (v == VerbSet || v == VerbAdd || v == VerbRemove) {
-			e := *(*ecs.Entity)(unsafe.Add(p, 4))
-			if !e.IsPlaceholder() {
-				if id := int(h >> 8 & 0xff); id != wid {
-					wr, wid = w.Writer(ecs.ComponentID(id)), id
-				}
-				var done bool
-				switch v {
-				case VerbSet:
-					_, done = wr.Set(e, unsafe.Add(p, 16))
-				case VerbAdd:
-					_, done = wr.Upsert(e, unsafe.Add(p, 16))
-				default:
-					_, _, done = wr.Remove(e)
-				}
-				if done {
-					continue
-				}
+	for i, o := 0, 0; i < n; {
+		if r := w.ApplyValues(words[o:], n-i); r.Records > 0 {
+			i += r.Records
+			o += r.Words
+			if i == n {
+				break
 			}
 		}
+		if o+headWords > len(words) || o+recordLen(uint32(words[o])) > len(words) {
+			return i, fmt.Errorf("replay: record %d runs past the stream: %w", i, ErrInvalidCommand)
+		}
+		p := unsafe.Pointer(&words[o])
 		if err := c.replayDecoded(w, p); err != nil {
 			return i, err
 		}
+		o += recordLen(*(*uint32)(p))
+		i++
 	}
 	return 0, nil
 }
@@ -436,6 +409,13 @@ func (c *Core) replayDecoded(w *ecs.World, p unsafe.Pointer) error {
 	cmd, _ := decode(p)
 	return c.Replay(w, &cmd)
 }
+
+// The verbs ecs.World.ApplyValues applies are deferral's.
+var (
+	_ = [1]struct{}{}[int(VerbAdd)-ecs.RecordAdd]
+	_ = [1]struct{}{}[int(VerbRemove)-ecs.RecordRemove]
+	_ = [1]struct{}{}[int(VerbSet)-ecs.RecordSet]
+)
 
 // AppendSet appends to dst the record Set(r, e, c, v) writes into a recorder's stream — the
 // same header and value bytes — and returns the extended slice: the floor a benchmark
@@ -452,7 +432,7 @@ func AppendSet[T any](dst []uint64, e ecs.Entity, c ecs.Component[T], v T) []uin
 	}
 	dst = dst[:n+k]
 	p := unsafe.Pointer(&dst[n])
-	*(*uint32)(p) = uint32(VerbSet) | uint32(c.ID())<<8 | uint32(k)<<16
+	*(*uint32)(p) = header(VerbSet, c.ID(), k-headWords, formValue)
 	*(*ecs.Entity)(unsafe.Add(p, 4)) = e
 	*(*T)(unsafe.Add(p, 16)) = v
 	return dst

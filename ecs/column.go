@@ -255,3 +255,116 @@ func (x *Writer) copy(slot uint32, src unsafe.Pointer) {
 func copyBytes(dst, src unsafe.Pointer, n uintptr) {
 	copy(unsafe.Slice((*byte)(dst), n), unsafe.Slice((*byte)(src), n))
 }
+
+// The record verbs ApplyValues applies: the values of deferral's VerbAdd, VerbRemove and
+// VerbSet (deferral holds its verbs to these).
+const (
+	RecordAdd    = 3
+	RecordRemove = 4
+	RecordSet    = 5
+)
+
+// ValueRun is what ApplyValues applied: Records records using Words words, of which Dead
+// named no live entity of the world (they changed nothing) and NoopRemoves removed a component
+// the entity lacked.
+type ValueRun struct {
+	Records, Words, Dead, NoopRemoves int
+}
+
+// ApplyValues applies, from the start of words, up to n one-value records of a deferred
+// command stream, by the lenient rules of a commit, and returns what it applied. A record is
+// a 4-byte header — byte 0 the verb (RecordAdd, RecordRemove or RecordSet), byte 1 the
+// value's length in bytes (a multiple of 8), byte 2 the component id, byte 3 the form (0) —
+// the 12-byte target Entity, and the value's words.
+//
+// Each record is a liveness and generation check, a mask test and a copy, with the column
+// resolved through the component's Writer; a record on an entity that is not live is counted
+// Dead and changes nothing. ApplyValues stops before the first record it cannot finish, so
+// that the caller takes the checked path for it: another verb or form, a placeholder, an
+// unknown component, a missing column, a validator, a Set of a component the entity lacks, a
+// structural change while a query iterates, or a Remove of a component holding pointers. It
+// never fails and never panics on records of that shape; words must hold whole records.
+func (w *World) ApplyValues(words []uint64, n int) (r ValueRun) {
+	changes := w.changes
+	for o := 0; r.Records < n && o+2 <= len(words); {
+		p := unsafe.Pointer(&words[o])
+		h := *(*uint32)(p)
+		k := 2 + int(h>>11&0x1f)
+		e := *(*Entity)(unsafe.Add(p, 4))
+		id := h >> 16 & 0xff
+		if h&0xff000000 != 0 || id >= MaxComponents || e.gen&placeholderBit != 0 || o+k > len(words) {
+			break
+		}
+		x := &w.writers[id]
+		s := int(e.slot)
+		if e.world != w.id || s >= len(w.gens) || e.gen != w.gens[s] || s >= len(w.alive) || !w.alive[s] {
+			if v := h & 0xff; v != RecordAdd && v != RecordRemove && v != RecordSet {
+				break
+			}
+			r.Dead++
+		} else {
+			m := w.masks[s]
+			switch h & 0xff {
+			case RecordSet, RecordAdd:
+				if !x.put {
+					w.changes = changes
+					return r
+				}
+				if m&x.bit == 0 { // an Add that adds (not while a query iterates); a Set fails
+					if h&0xff == RecordSet || w.iters.Load() > 0 {
+						w.changes = changes
+						return r
+					}
+					w.masks[s] = m | x.bit
+				}
+				dst, src := unsafe.Add(x.base, uintptr(s)*x.size), unsafe.Add(p, 16)
+				switch x.size { // the common sizes as moves, without a memmove call
+				case 4:
+					*(*uint32)(dst) = *(*uint32)(src)
+				case 8:
+					*(*uint64)(dst) = *(*uint64)(src)
+				case 16:
+					*(*[2]uint64)(dst) = *(*[2]uint64)(src)
+				default:
+					copyBytes(dst, src, x.size)
+				}
+				changes++
+			case RecordRemove:
+				if m&x.bit == 0 {
+					r.NoopRemoves++
+					break
+				}
+				if !x.zero || w.iters.Load() > 0 {
+					w.changes = changes
+					return r
+				}
+				x.clear(uint32(s))
+				w.masks[s] = m &^ x.bit
+				changes++
+			default:
+				w.changes = changes
+				return r
+			}
+		}
+		o += k
+		r.Records++
+		r.Words = o
+	}
+	w.changes = changes
+	return r
+}
+
+// clear zeroes the value of slot.
+func (x *Writer) clear(slot uint32) {
+	dst := unsafe.Add(x.base, uintptr(slot)*x.size)
+	switch x.size {
+	case 4:
+		*(*uint32)(dst) = 0
+	case 8:
+		*(*uint64)(dst) = 0
+	case 16:
+		*(*[2]uint64)(dst) = [2]uint64{}
+	default:
+		clear(unsafe.Slice((*byte)(dst), x.size))
+	}
+}
