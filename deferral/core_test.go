@@ -237,3 +237,90 @@ type streamSink struct{ s *deferral.Stream }
 func (k streamSink) StageKeyed(uint64, deferral.Command)           { panic("not keyed") }
 func (k streamSink) StageFuncKeyed(uint64, func(*ecs.World) error) { panic("no closures") }
 func (k streamSink) Stream() *deferral.Stream                      { return k.s }
+
+// TestApplyStreamMatchesApply holds the stream's commit (ApplyStream, whose runs of one-value
+// records the World's ApplyValues applies) to Apply of the same commands one by one: the
+// same world hash and report, for one-value and bundle Adds and Sets, removes of components
+// the entity has, lacks, or that no component has, targets that are dead, stale or empty,
+// and a destroy in between.
+func TestApplyStreamMatchesApply(t *testing.T) {
+	c4 := ecs.NewComponent[uint32]("as.u32", nil)
+	c16 := ecs.NewComponent[[2]float64]("as.v2", nil)
+	c24 := ecs.NewComponent[[3]uint64]("as.w3", nil)
+	build := func() (*ecs.World, []ecs.Entity) {
+		w := ecs.NewWorld()
+		var es []ecs.Entity
+		for i := range 6 {
+			e, err := w.Create(c4.Value(uint32(i)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			es = append(es, e)
+		}
+		if err := w.Destroy(es[5]); err != nil { // es[5] is stale from here on
+			t.Fatal(err)
+		}
+		return w, es
+	}
+	stage := func(r *deferral.Recorder, es []ecs.Entity) {
+		for i, e := range es {
+			r.Add(e, c16.Value([2]float64{float64(i), 1}))
+			r.Set(e, c4.Value(uint32(10+i)))
+			r.Add(e, ecs.NewBundle(c24.Value([3]uint64{1, 2, uint64(i)}), c4.Value(7)))
+			deferral.Set(r, e, c16, [2]float64{2, float64(i)})
+			r.Remove(e, c24.ID())
+			r.Remove(e, c24.ID())                  // lacks it now: a no-op remove
+			r.Remove(e, ecs.MaxComponents+c4.ID()) // no component has this id (its low bits name c4)
+			r.Set(e, ecs.NewBundle(c4.Value(3), c16.Value([2]float64{3, 3})))
+			if i == 2 {
+				r.Destroy(e)
+			}
+			deferral.Add(r, e, c24, [3]uint64{9, 9, uint64(i)})
+			r.Remove(e, c4.ID())
+		}
+		r.Set(ecs.Entity{}, c4.Value(1))
+	}
+
+	wa, ea := build()
+	var s deferral.Stream
+	ca := deferral.NewCore(wa)
+	stage(ca.NewRecorder(streamSink{&s}), ea)
+	if err := ca.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	next, off := 0, 0
+	if err := ca.ApplyStream(deferral.Pos{}, &s, s.Len(), &next, &off); err != nil {
+		t.Fatal(err)
+	}
+	ca.End(true)
+	if next != s.Len() || off != len(s.Words()) {
+		t.Fatalf("ApplyStream's cursor stopped at record %d, word %d; want %d, %d", next, off, s.Len(), len(s.Words()))
+	}
+	ra, _ := ca.TakeReport(0)
+
+	wb, eb := build()
+	var sb deferral.Stream
+	cb := deferral.NewCore(wb)
+	stage(cb.NewRecorder(streamSink{&sb}), eb)
+	if err := cb.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range deferral.AppendCommands(&sb, nil) {
+		if err := cb.Apply(deferral.Pos{Index: i}, &c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cb.End(true)
+	rb, _ := cb.TakeReport(0)
+
+	if ha, hb := wa.Hash(), wb.Hash(); ha != hb {
+		t.Errorf("world hash after ApplyStream %x, after Apply one by one %x", ha, hb)
+	}
+	if ra.Applied != rb.Applied || ra.Skipped != rb.Skipped || ra.NoopRemoves != rb.NoopRemoves {
+		t.Errorf("ApplyStream reports applied/skipped/noop removes %d/%d/%d; Apply %d/%d/%d",
+			ra.Applied, ra.Skipped, ra.NoopRemoves, rb.Applied, rb.Skipped, rb.NoopRemoves)
+	}
+	if ra.Applied != s.Len() {
+		t.Errorf("applied %d of %d records", ra.Applied, s.Len())
+	}
+}

@@ -285,72 +285,63 @@ type ValueRun struct {
 // structural change while a query iterates, or a Remove of a component holding pointers. It
 // never fails and never panics on records of that shape; words must hold whole records.
 func (w *World) ApplyValues(words []uint64, n int) (r ValueRun) {
-	changes := w.changes
-	for o := 0; r.Records < n && o+2 <= len(words); {
+	o := 0
+	for ; r.Records < n && o+2 <= len(words); r.Records++ {
 		p := unsafe.Pointer(&words[o])
 		h := *(*uint32)(p)
+		e := (*Entity)(unsafe.Add(p, 4))
+		// One test for the shape: form 0 and an id below MaxComponents (64) in the top ten
+		// bits, a verb from RecordAdd to RecordSet, a real handle, and the whole record
+		// within words.
 		k := 2 + int(h>>11&0x1f)
-		e := *(*Entity)(unsafe.Add(p, 4))
-		id := h >> 16 & 0xff
-		if h&0xff000000 != 0 || id >= MaxComponents || e.gen&placeholderBit != 0 || o+k > len(words) {
+		if h&0xffc0_0000 != 0 || h&0xff-RecordAdd > RecordSet-RecordAdd || e.gen&placeholderBit != 0 || o+k > len(words) {
 			break
 		}
-		x := &w.writers[id]
-		s := int(e.slot)
-		if e.world != w.id || s >= len(w.gens) || e.gen != w.gens[s] || s >= len(w.alive) || !w.alive[s] {
-			if v := h & 0xff; v != RecordAdd && v != RecordRemove && v != RecordSet {
+		s := e.slot
+		if e.world != w.id || int(s) >= len(w.gens) || e.gen != w.gens[s] || !w.alive[s] {
+			r.Dead++
+			o += k
+			continue
+		}
+		x := &w.writers[h>>16&0x3f]
+		m := w.masks[s]
+		if h&0xff == RecordRemove {
+			if m&x.bit == 0 {
+				r.NoopRemoves++
+				o += k
+				continue
+			}
+			if !x.zero || w.iters.Load() > 0 {
 				break
 			}
-			r.Dead++
+			x.clear(s)
+			w.masks[s] = m &^ x.bit
 		} else {
-			m := w.masks[s]
-			switch h & 0xff {
-			case RecordSet, RecordAdd:
-				if !x.put {
-					w.changes = changes
-					return r
-				}
-				if m&x.bit == 0 { // an Add that adds (not while a query iterates); a Set fails
-					if h&0xff == RecordSet || w.iters.Load() > 0 {
-						w.changes = changes
-						return r
-					}
-					w.masks[s] = m | x.bit
-				}
-				dst, src := unsafe.Add(x.base, uintptr(s)*x.size), unsafe.Add(p, 16)
-				switch x.size { // the common sizes as moves, without a memmove call
-				case 4:
-					*(*uint32)(dst) = *(*uint32)(src)
-				case 8:
-					*(*uint64)(dst) = *(*uint64)(src)
-				case 16:
-					*(*[2]uint64)(dst) = *(*[2]uint64)(src)
-				default:
-					copyBytes(dst, src, x.size)
-				}
-				changes++
-			case RecordRemove:
-				if m&x.bit == 0 {
-					r.NoopRemoves++
+			if !x.put {
+				break
+			}
+			if m&x.bit == 0 { // an Add that adds (not while a query iterates); a Set fails
+				if h&0xff == RecordSet || w.iters.Load() > 0 {
 					break
 				}
-				if !x.zero || w.iters.Load() > 0 {
-					w.changes = changes
-					return r
-				}
-				x.clear(uint32(s))
-				w.masks[s] = m &^ x.bit
-				changes++
+				w.masks[s] = m | x.bit
+			}
+			dst, src := unsafe.Add(x.base, uintptr(s)*x.size), unsafe.Add(p, 16)
+			switch x.size { // the common sizes as moves, without a memmove call
+			case 4:
+				*(*uint32)(dst) = *(*uint32)(src)
+			case 8:
+				*(*uint64)(dst) = *(*uint64)(src)
+			case 16:
+				*(*[2]uint64)(dst) = *(*[2]uint64)(src)
 			default:
-				w.changes = changes
-				return r
+				copyBytes(dst, src, x.size)
 			}
 		}
+		w.changes++
 		o += k
-		r.Records++
-		r.Words = o
 	}
-	w.changes = changes
+	r.Words = o
 	return r
 }
 
