@@ -2,6 +2,7 @@ package deferral_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -322,5 +323,29 @@ func TestApplyStreamMatchesApply(t *testing.T) {
 	}
 	if ra.Applied != s.Len() {
 		t.Errorf("applied %d of %d records", ra.Applied, s.Len())
+	}
+}
+
+// TestAppendSetMatchesStream: the Stage baseline's record (AppendSet) is the record Set
+// writes into a recorder's stream, word for word, for values of 0, 4, 16 and 24 bytes.
+func TestAppendSetMatchesStream(t *testing.T) {
+	c0 := ecs.NewComponent[struct{}]("aps.tag", nil)
+	c4 := ecs.NewComponent[uint32]("aps.u32", nil)
+	c16 := ecs.NewComponent[[2]float64]("aps.v2", nil)
+	c24 := ecs.NewComponent[[3]uint64]("aps.w3", nil)
+	var s deferral.Stream
+	r := deferral.NewCore(ecs.NewWorld()).NewRecorder(streamSink{&s})
+	e := ecs.NewPlaceholder(3, 4, 5)
+	var got []uint64
+	deferral.Set(r, e, c0, struct{}{})
+	got = deferral.AppendSet(got, e, c0, struct{}{})
+	deferral.Set(r, e, c4, 7)
+	got = deferral.AppendSet(got, e, c4, 7)
+	deferral.Set(r, e, c16, [2]float64{1, 2})
+	got = deferral.AppendSet(got, e, c16, [2]float64{1, 2})
+	deferral.Set(r, e, c24, [3]uint64{4, 5, 6})
+	got = deferral.AppendSet(got, e, c24, [3]uint64{4, 5, 6})
+	if want := s.Words(); !slices.Equal(got, want) {
+		t.Errorf("AppendSet wrote %x; the stream holds %x", got, want)
 	}
 }

@@ -1,6 +1,7 @@
 package deferral
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -422,18 +423,22 @@ var (
 // compares a strategy's typed staging with (a plain append of the same compact record to a
 // preallocated slice). It panics, as Component.Value does, when c is not inline.
 func AppendSet[T any](dst []uint64, e ecs.Entity, c ecs.Component[T], v T) []uint64 {
-	k := headWords + int((unsafe.Sizeof(v)+7)/8)
 	if !c.Inline() {
-		c.Value(v) // panics
+		panic(errNotInline)
 	}
-	n := len(dst)
-	if n+k > cap(dst) {
-		dst = append(dst[:cap(dst)], make([]uint64, n+k-cap(dst))...)
-	}
-	dst = dst[:n+k]
+	n, k := len(dst), (unsafe.Sizeof(v)+7)/8
+	dst = append(dst, make([]uint64, headWords+k)...)
 	p := unsafe.Pointer(&dst[n])
-	*(*uint32)(p) = header(VerbSet, c.ID(), k-headWords, formValue)
-	*(*ecs.Entity)(unsafe.Add(p, 4)) = e
+	*(*recordHead)(p) = recordHead{uint32(VerbSet) | uint32(k)<<11 | uint32(c.ID())<<16, e}
 	*(*T)(unsafe.Add(p, 16)) = v
 	return dst
 }
+
+// recordHead is a record's first two words: the header and the entity.
+type recordHead struct {
+	h uint32
+	e ecs.Entity
+}
+
+// errNotInline is the panic value of AppendSet for a component that is not inline.
+var errNotInline = errors.New("deferral: AppendSet of a component that is not inline (holds pointers or exceeds ecs.MaxInline bytes): use the closure tier")
