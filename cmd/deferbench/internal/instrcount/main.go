@@ -5,10 +5,17 @@
 //
 //	instrcount WORKLOAD N
 //	instrcount -list
+//	instrcount -bench COUNT WORKLOAD...
 //
 // Every workload does the same setup and warm-up whatever N, then N operations; what one
 // operation is depends on the workload (-list says). Run it with GOGC=off and GOMAXPROCS=1
 // (the script does), so that no collection lands in one count and not the other.
+//
+// -bench times the named workloads instead, COUNT rounds of each in turn (interleaved, so
+// that a change in the machine's load lands on all of them), with testing.Benchmark, and
+// prints one line in the Go benchmark format per workload and round
+// (BenchmarkOp/workload=NAME N ns/op, ns per op as a float): input for benchstat
+// -col /workload.
 package main
 
 import (
@@ -16,6 +23,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"testing"
 
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
@@ -60,6 +68,10 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) >= 4 && os.Args[1] == "-bench" {
+		bench(os.Args[2], os.Args[3:])
+		return
+	}
 	if len(os.Args) != 3 {
 		fmt.Fprintln(os.Stderr, "usage: instrcount WORKLOAD N (instrcount -list names the workloads)")
 		os.Exit(2)
@@ -77,6 +89,32 @@ func main() {
 	loop := w.run()
 	loop(n)
 	fmt.Println(sink.n)
+}
+
+// bench prints count interleaved rounds of timings of the named workloads.
+func bench(count string, names []string) {
+	rounds, err := strconv.Atoi(count)
+	if err != nil || rounds < 1 {
+		fmt.Fprintf(os.Stderr, "instrcount: -bench COUNT %q: want a whole number ≥ 1\n", count)
+		os.Exit(2)
+	}
+	for _, n := range names {
+		if _, ok := workloads[n]; !ok {
+			fmt.Fprintf(os.Stderr, "instrcount: unknown workload %q: instrcount -list names them\n", n)
+			os.Exit(2)
+		}
+	}
+	testing.Init()
+	for range rounds {
+		for _, n := range names {
+			r := testing.Benchmark(func(b *testing.B) {
+				loop := workloads[n].run()
+				b.ResetTimer()
+				loop(b.N)
+			})
+			fmt.Printf("BenchmarkOp/workload=%s\t%d\t%.3f ns/op\n", n, r.N, float64(r.T.Nanoseconds())/float64(r.N))
+		}
+	}
 }
 
 // cmd16 is a 16-byte generic-tier command.
