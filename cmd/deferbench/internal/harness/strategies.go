@@ -44,7 +44,7 @@ const BaselineName = "baseline"
 // Strategies is the strategy table, in the order results are interleaved within each
 // repetition. The baseline comes first.
 var Strategies = []StrategyInfo{
-	{Name: BaselineName, Description: "lower bound: append the same deferral.Command record (or closure) to a preallocated slice; apply it with deferral.Core"},
+	{Name: BaselineName, Description: "lower bound: append the record a recorder writes (Stage, Contention: the compact stream record, deferral.AppendSet; StageApply: a deferral.Command, applied with deferral.Core) or the closure to a preallocated slice"},
 	{Name: "cmdbuffer", Description: "design 2: per-recorder private buffers of typed POD records plus a closure tier; commit in (sort key, recorder, FIFO) order", Factory: cmdbuffer.Factory},
 	{Name: "lazyguarded", Description: "design 1: every staged command is a task on the target's mutex-guarded FIFO pipe; readers wait behind parked writes", Factory: lazyguarded.Factory},
 	{Name: "lazyguarded-pass", Description: "design 1, readers pass parked writes (stale reads, opt-in)", Factory: lazyguarded.FactoryPass},
