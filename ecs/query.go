@@ -41,6 +41,7 @@ type cursor struct {
 	order []uint32
 	masks []Mask
 	mask  Mask
+	dense int // the world's dense prefix of order when the query started (World.dense)
 	open  bool
 }
 
@@ -51,7 +52,7 @@ const maxRun = 256
 // start freezes w and positions the cursor before the first entity.
 func (c *cursor) start(w *World, m Mask) {
 	w.iters.Add(1)
-	*c = cursor{w: w, order: w.order, masks: w.masks, mask: m, open: true}
+	*c = cursor{w: w, order: w.order, masks: w.masks, mask: m, dense: w.dense, open: true}
 }
 
 // NewQuery1 starts a query over the entities having a and every component in extra.
@@ -103,10 +104,16 @@ func (c *cursor) nextRun() bool {
 			continue
 		}
 		// Extend the run while the next entries are the next slots and match: every
-		// slot in order is below len(masks), so masks is indexed without a check.
+		// slot in order is below len(masks), so masks is indexed without a check. In the
+		// dense prefix entry j is slot j, so only the mask is tested.
 		base := unsafe.Pointer(unsafe.SliceData(masks))
 		j, lim := i+1, min(len(order), i+maxRun)
 		t := s + 1
+		if dl := min(lim, c.dense); j < dl {
+			for ; j < dl && *(*Mask)(unsafe.Add(base, uintptr(j)*8))&m == m; j++ {
+			}
+			t = uint32(j)
+		}
 		for ; j < lim && order[j] == t && *(*Mask)(unsafe.Add(base, uintptr(t)*8))&m == m; j++ {
 			t++
 		}

@@ -25,6 +25,7 @@ type World struct {
 	pos   []uint32 // per slot: index in order, tombstone when dead
 	order []uint32 // live slots in creation order, with tombstones
 	holes int      // tombstones in order
+	dense int      // order[i] == i for every i below dense: the prefix a query walks by mask alone
 	free  []uint32 // free slots, reused last-in first-out
 	live  int
 	cols  [MaxComponents]column
@@ -244,6 +245,9 @@ func (w *World) created(slot uint32, mask Mask) Entity {
 	w.alive[slot] = true
 	w.masks[slot] = mask
 	w.pos[slot] = uint32(len(w.order))
+	if w.dense == len(w.order) && int(slot) == w.dense {
+		w.dense++
+	}
 	w.order = append(w.order, slot)
 	w.live++
 	w.changes++
@@ -290,6 +294,9 @@ func (w *World) Destroy(e Entity) error {
 	}
 	w.masks[slot] = 0
 	w.alive[slot] = false
+	if p := int(w.pos[slot]); p < w.dense {
+		w.dense = p
+	}
 	w.order[w.pos[slot]] = tombstone
 	w.pos[slot] = tombstone
 	w.holes++
@@ -322,6 +329,9 @@ func (w *World) compact() {
 	clear(w.order[n:])
 	w.order = w.order[:n]
 	w.holes = 0
+	for w.dense < n && w.order[w.dense] == uint32(w.dense) {
+		w.dense++
+	}
 }
 
 func trailingZeros(m Mask) ComponentID { return ComponentID(bits.TrailingZeros64(uint64(m))) }
