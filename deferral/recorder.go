@@ -160,15 +160,12 @@ func (r *Recorder) Add(e ecs.Entity, b ecs.Bundle) {
 	// words; three words are copied whatever the size (the room test covers them; a word
 	// past the record lies in free room the next record overwrites).
 	s := r.st
-	// The Bundle's count, bytes used and first id are read byte by byte: a wider load of
-	// bytes the caller just stored one by one (Component.Value) would stall on store
-	// forwarding.
 	bp := unsafe.Pointer(&b)
-	if n, cnt, used := s.n, *(*uint8)(bp), uint32(*(*uint8)(unsafe.Add(bp, 1))); n < s.vend && cnt == 1 && used <= 24 {
-		s.n = n + headWords + int(used>>3)
+	if n, h := s.n, *(*uint32)(bp); n < s.vend && (h-1)&0xe7ff == 0 {
+		s.n = n + recordLen(h)
 		s.count++
 		p := unsafe.Add(s.base, uintptr(n)*8)
-		*(*uint32)(p) = uint32(VerbAdd) | used<<8 | uint32(*(*uint8)(unsafe.Add(bp, 2)))<<16
+		*(*uint32)(p) = uint32(VerbAdd) | h&0xffff00
 		*(*ecs.Entity)(unsafe.Add(p, 4)) = e
 		*(*words3)(unsafe.Add(p, 16)) = *(*words3)(unsafe.Add(bp, 16))
 		return
@@ -204,15 +201,12 @@ func (r *Recorder) Set(e ecs.Entity, b ecs.Bundle) {
 	// words; three words are copied whatever the size (the room test covers them; a word
 	// past the record lies in free room the next record overwrites).
 	s := r.st
-	// The Bundle's count, bytes used and first id are read byte by byte: a wider load of
-	// bytes the caller just stored one by one (Component.Value) would stall on store
-	// forwarding.
 	bp := unsafe.Pointer(&b)
-	if n, cnt, used := s.n, *(*uint8)(bp), uint32(*(*uint8)(unsafe.Add(bp, 1))); n < s.vend && cnt == 1 && used <= 24 {
-		s.n = n + headWords + int(used>>3)
+	if n, h := s.n, *(*uint32)(bp); n < s.vend && (h-1)&0xe7ff == 0 {
+		s.n = n + recordLen(h)
 		s.count++
 		p := unsafe.Add(s.base, uintptr(n)*8)
-		*(*uint32)(p) = uint32(VerbSet) | used<<8 | uint32(*(*uint8)(unsafe.Add(bp, 2)))<<16
+		*(*uint32)(p) = uint32(VerbSet) | h&0xffff00
 		*(*ecs.Entity)(unsafe.Add(p, 4)) = e
 		*(*words3)(unsafe.Add(p, 16)) = *(*words3)(unsafe.Add(bp, 16))
 		return

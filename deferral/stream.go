@@ -10,8 +10,8 @@ import (
 
 // Stream is one recorder's compact record stream: the ECS commands it staged, back to back
 // in one array of 8-byte words that is reused from commit to commit, each record sized to
-// what it carries. A record is a 16-byte header — verb, component id, length in words,
-// form, and the target entity (or the placeholder a create mints) — and its payload:
+// what it carries. A record is a 16-byte header — verb, payload length in bytes, component
+// id, form, and the target entity (or the placeholder a create mints) — and its payload:
 //
 //   - one-value form (Set, Add or Remove of one component): the value's own bytes, rounded
 //     up to whole words; nothing for Remove and Destroy. A Set of a 16-byte value is 32 bytes.
@@ -298,7 +298,9 @@ func Set[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 		if p := r.st.alloc(k); p != nil {
 			*(*uint32)(p) = header(VerbSet, c.ID(), k-headWords, formValue)
 			*(*ecs.Entity)(unsafe.Add(p, 4)) = e
-			*(*T)(unsafe.Add(p, 16)) = v
+			if unsafe.Sizeof(v) > 0 { // p+16 may be the end of the array
+				*(*T)(unsafe.Add(p, 16)) = v
+			}
 			return
 		}
 	}
@@ -313,7 +315,9 @@ func Add[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 		if p := r.st.alloc(k); p != nil {
 			*(*uint32)(p) = header(VerbAdd, c.ID(), k-headWords, formValue)
 			*(*ecs.Entity)(unsafe.Add(p, 4)) = e
-			*(*T)(unsafe.Add(p, 16)) = v
+			if unsafe.Sizeof(v) > 0 { // p+16 may be the end of the array
+				*(*T)(unsafe.Add(p, 16)) = v
+			}
 			return
 		}
 	}
@@ -428,9 +432,10 @@ func AppendSet[T any](dst []uint64, e ecs.Entity, c ecs.Component[T], v T) []uin
 	}
 	n, k := len(dst), (unsafe.Sizeof(v)+7)/8
 	dst = append(dst, make([]uint64, headWords+k)...)
-	p := unsafe.Pointer(&dst[n])
-	*(*recordHead)(p) = recordHead{uint32(VerbSet) | uint32(k)<<11 | uint32(c.ID())<<16, e}
-	*(*T)(unsafe.Add(p, 16)) = v
+	*(*recordHead)(unsafe.Pointer(&dst[n])) = recordHead{uint32(VerbSet) | uint32(k)<<11 | uint32(c.ID())<<16, e}
+	if k > 0 { // a value of no size has no word of its own: &dst[n+2] is past the end
+		*(*T)(unsafe.Pointer(&dst[n+2])) = v
+	}
 	return dst
 }
 
