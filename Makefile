@@ -7,13 +7,14 @@ BENCHFLAGS ?=
 # Both modules of the repository: the library (root) and the CLI with its harness (cmd/deferbench).
 PKGS    ?= ./... ./cmd/deferbench/...
 
-.PHONY: all help build test fmt-check vet test-go bench bench-quick clean cross test-arm
+.PHONY: all help build test fmt-check vet test-go test-counts bench bench-quick clean cross test-arm
 
 all: build
 
 help:
 	@echo "make build        build $(BIN)/deferbench"
 	@echo "make test         gofmt check, go vet, go test -race -short"
+	@echo "make test-counts  the count tier's tests under valgrind's cachegrind (installs Debian's valgrind when missing)"
 	@echo "make bench        run the default suite into results/<date>-<host>-<goarch>/ (BENCHFLAGS=...)"
 	@echo "make bench-quick  run the smoke suite (deferbench run -quick)"
 	@echo "make cross        build bin/deferbench-linux-{arm64,arm,amd64} (Raspberry Pi: docs/pi-setup.md)"
@@ -34,6 +35,12 @@ vet:
 
 test-go:
 	$(GO) test -race -short $(PKGS)
+
+# The count tier's tests that run benchmarks under cachegrind: they skip under -race and
+# -short, which make test uses, so they run here, after installing valgrind when missing.
+test-counts:
+	scripts/install-valgrind.sh
+	$(GO) test -run 'Count' ./cmd/deferbench ./cmd/deferbench/internal/counts
 
 bench: build
 	$(BIN)/deferbench run $(BENCHFLAGS)

@@ -64,6 +64,12 @@ type Capabilities struct {
 	// runs concurrently with staging and with the next commit. False: reads of the world are
 	// the owner's business at a sync point (or the strategy's own read path, e.g. lazyguarded).
 	ReadsPreviousVersion bool
+	// ReadsWaitForStaged: a read of the target can wait behind staged writes that are not
+	// yet committed (lazyguarded's ReadersWait pipe). False: staging never blocks a read.
+	ReadsWaitForStaged bool
+	// Reads describes in words how reads of the target relate to staging and commit, for
+	// reports.
+	Reads string
 }
 
 // VersionReader is implemented by strategies that declare Capabilities.ReadsPreviousVersion.

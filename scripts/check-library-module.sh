@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A user's module that imports one strategy of the library (through a replace directive, as
-# the README says while the module is unpublished) must list no module but deferbench in
+# docs/library.md says while the module is unpublished) must list no module but deferbench in
 # `go list -m all`, and must build with the go version the library's go.mod declares.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"

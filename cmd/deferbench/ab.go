@@ -16,7 +16,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -61,12 +64,12 @@ var abCommand = &command{
 		out := fs.String("out", "", "directory for both sides' results, new or empty (default results/ab-<yyyymmdd-hhmmss>)")
 		seed := fs.Uint64("seed", 0, "seed of the per-round order (default from the clock; printed)")
 		return func(args []string) error {
-			args, err := parseInterspersed(fs, args)
+			args, err := parseInterspersed(e.cmd, fs, args)
 			if err != nil {
 				return err
 			}
 			if args == nil {
-				writeCommandHelp(e.stdout, lookup("ab"))
+				writeCommandHelp(e.stdout, e.cmd)
 				return nil
 			}
 			if len(args) != 2 {
@@ -80,7 +83,7 @@ var abCommand = &command{
 			if *rounds < 1 || *rounds > 1000 {
 				return usagef("ab: -rounds %d: want a whole number from 1 to 1000", *rounds)
 			}
-			if err := harness.CheckBenchtime(*benchtime); err != nil || strings.TrimSpace(*benchtime) == "" {
+			if _, err := harness.ParseBenchtime(*benchtime); err != nil {
 				return usagef("ab: -benchtime %q: want a duration like 100ms or an iteration count like 1000x", *benchtime)
 			}
 			a := abRun{e: e, rounds: *rounds, benchtime: *benchtime, scenarios: *scenarios, strategies: *strategies, seed: *seed}
@@ -105,7 +108,7 @@ type side struct {
 	rev  string // the commit, for a git revision
 }
 
-func (a *abRun) do(baseArg, headArg, out string, o *compareFlags, opt harness.CompareOptions) error {
+func (a *abRun) do(baseArg, headArg, out string, o *compareFlags, opt analysis.CompareOptions) error {
 	e := a.e
 	start := time.Now()
 	if out == "" {
@@ -182,12 +185,12 @@ func (a *abRun) do(baseArg, headArg, out string, o *compareFlags, opt harness.Co
 	if err != nil {
 		return err
 	}
-	c := harness.CompareRuns(old, new, opt)
+	c := analysis.CompareRuns(old, new, opt)
 	for _, n := range c.Notes {
 		fmt.Fprintf(e.stderr, "deferbench: ab: note: %s\n", n)
 	}
 	fmt.Fprintf(e.stderr, "deferbench: ab: done in %s; BASE (%s) in %s, HEAD (%s) in %s; compare again with: deferbench compare -paired %s %s\n",
-		time.Since(start).Round(time.Second), sides[0].arg, basePath, sides[1].arg, headPath, shellQuote(basePath), shellQuote(headPath))
+		time.Since(start).Round(time.Second), sides[0].arg, basePath, sides[1].arg, headPath, rundir.ShellQuote(basePath), rundir.ShellQuote(headPath))
 	if len(c.Rows) == 0 {
 		return fmt.Errorf("ab: BASE and HEAD have no benchmark and unit in common")
 	}
@@ -366,7 +369,7 @@ func mergeRounds(dir string, rounds int) error {
 			b.WriteByte('\n')
 		}
 	}
-	return harness.WriteFileAtomic(filepath.Join(dir, "bench.txt"), b.Bytes())
+	return results.WriteFileAtomic(filepath.Join(dir, "bench.txt"), b.Bytes())
 }
 
 // roundOrders draws which side runs first in each of n rounds: a random permutation of

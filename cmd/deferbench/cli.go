@@ -7,15 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
 )
 
 // usageError is bad input on the command line: exit status 2.
@@ -26,7 +24,7 @@ func (e *usageError) Error() string { return e.msg }
 func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
 // errInterrupted marks a run stopped by a signal: exit status 130.
-var errInterrupted = errors.New("interrupted")
+var errInterrupted = rundir.ErrInterrupted
 
 // exitCode prints err (if any) as one line on stderr and returns the exit status: 0 on
 // success, 2 for a usage error, 130 for an interrupted run, 1 otherwise.
@@ -47,6 +45,7 @@ func exitCode(err error, stderr io.Writer) int {
 
 // env is what a subcommand runs with.
 type env struct {
+	cmd            *command // the subcommand running
 	ctx            context.Context
 	stdout, stderr io.Writer
 	stop           *stopper // nil: no signal handling (tests)
@@ -67,8 +66,8 @@ type stopper struct {
 	exit    func(code int)
 }
 
-// begin says a run is in progress.
-func (s *stopper) begin() {
+// Begin says a run is in progress.
+func (s *stopper) Begin() {
 	if s == nil {
 		return
 	}
@@ -77,8 +76,8 @@ func (s *stopper) begin() {
 	s.running = true
 }
 
-// setHard sets the run's hard stop (nil when the run is over).
-func (s *stopper) setHard(f func()) {
+// SetHard sets the run's hard stop (nil when the run is over).
+func (s *stopper) SetHard(f func()) {
 	if s == nil {
 		return
 	}
@@ -133,91 +132,6 @@ type command struct {
 	// flagsAfter: the command parses flags after its arguments too (parseInterspersed), so
 	// a "--" that ended the first parse is passed on to keep what follows it arguments.
 	flagsAfter bool
-}
-
-// commands is the subcommand table, in the order help lists them.
-var commands []*command
-
-func init() {
-	commands = []*command{runCommand, compareCommand, abCommand, reportCommand, plotCommand, fleetCommand, listCommand, envCommand, helpCommand}
-}
-
-func lookup(name string) *command {
-	for _, c := range commands {
-		if c.name == name {
-			return c
-		}
-	}
-	return nil
-}
-
-func commandNames() string {
-	names := make([]string, len(commands))
-	for i, c := range commands {
-		names[i] = c.name
-	}
-	return strings.Join(names, ", ")
-}
-
-// run is the whole CLI: it parses args (without the program name), runs the subcommand with
-// its output on stdout and diagnostics on stderr, and returns what went wrong. The first
-// SIGINT or SIGTERM stops a running benchmark suite after the current benchmark, the second
-// at once (see stopper).
-func run(args []string, stdout, stderr io.Writer) error {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	s := &stopper{cancel: cancel, stderr: stderr, exit: os.Exit}
-	done := make(chan struct{})
-	defer close(done)
-	go s.watch(sigs, done)
-	return runStopper(ctx, s, args, stdout, stderr)
-}
-
-func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return runStopper(ctx, nil, args, stdout, stderr)
-}
-
-func runStopper(ctx context.Context, stop *stopper, args []string, stdout, stderr io.Writer) error {
-	out := &harness.ErrWriter{W: stdout}
-	err := dispatch(ctx, stop, args, out, stderr)
-	if err == nil && out.Err != nil {
-		// Output lost (stdout on a full disk, a closed file): not a success.
-		return fmt.Errorf("write output: %w", out.Err)
-	}
-	return err
-}
-
-func dispatch(ctx context.Context, stop *stopper, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return usagef("no command (valid: %s; see deferbench help)", commandNames())
-	}
-	switch args[0] {
-	case "-h", "-help", "--help":
-		writeUsage(stdout)
-		return nil
-	}
-	c := lookup(args[0])
-	if c == nil {
-		return usagef("unknown command %q (valid: %s)", args[0], commandNames())
-	}
-	e := &env{ctx: ctx, stdout: stdout, stderr: stderr, stop: stop}
-	fs := newFlagSet(c)
-	exec := c.setup(fs, e)
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			writeCommandHelp(stdout, c)
-			return nil
-		}
-		return flagError(c, fs, err)
-	}
-	rest := fs.Args()
-	if n := len(args) - 1 - len(rest); c.flagsAfter && n > 0 && args[n] == "--" {
-		rest = append([]string{"--"}, rest...) // "compare -- -old.txt new.txt"
-	}
-	return exec(rest)
 }
 
 func newFlagSet(c *command) *flag.FlagSet {
@@ -293,15 +207,6 @@ func flagError(c *command, fs *flag.FlagSet, err error) error {
 	return usagef("%s: %s", c.name, strings.ReplaceAll(msg, "\n", " "))
 }
 
-// writeUsage prints the top-level usage: one line per subcommand.
-func writeUsage(w io.Writer) {
-	fmt.Fprintf(w, "usage: deferbench <command> [arguments]\n\ncommands:\n")
-	for _, c := range commands {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
-	}
-	fmt.Fprintf(w, "\nRun 'deferbench help <command>' for a command's flags.\n")
-}
-
 // writeCommandHelp prints a subcommand's synopsis, summary, detail and flags.
 func writeCommandHelp(w io.Writer, c *command) {
 	fmt.Fprintf(w, "usage: %s\n\n%s\n", strings.TrimSpace("deferbench "+c.name+" "+c.args), c.summary)
@@ -309,7 +214,7 @@ func writeCommandHelp(w io.Writer, c *command) {
 		fmt.Fprintf(w, "\n%s\n", c.detail)
 	}
 	fs := newFlagSet(c)
-	c.setup(fs, &env{ctx: context.Background(), stdout: io.Discard, stderr: io.Discard})
+	c.setup(fs, &env{cmd: c, ctx: context.Background(), stdout: io.Discard, stderr: io.Discard})
 	n := 0
 	fs.VisitAll(func(*flag.Flag) { n++ })
 	if n > 0 {
@@ -317,29 +222,6 @@ func writeCommandHelp(w io.Writer, c *command) {
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 	}
-}
-
-var helpCommand = &command{
-	name:    "help",
-	args:    "[command]",
-	summary: "show the commands, or one command's flags",
-	setup: func(fs *flag.FlagSet, e *env) func([]string) error {
-		return func(args []string) error {
-			switch len(args) {
-			case 0:
-				writeUsage(e.stdout)
-				return nil
-			case 1:
-				c := lookup(args[0])
-				if c == nil {
-					return usagef("help: unknown command %q (valid: %s)", args[0], commandNames())
-				}
-				writeCommandHelp(e.stdout, c)
-				return nil
-			}
-			return usagef("help: too many arguments %q (want at most one command)", strings.Join(args, " "))
-		}
-	},
 }
 
 // noArgs refuses positional arguments for commands that take none.

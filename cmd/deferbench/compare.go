@@ -12,7 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -52,12 +54,12 @@ var compareCommand = &command{
 			"one that a run has at several GOMAXPROCS keeps them apart")
 		paired := fs.Bool("paired", false, "pair the i-th sample of each metric in OLD with the i-th in NEW (rounds of deferbench ab) and test the per-round ratios")
 		return func(args []string) error {
-			args, err := parseInterspersed(fs, args)
+			args, err := parseInterspersed(e.cmd, fs, args)
 			if err != nil {
 				return err
 			}
 			if args == nil {
-				writeCommandHelp(e.stdout, lookup("compare"))
+				writeCommandHelp(e.stdout, e.cmd)
 				return nil
 			}
 			if len(args) != 2 {
@@ -90,27 +92,27 @@ var compareCommand = &command{
 			}
 			for i, a := range args {
 				if a == "-" {
-					args[i] = harness.StdinName // for the notes and the output
+					args[i] = results.StdinName // for the notes and the output
 				}
 			}
 			for _, in := range []struct {
 				path string
 				rs   []*benchfmt.Result
 			}{{args[0], old}, {args[1], new}} {
-				if p := harness.Partial(in.rs); p != "" {
-					fmt.Fprintf(e.stderr, "deferbench: compare: note: %s: %s\n", in.path, harness.PartialText(p))
+				if p := results.Partial(in.rs); p != "" {
+					fmt.Fprintf(e.stderr, "deferbench: compare: note: %s: %s\n", in.path, results.PartialText(p))
 				}
 			}
 			if *ignoreProcs {
-				if kept := harness.IgnoreProcs(old, new); len(kept) > 0 {
+				if kept := results.IgnoreProcs(old, new); len(kept) > 0 {
 					fmt.Fprintf(e.stderr, "deferbench: compare: note: -ignore-procs: %s run at several GOMAXPROCS, kept apart (matched at equal GOMAXPROCS only)\n",
 						plural(len(kept), "benchmark"))
 				}
 			}
-			onlyOld, onlyNew := harness.Unmatched(old, new)
+			onlyOld, onlyNew := results.Unmatched(old, new)
 			writeOnly(e.stderr, args[0], onlyOld)
 			writeOnly(e.stderr, args[1], onlyNew)
-			c := harness.CompareRuns(old, new, opt)
+			c := analysis.CompareRuns(old, new, opt)
 			for _, n := range c.Notes {
 				fmt.Fprintf(e.stderr, "deferbench: compare: note: %s\n", n)
 			}
@@ -146,13 +148,13 @@ func (o *compareFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&o.format, "format", "text", "output format: text, markdown, csv or json")
 }
 
-func (o *compareFlags) options(cmd string) (harness.CompareOptions, error) {
-	var opt harness.CompareOptions
+func (o *compareFlags) options(cmd string) (analysis.CompareOptions, error) {
+	var opt analysis.CompareOptions
 	if !(o.alpha > 0 && o.alpha < 1) {
 		return opt, usagef("%s: -alpha %v: want a value in (0, 1)", cmd, o.alpha)
 	}
-	if !slices.Contains(harness.CompareFormats, o.format) {
-		return opt, usagef("%s: -format %q: want one of %s", cmd, o.format, strings.Join(harness.CompareFormats, ", "))
+	if !slices.Contains(render.CompareFormats, o.format) {
+		return opt, usagef("%s: -format %q: want one of %s", cmd, o.format, strings.Join(render.CompareFormats, ", "))
 	}
 	opt.Alpha = o.alpha
 	if strings.TrimSpace(o.ignore) != "" {
@@ -163,7 +165,7 @@ func (o *compareFlags) options(cmd string) (harness.CompareOptions, error) {
 		}
 	}
 	if strings.TrimSpace(o.fail) != "" {
-		ts, err := harness.ParseThresholds(o.fail)
+		ts, err := analysis.ParseThresholds(o.fail)
 		if err != nil {
 			return opt, usagef("%s: -fail: %v", cmd, err)
 		}
@@ -174,7 +176,7 @@ func (o *compareFlags) options(cmd string) (harness.CompareOptions, error) {
 
 // gateUnits refuses a threshold whose unit no result of either run has (a typo such as
 // "SEC/OP>5%" or "allocs>0"): such a gate could never fail.
-func gateUnits(ts []harness.Threshold, runs ...[]*benchfmt.Result) error {
+func gateUnits(ts []analysis.Threshold, runs ...[]*benchfmt.Result) error {
 	have := map[string]bool{}
 	var units []string
 	for _, rs := range runs {
@@ -244,8 +246,8 @@ func (e errGate) Error() string {
 }
 
 // write prints c in the chosen format and turns a failed gate into errGate.
-func (o *compareFlags) write(e *env, cmd, oldPath, newPath, oldLabel, newLabel string, c *harness.RunComparison) error {
-	doc := &harness.CompareDoc{Old: oldPath, New: newPath, OldLabel: oldLabel, NewLabel: newLabel, Comparison: c}
+func (o *compareFlags) write(e *env, cmd, oldPath, newPath, oldLabel, newLabel string, c *analysis.RunComparison) error {
+	doc := &render.CompareDoc{Old: oldPath, New: newPath, OldLabel: oldLabel, NewLabel: newLabel, Comparison: c}
 	if strings.TrimSpace(o.fail) != "" {
 		doc.Fail = o.fail
 	}
@@ -253,7 +255,7 @@ func (o *compareFlags) write(e *env, cmd, oldPath, newPath, oldLabel, newLabel s
 		doc.OldLabel, doc.NewLabel = c.OldLabel, c.NewLabel
 		fmt.Fprintf(e.stderr, "deferbench: %s: note: comparing across machines: OLD %s is %q, NEW %s is %q\n", cmd, oldPath, c.OldLabel, newPath, c.NewLabel)
 	}
-	if err := harness.WriteCompare(e.stdout, o.format, doc); err != nil {
+	if err := render.WriteCompare(e.stdout, o.format, doc); err != nil {
 		return err
 	}
 	if n := len(c.Failed()); n > 0 {
@@ -280,7 +282,7 @@ func same(a, b string) bool {
 // parseInterspersed parses flags that follow positional arguments too ("compare A B
 // -ignore-procs"), after the command line's first parse stopped at A; "--" ends the flags.
 // It returns the positional arguments, or nil after -h.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+func parseInterspersed(c *command, fs *flag.FlagSet, args []string) ([]string, error) {
 	pos := []string{}
 	for len(args) > 0 {
 		a := args[0]
@@ -296,7 +298,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, nil
 			}
-			return nil, flagError(lookup(fs.Name()), fs, err)
+			return nil, flagError(c, fs, err)
 		}
 		rest := fs.Args()
 		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
@@ -310,7 +312,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 // readRun reads the results of a bench.txt or a results directory, turning a missing or
 // wrong file into a one-line usage error (exit status 2) that says what to give.
 func readRun(cmd, path string) ([]*benchfmt.Result, error) {
-	rs, err := harness.ReadResults(path)
+	rs, err := results.ReadResults(path)
 	if err != nil {
 		return nil, runError(cmd, path, err)
 	}
@@ -327,9 +329,9 @@ var waitNotice = 2 * time.Second
 func readInput(e *env, cmd, path string) ([]*benchfmt.Result, error) {
 	name := path
 	if path == "-" {
-		name = harness.StdinName
+		name = results.StdinName
 	}
-	rs, err := harness.ReadInput(e.ctx, path, harness.InputOptions{
+	rs, err := results.ReadInput(e.ctx, path, results.InputOptions{
 		Stdin:     os.Stdin,
 		WaitAfter: waitNotice,
 		Waiting: func(noWriter bool) {
@@ -355,27 +357,27 @@ func runError(cmd, path string, err error) error {
 			return usagef("%s: %s has no bench.txt: give a bench.txt or a results directory", cmd, path)
 		}
 		return usagef("%s: %s: no such file: give a bench.txt or a results directory", cmd, path)
-	case errors.Is(err, harness.ErrNotRegular):
+	case errors.Is(err, results.ErrNotRegular):
 		var pe *fs.PathError
 		switch {
 		case !errors.As(err, &pe):
 			return usagef("%s: %v", cmd, err)
-		case pe.Path == harness.StdinName && path == "-":
+		case pe.Path == results.StdinName && path == "-":
 			return usagef("%s: - reads standard input, which is %v (a terminal?): pipe the results in (go test -bench . | deferbench %s - NEW) or give a file", cmd, pe.Err, cmd)
 		case cmd == "compare" && pe.Path == path:
 			return usagef("%s: %s is %v: give a bench.txt, a results directory, a pipe such as <(go test -bench .), or - for standard input", cmd, pe.Path, pe.Err)
 		}
 		return usagef("%s: %s is %v: save the results to a file (go test -bench . > bench.txt) and give its path, or give a results directory", cmd, pe.Path, pe.Err)
-	case errors.Is(err, harness.ErrNoBenchmarks):
+	case errors.Is(err, results.ErrNoBenchmarks):
 		return usagef("%s: %v: give a bench.txt with results, or a results directory", cmd, err)
-	case errors.Is(err, harness.ErrNotResults) && strings.Contains(err.Error(), "longer than"), errors.Is(err, harness.ErrMalformed):
+	case errors.Is(err, results.ErrNotResults) && strings.Contains(err.Error(), "longer than"), errors.Is(err, results.ErrMalformed):
 		return usagef("%s: %v", cmd, err)
-	case errors.Is(err, harness.ErrNotResults):
+	case errors.Is(err, results.ErrNotResults):
 		if path == "-" {
-			path = harness.StdinName
+			path = results.StdinName
 		}
 		return usagef("%s: %s is not a Go benchmark results file", cmd, path)
-	case errors.Is(err, harness.ErrBadValue), errors.Is(err, harness.ErrTooLarge):
+	case errors.Is(err, results.ErrBadValue), errors.Is(err, results.ErrTooLarge):
 		return usagef("%s: %v", cmd, err)
 	}
 	var pe *fs.PathError
@@ -388,12 +390,7 @@ func runError(cmd, path string, err error) error {
 // commonWithoutProcs reports whether old and new have a benchmark name in common once the
 // -GOMAXPROCS suffix is dropped (what -ignore-procs would match).
 func commonWithoutProcs(old, new []*benchfmt.Result) bool {
-	base := func(n string) string {
-		if m := procsSuffix.FindStringIndex(n[strings.LastIndexByte(n, '/')+1:]); m != nil {
-			return n[:strings.LastIndexByte(n, '/')+1+m[0]]
-		}
-		return n
-	}
+	base := func(n string) string { b, _ := results.SplitProcs(n); return b }
 	have := map[string]bool{}
 	for _, r := range old {
 		have[base(string(r.Name))] = true
@@ -429,7 +426,7 @@ func plural(n int, what string) string {
 
 // label names a run in a table header: its directory for a results directory's bench.txt.
 func label(path string) string {
-	if path == harness.StdinName || strings.HasPrefix(path, "/dev/fd/") || strings.HasPrefix(path, "/proc/self/fd/") {
+	if path == results.StdinName || strings.HasPrefix(path, "/dev/fd/") || strings.HasPrefix(path, "/proc/self/fd/") {
 		return path // a pipe: "stdin", or the shell's name for <(…), not "63"
 	}
 	path = strings.TrimRight(path, "/")

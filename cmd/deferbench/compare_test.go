@@ -382,17 +382,32 @@ func TestCompareMarkdownGolden(t *testing.T) {
 	}
 }
 
-// TestCompareBoards runs the README's board recipes on runs shaped like an x86 VM, a Pi 4 and
+// TestCompareBoards runs docs/boards.md's recipes on runs shaped like an x86 VM, a Pi 4 and
 // a Pi 5: without -ignore they are kept apart; with it the machines are side by side, the
 // columns named by what tells them apart (goarch, or the board model for two arm64 boards).
 func TestCompareBoards(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	const doc = "../../docs/boards.md"
+	recipes, err := os.ReadFile(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const recipe = "deferbench compare -ignore machine "
-	if !strings.Contains(string(readme), recipe+"results/<x86-run> results/<pi-run>") || !strings.Contains(string(readme), recipe+"results/<pi4-run> results/<pi5-run>") {
-		t.Fatalf("README lacks the recipes %q", recipe)
+	if !strings.Contains(string(recipes), recipe+"results/<x86-run> results/<pi-run>") || !strings.Contains(string(recipes), recipe+"results/<pi4-run> results/<pi5-run>") {
+		t.Fatalf("%s lacks the recipes %q", doc, recipe)
+	}
+	// .ci/run runs the stock benchstat recipes on the same boards: they must be the documented ones.
+	ci, err := os.ReadFile("../../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ciRecipes := regexp.MustCompile(`-col (goarch|host-model) \\\n\s*(-ignore \S+)`).FindAllStringSubmatch(string(ci), -1)
+	if len(ciRecipes) != 2 {
+		t.Fatalf(".ci/run: found %d benchstat board recipes, want 2 (-col goarch, -col host-model)", len(ciRecipes))
+	}
+	for _, m := range ciRecipes {
+		if r := "benchstat -col " + m[1] + " " + m[2]; !strings.Contains(string(recipes), r) {
+			t.Errorf(".ci/run runs %q, which %s does not document", r, doc)
+		}
 	}
 	for _, c := range []struct {
 		old, new   string

@@ -11,11 +11,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 )
 
 // fleetDetail is the part of deferbench help fleet between the summary and the flags.
@@ -40,12 +41,12 @@ var fleetCommand = &command{
 	setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 		out := fs.String("out", "", "write the table to `FILE` (atomically) instead of standard output")
 		return func(args []string) error {
-			args, err := parseInterspersed(fs, args)
+			args, err := parseInterspersed(e.cmd, fs, args)
 			if err != nil {
 				return err
 			}
 			if args == nil { // -h after a directory
-				writeCommandHelp(e.stdout, lookup("fleet"))
+				writeCommandHelp(e.stdout, e.cmd)
 				return nil
 			}
 			if len(args) == 0 {
@@ -74,7 +75,7 @@ var fleetCommand = &command{
 			if fi, err := os.Stat(*out); err == nil && fi.IsDir() {
 				return usagef("fleet: -out %s is a directory: give a file name, e.g. %s", *out, filepath.Join(*out, "fleet.md"))
 			}
-			if err := harness.WriteFileAtomic(*out, buf.Bytes()); err != nil {
+			if err := results.WriteFileAtomic(*out, buf.Bytes()); err != nil {
 				return fmt.Errorf("fleet: %w", err)
 			}
 			fmt.Fprintf(e.stderr, "deferbench: fleet table of %s in %s\n", plural(len(boards), "run"), *out)
@@ -94,8 +95,8 @@ func isSet(fs *flag.FlagSet, name string) bool {
 type fleetBoard struct {
 	label   string            // the directory's base name
 	config  map[string]string // bench.txt's file-level config
-	env     envFile           // env.json
-	sums    map[[2]string]harness.Summary
+	env     results.Env       // env.json
+	sums    map[[2]string]results.Summary
 	names   []string // benchmark names in bench.txt order
 	procs   int      // the GOMAXPROCS the figures are taken at
 	partial string   // why the run is incomplete, "" when complete
@@ -107,28 +108,28 @@ func readFleetBoard(dir string) (fleetBoard, error) {
 	if err != nil || !fi.IsDir() {
 		return fleetBoard{}, usagef("fleet: %s is not a results directory: give the folders deferbench run wrote", dir)
 	}
-	rs, err := harness.ReadResults(filepath.Join(dir, "bench.txt"))
+	rs, err := results.ReadResults(filepath.Join(dir, "bench.txt"))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return fleetBoard{}, usagef("fleet: %s has no bench.txt: give the folders deferbench run wrote", dir)
-	case errors.Is(err, harness.ErrMalformed), errors.Is(err, harness.ErrBadValue), errors.Is(err, harness.ErrTooLarge):
+	case errors.Is(err, results.ErrMalformed), errors.Is(err, results.ErrBadValue), errors.Is(err, results.ErrTooLarge):
 		return fleetBoard{}, usagef("fleet: %v", err)
-	case errors.Is(err, harness.ErrNotResults):
+	case errors.Is(err, results.ErrNotResults):
 		return fleetBoard{}, usagef("fleet: %s/bench.txt holds no Go benchmark results", dir)
 	case errors.As(err, new(*fs.PathError)):
 		return fleetBoard{}, usagef("fleet: %s: cannot read it: give the folders deferbench run wrote", err)
 	case err != nil:
 		return fleetBoard{}, fmt.Errorf("fleet: %w", err)
 	}
-	raw, err := harness.ReadFileLimited(filepath.Join(dir, "env.json"), maxJSONBytes)
+	raw, err := results.ReadFileLimited(filepath.Join(dir, "env.json"), results.MaxJSONBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fleetBoard{}, usagef("fleet: %s has no env.json: give the folders deferbench run wrote", dir)
-	} else if errors.Is(err, harness.ErrNotRegular) || errors.Is(err, harness.ErrTooLarge) {
+	} else if errors.Is(err, results.ErrNotRegular) || errors.Is(err, results.ErrTooLarge) {
 		return fleetBoard{}, usagef("fleet: %v: give the folders deferbench run wrote", err)
 	} else if err != nil {
 		return fleetBoard{}, fmt.Errorf("fleet: %w", err)
 	}
-	b := fleetBoard{label: filepath.Base(filepath.Clean(dir)), config: map[string]string{}, sums: map[[2]string]harness.Summary{}}
+	b := fleetBoard{label: filepath.Base(filepath.Clean(dir)), config: map[string]string{}, sums: map[[2]string]results.Summary{}}
 	if err := json.Unmarshal(raw, &b.env); err != nil {
 		return fleetBoard{}, usagef("fleet: %s/env.json is not deferbench's env.json (%v)", dir, err)
 	}
@@ -139,12 +140,12 @@ func readFleetBoard(dir string) (fleetBoard, error) {
 			}
 		}
 	}
-	b.partial = harness.Partial(rs)
+	b.partial = results.Partial(rs)
 	if b.partial == "" {
 		b.partial = b.env.Partial
 	}
 	procs := map[int]bool{}
-	for _, s := range harness.Summarize(rs) {
+	for _, s := range analysis.Summarize(rs) {
 		if _, ok := b.sums[[2]string{s.Name, s.Unit}]; !ok {
 			b.names = append(b.names, s.Name)
 		}
@@ -155,18 +156,8 @@ func readFleetBoard(dir string) (fleetBoard, error) {
 	return b, nil
 }
 
-var procsSuffix = regexp.MustCompile(`-(\d+)$`)
-
 // procsOf is the GOMAXPROCS of a benchmark name: its -N suffix, 1 without one.
-func procsOf(name string) int {
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		if m := procsSuffix.FindStringSubmatch(name[i:]); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			return n
-		}
-	}
-	return 1
-}
+func procsOf(name string) int { return results.ParseName(name).Procs }
 
 // pickProcs chooses the GOMAXPROCS the headline figures come from: cores when the run has
 // it, else the largest it has.
@@ -195,7 +186,7 @@ func (b fleetBoard) cell(base, unit string) string {
 	if !ok {
 		return "—"
 	}
-	v := harness.FormatValue(s.Median, s.Unit)
+	v := results.FormatValue(s.Median, s.Unit)
 	if s.NoCI || s.Median == 0 {
 		return v
 	}
@@ -221,8 +212,8 @@ func (b fleetBoard) emulated() string {
 	return "not recorded"
 }
 
-// fleetStrategies lists the strategies of the boards' Stage, Frame and Contention results, in
-// the order they first appear.
+// fleetStrategies lists the strategies of the boards' results of the fleet's scenarios
+// (suite.Fleet), in the order they first appear.
 func fleetStrategies(boards []fleetBoard) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -238,13 +229,29 @@ func fleetStrategies(boards []fleetBoard) []string {
 	return out
 }
 
-var strategyField = regexp.MustCompile(`^(?:Stage|Frame|Contention)/strategy=([^/]+)/`)
-
+// strategyOf is the strategy of a result of one of the fleet's scenarios, "" for others.
 func strategyOf(name string) string {
-	if m := strategyField.FindStringSubmatch(name); m != nil {
-		return m[1]
+	n := results.ParseName(name)
+	for _, f := range suite.Fleet {
+		if f.Scenario.Name == n.Scenario {
+			return n.Strategy
+		}
 	}
 	return ""
+}
+
+// figureName is the benchmark name (without -GOMAXPROCS) of figure f for strategy s on a
+// board with cores cores: the headline's Where parameters (NumCPU = cores), then f's Row.
+func figureName(f suite.Figure, s string, cores int) string {
+	name := f.Scenario.Name + "/strategy=" + s
+	for _, p := range append(append([]suite.Param(nil), f.Headline.Where...), f.Row...) {
+		v := p.Value
+		if v == "NumCPU" {
+			v = strconv.Itoa(cores)
+		}
+		name += "/" + p.Key + "=" + v
+	}
+	return name
 }
 
 // writeFleet writes the markdown table: a column per board, a row per figure.
@@ -281,7 +288,7 @@ func writeFleet(w io.Writer, boards []fleetBoard) {
 	row("emulated", each(fleetBoard.emulated)...)
 	row("complete", each(func(b fleetBoard) string {
 		if b.partial != "" {
-			return "no (" + strings.TrimPrefix(harness.PartialText(b.partial), "partial: ") + ")"
+			return "no (" + strings.TrimPrefix(results.PartialText(b.partial), "partial: ") + ")"
 		}
 		return "yes"
 	})...)
@@ -295,23 +302,10 @@ func writeFleet(w io.Writer, boards []fleetBoard) {
 		return orUnknown(b.env.Before.Temperature) + " → " + after
 	})...)
 	strategies := fleetStrategies(boards)
-	figures := []struct {
-		head, unit string
-		base       func(b fleetBoard, strategy string) string
-	}{
-		{"Stage cmd=typed, per command", "ns/op",
-			func(_ fleetBoard, s string) string { return "Stage/strategy=" + s + "/cmd=typed" }},
-		{"Frame entities=100000, per frame", "ns/op",
-			func(_ fleetBoard, s string) string { return "Frame/strategy=" + s + "/entities=100000" }},
-		{"Contention efficiency, producers = cores", "efficiency",
-			func(b fleetBoard, s string) string {
-				return "Contention/strategy=" + s + "/producers=" + strconv.Itoa(b.env.Before.Cores)
-			}},
-	}
-	for _, f := range figures {
-		row("**"+f.head+"**", make([]string, len(boards))...)
+	for _, f := range suite.Fleet {
+		row("**"+f.Title+"**", make([]string, len(boards))...)
 		for _, s := range strategies {
-			row(s, each(func(b fleetBoard) string { return b.cell(f.base(b, s), f.unit) })...)
+			row(s, each(func(b fleetBoard) string { return b.cell(figureName(f, s, b.env.Before.Cores), f.Headline.Unit) })...)
 		}
 	}
 	fmt.Fprintf(w, "\nMedians over each run's repetitions, ± the 95%% confidence interval as %% of the median "+

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 )
 
 // fleetRun writes a results directory named name under parent: bench.txt with the config
@@ -94,8 +94,8 @@ func TestFleetTable(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("fleet: exit %d, stderr %q", code, stderr)
 	}
-	ns := func(v float64) string { return harness.FormatValue(v, "ns/op") }
-	eff := func(v float64) string { return harness.FormatValue(v, "efficiency") }
+	ns := func(v float64) string { return results.FormatValue(v, "ns/op") }
+	eff := func(v float64) string { return results.FormatValue(v, "efficiency") }
 	want := []struct{ after, head, cells string }{
 		{"", "", "20260102-030405-pi5-arm64 | 20260102-030406-pi4-arm64 | 20260102-030407-vm-arm64-emulated"},
 		{"", "model", "Raspberry Pi 5 Model B Rev 1.0 | Raspberry Pi 4 Model B Rev 1.4 | unknown"},
@@ -135,7 +135,7 @@ func TestFleetOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(b), "# deferbench fleet\n") || !strings.Contains(string(b), "| cmdbuffer | "+harness.FormatValue(20, "ns/op")+" |") {
+	if !strings.HasPrefix(string(b), "# deferbench fleet\n") || !strings.Contains(string(b), "| cmdbuffer | "+results.FormatValue(20, "ns/op")+" |") {
 		t.Errorf("fleet.md:\n%s", b)
 	}
 	if entries, _ := os.ReadDir(outDir); len(entries) != 1 {

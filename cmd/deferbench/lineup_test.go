@@ -20,10 +20,11 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// TestLineUp is the promise the README makes to a user benchmarking a strategy of their own:
-// a go test -bench of conformance.BenchmarkStage, BenchmarkStageApply and BenchmarkContention
-// lines up with a deferbench run of the same scenarios, row for row and unit for unit,
-// through deferbench compare and through stock benchstat with the README's flags.
+// TestLineUp is the promise docs/library.md makes to a user benchmarking a strategy of their
+// own: a go test -bench of conformance.BenchmarkStage, BenchmarkStageApply and
+// BenchmarkContention lines up with a deferbench run of the same scenarios, row for row and
+// unit for unit, through deferbench compare and through stock benchstat with the documented
+// flags (TestLineUpDocumented checks that the document gives the flags used here).
 //
 // testdata/lineup is the user's package: it runs the conformance benchmarks for the baseline
 // (nil), cmdbuffer, and "mine" (cmdbuffer under another name). The test runs deferbench run
@@ -124,6 +125,30 @@ func TestLineUp(t *testing.T) {
 	}
 	if len(cells) != 3 {
 		t.Errorf("benchstat columns %v, want baseline, cmdbuffer and mine", slices.Sorted(maps.Keys(cells)))
+	}
+}
+
+// TestLineUpDocumented: docs/library.md gives the user the commands and flags TestLineUp runs:
+// the same GOMAXPROCS for deferbench run -procs and go test -cpu, benchstat -table ” -col
+// /strategy, and deferbench compare -ignore '*'.
+func TestLineUpDocumented(t *testing.T) {
+	const doc = "../../docs/library.md"
+	b, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{
+		"deferbench run -procs 2 -scenarios Stage,StageApply,Contention",
+		"go test -run '^$' -bench . -cpu 2 -count 10 ./yourpkg > mine.txt",
+		"benchstat -table '' -col /strategy results/<dir>/bench.txt mine.txt",
+		"deferbench compare -ignore '*' results/<dir> mine.txt",
+		"conformance.BenchmarkStage(b, Factory)",
+		"conformance.BenchmarkStageApply(b, Factory)",
+		"conformance.BenchmarkContention(b, Factory)",
+	} {
+		if !strings.Contains(string(b), c) {
+			t.Errorf("%s lacks %q, the command TestLineUp checks", doc, c)
+		}
 	}
 }
 

@@ -22,6 +22,8 @@ import (
 	"testing"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
 	"github.com/google/pprof/profile"
 	"golang.org/x/perf/benchfmt"
 )
@@ -226,7 +228,7 @@ func TestOutErrors(t *testing.T) {
 		}, "deferbench: run: -out <tmp>/old: exists and is not empty: choose a new -out or remove it\n"},
 		{"out held by another run", func(t *testing.T, tmp string) string {
 			dir := filepath.Join(tmp, "busy")
-			if _, err := harness.OpenRunDir(dir); err != nil {
+			if _, err := results.OpenRunDir(dir); err != nil {
 				t.Fatal(err)
 			}
 			return dir
@@ -283,7 +285,7 @@ func TestOutEmptyDirAndLock(t *testing.T) {
 	if err := runContext(context.Background(), args, io.Discard, io.Discard); err != nil {
 		t.Fatalf("run into an empty -out: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(out, harness.LockFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(out, results.LockFile)); !os.IsNotExist(err) {
 		t.Errorf("lock file left behind after the run: %v", err)
 	}
 	bench, _ := os.ReadFile(filepath.Join(out, "bench.txt"))
@@ -601,7 +603,7 @@ func checkPartial(t *testing.T, out, want string) {
 	if !strings.Contains(string(report), want) {
 		t.Errorf("report.md does not say %q:\n%s", want, report)
 	}
-	if _, err := os.Stat(filepath.Join(out, harness.LockFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(out, results.LockFile)); !os.IsNotExist(err) {
 		t.Errorf("lock file left behind: %v", err)
 	}
 }
@@ -660,9 +662,9 @@ func TestProfileAndCompare(t *testing.T) {
 		r.Close()
 	}
 	var sum struct {
-		Summaries   []harness.Summary `json:"summaries"`
+		Summaries   []results.Summary `json:"summaries"`
 		Attribution struct {
-			ByStrategy []harness.Attribution `json:"by_strategy"`
+			ByStrategy []results.Attribution `json:"by_strategy"`
 		} `json:"attribution"`
 	}
 	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
@@ -709,14 +711,14 @@ func TestShellQuote(t *testing.T) {
 		"$HOME/b.txt":                           "'$HOME/b.txt'",
 		"":                                      "''",
 	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		if got := rundir.ShellQuote(in); got != want {
+			t.Errorf("rundir.ShellQuote(%q) = %s, want %s", in, got, want)
 		}
 	}
 }
 
 // TestRunCountBound: a -count whose results compare and report could not read back (more
-// than harness.MaxResults lines), or whose product with the benchmarks overflows, is bad
+// than results.MaxResults lines), or whose product with the benchmarks overflows, is bad
 // input before anything is created; the bound itself is accepted.
 func TestRunCountBound(t *testing.T) {
 	sel := []string{"run", "-scenarios", "Stage", "-strategies", "baseline", "-procs", "1"}

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
 )
 
 var plotCommand = &command{
@@ -37,7 +37,7 @@ var plotCommand = &command{
 			}
 			defer rd.Release()
 			out := filepath.Join(dir, "plots")
-			files, err := harness.Plot(rs, out)
+			files, err := render.Plot(rs, out)
 			if err != nil {
 				return plotsError("plot", out, err)
 			}

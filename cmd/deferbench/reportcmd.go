@@ -10,12 +10,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
 )
-
-// inProgress is the partial marker a run writes while it runs; a run killed outright (no
-// chance to finish its files) leaves it behind.
-const inProgress = "true (run in progress)"
 
 var reportCommand = &command{
 	name:    "report",
@@ -61,45 +58,45 @@ func rebuildReport(e *env, arg string) error {
 	defer rd.Release()
 
 	envPath := filepath.Join(dir, "env.json")
-	var doc *envFile
-	if b, err := harness.ReadFileLimited(envPath, maxJSONBytes); err == nil {
-		var d envFile
+	var doc *results.Env
+	if b, err := results.ReadFileLimited(envPath, results.MaxJSONBytes); err == nil {
+		var d results.Env
 		if err := json.Unmarshal(b, &d); err != nil {
 			fmt.Fprintf(e.stderr, "deferbench: report: note: %s is not valid JSON (%v); NumCPU, load average and other work unknown\n", envPath, err)
 		} else {
 			doc = &d
 		}
-	} else if errors.Is(err, harness.ErrNotRegular) || errors.Is(err, harness.ErrTooLarge) {
+	} else if errors.Is(err, results.ErrNotRegular) || errors.Is(err, results.ErrTooLarge) {
 		return usagef("report: %v: remove it or give the results directory deferbench run wrote", err)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("report: %w", err)
 	}
 
-	partial := harness.Partial(rs)
-	if partial == inProgress {
+	partial := results.Partial(rs)
+	if partial == results.InProgress {
 		// The run that wrote this is gone (we hold its lock): it was killed before it could
 		// finish its files.
 		partial = fmt.Sprintf("%d benchmarks finished (run killed; files rebuilt by deferbench report)", len(rs))
-		if err := harness.RewriteBenchFile(filepath.Join(dir, "bench.txt"), rs, partial); err != nil {
+		if err := results.RewriteBenchFile(filepath.Join(dir, "bench.txt"), rs, partial); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 		if doc != nil {
 			doc.Partial = partial
-			if err := writeJSON(envPath, doc); err != nil {
+			if err := results.WriteJSON(envPath, doc); err != nil {
 				return fmt.Errorf("report: %w", err)
 			}
 		}
 		fmt.Fprintf(e.stderr, "deferbench: report: note: the run was killed; marked bench.txt partial: %s\n", partial)
 	}
 
-	var attr *attribution
-	if b, err := harness.ReadFileLimited(filepath.Join(dir, "summary.json"), maxJSONBytes); err == nil {
-		var old summaryFile
+	var attr *results.AttributionDoc
+	if b, err := results.ReadFileLimited(filepath.Join(dir, "summary.json"), results.MaxJSONBytes); err == nil {
+		var old results.SummaryFile
 		if json.Unmarshal(b, &old) == nil {
 			attr = old.Attribution // the profiles' attribution cannot be rebuilt from bench.txt
 		}
 	}
-	plotErr, err := writeOutputs(runOutputs{dir: dir, results: rs, config: harness.FileConfig(rs), partial: partial, attr: attr, env: doc})
+	plotErr, err := rundir.Outputs(rundir.Dir{Path: dir, Results: rs, Config: results.FileConfig(rs), Partial: partial, Attr: attr, Env: doc})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -110,19 +107,15 @@ func rebuildReport(e *env, arg string) error {
 	return nil
 }
 
-// maxJSONBytes bounds what report and fleet read of a results directory's env.json and
-// summary.json (a default run writes tens of KB).
-const maxJSONBytes = 16 << 20
-
 // holdResultsDir holds the existing results directory dir for rewriting its files, as the
 // command cmd: a directory a live run holds is a usage error saying to wait for it, and a
 // reclaimed stale lock is noted on stderr. The caller releases it.
-func holdResultsDir(cmd, dir string, stderr io.Writer) (*harness.RunDir, error) {
-	rd, err := harness.HoldRunDir(dir)
-	var de *harness.DirError
+func holdResultsDir(cmd, dir string, stderr io.Writer) (*results.RunDir, error) {
+	rd, err := results.HoldRunDir(dir)
+	var de *results.DirError
 	if errors.As(err, &de) {
 		fix := "choose a writable results directory"
-		if errors.Is(err, harness.ErrDirInUse) {
+		if errors.Is(err, results.ErrDirInUse) {
 			fix = "wait for that run to finish"
 		}
 		return nil, usagef("%s: %s: %s", cmd, de.Error(), fix)

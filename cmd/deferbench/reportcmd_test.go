@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 )
 
 // tinyRun runs a small suite into a new directory and returns it.
@@ -63,7 +63,7 @@ func TestReportRebuildsCompleteRun(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(out, "plots", "Stage.png")); err != nil || fi.Size() == 0 {
 		t.Errorf("plots/Stage.png: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(out, harness.LockFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(out, results.LockFile)); !os.IsNotExist(err) {
 		t.Errorf("report left its lock file: %v", err)
 	}
 }
@@ -74,13 +74,13 @@ func TestReportRebuildsCompleteRun(t *testing.T) {
 func TestReportFinishesKilledRun(t *testing.T) {
 	out := tinyRun(t)
 	rs := readBench(t, filepath.Join(out, "bench.txt"))
-	if err := harness.RewriteBenchFile(filepath.Join(out, "bench.txt"), rs[:3], inProgress); err != nil {
+	if err := results.RewriteBenchFile(filepath.Join(out, "bench.txt"), rs[:3], results.InProgress); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]any
 	b, _ := os.ReadFile(filepath.Join(out, "env.json"))
 	json.Unmarshal(b, &doc)
-	doc["partial"] = inProgress
+	doc["partial"] = results.InProgress
 	delete(doc, "after")
 	b, _ = json.Marshal(doc)
 	os.WriteFile(filepath.Join(out, "env.json"), b, 0o644)
@@ -88,13 +88,13 @@ func TestReportFinishesKilledRun(t *testing.T) {
 	os.Remove(filepath.Join(out, "report.md"))
 	os.RemoveAll(filepath.Join(out, "plots"))
 	pid := exitedPID(t)
-	os.WriteFile(filepath.Join(out, harness.LockFile), []byte(fmt.Sprintf("%d\n", pid)), 0o644)
+	os.WriteFile(filepath.Join(out, results.LockFile), []byte(fmt.Sprintf("%d\n", pid)), 0o644)
 
 	_, errOut, code := cli("report", out)
 	if code != 0 {
 		t.Fatalf("report of a killed run: exit %d, stderr %q", code, errOut)
 	}
-	for _, w := range []string{fmt.Sprintf("note: reclaimed the stale lock file %s of process %d, which no longer exists", filepath.Join(out, harness.LockFile), pid),
+	for _, w := range []string{fmt.Sprintf("note: reclaimed the stale lock file %s of process %d, which no longer exists", filepath.Join(out, results.LockFile), pid),
 		"note: the run was killed"} {
 		if !strings.Contains(errOut, w) {
 			t.Errorf("stderr lacks %q:\n%s", w, errOut)
@@ -106,7 +106,7 @@ func TestReportFinishesKilledRun(t *testing.T) {
 	}
 
 	// A live run's directory is refused, nothing rewritten.
-	os.WriteFile(filepath.Join(out, harness.LockFile), []byte(fmt.Sprint(os.Getpid())), 0o644)
+	os.WriteFile(filepath.Join(out, results.LockFile), []byte(fmt.Sprint(os.Getpid())), 0o644)
 	before, _ := os.ReadFile(filepath.Join(out, "report.md"))
 	_, errOut, code = cli("report", out)
 	if code != 2 || !strings.Contains(errOut, "another deferbench run is writing into it") || !strings.Contains(errOut, "wait for that run to finish") {
@@ -126,7 +126,7 @@ func TestReportFinishesKilledRun(t *testing.T) {
 	if b, _ := os.ReadFile(svg); string(b) != "kept" {
 		t.Error("the refused plot rewrote plots/Stage.svg")
 	}
-	if _, err := os.Stat(filepath.Join(out, harness.LockFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(out, results.LockFile)); err != nil {
 		t.Errorf("the refused plot removed the live run's lock file: %v", err)
 	}
 }
@@ -158,8 +158,8 @@ func TestStopper(t *testing.T) {
 	rec := func(s string) { mu.Lock(); events = append(events, s); mu.Unlock() }
 	var stderr bytes.Buffer
 	s := &stopper{cancel: func() { rec("cancel") }, stderr: &stderr, exit: func(c int) { rec(fmt.Sprint("exit ", c)) }}
-	s.begin()
-	s.setHard(func() { rec("hard") })
+	s.Begin()
+	s.SetHard(func() { rec("hard") })
 	s.interrupt()
 	if !strings.Contains(stderr.String(), "the run stops after the current benchmark") {
 		t.Errorf("first interrupt said %q", stderr.String())

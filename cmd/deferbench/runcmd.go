@@ -1,31 +1,23 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/envinfo"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
-	"github.com/schollz/progressbar/v3"
-	"golang.org/x/perf/benchfmt"
-	"golang.org/x/term"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
 )
 
 // Defaults of deferbench run, and of deferbench run -quick.
@@ -96,10 +88,6 @@ type runOptions struct {
 	set                          map[string]bool // flags given on the command line
 }
 
-// minCICount is the fewest repetitions benchstat (golang.org/x/perf/benchmath) computes a 95%
-// confidence interval from; fewer runs, with a warning.
-const minCICount = 6
-
 // maxProcs is the largest -procs value: max(256, 4×NumCPU). More is almost surely a typo, and
 // the runtime would allocate per-P state for every one.
 func maxProcs() int { return max(256, 4*runtime.NumCPU()) }
@@ -169,7 +157,8 @@ func (o runOptions) options() (harness.Options, error) {
 	if o.set["out"] && strings.TrimSpace(o.out) == "" {
 		return opt, usagef("run: -out %q: want a directory name (omit -out for results/<yyyymmdd-hhmmss>-<host>-<goarch>)", o.out)
 	}
-	if err := harness.CheckBenchtime(o.benchtime); err != nil || strings.TrimSpace(o.benchtime) == "" {
+	bt, err := harness.ParseBenchtime(o.benchtime)
+	if err != nil {
 		return opt, usagef("run: -benchtime %q: want a duration like 100ms or an iteration count like 1000x", o.benchtime)
 	}
 	scNames, err := o.parseNames("scenarios", o.scenarios, harness.ScenarioNames())
@@ -192,33 +181,33 @@ func (o runOptions) options() (harness.Options, error) {
 	if err != nil {
 		return opt, err
 	}
-	opt = harness.Options{Scenarios: sc, Strategies: st, Quick: o.quick, Count: o.count, Benchtime: o.benchtime, Procs: procs}
-	per := len(harness.Plan(opt.Scenarios, opt.Strategies, opt.Quick, opt.Procs))
+	opt = harness.Options{Scenarios: sc, Strategies: st, Quick: o.quick, Count: o.count, Benchtime: bt, Procs: procs}.Planned()
+	per := len(opt.Cases)
 	if per == 0 {
 		return opt, usagef("run: no benchmark matches -scenarios %q and -strategies %q", o.scenarios, o.strategies)
 	}
 	// compare, report and plot read at most MaxResults lines: a run must not write more
 	// (checked before multiplying, which could overflow).
-	if o.count > harness.MaxResults/per {
+	if o.count > results.MaxResults/per {
 		return opt, usagef("run: -count %d: %d benchmarks × %d is more than the %d results compare and report read: give -count %d or less, or fewer -scenarios, -strategies or -procs",
-			o.count, per, o.count, harness.MaxResults, harness.MaxResults/per)
+			o.count, per, o.count, results.MaxResults, results.MaxResults/per)
 	}
 	return opt, nil
 }
 
 // openOut holds the results directory: o.out, or a new one under results/. A directory that
 // is taken or cannot be written is a usage error naming it and the fix.
-func (o runOptions) openOut(now time.Time) (*harness.RunDir, error) {
+func (o runOptions) openOut(now time.Time) (*results.RunDir, error) {
 	var (
-		rd  *harness.RunDir
+		rd  *results.RunDir
 		err error
 	)
 	if o.out == "" {
-		rd, err = harness.NewRunDir(defaultOut(now))
+		rd, err = results.NewRunDir(defaultOut(now))
 	} else {
-		rd, err = harness.OpenRunDir(o.out)
+		rd, err = results.OpenRunDir(o.out)
 	}
-	var de *harness.DirError
+	var de *results.DirError
 	if !errors.As(err, &de) {
 		return rd, err
 	}
@@ -227,9 +216,9 @@ func (o runOptions) openOut(now time.Time) (*harness.RunDir, error) {
 		name = "results directory " + de.Dir
 	}
 	switch {
-	case errors.Is(err, harness.ErrDirTaken):
+	case errors.Is(err, results.ErrDirTaken):
 		fix = "choose a new -out or remove it"
-	case errors.Is(err, harness.ErrDirInUse):
+	case errors.Is(err, results.ErrDirInUse):
 		fix = "choose a new -out"
 	default:
 		fix = "choose a writable directory"
@@ -250,409 +239,14 @@ func defaultOut(now time.Time) string {
 	return filepath.Join("results", now.Format("20060102-150405")+"-"+host+"-"+runtime.GOARCH)
 }
 
-// envFile is env.json: the environment before and after the run.
-type envFile struct {
-	Deferbench string        `json:"deferbench"`
-	Args       []string      `json:"args"`
-	Started    string        `json:"started"`
-	Finished   string        `json:"finished,omitempty"`
-	Partial    string        `json:"partial,omitempty"`
-	Throttled  *bool         `json:"throttled,omitempty"`
-	Before     envinfo.Env   `json:"before"`
-	After      *envinfo.Env  `json:"after,omitempty"`
-	CPUShare   *cpuShareDoc  `json:"cpu_share,omitempty"`
-	Options    runOptionsDoc `json:"options"`
-}
-
-// cpuShareDoc is env.json's cpu_share: how the machine's CPU time was spent between the two
-// captures, by the run, by other work and by the hypervisor (steal; envinfo.CPUShareOf), and
-// the wall time between them. Absent where it was not measured: no /proc/stat, a run killed
-// before the second capture, an older deferbench.
-type cpuShareDoc struct {
-	Seconds float64 `json:"wall_seconds"`
-	envinfo.CPUShare
-}
-
-type runOptionsDoc struct {
-	Quick      bool     `json:"quick"`
-	Count      int      `json:"count"`
-	Benchtime  string   `json:"benchtime"`
-	Scenarios  []string `json:"scenarios"`
-	Strategies []string `json:"strategies"`
-	Procs      []int    `json:"procs,omitempty"`
-}
-
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return harness.WriteFileAtomic(path, append(b, '\n'))
-}
-
-// runSuite is deferbench run after flag parsing.
-func runSuite(e *env, o runOptions) (err error) {
-	opt, err := o.options()
-	if err != nil {
-		return err
-	}
-	start := time.Now()
-	rd, err := o.openOut(start)
-	if err != nil {
-		return err
-	}
-	defer rd.Release()
-	out := rd.Path
-	if rd.Note != "" {
-		fmt.Fprintf(e.stderr, "deferbench: note: %s\n", rd.Note)
-	}
-	if opt.Count < minCICount {
-		how := "-count " + strconv.Itoa(opt.Count)
-		if !o.set["count"] {
-			how = "-quick's count " + strconv.Itoa(opt.Count)
-		}
-		fmt.Fprintf(e.stderr, "deferbench: warning: %s is below %d: benchstat needs at least %d repetitions for a confidence interval; the medians will have none\n", how, minCICount, minCICount)
-	}
-	benchPath, envPath := filepath.Join(out, "bench.txt"), filepath.Join(out, "env.json")
-
-	before := envinfo.Capture()
-	beforeAt := time.Now()
-	doc := envFile{
-		Deferbench: harness.Version(),
-		Args:       os.Args,
-		Started:    start.UTC().Format(time.RFC3339),
-		Partial:    "true (run in progress)",
-		Before:     before,
-		Options: runOptionsDoc{Quick: opt.Quick, Count: opt.Count, Benchtime: opt.Benchtime,
-			Scenarios:  names(opt.Scenarios, func(s harness.Scenario) string { return s.Name }),
-			Strategies: names(opt.Strategies, func(s harness.StrategyInfo) string { return s.Name }),
-			Procs:      opt.Procs},
-	}
-	bf := harness.NewBenchFile(benchPath)
-	bf.Config = harness.RunConfig(before.CPUModel, before.ConfigLines())
-	e.stop.begin()
-	if err := writeJSON(envPath, doc); err != nil {
-		rd.Discard()
-		return err
-	}
-
-	total := opt.Cases()
-	fin := &finisher{e: e, dir: out, bf: bf, doc: &doc, envPath: envPath}
-	e.stop.setHard(func() {
-		done := len(bf.Results())
-		if done == 0 { // nothing measured: leave nothing behind
-			os.Remove(envPath)
-			rd.Discard()
-			return
-		}
-		why := "stopped at once by a second interrupt"
-		if done < total {
-			fin.hardStop(fmt.Sprintf("%d of %d benchmarks finished (%s)", done, total, why))
-		} else {
-			fin.hardStop(fmt.Sprintf("all %d benchmarks finished; profiling %s", total, why))
-		}
-		rd.Release()
-	})
-	defer e.stop.setHard(nil)
-
-	prog := newProgress(e.stderr, total)
-	opt.Progress = prog.event
-	runErr := harness.Run(e.ctx, opt, bf.Add)
-	prog.finish()
-	done := len(bf.Results())
-
-	if done == 0 && runErr != nil {
-		// Nothing was measured: leave nothing half-written behind.
-		os.Remove(benchPath)
-		os.Remove(envPath)
-		rd.Discard()
-		if errors.Is(runErr, context.Canceled) {
-			return fmt.Errorf("run: %w before the first benchmark finished; nothing kept", errInterrupted)
-		}
-		return fmt.Errorf("run: %w", runErr)
-	}
-	wall := time.Since(beforeAt)
-	after := envinfo.Capture()
-	fin.mu.Lock()
-	doc.After = &after
-	if share, ok := envinfo.CPUShareOf(before, after); ok {
-		doc.CPUShare = &cpuShareDoc{Seconds: math.Round(wall.Seconds()*10) / 10, CPUShare: share}
-	}
-	th, _ := envinfo.Throttled(before, after)
-	doc.Throttled = &th
-	bf.Config = harness.RunConfig(before.CPUModel, envinfo.RunConfigLines(before, after))
-	fin.mu.Unlock()
-
-	// With -profile, the profiles come before the files are finished, so that an interrupted
-	// profiling run marks them partial too.
-	var (
-		as       []harness.Attribution
-		profErr  error
-		profiled int
-		groups   = harness.ProfileGroups(opt)
-	)
-	if runErr == nil && o.profile {
-		as, profErr = harness.ProfileRun(e.ctx, opt, filepath.Join(out, "profiles"), func(group string) {
-			fmt.Fprintf(e.stderr, "deferbench: profiling %s\n", group)
-		})
-		profiled = len(as)
-	}
-	partial := ""
-	switch {
-	case runErr != nil:
-		partial = fmt.Sprintf("%d of %d benchmarks finished (%s)", done, total, stopReason(runErr))
-	case profErr != nil:
-		partial = fmt.Sprintf("all %d benchmarks finished; profiles of %d of %d scenario-strategy pairs (%s)", total, profiled, groups, stopReason(profErr))
-	}
-	var sumAttr *attribution
-	if len(as) > 0 {
-		sumAttr = &attribution{Categories: harness.AttributionCategories, ByStrategy: harness.StrategyAttribution(as), ByScenario: as}
-		writeAttribution(e.stdout, sumAttr.ByStrategy)
-	}
-	if err := fin.finish(partial, sumAttr); err != nil {
-		return err
-	}
-	const marked = "bench.txt, env.json, summary.json and report.md say partial"
-	switch {
-	case errors.Is(runErr, context.Canceled):
-		return fmt.Errorf("run: %w after %d of %d benchmarks: kept their results in %s; %s", errInterrupted, done, total, out, marked)
-	case runErr != nil:
-		return fmt.Errorf("run: %w: kept the %d of %d finished benchmarks in %s; %s", runErr, done, total, out, marked)
-	case errors.Is(profErr, context.Canceled):
-		return fmt.Errorf("run: %w while profiling: kept all %d results and the profiles of %d of %d scenario-strategy pairs in %s; %s", errInterrupted, total, profiled, groups, out, marked)
-	case profErr != nil:
-		return fmt.Errorf("run: profiles: %w: kept all %d results and the profiles of %d of %d scenario-strategy pairs in %s; %s", profErr, total, profiled, groups, out, marked)
-	}
-	fmt.Fprintf(e.stderr, "deferbench: %d results in %s (%s); compare with: benchstat -col /strategy %s\n",
-		done, out, time.Since(start).Round(time.Second), shellQuote(benchPath))
-	return nil
-}
-
-// shellQuote returns s as one POSIX shell word: unchanged when it has only characters the
-// shell takes literally, else in single quotes (each ' inside closes them, is escaped with a
-// backslash and reopens them), so that a
-// suggested command stays copy-pasteable for a path with spaces.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+:,@%=") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// stopReason is the short reason in a partial marker: "interrupted", or "failed: " and err.
-func stopReason(err error) string {
-	if errors.Is(err, context.Canceled) {
-		return "interrupted"
-	}
-	return "failed: " + err.Error()
-}
-
-// summaryFile is summary.json: per benchmark and unit the median and 95% confidence interval
-// over the repetitions (golang.org/x/perf/benchmath), and with -profile the CPU attribution.
-type summaryFile struct {
-	Deferbench  string            `json:"deferbench"`
-	Partial     string            `json:"partial,omitempty"`
-	Summaries   []harness.Summary `json:"summaries"`
-	Attribution *attribution      `json:"attribution,omitempty"`
-}
-
-type attribution struct {
-	Categories []string              `json:"categories"`
-	ByStrategy []harness.Attribution `json:"by_strategy"`
-	ByScenario []harness.Attribution `json:"by_scenario"`
-}
-
-// writeAttribution prints one row per strategy: the share of its CPU in each category.
-func writeAttribution(w io.Writer, as []harness.Attribution) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "CPU attribution\tcpu-s\t")
-	for _, c := range harness.AttributionCategories {
-		fmt.Fprintf(tw, "%s\t", c)
-	}
-	fmt.Fprintln(tw)
-	for _, a := range as {
-		fmt.Fprintf(tw, "%s\t%.2f\t", a.Strategy, a.CPU)
-		for _, c := range harness.AttributionCategories {
-			fmt.Fprintf(tw, "%.1f%%\t", 100*a.Share[c])
-		}
-		fmt.Fprintln(tw)
-	}
-	tw.Flush()
-}
-
-func names[T any](ts []T, name func(T) string) []string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = name(t)
-	}
-	return out
-}
-
-// progress shows the run's progress on stderr: a bar with ETA on a terminal, one plain line
-// per finished benchmark otherwise.
-type progress struct {
-	w     io.Writer
-	bar   *progressbar.ProgressBar
-	total int
-}
-
-func newProgress(w io.Writer, total int) *progress {
-	p := &progress{w: w, total: total}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		p.bar = progressbar.NewOptions(total,
-			progressbar.OptionSetWriter(w),
-			progressbar.OptionSetDescription("deferbench run"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
-			progressbar.OptionShowElapsedTimeOnFinish(),
-			progressbar.OptionSetWidth(30),
-			progressbar.OptionClearOnFinish(),
-		)
-	}
-	return p
-}
-
-func (p *progress) event(ev harness.Event) {
-	if p.bar != nil {
-		if ev.Result == nil {
-			p.bar.Describe(ev.Name)
-		} else {
-			p.bar.Add(1)
-		}
-		return
-	}
-	if ev.Result == nil {
-		return
-	}
-	ns, _ := ev.Result.Value("ns/op")
-	if ns == 0 {
-		ns, _ = ev.Result.Value("sec/op")
-		ns *= 1e9
-	}
-	fmt.Fprintf(p.w, "deferbench: [%d/%d] %s %.4g ns/op\n", ev.Done, ev.Total, ev.Name, ns)
-}
-
-func (p *progress) finish() {
-	if p.bar != nil {
-		p.bar.Finish()
-		fmt.Fprintln(p.w)
-	}
-}
-
-// finisher writes a run's closing files: bench.txt's and env.json's partial marker,
-// summary.json, the plots and report.md. The run calls finish once its benchmarks (and
-// profiles) are done; a second interrupt calls hardStop from the signal goroutine instead,
-// while a benchmark may still be running, and the process exits after it. Whichever comes
-// first writes the files; the other waits for it and does nothing.
-type finisher struct {
-	e       *env
-	dir     string
-	bf      *harness.BenchFile
-	doc     *envFile
-	envPath string
-	mu      sync.Mutex // held while writing; guards doc, bf.Config and done
-	done    bool
-}
-
-// finish writes the closing files with partial ("" for a complete run) and the attribution
-// (nil without -profile).
-func (f *finisher) finish(partial string, attr *attribution) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.done {
-		return nil
-	}
-	f.done = true
-	return f.write(partial, attr)
-}
-
-// hardStop finishes with partial from the signal goroutine; bench.txt takes no more results.
-func (f *finisher) hardStop(partial string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.done {
-		return
-	}
-	f.done = true
-	if err := f.write(partial, nil); err != nil {
-		fmt.Fprintf(f.e.stderr, "deferbench: %v\n", err)
-	}
-}
-
-func (f *finisher) write(partial string, attr *attribution) error {
-	f.doc.Finished = time.Now().UTC().Format(time.RFC3339)
-	f.doc.Partial = partial
-	if err := f.bf.Finish(partial); err != nil {
-		return err
-	}
-	if err := writeJSON(f.envPath, f.doc); err != nil {
-		return err
-	}
-	plotErr, err := writeOutputs(runOutputs{dir: f.dir, results: f.bf.Results(), config: f.bf.Config, partial: partial, attr: attr, env: f.doc})
-	if plotErr != nil {
-		// The results are safe in bench.txt: a chart that cannot be drawn is noted, and the
-		// run's files are complete without it (deferbench plot DIR draws them again).
-		fmt.Fprintf(f.e.stderr, "deferbench: plots: %v\n", plotErr)
-	}
-	return err
-}
-
-// runOutputs is what writeOutputs writes a results directory's summary.json, plots and
-// report.md from.
-type runOutputs struct {
-	dir     string
-	results []*benchfmt.Result
-	config  []harness.Config // bench.txt's file-level configuration, without the partial marker
-	partial string
-	attr    *attribution // nil: none
-	env     *envFile     // nil: no env.json (NumCPU, load average and other work unknown)
-}
-
-// writeOutputs writes summary.json, the plots and report.md of a run into o.dir. A failure
-// to draw or write the plots is plotErr, and report.md is written without them; err is any
-// other failure.
-func writeOutputs(o runOutputs) (plotErr, err error) {
-	sum := summaryFile{Deferbench: harness.Version(), Partial: o.partial, Summaries: harness.Summarize(o.results), Attribution: o.attr}
-	if err := writeJSON(filepath.Join(o.dir, "summary.json"), sum); err != nil {
-		return nil, err
-	}
-	meta := harness.ReportMeta{Config: o.config, Throttled: "unknown", Partial: o.partial}
-	if o.env != nil {
-		meta.Cores = o.env.Before.Cores
-		meta.LoadBefore = o.env.Before.LoadAvg
-		if c := o.env.CPUShare; c != nil {
-			meta.OtherWork = &harness.OtherWork{CPUs: c.CPUs, Seconds: c.Seconds, Other: c.Other, Steal: c.Steal}
-		}
-	}
-	plots, plotErr := harness.PlotWith(o.results, filepath.Join(o.dir, "plots"), harness.PlotOptions{Cores: meta.Cores})
-	for _, c := range o.config {
-		if c.Key == "throttled" {
-			meta.Throttled = c.Value
-		}
-	}
-	if o.attr != nil {
-		meta.Attribution = o.attr.ByStrategy
-	}
-	for _, p := range plots {
-		if rel, err := filepath.Rel(o.dir, p); err == nil {
-			meta.Plots = append(meta.Plots, rel)
-		}
-	}
-	var report bytes.Buffer
-	if err := harness.WriteReport(&report, o.results, meta); err != nil {
-		return plotErr, err
-	}
-	return plotErr, harness.WriteFileAtomic(filepath.Join(o.dir, "report.md"), report.Bytes())
-}
-
 // plotsError turns a failure to write the charts into plots (a directory) into one line
 // naming it: a plots/ that cannot be written into (no permission, a file of that name, a
 // read-only file system) is a usage error saying to make it writable.
 func plotsError(cmd, plots string, err error) error {
-	if errors.Is(err, harness.ErrBadValue) {
+	if errors.Is(err, results.ErrBadValue) {
 		return usagef("%s: %v", cmd, err)
 	}
-	if errors.Is(err, harness.ErrTooManyCharts) {
+	if errors.Is(err, render.ErrTooManyCharts) {
 		return usagef("%s: %v: plot draws the scenarios of a deferbench run; give its results, or fewer benchmarks", cmd, err)
 	}
 	for _, bad := range []error{fs.ErrPermission, syscall.ENOTDIR, syscall.EROFS, syscall.EEXIST} {
@@ -666,4 +260,23 @@ func plotsError(cmd, plots string, err error) error {
 		}
 	}
 	return fmt.Errorf("%s: %s: %w", cmd, plots, err)
+}
+
+// runSuite is deferbench run after flag parsing: the options, checked once, and the held
+// results directory go to rundir.Suite.
+func runSuite(e *env, o runOptions) error {
+	opt, err := o.options()
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	rd, err := o.openOut(start)
+	if err != nil {
+		return err
+	}
+	if rd.Note != "" {
+		fmt.Fprintf(e.stderr, "deferbench: note: %s\n", rd.Note)
+	}
+	return rundir.Suite(e.ctx, rundir.Config{Options: opt, Dir: rd, Profile: o.profile, QuickCount: !o.set["count"],
+		Args: os.Args, Started: start, Stdout: e.stdout, Stderr: e.stderr, Stop: e.stop})
 }

@@ -256,3 +256,13 @@ func stageApplyBaseline(b *testing.B, a *applyWorld, seq []uint8) error {
 	b.StopTimer()
 	return commit()
 }
+
+// ApplyBatch is how many commands StageApply stages between commits, and AddRemoveRound how
+// many component operations one round of its addremove2x100 mix makes (2 adds and 2 removes on
+// each of 100 entities). An iteration count that is a multiple of both ends every mix on a
+// commit, so a caller that runs the bodies at fixed counts (instruction counting) can difference
+// two such counts without a partial commit in either.
+const (
+	ApplyBatch     = applyBatch
+	AddRemoveRound = addRemoveRound
+)

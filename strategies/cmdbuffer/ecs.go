@@ -46,6 +46,7 @@ func (s *ECS) Capabilities() deferral.Capabilities {
 		ReproducibleOrder: true,
 		SortKeys:          true,
 		Order:             "sort key, then recorder creation order, then FIFO within a recorder",
+		Reads:             "reads touch the world directly: staging never blocks them; they wait only for a commit at a sync point",
 	}
 }
 

@@ -1,7 +1,7 @@
 // Package handrolled is design 3 of deferbench: the status quo, what a careful programmer
 // writes without a deferral library.
 //
-// It is design 3 of the five deferbench compares (see the README's Strategies section).
+// It is design 3 of the five deferbench compares (docs/library.md lists them).
 // Each producer appends commands to its own slice, taking no lock. When a producer is done it hands its slice over to a mutex-guarded list. At the sync
 // point one gather step copies every handed-over slice, in hand-over order, into one slice,
 // and the commit applies that slice front to back. There are no hooks, no arena and no sort:

@@ -61,6 +61,7 @@ func (s *ECS) Capabilities() deferral.Capabilities {
 		SortKeys:          true,
 		Order: "sort key, then recorder number (graph nodes' recorders are minted at Compile in node order), " +
 			"then FIFO within a recorder",
+		Reads: "reads touch the world directly: staging never blocks them; they wait only for a commit at a sync point",
 	}
 }
 

@@ -1,7 +1,7 @@
 // Package lazyguarded is design 1 of deferbench: a lazy Guarded — a target behind a
 // per-object FIFO pipe of jobs whose write jobs park until a flush.
 //
-// It is design 1 of the five deferbench compares (see the README's Strategies section).
+// It is design 1 of the five deferbench compares (docs/library.md lists them).
 // A Guarded[T] puts a target of any type T behind a pipe.
 // Every job declares Read or Write access; readers run concurrently with readers, a writer
 // runs alone, and the pipe is FIFO: the first job that cannot be admitted holds back every job

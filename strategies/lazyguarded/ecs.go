@@ -41,13 +41,21 @@ func (s *ECS) Name() string {
 }
 
 // Capabilities declares that the cross-recorder order is not reproducible and that sort keys
-// are ignored: commands apply in pipe order, the order stages took the pipe's mutex.
+// are ignored: commands apply in pipe order, the order stages took the pipe's mutex. In
+// ReadersWait mode reads wait behind parked writes (ReadsWaitForStaged); in ReadersPass they
+// pass them and see the state before them.
 func (s *ECS) Capabilities() deferral.Capabilities {
-	return deferral.Capabilities{
+	c := deferral.Capabilities{
 		ReproducibleOrder: false,
 		SortKeys:          false,
 		Order:             "pipe order: the order stages acquired the target's pipe mutex (goroutine timing, not reproducible); FIFO within a recorder",
+		Reads:             "reads pass parked writes and see the state before them (" + s.g.mode.String() + ", stale reads)",
 	}
+	if s.g.mode == ReadersWait {
+		c.ReadsWaitForStaged = true
+		c.Reads = "reads queue on the target's pipe behind parked writes (" + s.g.mode.String() + ")"
+	}
+	return c
 }
 
 // World returns the target.

@@ -211,6 +211,7 @@ func (s *ECS) Capabilities() deferral.Capabilities {
 		SortKeys:             true,
 		Order:                "sort key, then recorder creation order, then FIFO within a recorder",
 		ReadsPreviousVersion: true,
+		Reads:                "declares ReadsPreviousVersion: reads see the last published version and never wait for staging or a commit",
 	}
 }
 

@@ -5,11 +5,12 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/conformance/bench"
 )
 
 // NoopName is the name of Contention's control row: producers that run a register-only loop.
-const NoopName = bench.Noop
+const NoopName = suite.NoopName
 
 // handover hands r over if st orders producers by hand-over (handrolled), as the bodies do.
 var handover = bench.Handover
@@ -31,11 +32,7 @@ func contentionProcs(cfg VariantConfig) []int {
 }
 
 var contentionScenario = Scenario{
-	Name: "Contention",
-	Description: "P producers stage typed commands concurrently into one target, each through its own recorder, " +
-		"swept over P and GOMAXPROCS, in rounds of up to 65536 commands per producer (about 1 ms of single-producer staging, at least 1024); ns/op per command, cmds/s, " +
-		"efficiency = throughput(P) / (min(P, GOMAXPROCS) × throughput(1)), throughput(1) measured in single-producer reference rounds " +
-		"interleaved with the timed ones; strategy=noop is the control (no memory touched)",
+	Scenario: suite.Contention,
 	Variants: func(cfg VariantConfig) []Variant {
 		producers := bench.ContentionProducers
 		if cfg.Quick {
@@ -57,19 +54,5 @@ var contentionScenario = Scenario{
 			return func(b *testing.B) error { return bench.ContentionNoop(b, p) }
 		}
 		return func(b *testing.B) error { return bench.Contention(b, s.Factory, p) }
-	},
-	Headlines: []Headline{
-		// A programmer with many producers needs the most commands staged per second when
-		// all of them run at once: efficiency is relative to each strategy's own
-		// single-producer speed, so a strategy slow alone can score well on it while staging
-		// a tenth of the others' commands. The need is answered by throughput; efficiency is
-		// ranked beside it, for scaling.
-		{Unit: "cmds/s", Higher: true, Where: []Param{{"producers", "NumCPU"}}, AtNumCPU: true,
-			Need: "many parallel producers (cmds/s of all producers together, producers = {producers} at GOMAXPROCS = {GOMAXPROCS})"},
-		{Unit: "efficiency", Higher: true, Where: []Param{{"producers", "NumCPU"}}, AtNumCPU: true},
-	},
-	Charts: []Chart{
-		{Name: "Contention-efficiency", Title: "efficiency", YLabel: "efficiency", Units: []string{"efficiency"}, Against: "producers", PerProcs: true},
-		{Name: "Contention-throughput", Title: "cmds/s", YLabel: "cmds/s", Units: []string{"cmds/s"}, Against: "producers", PerProcs: true},
 	},
 }

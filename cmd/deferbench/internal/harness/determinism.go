@@ -6,13 +6,12 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/conformance"
 )
 
 var determinismScenario = Scenario{
-	Name: "Determinism",
-	Description: "the order-sensitive parallel particle frame (conformance.Determinism: 4 producers, a shared last-writer-wins entity) " +
-		"repeated across runs, GOMAXPROCS 1, NumCPU and 2×NumCPU, with seeded scheduling jitter; distinct-states = distinct final world hashes (1 = reproducible)",
+	Scenario: suite.Determinism,
 	Variants: func(cfg VariantConfig) []Variant {
 		d := conformance.Determinism{Runs: 3, Frames: 8}
 		if cfg.Quick {
@@ -35,16 +34,6 @@ var determinismScenario = Scenario{
 		d := v.Arg.(conformance.Determinism)
 		return func(b *testing.B) error { return determinism(b, s, d) }
 	},
-	Headlines: []Headline{{Unit: "distinct-states", Need: "reproducible order (lockstep, replays)", Meets: allEqual(1),
-		Requires: func(t Traits) (bool, string) {
-			if !t.Caps.ReproducibleOrder {
-				return false, "does not declare ReproducibleOrder"
-			}
-			return true, "declares ReproducibleOrder: " + t.Caps.Order
-		}}},
-	OwnProcs: true,
-	Charts: []Chart{{Name: PlotDeterminism, Title: "distinct final states over the runs (1 = reproducible)", YLabel: "distinct final states",
-		Units: []string{"distinct-states"}, Linear: true, CountOf: "runs"}},
 }
 
 // determinismSeed counts evaluations process-wide, so every one draws a different jitter.

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
 )
@@ -134,7 +135,7 @@ func TestDeterminismDetector(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { setBenchtime(flag.Lookup("test.benchtime").DefValue) })
-	if n := distinctStates(t, StrategyInfo{Name: "shuffled", Factory: newShuffled}); n <= 1 {
+	if n := distinctStates(t, StrategyInfo{Strategy: suite.Strategy{Name: "shuffled"}, Factory: newShuffled}); n <= 1 {
 		t.Errorf("shuffled (random order): distinct-states %v, want > 1", n)
 	}
 	for _, st := range Strategies {

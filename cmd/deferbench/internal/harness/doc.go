@@ -1,17 +1,18 @@
-// Package harness measures deferbench's strategies side by side: the scenario and strategy
-// tables, the runner over testing.Benchmark, the output in the Go benchmark format
-// (golang.org/x/perf/benchfmt), summaries and comparisons (golang.org/x/perf/benchmath),
-// profiles with a CPU attribution (github.com/google/pprof/profile), plots (gonum.org/v1/plot)
-// and report.md. The deferbench command is a thin layer over it.
+// Package harness measures deferbench's strategies side by side: the scenarios and the
+// strategy table (how to run and build each; what they are is declared in package suite),
+// the runner over testing.Benchmark, and profiles with a CPU attribution
+// (github.com/google/pprof/profile). It emits results (golang.org/x/perf/benchfmt); package
+// results writes them to bench.txt, analysis summarizes and ranks them, and render draws the
+// report and plots. Nothing here reads a results file.
 //
 // # Tables
 //
 // Strategies lists what is measured; Scenarios lists how. Every scenario runs every strategy
 // in the table (a scenario's Bench returns nil only for a strategy it cannot run, such as the
 // baseline where a deferral.Strategy is needed), so adding a strategy to the comparison is one
-// line in Strategies:
+// line in Strategies and one in suite.Strategies:
 //
-//	{Name: "mine", Description: "…", Factory: mine.Factory},
+//	{Strategy: suite.Mine, Factory: mine.Factory},
 //
 // The baseline is the in-run lower bound, not a strategy: the record a recorder writes for
 // the same command appended to a preallocated slice — Stage and Contention the compact stream

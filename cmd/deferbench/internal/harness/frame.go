@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
 	"github.com/deferbench/deferbench/workload"
@@ -25,10 +26,7 @@ const (
 var frameSizes = []int{1000, 10000, 100000, 1000000}
 
 var frameScenario = Scenario{
-	Name: "Frame",
-	Description: "the particle frame (workload.Sim.StepParallel with workload.Replace, 5% replaced per frame; " +
-		"hybrid runs it as its task graph) with GOMAXPROCS producers; ns/op per frame; gc/frame = collections per frame; " +
-		"versioned also apply-, swap-, resync-ns/publish and replica-B/entity",
+	Scenario: suite.Frame,
 	Variants: func(cfg VariantConfig) []Variant {
 		sizes := frameSizes
 		if cfg.Quick {
@@ -46,14 +44,6 @@ var frameScenario = Scenario{
 		}
 		n := v.Arg.(int)
 		return func(b *testing.B) error { return frame(b, s, n) }
-	},
-	Headlines: []Headline{{Unit: "ns/op", Need: "lowest frame time at {entities} entities"}},
-	Per:       "frame",
-	Charts: []Chart{
-		{Title: "median time per frame", YLabel: "time per frame", Units: []string{"ns/op"}},
-		{Name: PlotFrameScaling, Title: "time per frame against entities", YLabel: "time per frame", Units: []string{"ns/op"}, Against: "entities"},
-		{Name: PlotFramePerEntity, Title: "time per frame per entity against entities", YLabel: "time per frame ÷ entities",
-			Units: []string{"ns/op"}, Against: "entities", PerAgainst: true},
 	},
 }
 

@@ -3,12 +3,13 @@ package harness
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
+	"github.com/deferbench/deferbench/ecs"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -70,7 +71,7 @@ func TestSelectUnknown(t *testing.T) {
 // TestRunAll times every case of the quick suite for a few iterations: each strategy runs
 // every scenario without error, and every result has the three units.
 func TestRunAll(t *testing.T) {
-	opt := Options{Scenarios: Scenarios, Strategies: Strategies, Quick: true, Count: 1, Benchtime: "3x", Procs: []int{1, 2}}
+	opt := Options{Scenarios: Scenarios, Strategies: Strategies, Quick: true, Count: 1, Benchtime: Benchtime{N: 3}, Procs: []int{1, 2}}
 	if testing.Short() {
 		opt.Procs = []int{2}
 	}
@@ -81,8 +82,8 @@ func TestRunAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != opt.Cases() || events != 2*opt.Cases() {
-		t.Fatalf("Run emitted %d results and %d events, want %d and %d", len(got), events, opt.Cases(), 2*opt.Cases())
+	if len(got) != opt.Total() || events != 2*opt.Total() {
+		t.Fatalf("Run emitted %d results and %d events, want %d and %d", len(got), events, opt.Total(), 2*opt.Total())
 	}
 	suffixed, noops := 0, 0
 	defer func() {
@@ -133,7 +134,7 @@ func TestRunAll(t *testing.T) {
 
 func TestRunStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	opt := Options{Scenarios: Scenarios[:1], Strategies: Strategies, Count: 2, Benchtime: "2x"}
+	opt := Options{Scenarios: Scenarios[:1], Strategies: Strategies, Count: 2, Benchtime: Benchtime{N: 2}}
 	n := 0
 	err := Run(ctx, opt, func(*benchfmt.Result) error { n++; cancel(); return nil })
 	if !errors.Is(err, context.Canceled) || n != 1 {
@@ -141,48 +142,55 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 	}
 }
 
-func TestBenchFilePartialAndConfig(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "bench.txt")
-	f := NewBenchFile(path)
-	f.Config = []Config{{"goos", "linux"}, {"deferbench", "test"}}
-	r := &benchfmt.Result{Name: benchfmt.Name("Stage/strategy=baseline/cmd=typed-2"), Iters: 10,
-		Values: []benchfmt.Value{{Value: 1.5, Unit: "ns/op"}}}
-	if err := f.Add(r); err != nil {
-		t.Fatal(err)
+// TestCapabilitiesLines: the lines a run writes declare what each strategy's own
+// Capabilities method returns, read back as results.Capabilities reads them; rows that are
+// not strategies declare nothing.
+func TestCapabilitiesLines(t *testing.T) {
+	var rs []*benchfmt.Result
+	r := &benchfmt.Result{Name: benchfmt.Name("Stage/strategy=cmdbuffer/cmd=typed"), Iters: 1}
+	for _, c := range Capabilities(Strategies) {
+		r.Config = append(r.Config, benchfmt.Config{Key: c.Key, Value: []byte(c.Value), File: true})
 	}
-	read := func() string {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
+	rs = append(rs, r)
+	got := results.Capabilities(rs)
+	n := 0
+	for _, s := range Strategies {
+		if s.Factory == nil {
+			if _, ok := got[s.Name]; ok {
+				t.Errorf("%s is not a strategy but declares capabilities", s.Name)
+			}
+			continue
 		}
-		return string(b)
+		n++
+		st := s.Factory(ecs.NewWorld())
+		want := st.Capabilities()
+		st.Close()
+		if got[s.Name] != want {
+			t.Errorf("%s: bench.txt declares %+v, the strategy %+v", s.Name, got[s.Name], want)
+		}
 	}
-	want := "goos: linux\ndeferbench: test\npartial: true (run in progress)\n\nBenchmarkStage/strategy=baseline/cmd=typed-2 10 1.5 ns/op\n"
-	if got := read(); got != want {
-		t.Errorf("during the run bench.txt =\n%s\nwant\n%s", got, want)
-	}
-	f.Config = append(f.Config, Config{"throttled", "no"})
-	if err := f.Finish(""); err != nil {
-		t.Fatal(err)
-	}
-	want = "goos: linux\ndeferbench: test\nthrottled: no\n\nBenchmarkStage/strategy=baseline/cmd=typed-2 10 1.5 ns/op\n"
-	if got := read(); got != want {
-		t.Errorf("after Finish bench.txt =\n%s\nwant\n%s", got, want)
-	}
-	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*")); len(left) > 0 {
-		t.Errorf("temporary files left: %v", left)
+	if len(got) != n {
+		t.Errorf("%d strategies declared, want %d", len(got), n)
 	}
 }
 
-func TestCheckWritable(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "f")
-	os.WriteFile(file, nil, 0o644)
-	if _, err := CheckWritable(filepath.Join(file, "sub")); err == nil {
-		t.Error("CheckWritable under a file succeeded")
+// TestTablesMatchSuite: the harness runs exactly the scenarios and strategies package suite
+// declares, in its order, so the reports' declarations and the runs never drift apart.
+func TestTablesMatchSuite(t *testing.T) {
+	if len(Scenarios) != len(suite.Scenarios) {
+		t.Fatalf("%d scenarios, suite declares %d", len(Scenarios), len(suite.Scenarios))
 	}
-	created, err := CheckWritable(filepath.Join(dir, "new", "r"))
-	if err != nil || !created {
-		t.Errorf("CheckWritable(new dir) = %v, %v; want created", created, err)
+	for i, s := range Scenarios {
+		if s.Name != suite.Scenarios[i].Name || s.Description != suite.Scenarios[i].Description {
+			t.Errorf("scenario %d: %s, suite declares %s", i, s.Name, suite.Scenarios[i].Name)
+		}
+	}
+	if len(Strategies) != len(suite.Strategies) {
+		t.Fatalf("%d strategies, suite declares %d", len(Strategies), len(suite.Strategies))
+	}
+	for i, s := range Strategies {
+		if s.Strategy != suite.Strategies[i] {
+			t.Errorf("strategy %d: %+v, suite declares %+v", i, s.Strategy, suite.Strategies[i])
+		}
 	}
 }

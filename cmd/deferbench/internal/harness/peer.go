@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/ecs"
 	"github.com/deferbench/deferbench/workload"
 	ark "github.com/mlange-42/ark/ecs"
@@ -18,11 +19,8 @@ import (
 // The rows are strategy=ecs and strategy=ark, so `benchstat -col /strategy` puts the two
 // worlds side by side; they run in Peer only.
 var peerScenario = Scenario{
-	Name:           "Peer",
+	Scenario:       suite.Peer,
 	ReferencesOnly: true,
-	Description: "ecs.World against Ark (github.com/mlange-42/ark), immediate calls, as strategy=ecs and strategy=ark; one op = one entity: " +
-		"op=create-destroy (create with Position+Velocity: ecs.Create2, Ark's Map2.NewEntity; destroyed in batches of 1024; metrics create-ns, destroy-ns), " +
-		"op=add-remove (add Velocity, remove it), op=query (visit an entity of a 2-component query, reading both)",
 	Variants: func(cfg VariantConfig) []Variant {
 		n := 1_000_000
 		if cfg.Quick {
@@ -48,8 +46,8 @@ var peerScenario = Scenario{
 
 // The Peer rows' strategy names.
 const (
-	peerECS = "ecs"
-	peerArk = "ark"
+	peerECS = suite.PeerECS
+	peerArk = suite.PeerArk
 )
 
 type peerOp struct {

@@ -11,25 +11,12 @@ import (
 	"runtime"
 	"runtime/pprof"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"github.com/google/pprof/profile"
 )
 
 // ProfileKinds are the profiles ProfileRun writes per scenario and strategy.
 var ProfileKinds = []string{"cpu", "heap", "mutex", "block"}
-
-// Attribution is where one strategy's CPU time went in one scenario, from its CPU profile:
-// each sample is charged to the first category that a frame matches, walking from the leaf
-// to the root (so an allocation made while staging counts as allocation).
-type Attribution struct {
-	Scenario string             `json:"scenario"`
-	Strategy string             `json:"strategy"`
-	CPU      float64            `json:"cpu_seconds"`
-	Share    map[string]float64 `json:"share"` // category → fraction of CPU in [0, 1]
-}
-
-// AttributionCategories are the categories of Attribution.Share, in the order they are
-// matched against each frame; "other" takes the rest.
-var AttributionCategories = []string{"lock", "alloc", "gc", "apply", "stage", "other"}
 
 var attributionRules = []struct {
 	name string
@@ -60,8 +47,8 @@ func categorize(s *profile.Sample) string {
 }
 
 // Attribute computes the attribution of a CPU profile.
-func Attribute(p *profile.Profile, scenario, strategy string) Attribution {
-	a := Attribution{Scenario: scenario, Strategy: strategy, Share: map[string]float64{}}
+func Attribute(p *profile.Profile, scenario, strategy string) results.Attribution {
+	a := results.Attribution{Scenario: scenario, Strategy: strategy, Share: map[string]float64{}}
 	vi := len(p.SampleType) - 1 // cpu nanoseconds
 	for i, st := range p.SampleType {
 		if st.Type == "cpu" {
@@ -74,7 +61,7 @@ func Attribute(p *profile.Profile, scenario, strategy string) Attribution {
 		a.Share[categorize(s)] += v
 		total += v
 	}
-	for _, c := range AttributionCategories {
+	for _, c := range results.AttributionCategories {
 		if total > 0 {
 			a.Share[c] /= total
 		} else {
@@ -110,7 +97,7 @@ type profileGroup struct {
 func profileGroups(opt Options) []*profileGroup {
 	var groups []*profileGroup
 	index := map[[2]string]*profileGroup{}
-	for _, c := range Plan(opt.Scenarios, opt.Strategies, opt.Quick, opt.Procs) {
+	for _, c := range opt.plan() {
 		k := [2]string{c.Scenario, c.Strategy}
 		g := index[k]
 		if g == nil {
@@ -134,8 +121,8 @@ func ProfileGroups(opt Options) int { return len(profileGroups(opt)) }
 // of each group. progress, when set, is called with each group's file prefix. It stops between
 // groups when ctx is done and returns the attributions of the groups that finished, whose
 // files are written, with ctx's error wrapped.
-func ProfileRun(ctx context.Context, opt Options, dir string, progress func(string)) ([]Attribution, error) {
-	if err := setBenchtime(opt.Benchtime); err != nil {
+func ProfileRun(ctx context.Context, opt Options, dir string, progress func(string)) ([]results.Attribution, error) {
+	if err := setBenchtime(opt.Benchtime.String()); err != nil {
 		return nil, err
 	}
 	f := flag.Lookup("test.benchtime")
@@ -150,7 +137,7 @@ func ProfileRun(ctx context.Context, opt Options, dir string, progress func(stri
 	defer runtime.SetBlockProfileRate(0)
 
 	groups := profileGroups(opt)
-	var out []Attribution
+	var out []results.Attribution
 	for _, g := range groups {
 		if err := ctx.Err(); err != nil {
 			return out, fmt.Errorf("profiles stopped after %d of %d: %w", len(out), len(groups), err)
@@ -180,7 +167,7 @@ func ProfileRun(ctx context.Context, opt Options, dir string, progress func(stri
 		}
 		pprof.StopCPUProfile()
 		runtime.GC() // make the heap profile current
-		if err := WriteFileAtomic(filepath.Join(dir, prefix+"-cpu.pb.gz"), cpu.Bytes()); err != nil {
+		if err := results.WriteFileAtomic(filepath.Join(dir, prefix+"-cpu.pb.gz"), cpu.Bytes()); err != nil {
 			return out, err
 		}
 		cp, err := profile.Parse(bytes.NewReader(cpu.Bytes()))
@@ -201,7 +188,7 @@ func ProfileRun(ctx context.Context, opt Options, dir string, progress func(stri
 			if err := d.Write(&buf); err != nil {
 				return out, fmt.Errorf("profile %s: %s: %w", prefix, k, err)
 			}
-			if err := WriteFileAtomic(filepath.Join(dir, prefix+"-"+k+".pb.gz"), buf.Bytes()); err != nil {
+			if err := results.WriteFileAtomic(filepath.Join(dir, prefix+"-"+k+".pb.gz"), buf.Bytes()); err != nil {
 				return out, err
 			}
 		}
@@ -211,13 +198,13 @@ func ProfileRun(ctx context.Context, opt Options, dir string, progress func(stri
 
 // StrategyAttribution sums a strategy's attributions over scenarios, weighting each by its
 // CPU time: one row per strategy, in the order they first appear.
-func StrategyAttribution(as []Attribution) []Attribution {
+func StrategyAttribution(as []results.Attribution) []results.Attribution {
 	var order []string
-	sum := map[string]*Attribution{}
+	sum := map[string]*results.Attribution{}
 	for _, a := range as {
 		s := sum[a.Strategy]
 		if s == nil {
-			s = &Attribution{Scenario: "all", Strategy: a.Strategy, Share: map[string]float64{}}
+			s = &results.Attribution{Scenario: "all", Strategy: a.Strategy, Share: map[string]float64{}}
 			sum[a.Strategy] = s
 			order = append(order, a.Strategy)
 		}
@@ -226,7 +213,7 @@ func StrategyAttribution(as []Attribution) []Attribution {
 		}
 		s.CPU += a.CPU
 	}
-	out := make([]Attribution, 0, len(order))
+	out := make([]results.Attribution, 0, len(order))
 	for _, name := range order {
 		s := sum[name]
 		for c := range s.Share {

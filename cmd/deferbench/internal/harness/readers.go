@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
 	"github.com/deferbench/deferbench/strategies/lazyguarded"
@@ -33,9 +34,7 @@ type guardedReader interface {
 }
 
 var readersScenario = Scenario{
-	Name: "Readers",
-	Description: "R reader goroutines read Positions of the target while one producer stages Sets and commits every 256; " +
-		"ns/op per staged command; p50-read-ns, p99-read-ns, reads/s; versioned also apply-, swap-, resync-ns/publish and replica-B/entity",
+	Scenario: suite.Readers,
 	Variants: func(cfg VariantConfig) []Variant {
 		rs := []int{1, 4}
 		if cfg.Quick {
@@ -53,15 +52,6 @@ var readersScenario = Scenario{
 		}
 		r := v.Arg.(int)
 		return func(b *testing.B) error { return readers(b, s, r) }
-	},
-	Headlines: []Headline{
-		{Unit: "p99-read-ns", Need: "readers never wait for staged writes (p99 read latency at readers = {readers})",
-			Requires: func(t Traits) (bool, string) { return !t.ReadsWaitForStaged, t.Reads }},
-		{Unit: "p50-read-ns"},
-	},
-	Charts: []Chart{
-		{Title: "median time per op", YLabel: "time per op", Units: []string{"ns/op"}},
-		{Name: PlotReadersLatency, Title: "read latency, p50 and p99", YLabel: "read latency", Units: []string{"p50-read-ns", "p99-read-ns"}},
 	},
 }
 

@@ -17,16 +17,34 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// Options configures Run.
+// Options configures Run and ProfileRun: parsed once from the command line and passed down.
 type Options struct {
 	Scenarios  []Scenario
 	Strategies []StrategyInfo
-	Quick      bool   // smallest sizes only
-	Count      int    // repetitions of every case; ≥ 1
-	Benchtime  string // as go test -benchtime: a duration ("100ms") or iterations ("1000x")
-	Procs      []int  // GOMAXPROCS values; empty means the current GOMAXPROCS
+	Quick      bool      // smallest sizes only
+	Count      int       // repetitions of every case; ≥ 1
+	Benchtime  Benchtime // per benchmark, as go test -benchtime
+	Procs      []int     // GOMAXPROCS values; empty means the current GOMAXPROCS
+	// Cases is the plan (Plan of the fields above), computed once by Planned; nil means Run
+	// and ProfileRun compute it.
+	Cases []Case
 	// Progress, when set, is called before each case (Result nil) and after it.
 	Progress func(Event)
+}
+
+// Planned returns opt with Cases set: the plan is computed once per run, and the count
+// check, the progress total, the run and the profiles all use it.
+func (opt Options) Planned() Options {
+	opt.Cases = Plan(opt.Scenarios, opt.Strategies, opt.Quick, opt.Procs)
+	return opt
+}
+
+// plan returns opt.Cases, or the plan when Planned was not called.
+func (opt Options) plan() []Case {
+	if opt.Cases != nil {
+		return opt.Cases
+	}
+	return Plan(opt.Scenarios, opt.Strategies, opt.Quick, opt.Procs)
 }
 
 // Event reports the runner's progress: case Done+1 of Total is starting (Result nil) or case
@@ -37,17 +55,73 @@ type Event struct {
 	Result      *benchfmt.Result
 }
 
-// Cases returns the number of benchmarks Run would time with opt.
-func (opt Options) Cases() int {
-	return len(Plan(opt.Scenarios, opt.Strategies, opt.Quick, opt.Procs)) * max(opt.Count, 1)
+// Total returns the number of benchmarks Run would time with opt.
+func (opt Options) Total() int { return len(opt.plan()) * max(opt.Count, 1) }
+
+// Benchtime is -benchtime parsed: a time per benchmark (D), or a fixed iteration count (N),
+// as go test -benchtime takes it ("100ms", "1000x").
+type Benchtime struct {
+	D time.Duration
+	N int
+}
+
+// ParseBenchtime parses s as go test -benchtime does: a positive duration, or a positive
+// whole number followed by x. The error names s.
+func ParseBenchtime(s string) (Benchtime, error) {
+	if n, ok := strings.CutSuffix(s, "x"); ok {
+		v, err := strconv.Atoi(n)
+		if err != nil || v <= 0 {
+			return Benchtime{}, fmt.Errorf("benchtime %q: want a positive iteration count like 1000x", s)
+		}
+		return Benchtime{N: v}, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return Benchtime{}, fmt.Errorf("benchtime %q: want a positive duration like 100ms", s)
+	}
+	return Benchtime{D: d}, nil
+}
+
+// String is b as -benchtime writes it.
+func (b Benchtime) String() string {
+	if b.N > 0 {
+		return strconv.Itoa(b.N) + "x"
+	}
+	return b.D.String()
 }
 
 var initOnce sync.Once
 
-// setBenchtime sets the testing package's -test.benchtime, which testing.Benchmark obeys.
+// setBenchtime sets the testing package's -test.benchtime, the only way to tell
+// testing.Benchmark how long to run. The runner and the profiler set it per case from the one
+// parsed Benchtime and restore the default when they return; nothing else writes it, and Run
+// and ProfileRun must not be called concurrently.
+//
+// Why the runner writes this process-global flag instead of driving iterations itself:
+//
+//   - testing.Benchmark copies the flag into the B it makes and decides from it alone how
+//     often to call the body: once with b.N = 1, then, under a duration (default 1 s), again
+//     with growing b.N until one call's timed duration reaches it, or once more at b.N = n
+//     for "nx". A body that sets b.N to the runner's own count runs that count, but cannot
+//     stop the ramp: under the default 1 s, a body shorter than that is called again and
+//     again (testing predicts the next count from the b.N the body left, so its own count
+//     creeps up by one per call; a body setting b.N = 20 around 50 µs sleeps was still being
+//     called after 50 calls, at testing's n = 1231).
+//   - What a run records is only in the BenchmarkResult of the last call: T, and the
+//     allocation counts and ReportMetric values, which a B keeps in unexported fields and
+//     counts only while its timer runs (bodies stop it around set-up). A body can read T
+//     (B.Elapsed) but not the rest, so measuring around testing.Benchmark would count the
+//     set-up's allocations and lose the metrics: not the method go test uses.
+//   - B.Loop ramps from the same flag, and a B cannot be made outside package testing.
+//   - Stopping the ramp early (SkipNow, FailNow) discards the result; stopping it by letting
+//     b.N reach testing's cap of 1e9 depends on testing's unexported growth rule.
+//
+// Driving iterations without the flag would thus need bodies written against an interface
+// of our own instead of *testing.B, which the conformance benchmarks share with users' go
+// test and would lose.
 func setBenchtime(d string) error {
 	initOnce.Do(testing.Init)
-	if d == "" {
+	if d == "" || d == "0s" {
 		return nil
 	}
 	f := flag.Lookup("test.benchtime")
@@ -60,28 +134,18 @@ func setBenchtime(d string) error {
 	return nil
 }
 
-// CheckBenchtime reports whether d is a valid -benchtime value.
-func CheckBenchtime(d string) error {
-	initOnce.Do(testing.Init)
-	f := flag.Lookup("test.benchtime")
-	old := f.Value.String()
-	err := setBenchtime(d)
-	f.Value.Set(old)
-	return err
-}
-
 // Run times every case of opt.Scenarios × opt.Strategies opt.Count times, calling emit with
 // each result as soon as it is measured. Repetitions are interleaved: one repetition runs every
 // case once (every strategy of a variant back to back) before the next starts, so drift hits all
 // strategies alike. Run stops between cases when ctx is done and returns ctx's error wrapped;
-// what was emitted stays valid. Benchmarks run one at a time; Run sets GOMAXPROCS per case and
-// restores it. It must not be called concurrently.
+// what was emitted stays valid. Benchmarks run one at a time; Run sets GOMAXPROCS and the
+// testing package's -test.benchtime flag per case (process-global: testing.Benchmark reads
+// only that; see setBenchtime) and restores both. It must not be called concurrently.
 func Run(ctx context.Context, opt Options, emit func(*benchfmt.Result) error) error {
 	if opt.Count < 1 {
 		return fmt.Errorf("count %d: must be at least 1", opt.Count)
 	}
-	err := setBenchtime(opt.Benchtime)
-	if err != nil {
+	if err := setBenchtime(opt.Benchtime.String()); err != nil {
 		return err
 	}
 	f := flag.Lookup("test.benchtime")
@@ -92,7 +156,7 @@ func Run(ctx context.Context, opt Options, emit func(*benchfmt.Result) error) er
 		}
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	cases := Plan(opt.Scenarios, opt.Strategies, opt.Quick, opt.Procs)
+	cases := opt.plan()
 	total := len(cases) * opt.Count
 	done := 0
 	// The first repetition sizes b.N as go test does (a ramp of runs up to the benchtime);
@@ -103,12 +167,7 @@ func Run(ctx context.Context, opt Options, emit func(*benchfmt.Result) error) er
 	// outside half to twice the benchtime (its sizing run was slowed or sped up) drops it, so
 	// the next repetition ramps again. One slow run thus costs one repetition at most, not
 	// every later repetition at 1x.
-	target, sizing := time.Duration(0), !strings.HasSuffix(opt.Benchtime, "x")
-	if sizing {
-		if target, err = time.ParseDuration(opt.Benchtime); err != nil || opt.Benchtime == "" {
-			target, sizing = 0, false
-		}
-	}
+	target, sizing := opt.Benchtime.D, opt.Benchtime.N == 0 && opt.Benchtime.D > 0
 	iters := map[string]int{}
 	for range opt.Count {
 		rep := map[string]*benchfmt.Result{}
@@ -122,7 +181,7 @@ func Run(ctx context.Context, opt Options, emit func(*benchfmt.Result) error) er
 				opt.Progress(Event{Done: done, Total: total, Name: name})
 			}
 			runtime.GOMAXPROCS(c.Procs)
-			bt := opt.Benchtime
+			bt := opt.Benchtime.String()
 			if n := iters[name]; sizing && n > 0 {
 				bt = strconv.Itoa(n) + "x"
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -15,7 +16,7 @@ func sizingScenario(slowCalls int, sleep time.Duration, slowOps *atomic.Bool, sp
 	var calls atomic.Int64
 	var sink int
 	return []Scenario{{
-		Name:     "Sizing",
+		Scenario: suite.Scenario{Name: "Sizing"},
 		Variants: func(VariantConfig) []Variant { return []Variant{{}} },
 		Bench: func(StrategyInfo, Variant) BenchFunc {
 			return func(b *testing.B) error {
@@ -37,9 +38,13 @@ func sizingScenario(slowCalls int, sleep time.Duration, slowOps *atomic.Bool, sp
 
 func runSizing(t *testing.T, sc []Scenario, count int, benchtime string, each func(int)) []*benchfmt.Result {
 	t.Helper()
-	opt := Options{Scenarios: sc, Strategies: Strategies[:1], Count: count, Benchtime: benchtime, Procs: []int{1}}
+	bt, err := ParseBenchtime(benchtime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Scenarios: sc, Strategies: Strategies[:1], Count: count, Benchtime: bt, Procs: []int{1}}
 	var got []*benchfmt.Result
-	err := Run(context.Background(), opt, func(r *benchfmt.Result) error {
+	err = Run(context.Background(), opt, func(r *benchfmt.Result) error {
 		got = append(got, r)
 		each(len(got))
 		return nil

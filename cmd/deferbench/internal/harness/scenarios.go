@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -32,12 +33,10 @@ type VariantConfig struct {
 // commit error, say); the runner then stops and reports it. ns/op is per Unit.
 type BenchFunc func(b *testing.B) error
 
-// Scenario is a family of sub-benchmarks, each run for every selected strategy.
+// Scenario is a family of sub-benchmarks, each run for every selected strategy: its
+// declaration (name, description, headlines, charts: suite.Scenario) and how to run it.
 type Scenario struct {
-	// Name is the benchmark name after the Benchmark prefix.
-	Name string
-	// Description is one line for `deferbench list` and the README.
-	Description string
+	suite.Scenario
 	// Variants lists the sub-benchmarks.
 	Variants func(cfg VariantConfig) []Variant
 	// Bench returns the body of variant v for strategy s, or nil when s cannot run this
@@ -49,43 +48,6 @@ type Scenario struct {
 	// Derive, when set, adds metrics to a result computed from results measured earlier in
 	// the same repetition; earlier(name) returns one by full name (with the -N suffix).
 	Derive func(r *benchfmt.Result, earlier func(name string) *benchfmt.Result)
-	// Headlines are the metrics the report's Findings rank the strategies by, and the
-	// requirements of its "Which to pick" they answer; none means ns/op in every variant.
-	Headlines []Headline
-	// Charts are the plots the scenario draws; none means a bar chart of ns/op per variant.
-	Charts []Chart
-	// Per is what one op of ns/op is, for chart titles: "op" when empty, "frame".
-	Per string
-	// OwnProcs: the scenario sets GOMAXPROCS itself (Determinism: 1, NumCPU, 2×NumCPU), so
-	// report headings and charts do not name the -N suffix of its results.
-	OwnProcs bool
-}
-
-// Scenarios is the scenario table, in run order.
-var Scenarios = []Scenario{
-	stageScenario,
-	stageApplyScenario,
-	frameScenario,
-	contentionScenario,
-	readersScenario,
-	determinismScenario,
-	spikeScenario,
-	peerScenario,
-}
-
-// ScenarioNames returns the names in Scenarios, in order.
-func ScenarioNames() []string {
-	names := make([]string, len(Scenarios))
-	for i, s := range Scenarios {
-		names[i] = s.Name
-	}
-	return names
-}
-
-// SelectScenarios returns the scenarios named in names (all when names is empty), in table
-// order. An unknown name is an error naming it and the valid names.
-func SelectScenarios(names []string) ([]Scenario, error) {
-	return selectByName(Scenarios, names, "scenario", func(s Scenario) string { return s.Name })
 }
 
 // Case is one sub-benchmark for one strategy: what the runner times.

@@ -3,6 +3,7 @@ package harness
 import (
 	"testing"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/conformance/bench"
 	"github.com/deferbench/deferbench/ecs"
 )
@@ -19,9 +20,7 @@ func stageTargets() (*ecs.World, []ecs.Entity, error) { return bench.NewTargets(
 var sink struct{ n int }
 
 var stageScenario = Scenario{
-	Name: "Stage",
-	Description: "one producer stages commands through one recorder (deferral.Recorder.Set, or Do with a closure capturing 24 B or 264 B); " +
-		"ns/op per staged command, buffers dropped every 1024 commands; heap-B/cmd = live heap per staged command before commit",
+	Scenario: suite.Stage,
 	Variants: func(VariantConfig) []Variant {
 		var vs []Variant
 		for _, cmd := range bench.StageCmds {
@@ -33,10 +32,5 @@ var stageScenario = Scenario{
 	Bench: func(s StrategyInfo, v Variant) BenchFunc {
 		cmd := v.Arg.(string)
 		return func(b *testing.B) error { return bench.Stage(b, s.Factory, cmd) }
-	},
-	Headlines: []Headline{
-		{Unit: "ns/op", Where: []Param{{"cmd", "typed"}}, Need: "lowest staging cost (typed commands)"},
-		{Unit: "allocs/op", Where: []Param{{"cmd", "typed"}}, Need: "no allocation while staging (typed commands)", Meets: allBelow(0.01)},
-		{Unit: "heap-B/cmd", Where: []Param{{"cmd", "typed"}}},
 	},
 }

@@ -3,16 +3,13 @@ package harness
 import (
 	"testing"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/conformance/bench"
 	"github.com/deferbench/deferbench/deferral"
 )
 
 var stageApplyScenario = Scenario{
-	Name: "StageApply",
-	Description: "one producer stages commands and commits every 256; ns/op per command, staging plus apply; " +
-		"mix: all Set (homogeneous), 8 command types round-robin, or the same 8 shuffled; " +
-		"addremove2x100: add 2 components to 100 entities, commit, remove them, commit, ns/op per component operation; " +
-		"versioned also apply-, swap-, resync-ns/publish and replica-B/entity",
+	Scenario: suite.StageApply,
 	Variants: func(VariantConfig) []Variant {
 		var vs []Variant
 		for _, mix := range bench.StageApplyMixes {
@@ -26,7 +23,6 @@ var stageApplyScenario = Scenario{
 		mix := v.Arg.(string)
 		return func(b *testing.B) error { return bench.StageApply(b, s.Factory, mix, &publishHook{}) }
 	},
-	Headlines: []Headline{{Unit: "ns/op"}},
 }
 
 // publishHook is a publishMeter as a bench.Meter: versioned's publish split (apply-, swap-,

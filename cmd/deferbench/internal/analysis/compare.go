@@ -1,0 +1,415 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/aclements/go-moremath/stats"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+)
+
+// annotationKeys are configuration keys that describe how a run went or what was measured,
+// not the machine or its settings: results that differ only in these are compared.
+var annotationKeys = map[string]bool{
+	results.PartialKey: true,
+	"deferbench":       true, // the version under test: two builds are what an A/B compares
+	"throttled":        true, // noted instead (see CompareRuns)
+	"under-voltage":    true,
+}
+
+// MachineKeys are the configuration keys that describe a machine by nature (and so always
+// differ between two machines); "-ignore machine" stands for them. emulated is not one of
+// them: an emulated run is never compared with a real one unless named.
+var MachineKeys = []string{"goarch", "cpu", "host-model", "kernel", "governor", "lse-atomics", "page-size"}
+
+// ExpandIgnore turns an -ignore list into the set of keys, expanding "machine"; "*" ignores
+// every key (expectations that hold on any machine).
+func ExpandIgnore(keys []string) map[string]bool {
+	out := map[string]bool{}
+	for _, k := range keys {
+		if k == "machine" {
+			for _, m := range MachineKeys {
+				out[m] = true
+			}
+			continue
+		}
+		out[k] = true
+	}
+	return out
+}
+
+// config is the identity of a result: its configuration minus annotations and ignored keys.
+type config struct {
+	id   string
+	vals map[string]string
+}
+
+func configOf(r *benchfmt.Result, ignore map[string]bool) config {
+	vals := map[string]string{}
+	for _, c := range r.Config {
+		if annotationKeys[c.Key] || results.IsCapabilityKey(c.Key) || ignore[c.Key] || ignore["*"] || len(c.Value) == 0 {
+			continue
+		}
+		vals[c.Key] = string(c.Value)
+	}
+	keys := make([]string, 0, len(vals))
+	for k := range vals {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k + "=" + vals[k] + "\x00")
+	}
+	return config{b.String(), vals}
+}
+
+// fullConfig is every non-annotation key of r, for labels and notes.
+func fullConfig(rs []*benchfmt.Result) map[string][]string {
+	out := map[string][]string{}
+	for _, r := range rs {
+		for _, c := range r.Config {
+			if len(c.Value) == 0 || annotationKeys[c.Key] || results.IsCapabilityKey(c.Key) {
+				continue
+			}
+			v := string(c.Value)
+			if !contains(out[c.Key], v) {
+				out[c.Key] = append(out[c.Key], v)
+			}
+		}
+	}
+	return out
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// gkey identifies one metric of one benchmark under one configuration.
+type gkey struct{ cfg, name, unit string }
+
+type sideData struct {
+	order []gkey
+	vals  map[gkey][]float64
+	cfgs  map[string]config
+}
+
+func gather(rs []*benchfmt.Result, ignore map[string]bool) sideData {
+	d := sideData{vals: map[gkey][]float64{}, cfgs: map[string]config{}}
+	for _, r := range rs {
+		c := configOf(r, ignore)
+		d.cfgs[c.id] = c
+		for _, v := range r.Values {
+			x, u := results.UnitValue(v)
+			k := gkey{c.id, string(r.Name), u}
+			if _, ok := d.vals[k]; !ok {
+				d.order = append(d.order, k)
+			}
+			d.vals[k] = append(d.vals[k], x)
+		}
+	}
+	return d
+}
+
+// differing returns the keys whose values differ among cfgs (a missing key counts as a value).
+func differing(cfgs ...config) []string {
+	keys := map[string]bool{}
+	for _, c := range cfgs {
+		for k := range c.vals {
+			keys[k] = true
+		}
+	}
+	var out []string
+	for k := range keys {
+		v, ok := cfgs[0].vals[k]
+		for _, c := range cfgs[1:] {
+			if w, ok2 := c.vals[k]; ok2 != ok || w != v {
+				out = append(out, k)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func valuesOf(key string, cfgs []config) string {
+	var vs []string
+	for _, c := range cfgs {
+		v, ok := c.vals[key]
+		if !ok {
+			v = "(none)"
+		}
+		if !contains(vs, v) {
+			vs = append(vs, v)
+		}
+	}
+	return strings.Join(vs, " / ")
+}
+
+func sortedCfgs(m map[string]config) []config {
+	out := make([]config, 0, len(m))
+	for _, c := range m {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}
+
+// CompareRuns compares every metric present in both old and new under the same
+// configuration. Results whose configurations differ (cpu, goarch, host-model, kernel,
+// emulated, … every key except the annotations partial, deferbench, throttled and
+// under-voltage), between the runs or inside one, are kept apart and named in Notes and
+// Differ, unless opt.Ignore names the keys. Deterministic counts (allocs/op, B/op,
+// distinct-states) whose samples all agree within Tolerance are compared exactly; the
+// rest with the Mann-Whitney U test, or with opt.Paired the Wilcoxon signed-rank test
+// on per-round ratios, at opt.Alpha. Each row gets a verdict and, when a threshold names its
+// unit, a gate result. The inputs must have passed CheckResult (ReadResults checks).
+func CompareRuns(old, new []*benchfmt.Result, opt CompareOptions) *RunComparison {
+	if opt.Alpha == 0 {
+		opt.Alpha = 0.05
+	}
+	ignore := ExpandIgnore(opt.Ignore)
+	od, nd := gather(old, ignore), gather(new, ignore)
+	c := &RunComparison{Alpha: opt.Alpha, Method: MethodUTest}
+	if opt.Paired {
+		c.Method = MethodPaired
+	}
+
+	// Configurations kept apart.
+	all := map[string]config{}
+	for id, cf := range od.cfgs {
+		all[id] = cf
+	}
+	for id, cf := range nd.cfgs {
+		all[id] = cf
+	}
+	if len(all) > 1 {
+		// OLD's configurations first, so that "OLD and NEW differ in kernel (a / b)" names
+		// OLD's value first.
+		cfgs := sortedCfgs(od.cfgs)
+		for _, cf := range sortedCfgs(nd.cfgs) {
+			if _, ok := od.cfgs[cf.id]; !ok {
+				cfgs = append(cfgs, cf)
+			}
+		}
+		c.Differ = differing(cfgs...)
+		var parts []string
+		for _, k := range c.Differ {
+			parts = append(parts, fmt.Sprintf("%s (%s)", k, valuesOf(k, cfgs)))
+		}
+		where := "OLD and NEW differ in"
+		switch {
+		case len(od.cfgs) > 1 && len(nd.cfgs) > 1:
+			where = "OLD and NEW each mix results that differ in"
+		case len(od.cfgs) > 1:
+			where = "OLD mixes results that differ in"
+		case len(nd.cfgs) > 1:
+			where = "NEW mixes results that differ in"
+		}
+		hint := append([]string{}, opt.Ignore...)
+		if machineOnly(c.Differ) {
+			hint = append(hint, "machine")
+		} else {
+			hint = append(hint, c.Differ...)
+		}
+		c.Hint = strings.Join(hint, ",")
+		c.Notes = append(c.Notes, fmt.Sprintf("%s %s: kept apart, never pooled; to compare across them, add -ignore %s",
+			where, strings.Join(parts, ", "), c.Hint))
+	}
+	// Configurations pooled on request: say what was pooled inside one run.
+	for _, in := range []struct {
+		name string
+		rs   []*benchfmt.Result
+	}{{"OLD", old}, {"NEW", new}} {
+		var mixed []string
+		for k, vs := range fullConfig(in.rs) {
+			if (ignore[k] || ignore["*"]) && len(vs) > 1 {
+				mixed = append(mixed, fmt.Sprintf("%s (%s)", k, strings.Join(vs, " / ")))
+			}
+		}
+		sort.Strings(mixed)
+		if len(mixed) > 0 {
+			c.Notes = append(c.Notes, fmt.Sprintf("%s mixes results that differ in %s: pooled, as -ignore asks", in.name, strings.Join(mixed, ", ")))
+		}
+		if th := annotation(in.rs, "throttled"); th == "yes" {
+			c.Notes = append(c.Notes, in.name+" was throttled during its run (throttled: yes): its timings are suspect")
+		}
+	}
+	c.OldLabel, c.NewLabel = sideLabels(old, new, ignore)
+
+	multi := len(all) > 1
+	for _, k := range od.order {
+		nv, ok := nd.vals[k]
+		if !ok {
+			continue
+		}
+		row := compareRow(k.name, k.unit, od.vals[k], nv, opt)
+		if multi {
+			row.Config = configLabel(all[k.cfg], c.Differ)
+		}
+		gate(&row, opt.Thresholds)
+		c.Rows = append(c.Rows, row)
+	}
+	c.holm()
+	for _, t := range opt.Thresholds {
+		found := false
+		for _, r := range c.Rows {
+			if r.Unit == t.Unit {
+				found = true
+				break
+			}
+		}
+		if !found && len(c.Rows) > 0 {
+			c.Notes = append(c.Notes, fmt.Sprintf("-fail %s: no compared metric is in %s", t.Text, t.Unit))
+		}
+	}
+	return c
+}
+
+// annotation returns the value of annotation key in rs ("" when absent).
+func annotation(rs []*benchfmt.Result, key string) string {
+	for _, r := range rs {
+		for _, c := range r.Config {
+			if c.Key == key && len(c.Value) > 0 {
+				return string(c.Value)
+			}
+		}
+	}
+	return ""
+}
+
+// sideLabels names the two sides by the ignored key that tells them apart, preferring
+// goarch, then host-model, then cpu; "" when none does.
+func sideLabels(old, new []*benchfmt.Result, ignore map[string]bool) (string, string) {
+	of, nf := fullConfig(old), fullConfig(new)
+	for _, k := range []string{"goarch", "host-model", "cpu"} {
+		if !(ignore[k] || ignore["*"]) || len(of[k]) != 1 || len(nf[k]) != 1 || of[k][0] == nf[k][0] {
+			continue
+		}
+		return of[k][0], nf[k][0]
+	}
+	return "", ""
+}
+
+func configLabel(c config, keys []string) string {
+	var parts []string
+	for _, k := range keys {
+		v, ok := c.vals[k]
+		if !ok {
+			v = "(none)"
+		}
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, " ")
+}
+
+// agree reports whether all of xs lie within tol of each other.
+func agree(xs []float64, tol float64) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range xs {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return hi-lo <= tol
+}
+
+func summarize(name, unit string, xs []float64) results.Summary {
+	s := newSample(xs, &benchmath.DefaultThresholds)
+	sum := benchmath.AssumeNothing.Summary(s, 0.95)
+	row := results.Summary{Name: name, Unit: unit, N: len(xs), Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi}
+	if math.IsInf(row.Lo, 0) || math.IsNaN(row.Lo) || math.IsInf(row.Hi, 0) || math.IsNaN(row.Hi) {
+		row.Lo, row.Hi, row.NoCI = row.Median, row.Median, true
+	}
+	return row
+}
+
+func compareRow(name, unit string, ov, nv []float64, opt CompareOptions) Row {
+	row := Row{Name: name, Unit: unit, Old: summarize(name, unit, ov), New: summarize(name, unit, nv), P: math.NaN(), Change: math.NaN()}
+	row.Diff = row.New.Median - row.Old.Median
+	if row.Old.Median != 0 {
+		row.Change = row.New.Median/row.Old.Median - 1
+	}
+	tol := results.Tolerance(unit)
+	switch {
+	case results.Deterministic(unit) && agree(ov, tol) && agree(nv, tol):
+		row.Method = MethodExact
+		row.Significant = math.Abs(row.Diff) > tol
+	case opt.Paired && len(ov) == len(nv) && allPositive(ov) && allPositive(nv):
+		row.Method = MethodPaired
+		ratios := make([]float64, len(ov))
+		logs := make([]float64, len(ov))
+		for i := range ov {
+			ratios[i] = nv[i] / ov[i]
+			logs[i] = math.Log(ratios[i])
+		}
+		rs := summarize(name, unit, ratios)
+		row.Ratio = &rs
+		row.Change = rs.Median - 1
+		p, n := SignedRankP(logs)
+		row.P = p
+		if signedRankMinP(n) > opt.Alpha {
+			row.Note = fmt.Sprintf("need ≥ %d rounds with a difference to detect one at alpha %v", signedRankNeed(opt.Alpha), opt.Alpha)
+		}
+		row.Significant = p < opt.Alpha
+	default:
+		row.Method = MethodUTest
+		th := benchmath.DefaultThresholds
+		th.CompareAlpha = opt.Alpha
+		cmp := benchmath.AssumeNothing.Compare(newSample(ov, &th), newSample(nv, &th))
+		row.P = uTestP(cmp.P)
+		if len(cmp.Warnings) > 0 && errors.Is(cmp.Warnings[0], stats.ErrSamplesEqual) {
+			break // every value on both sides the same: no change, nothing to test
+		}
+		if len(cmp.Warnings) > 0 {
+			row.Note = cmp.Warnings[0].Error()
+		} else if minP := uTestMinP(len(ov), len(nv)); cmp.P >= opt.Alpha && minP > opt.Alpha {
+			// benchmath warns only when both sides are small; 6 samples against 1 cannot
+			// show a difference either (smallest p 2/7), so "unchanged" would be a guess.
+			row.Note = fmt.Sprintf("%d+%d samples cannot show a difference at alpha %v (smallest possible p %.2g): raise -count", len(ov), len(nv), opt.Alpha, minP)
+		}
+		row.Significant = cmp.P < cmp.Alpha && len(cmp.Warnings) == 0
+	}
+	if row.Significant && math.Abs(row.Diff) <= tol {
+		row.Significant = false // a real but amortised change: below the unit's resolution
+	}
+	switch {
+	case row.Note != "":
+		row.Verdict = NoVerdict
+	case !row.Significant:
+		row.Verdict = Unchanged
+	case (increase(row) > 0) != results.HigherIsBetter(unit):
+		row.Verdict = Worse
+	default:
+		row.Verdict = Better
+	}
+	return row
+}
+
+func allPositive(xs []float64) bool {
+	for _, x := range xs {
+		if !(x > 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// machineOnly reports whether every key is one of MachineKeys.
+func machineOnly(keys []string) bool {
+	for _, k := range keys {
+		if !contains(MachineKeys, k) {
+			return false
+		}
+	}
+	return len(keys) > 0
+}

@@ -1,0 +1,270 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"golang.org/x/perf/benchfmt"
+)
+
+// bruteSignedRank is the two-sided signed-rank p-value by enumerating every sign assignment.
+func bruteSignedRank(d []float64) float64 {
+	var abs []float64
+	var pos []bool
+	for _, x := range d {
+		if x != 0 {
+			abs = append(abs, math.Abs(x))
+			pos = append(pos, x > 0)
+		}
+	}
+	n := len(abs)
+	rank := make([]float64, n)
+	for i := range abs {
+		less, eq := 0, 0
+		for j := range abs {
+			if abs[j] < abs[i] {
+				less++
+			} else if abs[j] == abs[i] {
+				eq++
+			}
+		}
+		rank[i] = float64(less) + float64(eq+1)/2
+	}
+	w := 0.0
+	for i := range abs {
+		if pos[i] {
+			w += rank[i]
+		}
+	}
+	le, ge := 0, 0
+	for m := 0; m < 1<<n; m++ {
+		s := 0.0
+		for i := range n {
+			if m>>i&1 == 1 {
+				s += rank[i]
+			}
+		}
+		if s <= w+1e-9 {
+			le++
+		}
+		if s >= w-1e-9 {
+			ge++
+		}
+	}
+	return math.Min(1, 2*float64(min(le, ge))/float64(int(1)<<n))
+}
+
+func TestSignedRankP(t *testing.T) {
+	for _, d := range [][]float64{
+		{1, 2, 3, 4, 5, 6},
+		{1, 2, 3, -4, 5, 6, 7, -0.5, 9, 10},
+		{1, 2, 2, -4, 5, 5, 7, -0.5, 9, 10, 0},
+		{-1, 1, -2, 2, 3, -3},
+		{0.1, -0.2, 0.3, -0.4, 0.5, 0.6, -0.7, 0.8, 0.9, -1, 1.1, 1.2},
+	} {
+		p, _ := SignedRankP(d)
+		if want := bruteSignedRank(d); math.Abs(p-want) > 1e-12 {
+			t.Errorf("SignedRankP(%v) = %v, want %v", d, p, want)
+		}
+	}
+	if p, n := SignedRankP([]float64{0, 0}); p != 1 || n != 0 {
+		t.Errorf("all-zero differences: p=%v n=%d, want 1, 0", p, n)
+	}
+	// Beyond the exact limit the normal approximation must agree with the exact test's
+	// neighbourhood: 60 differences all positive are overwhelmingly significant.
+	d := make([]float64, 60)
+	for i := range d {
+		d[i] = float64(i + 1)
+	}
+	if p, _ := SignedRankP(d); p > 1e-6 {
+		t.Errorf("60 positive differences: p = %v, want < 1e-6", p)
+	}
+}
+
+func TestParseThresholds(t *testing.T) {
+	ts, err := ParseThresholds("sec/op>5%, allocs/op>0,B/op>16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Threshold{{"ns/op", 0.05, true, "sec/op>5%"}, {"allocs/op", 0, false, "allocs/op>0"}, {"B/op", 16, false, "B/op>16"}}
+	if fmt.Sprint(ts) != fmt.Sprint(want) {
+		t.Errorf("got %v, want %v", ts, want)
+	}
+	for _, bad := range []string{"", "sec/op", "sec/op>", "sec/op>x%", "sec/op>-1%", ">5%", "sec/op>NaN", "sec/op>5%,,", "ns/op>1,sec/op>2"} {
+		if _, err := ParseThresholds(bad); err == nil {
+			t.Errorf("ParseThresholds(%q): no error", bad)
+		}
+	}
+}
+
+// cfgResults builds results named name with the given values of unit (one result each).
+func cfgResults(config string, name, unit string, vals ...float64) []*benchfmt.Result {
+	var b strings.Builder
+	b.WriteString(config)
+	for _, v := range vals {
+		fmt.Fprintf(&b, "Benchmark%s 100 %v %s\n", name, v, unit)
+	}
+	r := benchfmt.NewReader(strings.NewReader(b.String()), "x")
+	var rs []*benchfmt.Result
+	for r.Scan() {
+		if res, ok := r.Result().(*benchfmt.Result); ok {
+			rs = append(rs, res.Clone())
+		}
+	}
+	return rs
+}
+
+func TestCompareRunsGate(t *testing.T) {
+	gate, _ := ParseThresholds("sec/op>5%,allocs/op>0,B/op>0,distinct-states>0")
+	noisy := func(m float64) []float64 {
+		return []float64{m, m * 1.01, m * 0.99, m * 1.005, m * 0.995, m * 1.002}
+	}
+	for _, c := range []struct {
+		name     string
+		unit     string
+		old, new []float64
+		paired   bool
+		verdict  string
+		gate     string
+		method   string
+	}{
+		{"0 to 1 alloc at n=1 is exact and fails", "allocs/op", []float64{0}, []float64{1}, false, Worse, "fail", MethodExact},
+		{"amortised growth is no allocation", "allocs/op", []float64{0, 0, 0}, []float64{1e-6, 2e-6, 1.4e-6}, false, Unchanged, "pass", MethodExact},
+		{"amortised 4 to 4.00002 is no change", "allocs/op", []float64{4, 4.00001}, []float64{4.00002, 4.00002}, false, Unchanged, "pass", MethodExact},
+		{"B/op 0 to 48", "B/op", []float64{0, 0, 0}, []float64{48, 48, 48}, false, Worse, "fail", MethodExact},
+		{"distinct-states 1 to 3", "distinct-states", []float64{1}, []float64{3}, false, Worse, "fail", MethodExact},
+		{"fewer allocations", "allocs/op", []float64{4}, []float64{0}, false, Better, "pass", MethodExact},
+		{"+10% time, significant", "ns/op", noisy(100), noisy(110), false, Worse, "fail", MethodUTest},
+		{"+3% time, significant but within 5%", "ns/op", noisy(100), noisy(103), false, Worse, "pass", MethodUTest},
+		{"-10% time", "ns/op", noisy(100), noisy(90), false, Better, "pass", MethodUTest},
+		{"+10% time at n=1 is no verdict", "ns/op", []float64{100}, []float64{110}, false, NoVerdict, "pass", MethodUTest},
+		{"+10% time paired", "ns/op", noisy(100), noisy(110), true, Worse, "fail", MethodPaired},
+		{"paired at 3 rounds: no verdict", "ns/op", []float64{100, 101, 99}, []float64{110, 111, 109}, true, NoVerdict, "pass", MethodPaired},
+		{"lower throughput is worse", "cmds/s", noisy(100), noisy(80), false, Worse, "", MethodUTest},
+		{"timing samples that agree are still tested", "ns/op", []float64{100}, []float64{100}, false, Unchanged, "pass", MethodUTest},
+	} {
+		cmp := CompareRuns(cfgResults("", "X", c.unit, c.old...), cfgResults("", "X", c.unit, c.new...),
+			CompareOptions{Thresholds: gate, Paired: c.paired})
+		if len(cmp.Rows) != 1 {
+			t.Errorf("%s: %d rows, want 1", c.name, len(cmp.Rows))
+			continue
+		}
+		r := cmp.Rows[0]
+		if r.Verdict != c.verdict || r.Gate != c.gate || r.Method != c.method {
+			t.Errorf("%s: verdict %s, gate %q, method %s (p=%v, note %q); want %s, %q, %s", c.name, r.Verdict, r.Gate, r.Method, r.P, r.Note, c.verdict, c.gate, c.method)
+		}
+	}
+}
+
+func TestCompareRunsKeepsConfigsApart(t *testing.T) {
+	amd := "goarch: amd64\ncpu: AMD EPYC\n"
+	intel := "goarch: amd64\ncpu: Intel Xeon\n"
+	old := cfgResults(amd, "X", "ns/op", 10, 11, 10, 11, 10, 11)
+	new := cfgResults(intel, "X", "ns/op", 20, 21, 20, 21, 20, 21)
+	c := CompareRuns(old, new, CompareOptions{})
+	if len(c.Rows) != 0 || fmt.Sprint(c.Differ) != "[cpu]" || !strings.Contains(strings.Join(c.Notes, "\n"), "differ in cpu (AMD EPYC / Intel Xeon): kept apart") {
+		t.Errorf("AMD vs Intel: rows %v, differ %v, notes %q; want no row, cpu named", c.Rows, c.Differ, c.Notes)
+	}
+	// The note names OLD's value first whichever sorts first (Intel as OLD here).
+	c = CompareRuns(new, old, CompareOptions{})
+	if !strings.Contains(strings.Join(c.Notes, "\n"), "differ in cpu (Intel Xeon / AMD EPYC): kept apart") {
+		t.Errorf("Intel vs AMD: notes %q; want OLD's cpu (Intel Xeon) first", c.Notes)
+	}
+	c = CompareRuns(old, new, CompareOptions{Ignore: []string{"cpu"}})
+	if len(c.Rows) != 1 || c.OldLabel != "AMD EPYC" || c.NewLabel != "Intel Xeon" {
+		t.Errorf("-ignore cpu: %d rows, labels %q %q; want 1 row labelled by cpu", len(c.Rows), c.OldLabel, c.NewLabel)
+	}
+	// One input mixing two machines: each part is compared only with its like.
+	mixed := append(cfgResults(amd, "X", "ns/op", 10, 11, 10, 11, 10, 11), cfgResults(intel, "X", "ns/op", 30, 31, 30, 31, 30, 31)...)
+	c = CompareRuns(mixed, new, CompareOptions{})
+	if len(c.Rows) != 1 || c.Rows[0].Old.Median != 30.5 || c.Rows[0].Config != "cpu=Intel Xeon" || !strings.Contains(c.Notes[0], "OLD mixes") {
+		t.Errorf("mixed OLD: rows %+v, notes %q; want the Intel part only, labelled", c.Rows, c.Notes)
+	}
+	// The build under test, a throttled run and a partial marker are not the machine.
+	c = CompareRuns(cfgResults("deferbench: v1+aaaa\n"+amd, "X", "ns/op", 1), cfgResults("deferbench: v1+bbbb\nthrottled: yes\n"+amd, "X", "ns/op", 1), CompareOptions{})
+	if len(c.Rows) != 1 || len(c.Differ) != 0 || !strings.Contains(strings.Join(c.Notes, "\n"), "NEW was throttled") {
+		t.Errorf("two builds on one machine: rows %d, differ %v, notes %q", len(c.Rows), c.Differ, c.Notes)
+	}
+}
+
+func TestTolerance(t *testing.T) {
+	for unit, want := range map[string]float64{"allocs/op": 0.01, "B/op": 1, "heap-B/cmd": 1, "replica-B/entity": 1, "ns/op": 0, "distinct-states": 0, "cmds/s": 0} {
+		if got := results.Tolerance(unit); got != want {
+			t.Errorf("Tolerance(%q) = %v, want %v", unit, got, want)
+		}
+	}
+	// A heap-B/cmd shift of a hundredth of a byte, however consistent, is no change.
+	old := []float64{82.43, 82.431, 82.432, 82.433, 82.434, 82.435}
+	new := []float64{82.44, 82.441, 82.442, 82.443, 82.444, 82.445}
+	if r := CompareRuns(cfgResults("", "X", "heap-B/cmd", old...), cfgResults("", "X", "heap-B/cmd", new...), CompareOptions{}).Rows[0]; r.Verdict != Unchanged {
+		t.Errorf("heap-B/cmd +0.01 B: verdict %s (p=%v), want unchanged", r.Verdict, r.P)
+	}
+}
+
+// TestPairedVerdictFollowsRatios: in 19 of 20 rounds NEW is 10% slower than OLD; in the
+// round that holds OLD's median it is twice as fast, so NEW's median is below OLD's. The paired
+// verdict follows the rounds: worse, +10%.
+func TestPairedVerdictFollowsRatios(t *testing.T) {
+	var old, new []float64
+	for i := range 10 {
+		old = append(old, float64(10+i), float64(1000+i))
+	}
+	for _, x := range old {
+		if x == 1000 {
+			new = append(new, x/2)
+		} else {
+			new = append(new, 1.1*x)
+		}
+	}
+	gate, _ := ParseThresholds("sec/op>5%")
+	r := CompareRuns(cfgResults("", "X", "ns/op", old...), cfgResults("", "X", "ns/op", new...), CompareOptions{Paired: true, Thresholds: gate}).Rows[0]
+	if r.Diff >= 0 {
+		t.Fatalf("test data: NEW's median is not below OLD's (diff %+.1f)", r.Diff)
+	}
+	if r.Method != MethodPaired || r.Verdict != Worse || math.Abs(r.Change-0.1) > 1e-9 || r.Gate != "fail" {
+		t.Errorf("verdict %s, change %+.3f, p %.4f, gate %s, diff of medians %+.1f; want worse, +0.100, fail", r.Verdict, r.Change, r.P, r.Gate, r.Diff)
+	}
+}
+
+// TestUTestMinP: the smallest two-sided U-test p for n1+n2 samples is 2 / C(n1+n2, n1).
+func TestUTestMinP(t *testing.T) {
+	for _, c := range []struct {
+		n1, n2 int
+		want   float64
+	}{{6, 1, 2.0 / 7}, {3, 3, 2.0 / 20}, {4, 4, 2.0 / 70}, {10, 10, 2.0 / 184756}, {0, 5, 1}, {1, 1, 1}} {
+		if got := uTestMinP(c.n1, c.n2); math.Abs(got-c.want) > 1e-12*c.want {
+			t.Errorf("uTestMinP(%d, %d) = %v, want %v", c.n1, c.n2, got, c.want)
+		}
+	}
+}
+
+// TestPairedKeepsRoundOrder: an A/A run of deferbench ab (one binary on both sides, order
+// randomized per round) of a row whose values vary 1.9× from round to round. Paired in
+// round order, HEAD is slower in 9 of 12 rounds and the signed-rank test finds nothing.
+// Pairing the sorted samples instead (what happens when a summary sorts the caller's slice
+// in place before the pairing) made HEAD slower in all 12 "pairs": +12%, p = 0.0005, a
+// false alarm. The ratio must be the median of the true per-round ratios.
+func TestPairedKeepsRoundOrder(t *testing.T) {
+	base := []float64{221, 259, 283, 181, 282, 220, 269, 307, 276, 236, 233, 216}
+	head := []float64{309, 266, 246, 231, 325, 286, 302, 215, 241, 322, 245, 242}
+	var logs, ratios []float64
+	for i := range base {
+		ratios = append(ratios, head[i]/base[i])
+		logs = append(logs, math.Log(head[i]/base[i]))
+	}
+	wantP := bruteSignedRank(logs)
+	sort.Float64s(ratios)
+	wantRatio := (ratios[5] + ratios[6]) / 2
+	gate, _ := ParseThresholds("sec/op>5%")
+	r := CompareRuns(cfgResults("", "X", "ns/op", base...), cfgResults("", "X", "ns/op", head...), CompareOptions{Paired: true, Thresholds: gate}).Rows[0]
+	if r.Method != MethodPaired || math.Abs(r.P-wantP) > 1e-9 || r.Ratio == nil || math.Abs(r.Ratio.Median-wantRatio) > 1e-9 {
+		t.Fatalf("method %s, p %.4g, ratio %+v; want signed-rank on the rounds as given: p %.4g, median ratio %.4f", r.Method, r.P, r.Ratio, wantP, wantRatio)
+	}
+	if wantP < 0.05 || r.Verdict == Worse || r.Gate == "fail" {
+		t.Errorf("A/A: verdict %s, gate %s at p %.4g; want no significant change", r.Verdict, r.Gate, r.P)
+	}
+}

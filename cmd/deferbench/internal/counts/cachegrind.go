@@ -1,0 +1,438 @@
+package counts
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ErrNoValgrind is wrapped by the error Count returns when valgrind is not installed. The
+// error's text is one line naming the package to install.
+var ErrNoValgrind = errors.New("valgrind not found")
+
+// Child says how to run one benchmark in a child process at a fixed iteration count.
+type Child struct {
+	// Name is the benchmark's full name, without the Benchmark prefix.
+	Name string
+	// Argv returns the program and arguments that run the benchmark at n iterations and
+	// exit: Argv(n)[0] is the program's path.
+	Argv func(n int) []string
+	// Low and High are the two iteration counts, 1 ≤ Low < High. The difference of the
+	// totals is divided by High−Low, so it should hold whole batches of the benchmark.
+	Low, High int
+	// Env holds variables the child runs with besides ControlEnv's, NAME=value.
+	Env []string
+	// MaxHigh bounds High when Count grows it (0: no bound); see Options.MinDelta.
+	MaxHigh int
+}
+
+// Options configures Count.
+type Options struct {
+	// Valgrind is the valgrind program; empty looks it up in PATH.
+	Valgrind string
+	// Repeats is how many times each row is counted (both iteration counts each time); the
+	// spread is taken over them. 0 means 1.
+	Repeats int
+	// CacheSim turns on cachegrind's cache simulation: simulated D1 and LL misses per op
+	// beside instr/op. It makes the child about twice as slow.
+	CacheSim bool
+	// GOGC is the child's GOGC; empty means DefaultGOGC (off).
+	GOGC string
+	// Timeout bounds each child process; 0 means DefaultTimeout. A child still running
+	// then is killed with its process group.
+	Timeout time.Duration
+	// Dir holds cachegrind's output files while Count runs; empty means os.TempDir().
+	Dir string
+	// MinDelta is the fewest instructions the difference between the two totals should
+	// hold, so that what varies in a total (some 10⁵ instructions of the runtime's own)
+	// stays a small fraction of it; 0 means DefaultMinDelta, negative means no minimum.
+	// When the first repetition's difference is smaller, Count moves High to
+	// Low + m·(High−Low), the least m that reaches it (at most MaxHigh), and counts there.
+	MinDelta int64
+}
+
+// Defaults of Options.
+const (
+	DefaultTimeout = 5 * time.Minute
+	// DefaultMinDelta: 2·10⁸ instructions, about a fifth of a second under cachegrind,
+	// against a start-up of a second or more per child.
+	DefaultMinDelta = 200_000_000
+	// DefaultGOGC turns the collector off. Its work is paced by the clock (when a cycle
+	// starts, how it splits between assists and the background worker), so it is not the
+	// same from one run to the next: Stage's lazyguarded rows, which allocate per command,
+	// read 2145 to 2456 instr/op over 5 runs with GOGC=100 and 1339.1 to 1341.6 with GOGC
+	// off. Counts are then the program's own work, allocation included and collection
+	// left out; allocs/op and B/op say what it leaves for the collector, and time pays it.
+	DefaultGOGC = "off"
+	// DefaultMemLimit is the child's GOMEMLIMIT with the collector off: a bound that a
+	// counted run should never reach (a row that does is collected, and its spread shows
+	// it), so that a benchmark allocating without bound cannot exhaust the machine.
+	DefaultMemLimit = "2GiB"
+)
+
+// ControlEnv returns the environment settings a counted child runs with, which hold what makes
+// counts vary still: one P, a fixed GOGC (empty: DefaultGOGC; with the collector off,
+// GOMEMLIMIT=DefaultMemLimit), no asynchronous preemption, no heap profiling. On amd64 it also turns off the runtime's use of RDTSCP: valgrind (3.19,
+// Debian 12's) advertises the instruction but cannot run it, and the runtime reads the clock
+// with it when a lock is contended (sysmon against the benchmark), which killed about one
+// child in three with SIGILL. The settings replace the same variables of the parent's
+// environment.
+func ControlEnv(gogc string) []string {
+	if gogc == "" {
+		gogc = DefaultGOGC
+	}
+	debug := "GODEBUG=asyncpreemptoff=1,memprofilerate=0"
+	if runtime.GOARCH == "amd64" {
+		debug += ",cpu.rdtscp=off"
+	}
+	env := []string{"GOMAXPROCS=1", "GOGC=" + gogc, debug}
+	if gogc == "off" {
+		env = append(env, "GOMEMLIMIT="+DefaultMemLimit)
+	}
+	return env
+}
+
+// Measure is one unit of a counted row over its repetitions.
+type Measure struct {
+	Unit    string
+	Samples []float64 // per op, one per repetition
+	Median  float64
+	// Spread is (max − min) / median over Samples: 0 with one sample.
+	Spread float64
+}
+
+// Row is what Count measured for one benchmark.
+type Row struct {
+	Name      string
+	Low, High int
+	// Measures holds InstrUnit first, then with cache simulation SimD1MissUnit and
+	// SimLLMissUnit.
+	Measures []Measure
+	// Wall is the wall time Count took for the row, all child processes together; CPU is
+	// the processor time (user and system) of those processes, which the load of the
+	// machine does not stretch.
+	Wall, CPU time.Duration
+}
+
+// Get returns the measure of r in unit, and whether there is one.
+func (r Row) Get(unit string) (Measure, bool) {
+	for _, m := range r.Measures {
+		if m.Unit == unit {
+			return m, true
+		}
+	}
+	return Measure{}, false
+}
+
+// LookValgrind returns the path of valgrind (path itself when not empty and present), or an
+// error wrapping ErrNoValgrind whose text says which package to install.
+func LookValgrind(path string) (string, error) {
+	if path == "" {
+		path = "valgrind"
+	}
+	p, err := exec.LookPath(path)
+	if err != nil {
+		return "", fmt.Errorf("%w (%s): install Debian's valgrind package (apt-get install valgrind) to count instructions", ErrNoValgrind, path)
+	}
+	return p, nil
+}
+
+// Count counts child c under cachegrind, opt.Repeats times at c.Low and c.High iterations,
+// and returns instructions per op (and simulated misses per op with opt.CacheSim), each with
+// its median and spread. Children run one at a time. Count stops when ctx is done, killing a
+// running child. Errors: ErrNoValgrind wrapped when valgrind is missing; a child that fails,
+// times out or writes no totals is an error naming the benchmark, the iteration count and the
+// last line the child wrote on stderr.
+func Count(ctx context.Context, c Child, opt Options) (Row, error) {
+	t0 := time.Now()
+	row := Row{Name: c.Name, Low: c.Low, High: c.High}
+	if c.Low < 1 || c.High <= c.Low {
+		return row, fmt.Errorf("%s: iteration counts %d and %d: want 1 ≤ low < high", c.Name, c.Low, c.High)
+	}
+	vg, err := LookValgrind(opt.Valgrind)
+	if err != nil {
+		return row, err
+	}
+	reps := max(opt.Repeats, 1)
+	dir, err := os.MkdirTemp(opt.Dir, "cachegrind-")
+	if err != nil {
+		return row, err
+	}
+	defer os.RemoveAll(dir)
+	units := []string{InstrUnit}
+	if opt.CacheSim {
+		units = append(units, SimD1MissUnit, SimLLMissUnit)
+	}
+	minDelta := opt.MinDelta
+	if minDelta == 0 {
+		minDelta = DefaultMinDelta
+	}
+	samples := make([][]float64, len(units))
+	for i := range reps {
+		var tot [2]map[string]int64
+		for j, n := range []int{c.Low, c.High} {
+			out := filepath.Join(dir, fmt.Sprintf("cg-%d-%d.out", i, n))
+			if tot[j], err = runCachegrind(ctx, vg, c, n, out, opt, &row.CPU); err != nil {
+				return row, err
+			}
+		}
+		if i == 0 {
+			if high := grownHigh(c, tot[1]["Ir"]-tot[0]["Ir"], minDelta); high != c.High {
+				c.High, row.High = high, high
+				out := filepath.Join(dir, fmt.Sprintf("cg-%d-%d.out", i, high))
+				if tot[1], err = runCachegrind(ctx, vg, c, high, out, opt, &row.CPU); err != nil {
+					return row, err
+				}
+			}
+		}
+		for u, unit := range units {
+			lo, err := cacheEvent(tot[0], unit)
+			if err != nil {
+				return row, fmt.Errorf("%s: %w", c.Name, err)
+			}
+			hi, _ := cacheEvent(tot[1], unit)
+			samples[u] = append(samples[u], float64(hi-lo)/float64(c.High-c.Low))
+		}
+	}
+	for u, unit := range units {
+		row.Measures = append(row.Measures, newMeasure(unit, samples[u]))
+	}
+	row.Wall = time.Since(t0)
+	return row, nil
+}
+
+// grownHigh returns the High that makes the difference of the totals reach minDelta
+// instructions, from delta measured at c.High: Low + m·(High−Low) for the least such m, at most
+// MaxHigh; c.High when delta already reaches it.
+func grownHigh(c Child, delta, minDelta int64) int {
+	if delta >= minDelta || minDelta <= 0 {
+		return c.High
+	}
+	span := int64(c.High - c.Low)
+	m := int64(2)
+	if delta > 0 {
+		m = max(2, (minDelta+delta-1)/delta)
+	}
+	high := int64(c.Low) + m*span
+	if c.MaxHigh > 0 && high > int64(c.MaxHigh) {
+		high = int64(c.Low) + (int64(c.MaxHigh)-int64(c.Low))/span*span
+	}
+	return int(max(high, int64(c.High)))
+}
+
+func newMeasure(unit string, xs []float64) Measure {
+	m := Measure{Unit: unit, Samples: xs, Median: median(xs)}
+	if len(xs) > 1 && m.Median != 0 {
+		lo, hi := xs[0], xs[0]
+		for _, x := range xs {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		m.Spread = (hi - lo) / abs(m.Median)
+	}
+	return m
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	} else {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+}
+
+// cacheEvent returns the total of cachegrind events that make unit: Ir for instructions; the
+// D1 read and write misses; the LL misses of instructions, reads and writes.
+func cacheEvent(tot map[string]int64, unit string) (int64, error) {
+	var names []string
+	switch unit {
+	case InstrUnit:
+		names = []string{"Ir"}
+	case SimD1MissUnit:
+		names = []string{"D1mr", "D1mw"}
+	case SimLLMissUnit:
+		names = []string{"ILmr", "DLmr", "DLmw"}
+	default:
+		return 0, fmt.Errorf("no cachegrind event for unit %s", unit)
+	}
+	var s int64
+	for _, n := range names {
+		v, ok := tot[n]
+		if !ok {
+			return 0, fmt.Errorf("cachegrind output has no %s total (events: %s)", n, eventNames(tot))
+		}
+		s += v
+	}
+	return s, nil
+}
+
+func eventNames(tot map[string]int64) string {
+	var ns []string
+	for n := range tot {
+		ns = append(ns, n)
+	}
+	sort.Strings(ns)
+	return strings.Join(ns, " ")
+}
+
+// runCachegrind runs c at n iterations under cachegrind, writing out, and returns the totals;
+// it adds the child's processor time to cpu.
+func runCachegrind(ctx context.Context, vg string, c Child, n int, out string, opt Options, cpu *time.Duration) (map[string]int64, error) {
+	sim := "no"
+	if opt.CacheSim {
+		sim = "yes"
+	}
+	args := append([]string{"--tool=cachegrind", "--cache-sim=" + sim, "--cachegrind-out-file=" + out, "-q"}, c.Argv(n)...)
+	timeout := opt.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	var stderr bytes.Buffer
+	if err := runBounded(ctx, timeout, vg, args, append(ControlEnv(opt.GOGC), c.Env...), &stderr, cpu); err != nil {
+		return nil, fmt.Errorf("%s at %d iterations under cachegrind: %w%s", c.Name, n, err, lastLine(stderr.Bytes()))
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		return nil, fmt.Errorf("%s at %d iterations: cachegrind wrote no output: %w", c.Name, n, err)
+	}
+	defer f.Close()
+	tot, err := ParseCachegrind(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s at %d iterations: %s: %w", c.Name, n, out, err)
+	}
+	return tot, nil
+}
+
+// runBounded runs prog with args in its own process group, with env replacing those
+// variables of os.Environ(), stdout discarded and stderr into stderr, and adds its processor
+// time to cpu. When ctx is done or timeout passes it kills the whole group (valgrind and the
+// program under it).
+func runBounded(ctx context.Context, timeout time.Duration, prog string, args, env []string, stderr io.Writer, cpu *time.Duration) error {
+	return runBoundedOut(ctx, timeout, prog, args, env, nil, stderr, cpu)
+}
+
+// runBoundedOut is runBounded with the child's stdout into stdout (nil: discarded).
+func runBoundedOut(ctx context.Context, timeout time.Duration, prog string, args, env []string, stdout, stderr io.Writer, cpu *time.Duration) error {
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, prog, args...)
+	cmd.Env = mergeEnv(os.Environ(), env)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	if ps := cmd.ProcessState; ps != nil {
+		*cpu += ps.UserTime() + ps.SystemTime()
+	}
+	switch {
+	case err == nil:
+		return nil
+	case parent.Err() != nil:
+		return parent.Err()
+	case ctx.Err() != nil:
+		return fmt.Errorf("killed with its process group after the %v timeout", timeout)
+	}
+	return err
+}
+
+// mergeEnv returns base with the variables of set replaced (or added).
+func mergeEnv(base, set []string) []string {
+	keys := map[string]bool{}
+	for _, kv := range set {
+		k, _, _ := strings.Cut(kv, "=")
+		keys[k] = true
+	}
+	var out []string
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if !keys[k] {
+			out = append(out, kv)
+		}
+	}
+	return append(out, set...)
+}
+
+// lastLine returns ": " and the last non-empty line of b that is not valgrind's own
+// (==pid== or --pid-- prefixed), or "" when there is none.
+func lastLine(b []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l == "" || strings.HasPrefix(l, "==") || strings.HasPrefix(l, "--") {
+			continue
+		}
+		return ": " + l
+	}
+	return ""
+}
+
+// ParseCachegrind reads a cachegrind output file and returns its totals by event name (Ir, and
+// with cache simulation I1mr, ILmr, Dr, D1mr, DLmr, Dw, D1mw, DLmw): the summary line (or
+// totals line) matched with the events line.
+func ParseCachegrind(r io.Reader) (map[string]int64, error) {
+	var events []string
+	var totals []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "events:"):
+			events = strings.Fields(strings.TrimPrefix(line, "events:"))
+		case strings.HasPrefix(line, "summary:"):
+			totals = strings.Fields(strings.TrimPrefix(line, "summary:"))
+		case strings.HasPrefix(line, "totals:") && totals == nil:
+			totals = strings.Fields(strings.TrimPrefix(line, "totals:"))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(events) == 0 {
+		return nil, errors.New("no events: line (not a cachegrind output file?)")
+	}
+	if totals == nil {
+		return nil, errors.New("no summary: line (cachegrind did not finish?)")
+	}
+	if len(totals) > len(events) {
+		return nil, fmt.Errorf("summary has %d totals for %d events", len(totals), len(events))
+	}
+	out := make(map[string]int64, len(events))
+	for i, e := range events {
+		var v int64 // trailing zero totals may be omitted
+		if i < len(totals) {
+			x, err := strconv.ParseInt(totals[i], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("total of %s: %q is not an integer", e, totals[i])
+			}
+			v = x
+		}
+		out[e] = v
+	}
+	return out, nil
+}

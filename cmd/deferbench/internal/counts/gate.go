@@ -1,0 +1,171 @@
+package counts
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Threshold is one gate condition on a count unit: the unit getting worse by more than Frac
+// (0.01 for 1 %) of the old median fails the gate.
+type Threshold struct {
+	Unit string
+	Frac float64
+	Text string // as given: "instr/op>1%"
+}
+
+// ParseThresholds parses comma-separated unit>N% conditions on count units, e.g.
+// "instr/op>1%,sim-D1-miss/op>5%". Counts gate on relative changes only; a unit that is not a
+// count unit (IsCountUnit), an absolute threshold or a unit named twice is an error naming the
+// condition. SplitThresholds separates these from the time tier's conditions.
+func ParseThresholds(s string) ([]Threshold, error) {
+	var out []Threshold
+	seen := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		u, v, ok := strings.Cut(f, ">")
+		u, v = strings.TrimSpace(u), strings.TrimSpace(v)
+		if !ok || u == "" {
+			return nil, fmt.Errorf("condition %q: want unit>N%%, e.g. %s>1%%", f, InstrUnit)
+		}
+		if !IsCountUnit(u) {
+			return nil, fmt.Errorf("condition %q: %s is not a count unit (valid: %s)", f, u, strings.Join(Units, ", "))
+		}
+		num, pct := strings.CutSuffix(v, "%")
+		if !pct {
+			return nil, fmt.Errorf("condition %q: counts gate on a relative change: want %s>N%%", f, u)
+		}
+		x, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+			return nil, fmt.Errorf("condition %q: want a finite number ≥ 0 before %%, got %q", f, num)
+		}
+		if seen[u] {
+			return nil, fmt.Errorf("condition %q: a second threshold for %s", f, u)
+		}
+		seen[u] = true
+		out = append(out, Threshold{Unit: u, Frac: x / 100, Text: f})
+	}
+	return out, nil
+}
+
+// SplitThresholds splits a comma-separated gate into the conditions on count units and the
+// rest, each rejoined with commas and in the order given: "sec/op>5%,instr/op>1%" gives
+// "instr/op>1%" and "sec/op>5%". It does not check the conditions.
+func SplitThresholds(s string) (count, other string) {
+	var c, o []string
+	for _, f := range strings.Split(s, ",") {
+		u, _, _ := strings.Cut(f, ">")
+		if IsCountUnit(strings.TrimSpace(u)) {
+			c = append(c, strings.TrimSpace(f))
+		} else if strings.TrimSpace(f) != "" {
+			o = append(o, strings.TrimSpace(f))
+		}
+	}
+	return strings.Join(c, ","), strings.Join(o, ",")
+}
+
+// Status is the outcome of one gated row and unit.
+type Status string
+
+// The statuses of a Verdict.
+const (
+	Pass    Status = "pass"    // within max(threshold, margin), or better
+	Fail    Status = "fail"    // worse beyond max(threshold, margin)
+	Missing Status = "missing" // in one set of rows only, or without the unit on one side
+)
+
+// Verdict is the gate's decision for one row and unit.
+type Verdict struct {
+	Name, Unit string
+	Old, New   float64 // medians per op
+	// Change is (New − Old) / Old.
+	Change float64
+	// Margin is the change the measured spread allows: the old row's spread plus the new
+	// row's. A change within it is not a change.
+	Margin float64
+	// Limit is max(threshold, Margin): a change worse than it fails.
+	Limit  float64
+	Better bool // the change is an improvement beyond Limit
+	Status Status
+	Text   string // the threshold as given
+}
+
+// Gate compares new count rows with old ones, by name, for every unit with a threshold.
+// Unlike the time tier it runs no test over noise: counts barely vary, so a row whose median
+// got worse by more than max(threshold, margin) fails, where margin is the spread measured on
+// the two sides together; anything else passes. Worse means larger, except for IPC. Rows are
+// reported in the order of old, then the rows only new has; a row or unit on one side only
+// is Missing.
+func Gate(old, new []Row, ts []Threshold) []Verdict {
+	byName := map[string]Row{}
+	for _, r := range new {
+		byName[r.Name] = r
+	}
+	var out []Verdict
+	seen := map[string]bool{}
+	for _, o := range old {
+		seen[o.Name] = true
+		n, ok := byName[o.Name]
+		for _, t := range ts {
+			om, okOld := o.Get(t.Unit)
+			if !okOld {
+				if nm, okNew := n.Get(t.Unit); ok && okNew {
+					out = append(out, Verdict{Name: o.Name, Unit: t.Unit, New: nm.Median, Status: Missing, Text: t.Text})
+				}
+				continue
+			}
+			v := Verdict{Name: o.Name, Unit: t.Unit, Old: om.Median, Status: Missing, Text: t.Text}
+			if nm, okNew := n.Get(t.Unit); ok && okNew {
+				v = judge(o.Name, om, nm, t)
+			}
+			out = append(out, v)
+		}
+	}
+	for _, n := range new {
+		if seen[n.Name] {
+			continue
+		}
+		for _, t := range ts {
+			if nm, ok := n.Get(t.Unit); ok {
+				out = append(out, Verdict{Name: n.Name, Unit: t.Unit, New: nm.Median, Status: Missing, Text: t.Text})
+			}
+		}
+	}
+	return out
+}
+
+func judge(name string, o, n Measure, t Threshold) Verdict {
+	v := Verdict{Name: name, Unit: t.Unit, Old: o.Median, New: n.Median, Margin: o.Spread + n.Spread, Text: t.Text}
+	v.Limit = max(t.Frac, v.Margin)
+	switch {
+	case o.Median == n.Median:
+	case o.Median == 0:
+		v.Change = math.Inf(1)
+	default:
+		v.Change = (n.Median - o.Median) / math.Abs(o.Median)
+	}
+	worse := v.Change
+	if HigherIsBetter(t.Unit) {
+		worse = -worse
+	}
+	v.Status = Pass
+	switch {
+	case worse > v.Limit:
+		v.Status = Fail
+	case -worse > v.Limit:
+		v.Better = true
+	}
+	return v
+}
+
+// Failed returns the verdicts that failed.
+func Failed(vs []Verdict) []Verdict {
+	var out []Verdict
+	for _, v := range vs {
+		if v.Status == Fail {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package counts_test
+
+const raceEnabled = true

@@ -1,0 +1,270 @@
+package render
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+)
+
+// metricRun is a synthetic bench.txt of one benchmark row: per strategy, in order, its values
+// of unit, one per repetition, written interleaved as the runner does (repetition i of every
+// strategy before repetition i+1).
+type metricRun struct {
+	name  string // "Readers/strategy=%s/readers=4-2"
+	unit  string
+	order []string
+	vals  map[string][]float64
+}
+
+func (m metricRun) text() string {
+	var b strings.Builder
+	b.WriteString("goos: linux\ngoarch: amd64\ncpu: Test CPU\n\n")
+	for rep := range m.vals[m.order[0]] {
+		for _, st := range m.order {
+			fmt.Fprintf(&b, "Benchmark"+m.name+" 1000 %v %s\n", st, m.vals[st][rep], m.unit)
+		}
+	}
+	return b.String()
+}
+
+// reportOf writes report.md for bench.txt text on a 2-core machine.
+func reportOf(t *testing.T, text string) string {
+	t.Helper()
+	var b strings.Builder
+	if err := WriteReport(&b, parse(t, text), ReportMeta{Cores: 2}); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// checkGroupsHonest checks, independently of the grouping code, that "noise cannot separate
+// them" holds for every pair of every group of every ranking of rs: the U test at
+// FindingsAlpha does not separate them, or their medians are within the unit's tolerance;
+// and that no member of a best group has a × best interval that excludes 1 beyond the
+// tolerance.
+func checkGroupsHonest(t *testing.T, rs []*benchfmt.Result) {
+	t.Helper()
+	th := benchmath.DefaultThresholds
+	th.CompareAlpha = analysis.FindingsAlpha
+	for _, k := range analysis.NewRun(rs).Rankings(2) {
+		tol := results.Tolerance(k.Headline.Unit)
+		for gi, idx := range k.Split().Groups {
+			var g []analysis.Ranked
+			for _, i := range idx {
+				g = append(g, k.Ranked[i])
+			}
+			for a := range g {
+				for b := a + 1; b < len(g); b++ {
+					x, y := g[a], g[b]
+					if math.Abs(x.Summary.Median-y.Summary.Median) <= tol {
+						continue
+					}
+					c := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(x.Samples), &th), benchmath.NewSample(slices.Clone(y.Samples), &th))
+					if c.P < analysis.FindingsAlpha && len(c.Warnings) == 0 {
+						t.Errorf("%s %s: %s and %s share a group but the U test separates them (p=%.4f)",
+							rowLabel(k), k.Headline.Unit, x.Strategy, y.Strategy, c.P)
+					}
+				}
+				r := g[a]
+				if gi == 0 && r.HasBest && !r.VsBest.NoCI && (r.VsBest.Lo > 1 || r.VsBest.Hi < 1) &&
+					math.Abs(r.Summary.Median-g[0].Summary.Median) > tol {
+					t.Errorf("%s %s: %s is in the best group with × best %s", rowLabel(k), k.Headline.Unit, r.Strategy, r.VsBest.Text())
+				}
+			}
+		}
+	}
+}
+
+// TestFindingsGroupsDoNotChain: a noisy strategy inseparable from both a 95 ns one and a
+// 61.6 µs one must not join them into one group: the best group ("Which to pick") holds only
+// strategies inseparable from the best, and the 645× slower one starts a group of its own.
+// The old grouping tested neighbours only and wrote "versioned ≈ cmdbuffer ≈
+// lazyguarded-pass ... noise cannot separate them".
+func TestFindingsGroupsDoNotChain(t *testing.T) {
+	m := metricRun{name: "Readers/strategy=%s/readers=4-2", unit: "p99-read-ns",
+		order: []string{"versioned", "cmdbuffer", "lazyguarded-pass"},
+		vals: map[string][]float64{
+			"versioned":        {95.5, 95.1, 95.9, 95.3, 95.6, 95.2, 95.8, 95.4, 95.7, 95.0},
+			"cmdbuffer":        {90, 3e4, 91, 6.5e4, 92, 7e4, 93, 8e4, 500, 9e4},
+			"lazyguarded-pass": {61600, 61200, 61900, 61400, 61700, 61300, 61800, 61500, 61650, 61100},
+		}}
+	rs := parse(t, m.text())
+	checkGroupsHonest(t, rs)
+	rep := reportOf(t, m.text())
+	sec := section(rep, "### Readers readers=4: p99-read-ns")
+	if g := firstGroup(sec); g != "cmdbuffer versioned" || !strings.Contains(sec, "**, then lazyguarded-pass.") {
+		t.Errorf("want **versioned ≈ cmdbuffer**, then lazyguarded-pass; best group %q:\n%s", g, sec)
+	}
+	if !strings.Contains(sec, "| lazyguarded-pass | ") || !strings.Contains(sec, "separated from versioned (p=") {
+		t.Errorf("the group column does not say lazyguarded-pass is separated from versioned:\n%s", sec)
+	}
+	if g := pickRow(rep, "readers never wait"); g != "cmdbuffer versioned" {
+		t.Errorf("readers never wait: %q, want cmdbuffer, versioned (not lazyguarded-pass, 645× the best):\n%s", g, section(rep, "## Which to pick"))
+	}
+}
+
+// TestFindingsBestGroupFollowsRatio: a strategy 1.37× the best in every repetition, whose
+// samples overlap the best's because the machine drifted (so the U test cannot separate
+// them), is not listed as meeting "lowest frame time": its paired × best interval excludes 1.
+func TestFindingsBestGroupFollowsRatio(t *testing.T) {
+	m := metricRun{name: "Frame/strategy=%s/entities=1000-2", unit: "ns/op",
+		order: []string{"cmdbuffer", "lazyguarded"}, vals: map[string][]float64{}}
+	for rep := range 10 {
+		d := 1 + 0.5*math.Sin(float64(rep)*1.7)
+		m.vals["cmdbuffer"] = append(m.vals["cmdbuffer"], 1e6*d*jitter("cmdbuffer", rep))
+		m.vals["lazyguarded"] = append(m.vals["lazyguarded"], 1.37e6*d*jitter("lazyguarded", rep))
+	}
+	th := benchmath.DefaultThresholds
+	if c := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(m.vals["cmdbuffer"]), &th), benchmath.NewSample(slices.Clone(m.vals["lazyguarded"]), &th)); c.P < analysis.FindingsAlpha {
+		t.Fatalf("test setup: the U test separates the two (p=%.3f); the ratio rule would not be exercised", c.P)
+	}
+	rs := parse(t, m.text())
+	checkGroupsHonest(t, rs)
+	rep := reportOf(t, m.text())
+	sec := section(rep, "### Frame entities=1000: ns/op")
+	if g := firstGroup(sec); g != "cmdbuffer" || !strings.Contains(sec, "× best interval 1.3") {
+		t.Errorf("want cmdbuffer alone in the best group, lazyguarded cut by its × best interval:\n%s", sec)
+	}
+	if g := pickRow(rep, "lowest frame time at 1k entities"); g != "cmdbuffer" {
+		t.Errorf("lowest frame time: %q, want cmdbuffer only:\n%s", g, section(rep, "## Which to pick"))
+	}
+}
+
+// TestFindingsBytesWithinTolerance: heap-B/cmd figures less than 1 byte apart are equal (as in
+// compare), never "better (p=0.000)"; two identical 271 B figures are in one group; and a
+// chain of figures each within 1 B of the next does not join two 1.4 B apart.
+func TestFindingsBytesWithinTolerance(t *testing.T) {
+	const n = 10
+	alt := func(a, b float64) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = a
+			if i%2 == 1 {
+				v[i] = b
+			}
+		}
+		return v
+	}
+	m := metricRun{name: "Stage/strategy=%s/cmd=typed-2", unit: "heap-B/cmd",
+		order: []string{"cmdbuffer", "hybrid", "handrolled", "lazyguarded"},
+		vals: map[string][]float64{
+			"cmdbuffer":   alt(82.2, 82.2),
+			"hybrid":      alt(82.3, 82.3),
+			"handrolled":  alt(271.0, 271.4),
+			"lazyguarded": alt(271.2, 271.2),
+		}}
+	rs := parse(t, m.text())
+	checkGroupsHonest(t, rs)
+	rep := reportOf(t, m.text())
+	sec := section(rep, "### Stage cmd=typed: heap-B/cmd")
+	if g := firstGroup(sec); g != "cmdbuffer hybrid" || !strings.Contains(sec, "| hybrid | 82.3 B ±0.0% | 1.00× (1.00–1.00) | ≈ cmdbuffer (within 1 heap-B/cmd") {
+		t.Errorf("82.2 B and 82.3 B: want one group, no p-value separating them:\n%s", sec)
+	}
+	if !strings.Contains(sec, "**, then ") || !(strings.Contains(sec, "then handrolled ≈ lazyguarded") || strings.Contains(sec, "then lazyguarded ≈ handrolled")) {
+		t.Errorf("271.0–271.4 B and 271.2 B: want one group:\n%s", sec)
+	}
+
+	chain := metricRun{name: m.name, unit: m.unit, order: []string{"cmdbuffer", "hybrid", "handrolled"},
+		vals: map[string][]float64{"cmdbuffer": alt(82.2, 82.2), "hybrid": alt(82.9, 82.9), "handrolled": alt(83.6, 83.6)}}
+	checkGroupsHonest(t, parse(t, chain.text()))
+	sec = section(reportOf(t, chain.text()), "### Stage cmd=typed: heap-B/cmd")
+	if !strings.Contains(sec, "**cmdbuffer ≈ hybrid**, then handrolled.") {
+		t.Errorf("82.2, 82.9, 83.6 B: want **cmdbuffer ≈ hybrid**, then handrolled (1.4 B from the best):\n%s", sec)
+	}
+}
+
+// contentionText is a Contention bench.txt at producers = GOMAXPROCS = 2 and producers = 1:
+// per strategy its cmds/s at producers=2 and its efficiency there.
+func contentionText(rows map[string][2]float64) string {
+	var b strings.Builder
+	for rep := range 8 {
+		for _, st := range []string{"cmdbuffer", "handrolled", "lazyguarded", suite.NoopName} {
+			r, ok := rows[st]
+			if !ok {
+				continue
+			}
+			j := 1 + float64(rep%2*2-1)/1000
+			fmt.Fprintf(&b, "BenchmarkContention/strategy=%s/producers=1-2 1000 %v ns/op %v cmds/s 1 efficiency\n", st, 1e9/(r[0]/r[1]/2)/j, r[0]/r[1]/2*j)
+			fmt.Fprintf(&b, "BenchmarkContention/strategy=%s/producers=2-2 1000 %v ns/op %v cmds/s %v efficiency\n", st, 1e9/r[0]/j, r[0]*j, r[1]*j)
+		}
+	}
+	return b.String()
+}
+
+// TestFindingsManyProducersByThroughput: "many parallel producers" is answered by the
+// throughput of all producers together, not by efficiency (relative to each strategy's own
+// single-producer speed): lazyguarded at efficiency 0.481 but 1.21M cmds/s does not meet it
+// against 15–21M cmds/s.
+func TestFindingsManyProducersByThroughput(t *testing.T) {
+	rep := reportOf(t, contentionText(map[string][2]float64{
+		"cmdbuffer": {21e6, 0.40}, "handrolled": {15e6, 0.35}, "lazyguarded": {1.21e6, 0.481}, suite.NoopName: {1e9, 0.98}}))
+	var row string
+	for _, l := range strings.Split(rep, "\n") {
+		if strings.HasPrefix(l, "| many parallel producers") {
+			row = l
+		}
+	}
+	if !strings.HasPrefix(row, "| many parallel producers (cmds/s of all producers together, producers = 2 at GOMAXPROCS = 2) | cmdbuffer |") ||
+		!strings.Contains(row, "cmdbuffer 21.0M") || !strings.Contains(row, "cmds/s") {
+		t.Errorf("many parallel producers row = %q, want cmdbuffer by cmds/s", row)
+	}
+	if strings.Contains(rep, "**Contention ceiling**") {
+		t.Errorf("noop at 0.98 efficiency flagged:\n%s", rep[:strings.Index(rep, "## ")])
+	}
+}
+
+// TestFindingsContentionCeilingFlag: a run whose noop control (producers that touch no memory)
+// reached only 0.196 efficiency at producers = GOMAXPROCS = 2 = NumCPU is flagged: its
+// Contention figures measure the machine.
+func TestFindingsContentionCeilingFlag(t *testing.T) {
+	rep := reportOf(t, contentionText(map[string][2]float64{"cmdbuffer": {21e6, 0.20}, suite.NoopName: {1e9, 0.196}}))
+	head := rep[:strings.Index(rep, "## ")]
+	if !strings.Contains(head, "**Contention ceiling**: the noop control (producers that touch no memory) reached efficiency 0.196 at producers = GOMAXPROCS = 2") ||
+		!strings.Contains(head, "measure the machine") {
+		t.Errorf("noop at 0.196: no Contention ceiling flag:\n%s", head)
+	}
+	if row := section(rep, "| many parallel producers"); !strings.Contains(strings.SplitN(row, "\n", 2)[0], "the noop control reached only 0.196 efficiency") {
+		t.Errorf("the many parallel producers row does not carry the ceiling caveat:\n%s", section(rep, "## Which to pick"))
+	}
+	// Oversubscribed rows (P = GOMAXPROCS above NumCPU) are not the ceiling: they time-share.
+	over := strings.NewReplacer("producers=2-2", "producers=2-4", "producers=1-2", "producers=1-4").Replace(
+		contentionText(map[string][2]float64{"cmdbuffer": {21e6, 0.20}, suite.NoopName: {1e9, 0.196}}))
+	if rep := reportOf(t, over); strings.Contains(rep, "**Contention ceiling**") {
+		t.Errorf("noop at GOMAXPROCS 4 > NumCPU 2 flagged as the ceiling")
+	}
+}
+
+// TestSpikeRetainedXRanked: "bounded memory after a spike" is answered by retained-x: the
+// strategies under 2 meet it, one that keeps its spike buffers (800×) does not.
+func TestSpikeRetainedXRanked(t *testing.T) {
+	var b strings.Builder
+	for range 6 {
+		for _, s := range []struct {
+			name          string
+			held, steady  float64
+			nsPerOrdinary float64
+			retainedX     float64 // harness.RetainedX(held, steady)
+		}{{"cmdbuffer", 41e3, 40e3, 30e3, 1.025}, {"lazyguarded", 0, 0, 20e3, 1}, {"lazyguarded-pass", 0, 96, 19e3, 1}, {"handrolled", 32e6, 40e3, 25e3, 800}} {
+			fmt.Fprintf(&b, "BenchmarkSpike/strategy=%s/spike=65536/frames=40 100 %v ns/op %v retained-B %v steady-B %v retained-x\n",
+				s.name, s.nsPerOrdinary, s.held, s.steady, s.retainedX)
+		}
+	}
+	rep := reportOf(t, b.String())
+	if g := pickRow(rep, "bounded memory after a spike"); g != "cmdbuffer lazyguarded lazyguarded-pass" {
+		t.Errorf("bounded memory: %q, want cmdbuffer, lazyguarded, lazyguarded-pass (not handrolled, 800×):\n%s", g, section(rep, "## Which to pick"))
+	}
+	sec := section(rep, "### Spike spike=65536 frames=40: retained-x")
+	for _, w := range []string{"| lazyguarded | 1 ", "| lazyguarded-pass | 1 ", "| handrolled | 800 "} {
+		if !strings.Contains(sec, w) {
+			t.Errorf("Spike retained-x ranking lacks %q:\n%s", w, sec)
+		}
+	}
+}

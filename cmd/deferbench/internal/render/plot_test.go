@@ -1,0 +1,174 @@
+package render
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
+	"golang.org/x/perf/benchfmt"
+)
+
+// runFixture is the results of a run of every scenario as `deferbench run` names them: two
+// strategies, Frame at two entity counts, Contention at GOMAXPROCS 1 (no suffix), 2 and 4.
+func runFixture() []*benchfmt.Result {
+	var rs []*benchfmt.Result
+	add := func(name string, vals ...benchfmt.Value) {
+		rs = append(rs, &benchfmt.Result{Name: benchfmt.Name(name), Iters: 1, Values: vals})
+	}
+	ns := func(v float64) benchfmt.Value { return benchfmt.Value{Value: v, Unit: "ns/op"} }
+	for i, st := range []string{"baseline", "cmdbuffer", "hybrid"} {
+		f := float64(i + 1)
+		add("Stage/strategy="+st+"/cmd=typed-2", ns(20*f), benchfmt.Value{Value: 0, Unit: "B/op"})
+		add("Stage/strategy="+st+"/cmd=closure-large-2", ns(500*f))
+		add("StageApply/strategy="+st+"/mix=shuffled8-2", ns(60*f))
+		if st != "baseline" {
+			add("Frame/strategy="+st+"/entities=1000-2", ns(1.5e5*f))
+			add("Frame/strategy="+st+"/entities=10000-2", ns(1.5e6*f))
+			add("Readers/strategy="+st+"/readers=2-2", ns(200*f),
+				benchfmt.Value{Value: 40 * f, Unit: "p50-read-ns"}, benchfmt.Value{Value: 2e4 * f, Unit: "p99-read-ns"})
+			add("Determinism/strategy="+st+"/runs=6/frames=4-2", ns(1.2e7), benchfmt.Value{Value: f, Unit: "distinct-states"})
+		}
+		for _, procs := range []string{"", "-2", "-4"} {
+			for _, p := range []string{"1", "2", "4"} {
+				add("Contention/strategy="+st+"/producers="+p+procs, ns(30*f),
+					benchfmt.Value{Value: 1 / f, Unit: "efficiency"}, benchfmt.Value{Value: 3e7 / f, Unit: "cmds/s"})
+			}
+		}
+	}
+	return rs
+}
+
+// TestPlotNamesAndReportLinks: every chart of a full run has its own file (Frame's bar chart
+// and its scaling chart apart, a Determinism chart), Plot returns each file once, and
+// report.md links each SVG once.
+func TestPlotNamesAndReportLinks(t *testing.T) {
+	dir := t.TempDir()
+	plots := filepath.Join(dir, "plots")
+	files, err := Plot(runFixture(), plots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, filepath.Base(f))
+	}
+	sorted := slices.Sorted(slices.Values(names))
+	if c := slices.Compact(slices.Clone(sorted)); len(c) != len(sorted) {
+		t.Errorf("Plot returned a file twice: %v", sorted)
+	}
+	var want []string
+	for _, n := range []string{"Stage", "StageApply", "Frame", "Frame-scaling", "Frame-per-entity", "Readers", "Readers-latency", "Determinism",
+		"Contention-efficiency-1", "Contention-efficiency-2", "Contention-efficiency-4",
+		"Contention-throughput-1", "Contention-throughput-2", "Contention-throughput-4"} {
+		want = append(want, n+".svg", n+".png")
+	}
+	slices.Sort(want)
+	if !slices.Equal(sorted, want) {
+		t.Errorf("Plot wrote\n %v\nwant\n %v", sorted, want)
+	}
+	onDisk, _ := os.ReadDir(plots)
+	if len(onDisk) != len(want) {
+		t.Errorf("%s holds %d files, Plot returned %d", plots, len(onDisk), len(files))
+	}
+	for _, f := range files {
+		if fi, err := os.Stat(f); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+
+	meta := ReportMeta{}
+	for _, f := range files {
+		rel, _ := filepath.Rel(dir, f)
+		meta.Plots = append(meta.Plots, rel)
+	}
+	var b strings.Builder
+	if err := WriteReport(&b, runFixture(), meta); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range want {
+		if !strings.HasSuffix(f, ".svg") {
+			continue
+		}
+		if n := strings.Count(b.String(), "(plots/"+f+")"); n != 1 {
+			t.Errorf("report.md links %s %d times, want once", f, n)
+		}
+	}
+}
+
+// TestPlotSkipsSingleScaling: with one entity count there is no scaling line to draw.
+func TestPlotSkipsSingleScaling(t *testing.T) {
+	var rs []*benchfmt.Result
+	for _, r := range runFixture() {
+		if !strings.Contains(string(r.Name), "entities=10000") {
+			rs = append(rs, r)
+		}
+	}
+	files, err := Plot(rs, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.Contains(f, suite.PlotFrameScaling) {
+			t.Errorf("Plot drew %s from one entity count", f)
+		}
+	}
+}
+
+// TestPlotFrameScalingPerProcs: Frame run at several GOMAXPROCS (run -procs) gets one scaling
+// chart per GOMAXPROCS rather than lines that mix them.
+func TestPlotFrameScalingPerProcs(t *testing.T) {
+	var rs []*benchfmt.Result
+	for _, procs := range []string{"", "-4"} {
+		for _, e := range []string{"1000", "10000"} {
+			rs = append(rs, &benchfmt.Result{Name: benchfmt.Name("Frame/strategy=a/entities=" + e + procs), Iters: 1,
+				Values: []benchfmt.Value{{Value: 1e5, Unit: "ns/op"}}})
+		}
+	}
+	files, err := Plot(rs, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, filepath.Base(f))
+	}
+	want := []string{"Frame.svg", "Frame.png", "Frame-scaling-1.svg", "Frame-scaling-1.png", "Frame-scaling-4.svg", "Frame-scaling-4.png",
+		"Frame-per-entity-1.svg", "Frame-per-entity-1.png", "Frame-per-entity-4.svg", "Frame-per-entity-4.png"}
+	if !slices.Equal(names, want) {
+		t.Errorf("Plot wrote %v, want %v", names, want)
+	}
+}
+
+func TestHumanTicks(t *testing.T) {
+	labels := func(tk humanTicks, lo, hi float64) string {
+		var s []string
+		for _, t := range tk.Ticks(lo, hi) {
+			if t.Label != "" {
+				s = append(s, t.Label)
+			}
+		}
+		return strings.Join(s, ",")
+	}
+	for _, c := range []struct {
+		tk     humanTicks
+		lo, hi float64
+		want   string
+	}{
+		{humanTicks{unit: "ns/op", log: true}, 10, 2000, "10 ns,20 ns,50 ns,100 ns,200 ns,500 ns,1 µs,2 µs"},
+		{humanTicks{unit: "ns/op", log: true}, 1e3, 1e8, "1 µs,10 µs,100 µs,1 ms,10 ms,100 ms"},
+		{humanTicks{unit: "cmds/s"}, 0, 5e7, "0,10M,20M,30M,40M,50M"},
+		{humanTicks{unit: "efficiency"}, 0, 1.1, "0,0.2,0.4,0.6,0.8,1"},
+	} {
+		if got := labels(c.tk, c.lo, c.hi); got != c.want {
+			t.Errorf("%+v.Ticks(%v, %v) labels %s, want %s", c.tk, c.lo, c.hi, got, c.want)
+		}
+	}
+	for _, tk := range (humanTicks{unit: "ns/op", log: true}).Ticks(10, 2000) {
+		if strings.Contains(tk.Label, "e+") {
+			t.Errorf("tick label %q in scientific notation", tk.Label)
+		}
+	}
+}

@@ -1,0 +1,471 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Style is how one strategy is drawn: its colour and its marker.
+type Style struct {
+	Color color.Color
+	Glyph draw.GlyphDrawer
+}
+
+// styleOf gives every strategy its style: by its row in the strategy table, then the names
+// not in it in the order given.
+func styleOf(strategies []string) func(string) Style {
+	m := map[string]Style{}
+	i := 0
+	next := func() Style {
+		s := Style{strategyColors[i%len(strategyColors)], strategyGlyphs[i%len(strategyGlyphs)]}
+		i++
+		return s
+	}
+	for _, s := range suite.Strategies {
+		m[s.Name] = next()
+	}
+	for _, s := range strategies {
+		if _, ok := m[s]; !ok {
+			m[s] = next()
+		}
+	}
+	return func(s string) Style { return m[s] }
+}
+
+// barPoint is one bar: a result's name, a sub-category ("p50"; "" for none) and its summary.
+type barPoint struct {
+	n   results.Name
+	sub string
+	s   results.Summary
+}
+
+// axisMode forces an axis linear; the default is logarithmic when the values span more
+// than 10×.
+type axisMode int
+
+const linearAxis axisMode = 1
+
+// spansDecade reports whether [lo, hi] spans more than 10× (lo > 0).
+func spansDecade(lo, hi float64) bool { return lo > 0 && hi/lo > 10 }
+
+// barChart draws pts: one group of bars per category (the variant, with its sub-category and
+// GOMAXPROCS where needed) along x, one bar per strategy with its marker at the median and
+// the 95% CI as an error bar. The y axis is logarithmic when the values span more than 10×
+// (unless mode says linear); on a log axis the bars stand on an undrawn base at the axis
+// floor. It returns nil when pts is empty, and whether the axis is logarithmic.
+func barChart(pts []barPoint, unit string, strategies []string, style func(string) Style, cores int, mode ...axisMode) (*plot.Plot, bool) {
+	procs := map[int]bool{}
+	for _, pt := range pts {
+		procs[pt.n.Procs] = true
+	}
+	label := func(pt barPoint) string {
+		v := strings.ReplaceAll(pt.n.Variant(), " ", "\n")
+		if pt.sub != "" {
+			v = strings.TrimSpace(v + "\n" + pt.sub)
+		}
+		if len(procs) > 1 {
+			v = strings.TrimSpace(v + "\nGOMAXPROCS=" + strconv.Itoa(pt.n.Procs))
+			if cores > 0 && pt.n.Procs > cores {
+				v += "\n(oversubscribed)"
+			}
+		}
+		return v
+	}
+	var variants []string
+	vi := map[string]int{}
+	val := map[[2]string]results.Summary{}
+	onlyProcs := 0
+	for _, pt := range pts {
+		v := label(pt)
+		if _, ok := vi[v]; !ok {
+			vi[v] = len(variants)
+			variants = append(variants, v)
+		}
+		val[[2]string{pt.n.Strategy, v}] = pt.s
+		onlyProcs = pt.n.Procs
+	}
+	if len(variants) == 0 {
+		return nil, false
+	}
+	var drawn []string
+	lo, hi := math.Inf(1), 0.0   // the axis: medians and intervals
+	mlo, mhi := math.Inf(1), 0.0 // the medians, which decide a log axis
+	for _, st := range strategies {
+		has := false
+		for _, v := range variants {
+			if x, ok := val[[2]string{st, v}]; ok {
+				has = true
+				if x.Median > 0 {
+					mlo, mhi = math.Min(mlo, x.Median), math.Max(mhi, x.Median)
+					lo, hi = math.Min(lo, x.Median), math.Max(hi, math.Max(x.Median, x.Hi))
+					if x.Lo > 0 {
+						lo = math.Min(lo, x.Lo)
+					}
+				}
+			}
+		}
+		if has {
+			drawn = append(drawn, st)
+		}
+	}
+	logY := spansDecade(mlo, mhi) && !(len(mode) > 0 && mode[0] == linearAxis)
+	p := newPlot()
+	if len(procs) == 1 {
+		p.X.Label.Text = fmt.Sprintf("GOMAXPROCS=%d", onlyProcs)
+		if cores > 0 && onlyProcs > cores {
+			p.X.Label.Text += " (oversubscribed)"
+		}
+	}
+	floor := 0.0
+	if logY {
+		floor = niceBelow(lo / 1.5)
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = humanTicks{unit: unit, log: true}
+	} else {
+		p.Y.Tick.Marker = humanTicks{unit: unit}
+	}
+	if hi == 0 {
+		hi = 1
+	}
+	// Each category is one unit wide; the bars of a group fill about 75% of it.
+	slot := 20*vg.Centimeter - 8*vg.Centimeter // less the y axis and the legend
+	w := slot / vg.Length(len(variants)) * 0.75 / vg.Length(max(len(drawn), 1))
+	w = min(w, vg.Points(40))
+	base := make(plotter.Values, len(variants))
+	for j := range base {
+		base[j] = floor
+	}
+	for i, st := range drawn {
+		vs := make(plotter.Values, len(variants))
+		var marks plotter.XYs
+		var errs plotter.YErrors
+		for j, v := range variants {
+			x, ok := val[[2]string{st, v}]
+			if !ok {
+				continue
+			}
+			if x.Median > floor {
+				vs[j] = x.Median - floor
+			}
+			if !logY || x.Median > 0 {
+				marks = append(marks, plotter.XY{X: float64(j), Y: x.Median})
+				errs = append(errs, struct{ Low, High float64 }{x.Median - math.Max(x.Lo, floor), x.Hi - x.Median})
+			}
+		}
+		bars, err := plotter.NewBarChart(vs, w)
+		if err != nil {
+			continue // only for negative values, which no metric has
+		}
+		if logY {
+			b0, _ := plotter.NewBarChart(base, w)
+			bars.StackOn(b0)
+		}
+		sty := style(st)
+		bars.Color = sty.Color
+		bars.LineStyle.Width = 0
+		off := vg.Length(float64(i)-float64(len(drawn)-1)/2) * w
+		bars.Offset = off
+		p.Add(bars)
+		if len(marks) > 0 {
+			sc, _ := plotter.NewScatter(marks)
+			sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: min(vg.Points(3), w/3), Shape: sty.Glyph}
+			eb := &plotter.YErrorBars{XYs: marks, YErrors: errs, LineStyle: draw.LineStyle{Color: color.Black, Width: vg.Points(0.8)}, CapWidth: min(vg.Points(5), w*0.6)}
+			p.Add(shifted{eb, off}, shifted{sc, off})
+			p.Legend.Add(st, bars, legendGlyph{sty.Glyph})
+		} else {
+			p.Legend.Add(st, bars)
+		}
+	}
+	p.NominalX(variants...)
+	p.X.Min, p.X.Max = -0.5, float64(len(variants))-0.5
+	if logY {
+		p.Y.Min, p.Y.Max = floor, niceAbove(hi*1.3)
+	} else {
+		p.Y.Min, p.Y.Max = 0, hi*1.1
+	}
+	return p, logY
+}
+
+// shifted draws a plotter moved right by off (a bar's offset within its group).
+type shifted struct {
+	plot.Plotter
+	off vg.Length
+}
+
+// Plot implements plot.Plotter.
+func (s shifted) Plot(c draw.Canvas, plt *plot.Plot) {
+	c.Push()
+	c.Translate(vg.Point{X: s.off})
+	s.Plotter.Plot(c, plt)
+	c.Pop()
+}
+
+// legendGlyph draws a marker in black over a legend entry's colour box.
+type legendGlyph struct{ g draw.GlyphDrawer }
+
+// Thumbnail implements plot.Thumbnailer.
+func (l legendGlyph) Thumbnail(c *draw.Canvas) {
+	ctr := vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: (c.Min.Y + c.Max.Y) / 2}
+	c.DrawGlyph(draw.GlyphStyle{Color: color.Black, Radius: vg.Points(2.5), Shape: l.g}, ctr)
+}
+
+// linePlot draws one line per strategy of the values of scenario sc among pts against the
+// numeric parameter key (log x), at GOMAXPROCS procs (-1: any), each point with its 95% CI
+// as an error bar; the y axis is logarithmic when the values span more than 10×. It returns
+// nil when there are fewer than two x values, and whether y is logarithmic.
+func linePlot(pts []point, sc, key string, procs int, unit string, strategies []string, style func(string) Style) (*plot.Plot, bool) {
+	lines := map[string][]point{}
+	xs := map[float64]bool{}
+	lo, hi := math.Inf(1), 0.0   // the axis: medians and intervals
+	mlo, mhi := math.Inf(1), 0.0 // the medians, which decide a log axis
+	for _, pt := range pts {
+		if pt.n.Scenario != sc || (procs >= 0 && pt.n.Procs != procs) {
+			continue
+		}
+		x, err := strconv.ParseFloat(pt.n.Param(key), 64)
+		if err != nil || x <= 0 || math.IsNaN(pt.s.Median) || math.IsInf(pt.s.Median, 0) {
+			continue
+		}
+		lines[pt.n.Strategy] = append(lines[pt.n.Strategy], pt)
+		xs[x] = true
+		if pt.s.Median > 0 {
+			mlo, mhi = math.Min(mlo, pt.s.Median), math.Max(mhi, pt.s.Median)
+			lo = math.Min(lo, pt.s.Median)
+			if pt.s.Lo > 0 {
+				lo = math.Min(lo, pt.s.Lo)
+			}
+		}
+		hi = math.Max(hi, math.Max(pt.s.Median, pt.s.Hi))
+	}
+	if len(xs) < 2 {
+		return nil, false
+	}
+	logY := spansDecade(mlo, mhi)
+	p := newPlot()
+	p.X.Label.Text = key
+	p.X.Scale = plot.LogScale{}
+	var ticks []plot.Tick
+	for x := range xs {
+		ticks = append(ticks, plot.Tick{Value: x, Label: results.FormatTick(x, "")})
+	}
+	sort.Slice(ticks, func(a, b int) bool { return ticks[a].Value < ticks[b].Value })
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	p.X.Padding = vg.Points(12)
+	p.Y.Tick.Marker = humanTicks{unit: unit, log: logY}
+	if logY {
+		p.Y.Scale = plot.LogScale{}
+	}
+	floor := 0.0
+	if logY {
+		floor = niceBelow(lo / 1.2)
+	}
+	for _, st := range strategies {
+		ps := lines[st]
+		if len(ps) == 0 {
+			continue
+		}
+		xf := func(pt point) float64 { x, _ := strconv.ParseFloat(pt.n.Param(key), 64); return x }
+		sort.Slice(ps, func(a, b int) bool { return xf(ps[a]) < xf(ps[b]) })
+		var xy plotter.XYs
+		var errs plotter.YErrors
+		for _, pt := range ps {
+			if logY && pt.s.Median <= 0 {
+				continue
+			}
+			xy = append(xy, plotter.XY{X: xf(pt), Y: pt.s.Median})
+			errs = append(errs, struct{ Low, High float64 }{pt.s.Median - math.Max(pt.s.Lo, floor), pt.s.Hi - pt.s.Median})
+		}
+		if len(xy) == 0 {
+			continue
+		}
+		l, s, err := plotter.NewLinePoints(xy)
+		if err != nil {
+			continue // only for NaN or infinite values, which Summarize does not give
+		}
+		sty := style(st)
+		l.Color, s.Color = sty.Color, sty.Color
+		l.Width = vg.Points(1.5)
+		s.Shape = sty.Glyph
+		s.Radius = vg.Points(3)
+		eb := &plotter.YErrorBars{XYs: xy, YErrors: errs, LineStyle: draw.LineStyle{Color: sty.Color, Width: vg.Points(1)}, CapWidth: vg.Points(6)}
+		p.Add(l, eb, s)
+		p.Legend.Add(st, l, s)
+	}
+	if logY {
+		p.Y.Min, p.Y.Max = floor, niceAbove(hi*1.2)
+	} else {
+		p.Y.Min, p.Y.Max = 0, hi*1.1
+	}
+	return p, logY
+}
+
+func newPlot() *plot.Plot {
+	p := plot.New()
+	p.Title.Padding = vg.Points(8)
+	p.X.Label.Padding = vg.Points(4)
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// render draws p on a w×h canvas in format ext with a margin, the legend in a column right of
+// the plot (so it never covers the data) and a white background.
+func render(p *plot.Plot, w, h vg.Length, ext string) ([]byte, error) {
+	c, err := draw.NewFormattedCanvas(w, h, ext)
+	if err != nil {
+		return nil, err
+	}
+	dc := draw.New(c)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	margin := vg.Points(10)
+	dc = draw.Crop(dc, margin, -margin, margin, -margin)
+
+	leg := p.Legend
+	p.Legend = plot.NewLegend()
+	defer func() { p.Legend = leg }()
+	lw := leg.Rectangle(dc).Size().X
+	if lw == 0 {
+		p.Draw(dc)
+	} else {
+		gap := vg.Points(12)
+		p.Draw(draw.Crop(dc, 0, -(lw + gap), 0, 0))
+		top := p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding + vg.Points(6)
+		leg.Left, leg.Top = true, true
+		leg.Padding = vg.Points(3)
+		leg.Draw(draw.Crop(dc, dc.Size().X-lw, 0, 0, -top))
+	}
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// humanTicks marks an axis in human units (FormatValue of unit): on a log axis at 1-2-5 (or
+// every integer mantissa over less than about a decade) steps of every decade, with the
+// minor steps unlabelled over many decades; on a linear axis at five to seven labelled 1-2-5
+// steps.
+type humanTicks struct {
+	unit string
+	log  bool
+}
+
+// Ticks implements plot.Ticker.
+func (t humanTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !t.log {
+		if !(hi > lo) {
+			return []plot.Tick{{Value: lo, Label: results.FormatTick(lo, t.unit)}}
+		}
+		step := niceAbove((hi - lo) / 6)
+		var ticks []plot.Tick
+		for i := math.Ceil(lo / step); i*step <= hi*(1+1e-9); i++ {
+			v := i * step
+			ticks = append(ticks, plot.Tick{Value: v, Label: results.FormatTick(v, t.unit)})
+		}
+		return ticks
+	}
+	if lo <= 0 {
+		lo = hi / 1000
+	}
+	span := math.Log10(hi / lo)
+	labelled := map[int]bool{1: true, 2: true, 5: true}
+	switch {
+	case span <= 1.2:
+		labelled = map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true, 7: true, 8: true, 9: true}
+	case span > 3:
+		labelled = map[int]bool{1: true}
+	}
+	var ticks []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		for m := 1; m <= 9; m++ {
+			v := float64(m) * math.Pow(10, e)
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			tk := plot.Tick{Value: v}
+			if labelled[m] {
+				tk.Label = results.FormatTick(v, t.unit)
+			}
+			ticks = append(ticks, tk)
+		}
+	}
+	return ticks
+}
+
+// integerTicks marks every integer of a small count axis (every nth of a larger one).
+type integerTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (integerTicks) Ticks(lo, hi float64) []plot.Tick {
+	step := math.Max(1, math.Ceil((hi-lo)/10))
+	var ticks []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+	}
+	return ticks
+}
+
+// niceBelow is the largest 1-2-5 step (1, 2, 5, 10, 20, …) at most x; niceAbove the smallest
+// at least x.
+func niceBelow(x float64) float64 {
+	e := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{5, 2, 1} {
+		if m*e <= x {
+			return m * e
+		}
+	}
+	return e
+}
+
+func niceAbove(x float64) float64 {
+	e := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*e >= x*(1-1e-12) {
+			return m * e
+		}
+	}
+	return 10 * e
+}
+
+// strategyColors and strategyGlyphs are taken in turn by the rows of the strategy table
+// (baseline, the first row, is grey): the Okabe-Ito hues, which stay distinguishable with
+// colour-blindness, and as many distinct markers. A strategy added to the table gets the
+// next pair; names not in the table (a bench.txt of another version) follow in first-seen
+// order.
+var (
+	strategyColors = []color.Color{
+		color.RGBA{0x99, 0x99, 0x99, 0xff}, // grey (baseline)
+		color.RGBA{0x00, 0x72, 0xB2, 0xff}, // blue
+		color.RGBA{0xD5, 0x5E, 0x00, 0xff}, // vermillion
+		color.RGBA{0xCC, 0x79, 0xA7, 0xff}, // reddish purple
+		color.RGBA{0x00, 0x9E, 0x73, 0xff}, // bluish green
+		color.RGBA{0xE6, 0x9F, 0x00, 0xff}, // orange
+		color.RGBA{0x56, 0xB4, 0xE9, 0xff}, // sky blue
+		color.RGBA{0x00, 0x00, 0x00, 0xff}, // black
+		color.RGBA{0xB8, 0xA0, 0x00, 0xff}, // dark yellow
+		color.RGBA{0x8C, 0x56, 0x4B, 0xff}, // brown
+		color.RGBA{0x5E, 0x3C, 0x99, 0xff}, // dark purple
+		color.RGBA{0x00, 0x5F, 0x5F, 0xff}, // dark teal
+	}
+	strategyGlyphs = []draw.GlyphDrawer{
+		draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{},
+		draw.PyramidGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{},
+	}
+)
+
+type point struct {
+	n results.Name
+	s results.Summary
+}

@@ -1,0 +1,318 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// TestNewRunDirSuffixes checks that a taken default name gets -2, -3, …, and that runs asking
+// for the same name at once all get different directories.
+func TestNewRunDirSuffixes(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "results", "20260101-000000-host-arm64")
+	var got []string
+	for range 3 {
+		d, err := NewRunDir(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, d.Path)
+	}
+	want := []string{base, base + "-2", base + "-3"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("run %d got %s, want %s", i+1, got[i], want[i])
+		}
+	}
+
+	const n = 16
+	paths := make(chan string, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			d, err := NewRunDir(base)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			paths <- d.Path
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(paths)
+	seen := map[string]bool{}
+	for p := range paths {
+		if seen[p] {
+			t.Errorf("%s handed out twice", p)
+		}
+		seen[p] = true
+	}
+	if len(seen) != n {
+		t.Errorf("%d directories for %d concurrent runs", len(seen), n)
+	}
+}
+
+// TestOpenRunDirOnce checks that of runs opening the same directory at once exactly one
+// holds it, the others fail with ErrDirInUse or ErrDirTaken, and that Discard removes what
+// the run created.
+func TestOpenRunDirOnce(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "a", "b", "r")
+	const n = 16
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		held []*RunDir
+	)
+	start := make(chan struct{})
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			d, err := OpenRunDir(dir)
+			if err != nil {
+				var de *DirError
+				if !errors.As(err, &de) || !(errors.Is(err, ErrDirInUse) || errors.Is(err, ErrDirTaken)) {
+					t.Errorf("OpenRunDir: %v, want a DirError in use or taken", err)
+				}
+				return
+			}
+			mu.Lock()
+			held = append(held, d)
+			mu.Unlock()
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if len(held) != 1 {
+		t.Fatalf("%d runs hold %s, want 1", len(held), dir)
+	}
+	held[0].Discard()
+	// The parents may have been created by a run that lost, so only dir is sure to go.
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("Discard left %s: %v", dir, err)
+	}
+
+	// Alone, a run that created the parents removes them too.
+	tmp2 := t.TempDir()
+	d, err := OpenRunDir(filepath.Join(tmp2, "a", "b", "r"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Discard()
+	if entries, _ := os.ReadDir(tmp2); len(entries) != 0 {
+		t.Errorf("Discard left %v in %s", entries, tmp2)
+	}
+}
+
+// TestOpenRunDirEmptyKept checks that an existing empty directory is used and, after Discard,
+// kept (the run did not create it), without the lock file.
+func TestOpenRunDirEmptyKept(t *testing.T) {
+	dir := t.TempDir()
+	d, err := OpenRunDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, LockFile)); err != nil {
+		t.Errorf("no lock file while held: %v", err)
+	}
+	if _, err := OpenRunDir(dir); !errors.Is(err, ErrDirInUse) {
+		t.Errorf("second OpenRunDir: %v, want ErrDirInUse", err)
+	}
+	d.Discard()
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 0 {
+		t.Errorf("after Discard: %v, %v; want the empty directory kept", entries, err)
+	}
+}
+
+// deadPID returns the id of a process that has exited.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skipf("cannot start a process: %v", err)
+	}
+	return cmd.Process.Pid
+}
+
+// TestStaleLockReclaimed: a lock file whose process no longer exists (a killed run) is
+// reclaimed with a note, by a run into the directory and by HoldRunDir; a live one is not.
+func TestStaleLockReclaimed(t *testing.T) {
+	dir := t.TempDir()
+	lock := filepath.Join(dir, LockFile)
+	pid := deadPID(t)
+	if err := os.WriteFile(lock, []byte(fmt.Sprintf("%d\n", pid)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := OpenRunDir(dir)
+	if err != nil {
+		t.Fatalf("OpenRunDir over a stale lock: %v", err)
+	}
+	if want := fmt.Sprintf("process %d, which no longer exists", pid); !strings.Contains(d.Note, want) {
+		t.Errorf("note %q, want it to say %q", d.Note, want)
+	}
+	if b, _ := os.ReadFile(lock); strings.TrimSpace(string(b)) != fmt.Sprint(os.Getpid()) {
+		t.Errorf("lock holds %q, want this process %d", b, os.Getpid())
+	}
+	// Held by a live process (this one): refused, the lock kept.
+	if _, err := HoldRunDir(dir); !errors.Is(err, ErrDirInUse) {
+		t.Errorf("HoldRunDir of a live run's directory: %v, want ErrDirInUse", err)
+	}
+	if _, err := OpenRunDir(dir); !errors.Is(err, ErrDirInUse) {
+		t.Errorf("OpenRunDir of a live run's directory: %v, want ErrDirInUse", err)
+	}
+	// A lock still being written (no process id yet) counts as live.
+	os.WriteFile(lock, nil, 0o644)
+	if _, err := HoldRunDir(dir); !errors.Is(err, ErrDirInUse) {
+		t.Errorf("HoldRunDir with an empty lock file: %v, want ErrDirInUse", err)
+	}
+	// A killed run's full directory: HoldRunDir reclaims it for a rewrite.
+	os.WriteFile(filepath.Join(dir, "bench.txt"), []byte("x"), 0o644)
+	os.WriteFile(lock, []byte(fmt.Sprint(pid)), 0o644)
+	h, err := HoldRunDir(dir)
+	if err != nil || !strings.Contains(h.Note, "stale lock file") {
+		t.Fatalf("HoldRunDir over a stale lock: %v, note %q", err, h.Note)
+	}
+	h.Release()
+	if _, err := os.Stat(lock); !os.IsNotExist(err) {
+		t.Errorf("Release left the lock: %v", err)
+	}
+	// A directory without a lock: held without a note.
+	h, err = HoldRunDir(dir)
+	if err != nil || h.Note != "" {
+		t.Errorf("HoldRunDir without a lock: %v, note %q", err, h.Note)
+	}
+	h.Release()
+}
+
+// TestWriteFileAtomic checks that a write replaces the file whole, with mode 0644 even over a
+// file of another mode, that readers meanwhile see the old contents or the new ones and never
+// a mix or an empty file, and that neither a write nor a failed one leaves a temporary file in
+// the directory.
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bench.txt")
+	if err := os.WriteFile(path, []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	oldData := []byte(strings.Repeat("o", 1<<16))
+	newData := []byte(strings.Repeat("n", 1<<17))
+	if err := WriteFileAtomic(path, oldData); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode after write over a 0600 file = %v, want 0644", fi.Mode().Perm())
+	}
+
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Errorf("read during writes: %v", err)
+				return
+			}
+			if string(b) != string(oldData) && string(b) != string(newData) {
+				t.Errorf("read during writes: %d bytes that are neither the old contents nor the new", len(b))
+				return
+			}
+		}
+	}()
+	for i := range 50 {
+		data := oldData
+		if i%2 == 0 {
+			data = newData
+		}
+		if err := WriteFileAtomic(path, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	wg.Wait()
+	if b, _ := os.ReadFile(path); string(b) != string(oldData) {
+		t.Errorf("after the last write the file holds %d bytes, want the last write's %d", len(b), len(oldData))
+	}
+
+	// A write that cannot be renamed into place (the target is a non-empty directory) fails
+	// and leaves the target as it was.
+	blocked := filepath.Join(dir, "blocked")
+	if err := os.MkdirAll(filepath.Join(blocked, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileAtomic(blocked, newData); err == nil {
+		t.Error("write over a non-empty directory succeeded")
+	} else if !strings.Contains(err.Error(), blocked) {
+		t.Errorf("error %q does not name %s", err, blocked)
+	}
+
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := "bench.txt blocked"; strings.Join(names, " ") != want {
+		t.Errorf("directory holds %q, want %q (no temporary files)", strings.Join(names, " "), want)
+	}
+}
+
+func TestBenchFilePartialAndConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bench.txt")
+	f := NewBenchFile(path)
+	f.Config = []Config{{"goos", "linux"}, {"deferbench", "test"}}
+	r := &benchfmt.Result{Name: benchfmt.Name("Stage/strategy=baseline/cmd=typed-2"), Iters: 10,
+		Values: []benchfmt.Value{{Value: 1.5, Unit: "ns/op"}}}
+	if err := f.Add(r); err != nil {
+		t.Fatal(err)
+	}
+	read := func() string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	want := "goos: linux\ndeferbench: test\npartial: true (run in progress)\n\nBenchmarkStage/strategy=baseline/cmd=typed-2 10 1.5 ns/op\n"
+	if got := read(); got != want {
+		t.Errorf("during the run bench.txt =\n%s\nwant\n%s", got, want)
+	}
+	f.Config = append(f.Config, Config{"throttled", "no"})
+	if err := f.Finish(""); err != nil {
+		t.Fatal(err)
+	}
+	want = "goos: linux\ndeferbench: test\nthrottled: no\n\nBenchmarkStage/strategy=baseline/cmd=typed-2 10 1.5 ns/op\n"
+	if got := read(); got != want {
+		t.Errorf("after Finish bench.txt =\n%s\nwant\n%s", got, want)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}

@@ -1,0 +1,286 @@
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// ErrNotResults is why ReadResults refuses a file that holds no Go benchmark results.
+var ErrNotResults = errors.New("not a Go benchmark results file")
+
+var errIsDir = errors.New("is a directory")
+
+// ErrNotRegular is why ReadResults refuses a path that is neither a regular file nor a
+// directory (a named pipe, a device, a socket): reading one can block forever (a pipe with
+// no writer, a terminal) or never end (/dev/zero). Its error is a *fs.PathError whose Err
+// is ErrNotRegular (errors.Is) and reads "a named pipe (FIFO), not a regular file".
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrNoBenchmarks is why ReadResults refuses an empty file, or one of configuration lines
+// only (the bench.txt of a run stopped before its first benchmark finished); such errors
+// wrap ErrNotResults too.
+var ErrNoBenchmarks = errors.New("no benchmark lines")
+
+// configLines counts the lines of f, read again from its start, that are configuration
+// lines of the benchmark format ("key: value", the key starting with a lower-case letter and
+// holding no space or upper-case letter); 0 when f cannot be read again or is not text.
+func configLines(f io.ReadSeeker) int {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return 0
+	}
+	in, err := textReader(io.LimitReader(f, MaxResultsBytes))
+	if err != nil {
+		return 0
+	}
+	n := 0
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		if !utf8.Valid(sc.Bytes()) || bytes.IndexByte(sc.Bytes(), 0) >= 0 {
+			return 0 // binary: not a results file at all
+		}
+		key, _, ok := strings.Cut(sc.Text(), ":")
+		if !ok || key == "" {
+			continue
+		}
+		first, _ := utf8.DecodeRuneInString(key)
+		if unicode.IsLower(first) && !strings.ContainsFunc(key, func(c rune) bool { return unicode.IsSpace(c) || unicode.IsUpper(c) }) {
+			n++
+		}
+	}
+	return n
+}
+
+// ErrMalformed is why ReadResults refuses a file with a benchmark line it cannot parse (a
+// value without a unit, a number out of range, a line cut short).
+var ErrMalformed = errors.New("malformed benchmark line")
+
+// notRegular is what a non-regular file is ("a named pipe (FIFO)"); it is ErrNotRegular.
+type notRegular string
+
+func (k notRegular) Error() string { return string(k) + ", not a regular file" }
+
+func (k notRegular) Is(target error) bool { return target == ErrNotRegular }
+
+// fileKind names what a non-regular file mode is, for an error message.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "not a regular file"
+}
+
+// OpenRegular opens path for reading when it is a regular file (after symbolic links), and
+// otherwise fails without blocking: a directory is a *fs.PathError with "is a directory", a
+// named pipe, device or socket a *fs.PathError wrapping ErrNotRegular. The file is opened
+// non-blocking and checked again, so a path swapped for a pipe after the first check cannot
+// block either.
+func OpenRegular(path string) (*os.File, fs.FileInfo, error) {
+	check := func(fi fs.FileInfo) error {
+		switch {
+		case fi.IsDir():
+			return &fs.PathError{Op: "read", Path: path, Err: errIsDir}
+		case !fi.Mode().IsRegular():
+			return &fs.PathError{Op: "read", Path: path, Err: notRegular(fileKind(fi.Mode()))}
+		}
+		return nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := check(fi); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if fi, err = f.Stat(); err == nil {
+		err = check(fi)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// ReadFileLimited reads the regular file path (see OpenRegular) whole, refusing one larger
+// than max bytes with an error wrapping ErrTooLarge: for the small JSON files of a results
+// directory, which no input may make unbounded.
+func ReadFileLimited(path string, max int64) ([]byte, error) {
+	f, fi, err := OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%s: %w: %d bytes, more than %d", path, ErrTooLarge, fi.Size(), max)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(b)) > max {
+		err = fmt.Errorf("%s: %w: more than %d bytes", path, ErrTooLarge, max)
+	}
+	return b, err
+}
+
+// textReader returns r as UTF-8 without a byte order mark: a UTF-8 BOM (Windows editors
+// write one) is dropped, so that the first configuration key is not "\ufeffgoos"; a file
+// in UTF-16 with its BOM (PowerShell's > writes that) is decoded. Line endings need nothing:
+// the benchmark format reader takes CRLF as LF.
+func textReader(r io.Reader) (io.Reader, error) {
+	br := bufio.NewReader(r)
+	head, _ := br.Peek(3)
+	switch {
+	case bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}):
+		br.Discard(3)
+		return br, nil
+	case bytes.HasPrefix(head, []byte{0xFF, 0xFE}), bytes.HasPrefix(head, []byte{0xFE, 0xFF}):
+		b, err := io.ReadAll(br)
+		if err != nil {
+			return nil, err
+		}
+		order := binary.ByteOrder(binary.LittleEndian)
+		if b[0] == 0xFE {
+			order = binary.BigEndian
+		}
+		u := make([]uint16, 0, len(b)/2-1)
+		for i := 2; i+1 < len(b); i += 2 {
+			u = append(u, order.Uint16(b[i:]))
+		}
+		return strings.NewReader(string(utf16.Decode(u))), nil
+	}
+	return br, nil
+}
+
+// lineGuard passes its input through line by line, blanking a line too long for the
+// benchmark format reader (64 KiB) that is not a benchmark line, such as a test's log dump in
+// go test output, which would otherwise end the reading of the whole file; line numbers stay.
+// A benchmark line that long is an error wrapping ErrMalformed.
+type lineGuard struct {
+	br   *bufio.Reader // of size bufio.MaxScanTokenSize
+	path string
+	line int
+	buf  []byte // what is left of the current line
+	err  error  // sticky: io.EOF or the reason to stop
+}
+
+func (g *lineGuard) Read(p []byte) (int, error) {
+	for len(g.buf) == 0 {
+		if g.err != nil {
+			return 0, g.err
+		}
+		g.buf, g.err = g.next()
+	}
+	n := copy(p, g.buf)
+	g.buf = g.buf[n:]
+	return n, nil
+}
+
+// next returns the next line (valid until the following call) or, for one too long, a
+// newline in its place.
+func (g *lineGuard) next() ([]byte, error) {
+	line, err := g.br.ReadSlice('\n')
+	if len(line) > 0 {
+		g.line++
+	}
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return line, err
+	}
+	if bytes.HasPrefix(line, []byte("Benchmark")) {
+		return nil, fmt.Errorf("%s:%d: %w: a benchmark line longer than %d KiB: correct or delete that line", g.path, g.line, ErrMalformed, bufio.MaxScanTokenSize>>10)
+	}
+	for errors.Is(err, bufio.ErrBufferFull) {
+		_, err = g.br.ReadSlice('\n')
+	}
+	return []byte("\n"), err
+}
+
+// ReadResults reads every result of a Go benchmark format file: UTF-8 (with or without a
+// byte order mark) or UTF-16 with one, LF or CRLF line endings. A results directory stands
+// for its bench.txt. Errors name the file: a missing one (or a directory without bench.txt)
+// wraps fs.ErrNotExist, one that is not a regular file (a named pipe, a device) is a
+// *fs.PathError wrapping ErrNotRegular, a file without results wraps ErrNotResults (an empty
+// file and one of configuration lines only also ErrNoBenchmarks), one with a malformed
+// benchmark line ErrMalformed (its error names the file and line).
+func ReadResults(path string) ([]*benchfmt.Result, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, "bench.txt")
+	}
+	f, fi, err := OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi.Size() > MaxResultsBytes {
+		return nil, fmt.Errorf("%s: %w: %d bytes, more than %d MiB", path, ErrTooLarge, fi.Size(), MaxResultsBytes>>20)
+	}
+	return parseResults(f, fi.Size(), path)
+}
+
+// parseResults parses the size bytes of src, a results file named path in errors (a regular
+// file, or the bytes read from a pipe), as ReadResults describes.
+func parseResults(src io.ReadSeeker, size int64, path string) ([]*benchfmt.Result, error) {
+	if size == 0 {
+		return nil, fmt.Errorf("%s: %w, %w: the file is empty", path, ErrNotResults, ErrNoBenchmarks)
+	}
+	in, err := textReader(io.LimitReader(src, MaxResultsBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var rs []*benchfmt.Result
+	guard := &lineGuard{br: bufio.NewReaderSize(in, bufio.MaxScanTokenSize), path: path}
+	r := benchfmt.NewReader(guard, path)
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.Result:
+			if err := CheckResult(rec); err != nil {
+				return nil, err
+			}
+			if len(rs) == MaxResults {
+				return nil, fmt.Errorf("%s: %w: more than %d benchmark lines", path, ErrTooLarge, MaxResults)
+			}
+			rs = append(rs, rec.Clone())
+		case *benchfmt.SyntaxError:
+			return nil, fmt.Errorf("%s:%d: %w: %s: correct or delete that line", rec.FileName, rec.Line, ErrMalformed, rec.Msg)
+		}
+	}
+	if guard.err != nil && !errors.Is(guard.err, io.EOF) {
+		return nil, guard.err
+	}
+	if err := r.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("%s: %w (a line longer than %d KiB after line %d)", path, ErrNotResults, bufio.MaxScanTokenSize>>10, lineCount(rs))
+	} else if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(rs) == 0 {
+		if n := configLines(src); n > 0 {
+			return nil, fmt.Errorf("%s: %w, %w: only configuration lines (%d; a run stopped before its first benchmark finished?)", path, ErrNotResults, ErrNoBenchmarks, n)
+		}
+		return nil, fmt.Errorf("%s: %w (no benchmark lines)", path, ErrNotResults)
+	}
+	return rs, nil
+}

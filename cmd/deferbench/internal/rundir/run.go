@@ -1,0 +1,224 @@
+// Package rundir is the life of a results directory: Suite measures the suite into a held
+// directory (bench.txt as results arrive, env.json before and after, the profiles) and
+// finishes it (summary.json, the plots, report.md), marking every file partial when the run
+// stops early; Outputs rebuilds the finishing files from a bench.txt (deferbench report).
+// The CLI parses flags and calls these; it holds no orchestration.
+package rundir
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/envinfo"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+)
+
+// minCICount is the fewest repetitions benchstat (golang.org/x/perf/benchmath) computes a 95%
+// confidence interval from; fewer runs, with a warning.
+const minCICount = 6
+
+// ErrInterrupted marks a run stopped by an interrupt (context canceled).
+var ErrInterrupted = errors.New("interrupted")
+
+// Config is one run: the options parsed once from the command line, the held results
+// directory, and where its messages go.
+type Config struct {
+	Options harness.Options // planned (Options.Planned)
+	Dir     *results.RunDir // held; Suite releases or discards it
+	Profile bool            // profile every scenario and strategy after the timed runs
+	// QuickCount: the count is -quick's, not given (for the warning's words).
+	QuickCount     bool
+	Args           []string // the command line, for env.json
+	Started        time.Time
+	Stdout, Stderr io.Writer
+	Stop           Stop // nil: no signal handling
+}
+
+// Suite runs cfg.Options into cfg.Dir and finishes its files. A run stopped by ctx keeps what
+// finished, marks its files partial and returns an error wrapping ErrInterrupted; a run that
+// measured nothing removes what it wrote.
+func Suite(ctx context.Context, cfg Config) (err error) {
+	opt, rd, start := cfg.Options, cfg.Dir, cfg.Started
+	e := &env{ctx: ctx, stdout: cfg.Stdout, stderr: cfg.Stderr, stop: cfg.Stop}
+	if e.stop == nil {
+		e.stop = noStop{}
+	}
+	defer rd.Release()
+	out := rd.Path
+	if opt.Count < minCICount {
+		how := "-count " + strconv.Itoa(opt.Count)
+		if cfg.QuickCount {
+			how = "-quick's count " + strconv.Itoa(opt.Count)
+		}
+		fmt.Fprintf(e.stderr, "deferbench: warning: %s is below %d: benchstat needs at least %d repetitions for a confidence interval; the medians will have none\n", how, minCICount, minCICount)
+	}
+	benchPath, envPath := filepath.Join(out, "bench.txt"), filepath.Join(out, "env.json")
+
+	before := envinfo.Capture()
+	beforeAt := time.Now()
+	doc := results.Env{
+		Deferbench: results.Version(),
+		Args:       cfg.Args,
+		Started:    start.UTC().Format(time.RFC3339),
+		Partial:    "true (run in progress)",
+		Before:     before,
+		Options: results.RunOptions{Quick: opt.Quick, Count: opt.Count, Benchtime: opt.Benchtime.String(),
+			Scenarios:  names(opt.Scenarios, func(s harness.Scenario) string { return s.Name }),
+			Strategies: names(opt.Strategies, func(s harness.StrategyInfo) string { return s.Name }),
+			Procs:      opt.Procs},
+	}
+	bf := results.NewBenchFile(benchPath)
+	caps := harness.Capabilities(opt.Strategies) // what the verdicts read, not today's code
+	bf.Config = append(results.RunConfig(before.CPUModel, before.ConfigLines()), caps...)
+	e.stop.Begin()
+	if err := results.WriteJSON(envPath, doc); err != nil {
+		rd.Discard()
+		return err
+	}
+
+	total := opt.Total()
+	fin := &finisher{e: e, dir: out, bf: bf, doc: &doc, envPath: envPath}
+	e.stop.SetHard(func() {
+		done := len(bf.Results())
+		if done == 0 { // nothing measured: leave nothing behind
+			os.Remove(envPath)
+			rd.Discard()
+			return
+		}
+		why := "stopped at once by a second interrupt"
+		if done < total {
+			fin.hardStop(fmt.Sprintf("%d of %d benchmarks finished (%s)", done, total, why))
+		} else {
+			fin.hardStop(fmt.Sprintf("all %d benchmarks finished; profiling %s", total, why))
+		}
+		rd.Release()
+	})
+	defer e.stop.SetHard(nil)
+
+	prog := newProgress(e.stderr, total)
+	opt.Progress = prog.event
+	runErr := harness.Run(e.ctx, opt, bf.Add)
+	prog.finish()
+	done := len(bf.Results())
+
+	if done == 0 && runErr != nil {
+		// Nothing was measured: leave nothing half-written behind.
+		os.Remove(benchPath)
+		os.Remove(envPath)
+		rd.Discard()
+		if errors.Is(runErr, context.Canceled) {
+			return fmt.Errorf("run: %w before the first benchmark finished; nothing kept", ErrInterrupted)
+		}
+		return fmt.Errorf("run: %w", runErr)
+	}
+	wall := time.Since(beforeAt)
+	after := envinfo.Capture()
+	fin.mu.Lock()
+	doc.After = &after
+	if share, ok := envinfo.CPUShareOf(before, after); ok {
+		doc.CPUShare = &results.CPUShare{Seconds: math.Round(wall.Seconds()*10) / 10, CPUShare: share}
+	}
+	th, _ := envinfo.Throttled(before, after)
+	doc.Throttled = &th
+	bf.Config = append(results.RunConfig(before.CPUModel, envinfo.RunConfigLines(before, after)), caps...)
+	fin.mu.Unlock()
+
+	// With -profile, the profiles come before the files are finished, so that an interrupted
+	// profiling run marks them partial too.
+	var (
+		as       []results.Attribution
+		profErr  error
+		profiled int
+		groups   = harness.ProfileGroups(opt)
+	)
+	if runErr == nil && cfg.Profile {
+		as, profErr = harness.ProfileRun(e.ctx, opt, filepath.Join(out, "profiles"), func(group string) {
+			fmt.Fprintf(e.stderr, "deferbench: profiling %s\n", group)
+		})
+		profiled = len(as)
+	}
+	partial := ""
+	switch {
+	case runErr != nil:
+		partial = fmt.Sprintf("%d of %d benchmarks finished (%s)", done, total, stopReason(runErr))
+	case profErr != nil:
+		partial = fmt.Sprintf("all %d benchmarks finished; profiles of %d of %d scenario-strategy pairs (%s)", total, profiled, groups, stopReason(profErr))
+	}
+	var sumAttr *results.AttributionDoc
+	if len(as) > 0 {
+		sumAttr = &results.AttributionDoc{Categories: results.AttributionCategories, ByStrategy: harness.StrategyAttribution(as), ByScenario: as}
+		writeAttribution(e.stdout, sumAttr.ByStrategy)
+	}
+	if err := fin.finish(partial, sumAttr); err != nil {
+		return err
+	}
+	const marked = "bench.txt, env.json, summary.json and report.md say partial"
+	switch {
+	case errors.Is(runErr, context.Canceled):
+		return fmt.Errorf("run: %w after %d of %d benchmarks: kept their results in %s; %s", ErrInterrupted, done, total, out, marked)
+	case runErr != nil:
+		return fmt.Errorf("run: %w: kept the %d of %d finished benchmarks in %s; %s", runErr, done, total, out, marked)
+	case errors.Is(profErr, context.Canceled):
+		return fmt.Errorf("run: %w while profiling: kept all %d results and the profiles of %d of %d scenario-strategy pairs in %s; %s", ErrInterrupted, total, profiled, groups, out, marked)
+	case profErr != nil:
+		return fmt.Errorf("run: profiles: %w: kept all %d results and the profiles of %d of %d scenario-strategy pairs in %s; %s", profErr, total, profiled, groups, out, marked)
+	}
+	fmt.Fprintf(e.stderr, "deferbench: %d results in %s (%s); compare with: benchstat -col /strategy %s\n",
+		done, out, time.Since(start).Round(time.Second), ShellQuote(benchPath))
+	return nil
+}
+
+// ShellQuote returns s as one POSIX shell word: unchanged when it has only characters the
+// shell takes literally, else in single quotes (each ' inside closes them, is escaped with a
+// backslash and reopens them), so that a
+// suggested command stays copy-pasteable for a path with spaces.
+func ShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+:,@%=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// stopReason is the short reason in a partial marker: "interrupted", or "failed: " and err.
+func stopReason(err error) string {
+	if errors.Is(err, context.Canceled) {
+		return "interrupted"
+	}
+	return "failed: " + err.Error()
+}
+
+// writeAttribution prints one row per strategy: the share of its CPU in each category.
+func writeAttribution(w io.Writer, as []results.Attribution) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "CPU attribution\tcpu-s\t")
+	for _, c := range results.AttributionCategories {
+		fmt.Fprintf(tw, "%s\t", c)
+	}
+	fmt.Fprintln(tw)
+	for _, a := range as {
+		fmt.Fprintf(tw, "%s\t%.2f\t", a.Strategy, a.CPU)
+		for _, c := range results.AttributionCategories {
+			fmt.Fprintf(tw, "%.1f%%\t", 100*a.Share[c])
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
+func names[T any](ts []T, name func(T) string) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = name(t)
+	}
+	return out
+}

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestReferenceRunRebuildsIdentically: deferbench report on the checked-in reference run
+// writes the same report.md and summary.json it holds. The reference bench.txt predates the
+// capability lines, so its "Which to pick" comes from analysis's fallback table; this is
+// what keeps that table (and every rule of the report) from drifting unnoticed. A change
+// meant to alter report.md rebuilds the reference with deferbench report.
+func TestReferenceRunRebuildsIdentically(t *testing.T) {
+	ref, err := filepath.Glob("../../results/*-*-*/bench.txt")
+	if err != nil || len(ref) == 0 {
+		t.Fatalf("no reference run under results/: %v", err)
+	}
+	for _, bench := range ref {
+		src := filepath.Dir(bench)
+		dir := t.TempDir()
+		for _, f := range []string{"bench.txt", "env.json", "summary.json", "report.md"} {
+			copyFile(t, filepath.Join(src, f), filepath.Join(dir, f))
+		}
+		if err := runContext(t.Context(), []string{"report", dir}, io.Discard, io.Discard); err != nil {
+			t.Fatalf("report %s: %v", src, err)
+		}
+		for _, f := range []string{"report.md", "summary.json"} {
+			want, _ := os.ReadFile(filepath.Join(src, f))
+			got, _ := os.ReadFile(filepath.Join(dir, f))
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s: rebuilt %s differs from the checked-in one (rebuild it with deferbench report %s if the change is meant)", src, f, src)
+			}
+		}
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
