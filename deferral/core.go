@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/deferbench/deferbench/ecs"
 )
@@ -79,8 +80,10 @@ func (c *Core) NewRecorder(sink Sink) *Recorder {
 	if c.nrec >= maxRecorders {
 		panic(fmt.Sprintf("deferral: more than %d recorders on one strategy: mint one per producer and reuse it", maxRecorders))
 	}
-	r := &Recorder{sink: sink, core: c, index: c.nrec, cmds: &noRecords, keyed: &alwaysKeyed}
-	if ss, ok := sink.(SliceSink); ok {
+	r := &Recorder{sink: sink, core: c, index: c.nrec, cmds: &noRecords, keyed: &alwaysKeyed, st: &heldStream}
+	if ss, ok := sink.(StreamSink); ok && ss.Stream() != nil {
+		r.st, r.sinkSt = ss.Stream(), ss.Stream()
+	} else if ss, ok := sink.(SliceSink); ok {
 		r.cmds, r.keyed = ss.Records()
 	}
 	r.sinkKeyed = r.keyed
@@ -298,9 +301,42 @@ func (c *Core) Apply(at Pos, cmd *Command) error {
 // command, as Apply called in a loop would: a retry must not apply the commands before it
 // twice. A strategy whose records are a plain slice applies a run with one call instead of
 // one call per command.
+//
+// A one-value Add or Set, or a Remove, on a real handle writes its column through the
+// component's ecs.Writer (a liveness and generation check, a mask test and a copy); what the
+// writer cannot finish (a validator, a missing component, a new column) goes through Apply.
 func (c *Core) ApplyRun(at Pos, cmds []Command, applied *int) error {
+	w := c.world
 	for i := range cmds {
-		if err := c.Apply(at, &cmds[i]); err != nil {
+		cmd := &cmds[i]
+		if e := cmd.Entity; !e.IsPlaceholder() {
+			var live, had, done bool
+			h := *(*uint32)(unsafe.Pointer(&cmd.Bundle)) // count | bytes used<<8 | first id<<16
+			switch cmd.Verb {
+			case VerbSet:
+				if h&0xff == 1 {
+					live, done = w.Writer(ecs.ComponentID(h>>16&0xff)).Set(e, unsafe.Add(unsafe.Pointer(&cmd.Bundle), 16))
+				}
+			case VerbAdd:
+				if h&0xff == 1 {
+					live, done = w.Writer(ecs.ComponentID(h>>16&0xff)).Upsert(e, unsafe.Add(unsafe.Pointer(&cmd.Bundle), 16))
+				}
+			case VerbRemove:
+				if live, had, done = w.Writer(cmd.Component).Remove(e); live && !had && done {
+					c.report.NoopRemoves++
+				}
+			}
+			if done {
+				if !live {
+					c.report.Skipped++
+				}
+				c.report.Applied++
+				*applied++
+				at.Index++
+				continue
+			}
+		}
+		if err := c.Apply(at, cmd); err != nil {
 			return err
 		}
 		*applied++

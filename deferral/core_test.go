@@ -2,6 +2,7 @@ package deferral_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -188,5 +189,163 @@ func TestApplyRun(t *testing.T) {
 	c.End(err == nil)
 	if n != 1 || err != nil || w.Has(e, tagC.ID()) {
 		t.Errorf("rest of the run: %d, %v, tag kept %v; want 1, nil, false", n, err, w.Has(e, tagC.ID()))
+	}
+}
+
+// TestStreamRoundTrip: every record a recorder writes into a stream decodes to the command it
+// stages (bundles of one to several values, of every size), so the keyed path, which decodes,
+// applies what the stream path would.
+func TestStreamRoundTrip(t *testing.T) {
+	type w3 struct{ A, B, C uint64 }
+	c4 := ecs.NewComponent[uint32]("rt.u32", nil)
+	c8 := ecs.NewComponent[float64]("rt.f64", nil)
+	c24 := ecs.NewComponent[w3]("rt.w3", nil)
+	c0 := ecs.NewComponent[struct{}]("rt.tag", nil)
+	e := ecs.NewPlaceholder(7, 8, 9)
+	bundles := []ecs.Bundle{
+		c4.Value(5), c8.Value(2.5), c24.Value(w3{1, 2, 3}), c0.Value(struct{}{}),
+		ecs.NewBundle(c4.Value(1), c8.Value(2)), ecs.NewBundle(c24.Value(w3{4, 5, 6}), c8.Value(7), c4.Value(8)),
+	}
+	var want []deferral.Command
+	var s deferral.Stream
+	core := deferral.NewCore(ecs.NewWorld())
+	r := core.NewRecorder(streamSink{&s})
+	for _, b := range bundles {
+		for _, v := range []deferral.Verb{deferral.VerbCreate, deferral.VerbAdd, deferral.VerbSet} {
+			r.Stage(deferral.Command{Verb: v, Entity: e, Bundle: b})
+			want = append(want, deferral.Command{Verb: v, Entity: e, Bundle: b})
+		}
+	}
+	r.Remove(e, c24.ID())
+	r.Destroy(e)
+	deferral.Set(r, e, c24, w3{7, 8, 9})
+	want = append(want, deferral.Command{Verb: deferral.VerbRemove, Entity: e, Component: c24.ID()},
+		deferral.Command{Verb: deferral.VerbDestroy, Entity: e},
+		deferral.Command{Verb: deferral.VerbSet, Entity: e, Bundle: c24.Value(w3{7, 8, 9})})
+	got := deferral.AppendCommands(&s, nil)
+	if len(got) != len(want) || s.Len() != len(want) {
+		t.Fatalf("decoded %d records (stream counts %d), want %d", len(got), s.Len(), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("record %d decodes to %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+type streamSink struct{ s *deferral.Stream }
+
+func (k streamSink) StageKeyed(uint64, deferral.Command)           { panic("not keyed") }
+func (k streamSink) StageFuncKeyed(uint64, func(*ecs.World) error) { panic("no closures") }
+func (k streamSink) Stream() *deferral.Stream                      { return k.s }
+
+// TestApplyStreamMatchesApply holds the stream's commit (ApplyStream, whose runs of one-value
+// records the World's ApplyValues applies) to Apply of the same commands one by one: the
+// same world hash and report, for one-value and bundle Adds and Sets, removes of components
+// the entity has, lacks, or that no component has, targets that are dead, stale or empty,
+// and a destroy in between.
+func TestApplyStreamMatchesApply(t *testing.T) {
+	c4 := ecs.NewComponent[uint32]("as.u32", nil)
+	c16 := ecs.NewComponent[[2]float64]("as.v2", nil)
+	c24 := ecs.NewComponent[[3]uint64]("as.w3", nil)
+	build := func() (*ecs.World, []ecs.Entity) {
+		w := ecs.NewWorld()
+		var es []ecs.Entity
+		for i := range 6 {
+			e, err := w.Create(c4.Value(uint32(i)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			es = append(es, e)
+		}
+		if err := w.Destroy(es[5]); err != nil { // es[5] is stale from here on
+			t.Fatal(err)
+		}
+		return w, es
+	}
+	stage := func(r *deferral.Recorder, es []ecs.Entity) {
+		for i, e := range es {
+			r.Add(e, c16.Value([2]float64{float64(i), 1}))
+			r.Set(e, c4.Value(uint32(10+i)))
+			r.Add(e, ecs.NewBundle(c24.Value([3]uint64{1, 2, uint64(i)}), c4.Value(7)))
+			deferral.Set(r, e, c16, [2]float64{2, float64(i)})
+			r.Remove(e, c24.ID())
+			r.Remove(e, c24.ID())                  // lacks it now: a no-op remove
+			r.Remove(e, ecs.MaxComponents+c4.ID()) // no component has this id (its low bits name c4)
+			r.Set(e, ecs.NewBundle(c4.Value(3), c16.Value([2]float64{3, 3})))
+			if i == 2 {
+				r.Destroy(e)
+			}
+			deferral.Add(r, e, c24, [3]uint64{9, 9, uint64(i)})
+			r.Remove(e, c4.ID())
+		}
+		r.Set(ecs.Entity{}, c4.Value(1))
+	}
+
+	wa, ea := build()
+	var s deferral.Stream
+	ca := deferral.NewCore(wa)
+	stage(ca.NewRecorder(streamSink{&s}), ea)
+	if err := ca.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	next, off := 0, 0
+	if err := ca.ApplyStream(deferral.Pos{}, &s, s.Len(), &next, &off); err != nil {
+		t.Fatal(err)
+	}
+	ca.End(true)
+	if next != s.Len() || off != len(s.Words()) {
+		t.Fatalf("ApplyStream's cursor stopped at record %d, word %d; want %d, %d", next, off, s.Len(), len(s.Words()))
+	}
+	ra, _ := ca.TakeReport(0)
+
+	wb, eb := build()
+	var sb deferral.Stream
+	cb := deferral.NewCore(wb)
+	stage(cb.NewRecorder(streamSink{&sb}), eb)
+	if err := cb.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range deferral.AppendCommands(&sb, nil) {
+		if err := cb.Apply(deferral.Pos{Index: i}, &c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cb.End(true)
+	rb, _ := cb.TakeReport(0)
+
+	if ha, hb := wa.Hash(), wb.Hash(); ha != hb {
+		t.Errorf("world hash after ApplyStream %x, after Apply one by one %x", ha, hb)
+	}
+	if ra.Applied != rb.Applied || ra.Skipped != rb.Skipped || ra.NoopRemoves != rb.NoopRemoves {
+		t.Errorf("ApplyStream reports applied/skipped/noop removes %d/%d/%d; Apply %d/%d/%d",
+			ra.Applied, ra.Skipped, ra.NoopRemoves, rb.Applied, rb.Skipped, rb.NoopRemoves)
+	}
+	if ra.Applied != s.Len() {
+		t.Errorf("applied %d of %d records", ra.Applied, s.Len())
+	}
+}
+
+// TestAppendSetMatchesStream: the Stage baseline's record (AppendSet) is the record Set
+// writes into a recorder's stream, word for word, for values of 0, 4, 16 and 24 bytes.
+func TestAppendSetMatchesStream(t *testing.T) {
+	c0 := ecs.NewComponent[struct{}]("aps.tag", nil)
+	c4 := ecs.NewComponent[uint32]("aps.u32", nil)
+	c16 := ecs.NewComponent[[2]float64]("aps.v2", nil)
+	c24 := ecs.NewComponent[[3]uint64]("aps.w3", nil)
+	var s deferral.Stream
+	r := deferral.NewCore(ecs.NewWorld()).NewRecorder(streamSink{&s})
+	e := ecs.NewPlaceholder(3, 4, 5)
+	var got []uint64
+	deferral.Set(r, e, c0, struct{}{})
+	got = deferral.AppendSet(got, e, c0, struct{}{})
+	deferral.Set(r, e, c4, 7)
+	got = deferral.AppendSet(got, e, c4, 7)
+	deferral.Set(r, e, c16, [2]float64{1, 2})
+	got = deferral.AppendSet(got, e, c16, [2]float64{1, 2})
+	deferral.Set(r, e, c24, [3]uint64{4, 5, 6})
+	got = deferral.AppendSet(got, e, c24, [3]uint64{4, 5, 6})
+	if want := s.Words(); !slices.Equal(got, want) {
+		t.Errorf("AppendSet wrote %x; the stream holds %x", got, want)
 	}
 }

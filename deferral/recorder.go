@@ -2,6 +2,7 @@ package deferral
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/deferbench/deferbench/ecs"
 )
@@ -19,6 +20,11 @@ const maxRecorders = 1 << 16
 // before Close, and otherwise dropped, as is every closure staged with Do; Pending counts
 // the dropped ones too, and Discard drops them (see Core.Dropped).
 type Recorder struct {
+	// st is the sink's record stream (StreamSink), or heldStream — which takes no record
+	// inline — when the sink has none or the recorder's sort key is not 0. sinkSt is the
+	// sink's stream, nil when it has none.
+	st     *Stream
+	sinkSt *Stream
 	// cmds and keyed are the fast path of a SliceSink: unkeyed typed records are appended to
 	// *cmds directly while *keyed is false. For other sinks keyed points at a true that is
 	// never written, so every record goes through sink.
@@ -117,8 +123,12 @@ func (r *Recorder) SetSortKey(k uint64) {
 	r.key = k
 	if k != 0 {
 		r.keyed = &alwaysKeyed
+		r.st = &heldStream
 	} else {
 		r.keyed = r.sinkKeyed
+		if r.st = r.sinkSt; r.st == nil {
+			r.st = &heldStream
+		}
 	}
 }
 
@@ -135,62 +145,114 @@ func (r *Recorder) Create(b ecs.Bundle) ecs.Entity {
 		e, owner = nextEpoch(e), c.aheadOwn
 	}
 	p := ecs.NewPlaceholder(owner, uint32(r.index)<<16|e&0xffff, r.nextSeq(e, c.epoch))
-	if c := r.slot(); c != nil {
-		c.Verb, c.Component, c.Entity, c.Bundle = VerbCreate, 0, p, b
-		return p
-	}
-	r.stageSlow(&Command{Verb: VerbCreate, Entity: p, Bundle: b})
+	r.put(VerbCreate, 0, p, &b)
 	return p
 }
 
 // Destroy stages the destruction of e (an entity or a placeholder).
-func (r *Recorder) Destroy(e ecs.Entity) {
-	if c := r.slot(); c != nil {
-		c.Verb, c.Component, c.Entity = VerbDestroy, 0, e
-		c.Bundle = ecs.Bundle{}
+func (r *Recorder) Destroy(e ecs.Entity) { r.put(VerbDestroy, 0, e, &ecs.Bundle{}) }
+
+// Add stages adding the components in b to e, overwriting values e already has. For one
+// component, the generic Add writes the record without building a Bundle.
+func (r *Recorder) Add(e ecs.Entity, b ecs.Bundle) {
+	// The stream's fast path, for one value of at most 24 bytes (count 1, bytes used 0, 8,
+	// 16 or 24 in the Bundle's first two bytes): the record is the header and the value's
+	// words; three words are copied whatever the size (the room test covers them; a word
+	// past the record lies in free room the next record overwrites).
+	s := r.st
+	bp := unsafe.Pointer(&b)
+	if n, h := s.n, *(*uint32)(bp); n < s.vend && (h-1)&0xe7ff == 0 {
+		s.n = n + recordLen(h)
+		s.count++
+		p := unsafe.Add(s.base, uintptr(n)*8)
+		*(*uint32)(p) = uint32(VerbAdd) | h&0xffff00
+		*(*ecs.Entity)(unsafe.Add(p, 4)) = e
+		*(*words3)(unsafe.Add(p, 16)) = *(*words3)(unsafe.Add(bp, 16))
 		return
 	}
-	r.stageSlow(&Command{Verb: VerbDestroy, Entity: e})
-}
-
-// Add stages adding the components in b to e, overwriting values e already has.
-func (r *Recorder) Add(e ecs.Entity, b ecs.Bundle) {
 	if c := r.slot(); c != nil {
 		c.Verb, c.Component, c.Entity, c.Bundle = VerbAdd, 0, e, b
 		return
 	}
-	r.stageSlow(&Command{Verb: VerbAdd, Entity: e, Bundle: b})
+	r.put(VerbAdd, 0, e, &b)
 }
 
 // Remove stages removing component id from e; a no-op at commit if e lacks it.
 func (r *Recorder) Remove(e ecs.Entity, id ecs.ComponentID) {
+	if p := r.st.alloc(headWords); p != nil {
+		*(*uint32)(p) = header(VerbRemove, id, 0, formValue)
+		*(*ecs.Entity)(unsafe.Add(p, 4)) = e
+		return
+	}
 	if c := r.slot(); c != nil {
 		c.Verb, c.Component, c.Entity = VerbRemove, id, e
 		c.Bundle = ecs.Bundle{}
 		return
 	}
-	r.stageSlow(&Command{Verb: VerbRemove, Component: id, Entity: e})
+	r.putSlow(VerbRemove, id, e, &ecs.Bundle{}, headWords, formValue)
 }
 
 // Set stages overwriting e's values of the components in b; the commit fails with a
-// *CommandError wrapping ecs.ErrMissingComponent if e lacks one.
+// *CommandError wrapping ecs.ErrMissingComponent if e lacks one. For one component, the
+// generic Set writes the record without building a Bundle.
 func (r *Recorder) Set(e ecs.Entity, b ecs.Bundle) {
+	// The stream's fast path, for one value of at most 24 bytes (count 1, bytes used 0, 8,
+	// 16 or 24 in the Bundle's first two bytes): the record is the header and the value's
+	// words; three words are copied whatever the size (the room test covers them; a word
+	// past the record lies in free room the next record overwrites).
+	s := r.st
+	bp := unsafe.Pointer(&b)
+	if n, h := s.n, *(*uint32)(bp); n < s.vend && (h-1)&0xe7ff == 0 {
+		s.n = n + recordLen(h)
+		s.count++
+		p := unsafe.Add(s.base, uintptr(n)*8)
+		*(*uint32)(p) = uint32(VerbSet) | h&0xffff00
+		*(*ecs.Entity)(unsafe.Add(p, 4)) = e
+		*(*words3)(unsafe.Add(p, 16)) = *(*words3)(unsafe.Add(bp, 16))
+		return
+	}
 	if c := r.slot(); c != nil {
 		c.Verb, c.Component, c.Entity, c.Bundle = VerbSet, 0, e, b
 		return
 	}
-	r.stageSlow(&Command{Verb: VerbSet, Entity: e, Bundle: b})
+	r.put(VerbSet, 0, e, &b)
 }
+
+// words3 is three words of values, copied through registers.
+type words3 struct{ a, b, c uint64 }
 
 // Stage stages a command record built by hand (the typed tier underneath the verbs). A
 // VerbCreate record staged this way carries its own placeholder, usually the zero Entity,
 // which nothing can name.
 func (r *Recorder) Stage(cmd Command) {
-	if c := r.slot(); c != nil {
-		*c = cmd
+	switch cmd.Verb {
+	case VerbCreate, VerbDestroy, VerbAdd, VerbRemove, VerbSet:
+		if cmd.Bundle.Len() > 0 || cmd.Verb == VerbRemove || cmd.Verb == VerbDestroy {
+			r.put(cmd.Verb, cmd.Component, cmd.Entity, &cmd.Bundle)
+			return
+		}
+	}
+	// A record the stream cannot say as it stands (an invalid verb, a create, add or set
+	// without values, a remove carrying values): staged as it is, to fail or apply at
+	// commit exactly as built.
+	r.stageCommand(&cmd)
+}
+
+// stageCommand stages cmd as a Command record: into the fast slice, or through the sink.
+func (r *Recorder) stageCommand(cmd *Command) {
+	if r.sinkSt != nil {
+		if r.core.closed.Load() {
+			r.core.dropped.Add(1)
+			return
+		}
+		r.sink.StageKeyed(r.key, *cmd)
 		return
 	}
-	r.stageSlow(&cmd)
+	if c := r.slot(); c != nil {
+		*c = *cmd
+		return
+	}
+	r.stageSlow(cmd)
 }
 
 // Do stages a closure over the world: the closure tier, for components that are not inline

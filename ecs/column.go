@@ -138,3 +138,224 @@ func (c *typedColumn[T]) hash(h hash.Hash64, slot uint32) {
 	h.Write(buf[:])
 	h.Write([]byte(s))
 }
+
+// Writer writes one component's values for a run of deferred commands: a deferral strategy's
+// commit resolves it once per run of one-value Set, Add and Remove commands of the same
+// component, then each command is a liveness and generation check, a mask test and a copy.
+// A call that needs more — a missing column, a validator, a value of a component the entity
+// lacks (Set), a structural change while a query iterates, a component that holds pointers
+// (Remove) — reports done == false and changes nothing; the caller then takes the checked
+// path (TrySet, TryUpsert, TryRemove), which formats the error.
+type Writer struct {
+	w    *World
+	base unsafe.Pointer
+	size uintptr
+	bit  Mask
+	put  bool // the column exists and has no validator
+	zero bool // the column exists and its values hold no pointers
+}
+
+// Writer returns the writer of component id; see Writer. The World keeps it current as its
+// storage moves, so resolving it is a pointer load.
+func (w *World) Writer(id ComponentID) *Writer {
+	if id >= MaxComponents {
+		return &w.noWriter // no component has it: Set and Upsert take the checked path
+	}
+	return &w.writers[id]
+}
+
+// setWriter refreshes id's writer from its untyped view.
+func (w *World) setWriter(id ComponentID) {
+	r, bit := &w.raw[id], Mask(1)<<id
+	w.writers[id] = Writer{w: w, base: r.base, size: r.size, bit: bit,
+		put: w.hasCol&bit != 0 && w.validated&bit == 0, zero: w.hasCol&bit != 0 && r.noPtrs}
+}
+
+// Set overwrites e's value with the size bytes at src (a value of the component's type),
+// when e is a live entity of the world that has the component: live reports whether e is
+// live (a dead or stale target changes nothing and is done); done is false when the checked
+// path must decide (see Writer).
+func (x *Writer) Set(e Entity, src unsafe.Pointer) (live, done bool) {
+	w := x.w
+	if !w.isLive(e) {
+		return false, true
+	}
+	if !x.put || w.masks[e.slot]&x.bit == 0 {
+		return true, false
+	}
+	x.copy(e.slot, src)
+	w.changes++
+	return true, true
+}
+
+// Upsert is Set that also adds the component when e lacks it (the lenient Add), unless a
+// query iterates (done == false).
+func (x *Writer) Upsert(e Entity, src unsafe.Pointer) (live, done bool) {
+	w := x.w
+	if !w.isLive(e) {
+		return false, true
+	}
+	m := w.masks[e.slot]
+	if !x.put || (m&x.bit == 0 && w.iters.Load() > 0) {
+		return true, false
+	}
+	x.copy(e.slot, src)
+	w.masks[e.slot] = m | x.bit
+	w.changes++
+	return true, true
+}
+
+// Remove takes the component from e when e is live and has it (had); see Writer for done.
+func (x *Writer) Remove(e Entity) (live, had, done bool) {
+	w := x.w
+	if !w.isLive(e) {
+		return false, false, true
+	}
+	m := w.masks[e.slot]
+	if m&x.bit == 0 {
+		return true, false, true
+	}
+	if !x.zero || w.iters.Load() > 0 {
+		return true, true, false
+	}
+	dst := unsafe.Add(x.base, uintptr(e.slot)*x.size)
+	switch x.size {
+	case 4:
+		*(*uint32)(dst) = 0
+	case 8:
+		*(*uint64)(dst) = 0
+	case 16:
+		*(*[2]uint64)(dst) = [2]uint64{}
+	default:
+		clear(unsafe.Slice((*byte)(dst), x.size))
+	}
+	w.masks[e.slot] = m &^ x.bit
+	w.changes++
+	return true, true, true
+}
+
+// copy copies the value at src into slot.
+func (x *Writer) copy(slot uint32, src unsafe.Pointer) {
+	dst := unsafe.Add(x.base, uintptr(slot)*x.size)
+	switch x.size { // the common sizes as moves, without a memmove call
+	case 4:
+		*(*uint32)(dst) = *(*uint32)(src)
+	case 8:
+		*(*uint64)(dst) = *(*uint64)(src)
+	case 16:
+		*(*[2]uint64)(dst) = *(*[2]uint64)(src)
+	default:
+		copyBytes(dst, src, x.size)
+	}
+}
+
+// copyBytes copies n bytes from src to dst, out of line.
+//
+//go:noinline
+func copyBytes(dst, src unsafe.Pointer, n uintptr) {
+	copy(unsafe.Slice((*byte)(dst), n), unsafe.Slice((*byte)(src), n))
+}
+
+// The record verbs ApplyValues applies: the values of deferral's VerbAdd, VerbRemove and
+// VerbSet (deferral holds its verbs to these).
+const (
+	RecordAdd    = 3
+	RecordRemove = 4
+	RecordSet    = 5
+)
+
+// ValueRun is what ApplyValues applied: Records records using Words words, of which Dead
+// named no live entity of the world (they changed nothing) and NoopRemoves removed a component
+// the entity lacked.
+type ValueRun struct {
+	Records, Words, Dead, NoopRemoves int
+}
+
+// ApplyValues applies, from the start of words, up to n one-value records of a deferred
+// command stream, by the lenient rules of a commit, and returns what it applied. A record is
+// a 4-byte header — byte 0 the verb (RecordAdd, RecordRemove or RecordSet), byte 1 the
+// value's length in bytes (a multiple of 8), byte 2 the component id, byte 3 the form (0) —
+// the 12-byte target Entity, and the value's words.
+//
+// Each record is a liveness and generation check, a mask test and a copy, with the column
+// resolved through the component's Writer; a record on an entity that is not live is counted
+// Dead and changes nothing. ApplyValues stops before the first record it cannot finish, so
+// that the caller takes the checked path for it: another verb or form, a placeholder, an
+// unknown component, a missing column, a validator, a Set of a component the entity lacks, a
+// structural change while a query iterates, or a Remove of a component holding pointers. It
+// never fails and never panics on records of that shape; words must hold whole records.
+func (w *World) ApplyValues(words []uint64, n int) (r ValueRun) {
+	o := 0
+	for ; r.Records < n && o+2 <= len(words); r.Records++ {
+		p := unsafe.Pointer(&words[o])
+		h := *(*uint32)(p)
+		e := (*Entity)(unsafe.Add(p, 4))
+		// One test for the shape: form 0 and an id below MaxComponents (64) in the top ten
+		// bits, a verb from RecordAdd to RecordSet, a real handle, and the whole record
+		// within words.
+		k := 2 + int(h>>11&0x1f)
+		if h&0xffc0_0000 != 0 || h&0xff-RecordAdd > RecordSet-RecordAdd || e.gen&placeholderBit != 0 || o+k > len(words) {
+			break
+		}
+		s := e.slot
+		if e.world != w.id || int(s) >= len(w.gens) || e.gen != w.gens[s] || !w.alive[s] {
+			r.Dead++
+			o += k
+			continue
+		}
+		x := &w.writers[h>>16&0x3f]
+		m := w.masks[s]
+		if h&0xff == RecordRemove {
+			if m&x.bit == 0 {
+				r.NoopRemoves++
+				o += k
+				continue
+			}
+			if !x.zero || w.iters.Load() > 0 {
+				break
+			}
+			x.clear(s)
+			w.masks[s] = m &^ x.bit
+		} else {
+			if !x.put {
+				break
+			}
+			if m&x.bit == 0 { // an Add that adds (not while a query iterates); a Set fails
+				if h&0xff == RecordSet || w.iters.Load() > 0 {
+					break
+				}
+				w.masks[s] = m | x.bit
+			}
+			dst, src := unsafe.Add(x.base, uintptr(s)*x.size), unsafe.Add(p, 16)
+			switch x.size { // the common sizes as moves, without a memmove call
+			case 4:
+				*(*uint32)(dst) = *(*uint32)(src)
+			case 8:
+				*(*uint64)(dst) = *(*uint64)(src)
+			case 16:
+				*(*[2]uint64)(dst) = *(*[2]uint64)(src)
+			default:
+				copyBytes(dst, src, x.size)
+			}
+		}
+		w.changes++
+		o += k
+	}
+	r.Words = o
+	return r
+}
+
+// clear zeroes the value of slot.
+func (x *Writer) clear(slot uint32) {
+	dst := unsafe.Add(x.base, uintptr(slot)*x.size)
+	switch x.size {
+	case 4:
+		*(*uint32)(dst) = 0
+	case 8:
+		*(*uint64)(dst) = 0
+	case 16:
+		*(*[2]uint64)(dst) = [2]uint64{}
+	default:
+		clear(unsafe.Slice((*byte)(dst), x.size))
+	}
+}

@@ -1,5 +1,7 @@
 package ecs
 
+import "unsafe"
+
 // Query1 iterates the live entities having component A (and every component of an extra
 // mask), in creation order, giving direct pointers into A's column: the typed, allocation-free
 // counterpart of World.Query for hot loops. Make one with NewQuery1, then
@@ -9,47 +11,55 @@ package ecs
 //		...
 //	}
 //
-// Next and Get are small enough for the compiler to inline, so the per-entity cost is a slot
-// load, a mask test and an index, with no call. While the query iterates, structural calls on
-// the World return ErrIterating, as during World.Query; the iteration ends when Next returns
-// false, or when Close is called (call it when breaking out early, e.g. with defer). A Query1
-// is used from one goroutine; several queries may iterate at once as long as nothing mutates
-// the World. The design follows the generic typed queries of Ark (github.com/mlange-42/ark).
+// The query walks the creation order in runs: a run is a stretch of consecutive slots that all
+// match, found by one tight scan, after which a visit inside the run is an increment and a
+// compare (Next) and an index (Get), with no call. While the query iterates, structural calls
+// on the World return ErrIterating, as during World.Query; the iteration ends when Next
+// returns false, or when Close is called (call it when breaking out early, e.g. with defer). A
+// Query1 is used from one goroutine; several queries may iterate at once as long as nothing
+// mutates the World. The design follows the generic typed queries of Ark
+// (github.com/mlange-42/ark).
 type Query1[A any] struct {
 	cursor
-	a []A
+	a unsafe.Pointer // A's values, indexed by slot
 }
 
 // Query2 is Query1 for two components, A and B; Get returns a pointer to each.
 type Query2[A, B any] struct {
 	cursor
-	a []A
-	b []B
+	a, b unsafe.Pointer
 }
 
 // cursor is the untyped part of a typed query: the creation-order list, the masks and the
-// position.
+// position. The rest of the current run is the slots slot+1, …, end-1, all matching, at the
+// entries of order before next; slot is the current entity's.
 type cursor struct {
+	slot  uint32
+	end   uint32
+	next  int
 	w     *World
 	order []uint32
 	masks []Mask
 	mask  Mask
-	i     int
-	slot  uint32
+	dense int // the world's dense prefix of order when the query started (World.dense)
 	open  bool
 }
+
+// maxRun bounds one scan ahead, so that a query broken off early has not scanned far past
+// where it stopped.
+const maxRun = 256
 
 // start freezes w and positions the cursor before the first entity.
 func (c *cursor) start(w *World, m Mask) {
 	w.iters.Add(1)
-	*c = cursor{w: w, order: w.order, masks: w.masks, mask: m, i: -1, open: true}
+	*c = cursor{w: w, order: w.order, masks: w.masks, mask: m, dense: w.dense, open: true}
 }
 
 // NewQuery1 starts a query over the entities having a and every component in extra.
 func NewQuery1[A any](w *World, a Component[A], extra ...ComponentID) *Query1[A] {
 	q := &Query1[A]{}
 	q.start(w, MaskOf(extra...)|1<<a.id)
-	q.a = columnData(w, a)
+	q.a = columnBase(w, a)
 	return q
 }
 
@@ -57,16 +67,17 @@ func NewQuery1[A any](w *World, a Component[A], extra ...ComponentID) *Query1[A]
 func NewQuery2[A, B any](w *World, a Component[A], b Component[B], extra ...ComponentID) *Query2[A, B] {
 	q := &Query2[A, B]{}
 	q.start(w, MaskOf(extra...)|1<<a.id|1<<b.id)
-	q.a = columnData(w, a)
-	q.b = columnData(w, b)
+	q.a = columnBase(w, a)
+	q.b = columnBase(w, b)
 	return q
 }
 
-// columnData returns c's column in w, nil when no entity of w ever had c (then no entity
-// matches a query that needs it).
-func columnData[T any](w *World, c Component[T]) []T {
+// columnBase returns the address of c's values in w, nil when no entity of w ever had c
+// (then no entity matches a query that needs it). Every slot the world issued indexes the
+// array (its length is at least the number of slots), so Get indexes it without a check.
+func columnBase[T any](w *World, c Component[T]) unsafe.Pointer {
 	if col := w.cols[c.id]; col != nil {
-		return col.(*typedColumn[T]).data
+		return unsafe.Pointer(unsafe.SliceData(col.(*typedColumn[T]).data))
 	}
 	return nil
 }
@@ -74,13 +85,40 @@ func columnData[T any](w *World, c Component[T]) []T {
 // Next advances to the next matching entity and reports whether there is one. When it
 // returns false the query is over and the World accepts structural calls again.
 func (c *cursor) Next() bool {
-	for c.i++; c.i < len(c.order); c.i++ {
+	if c.slot+1 < c.end { // inside a run: the next slot matches
+		c.slot++
+		return true
+	}
+	return c.nextRun()
+}
+
+// nextRun finds the next matching entity after the current run and the run it starts.
+func (c *cursor) nextRun() bool {
+	order, masks, m := c.order, c.masks, c.mask
+	i := c.next
+	for ; i < len(order); i++ {
 		// A tombstone is MaxUint32, never below len(masks): one compare skips it and
 		// proves the index in range.
-		if s := c.order[c.i]; s < uint32(len(c.masks)) && c.masks[s]&c.mask == c.mask {
-			c.slot = s
-			return true
+		s := order[i]
+		if s >= uint32(len(masks)) || masks[s]&m != m {
+			continue
 		}
+		// Extend the run while the next entries are the next slots and match: every
+		// slot in order is below len(masks), so masks is indexed without a check. In the
+		// dense prefix entry j is slot j, so only the mask is tested.
+		base := unsafe.Pointer(unsafe.SliceData(masks))
+		j, lim := i+1, min(len(order), i+maxRun)
+		t := s + 1
+		if dl := min(lim, c.dense); j < dl {
+			for ; j < dl && *(*Mask)(unsafe.Add(base, uintptr(j)*8))&m == m; j++ {
+			}
+			t = uint32(j)
+		}
+		for ; j < lim && order[j] == t && *(*Mask)(unsafe.Add(base, uintptr(t)*8))&m == m; j++ {
+			t++
+		}
+		c.next, c.slot, c.end = j, s, t
+		return true
 	}
 	c.Close()
 	return false
@@ -96,14 +134,19 @@ func (c *cursor) Entity() Entity {
 func (c *cursor) Close() {
 	if c.open {
 		c.open = false
-		c.i = len(c.order)
+		c.next, c.slot, c.end = len(c.order), 0, 0
 		c.w.iters.Add(-1)
 	}
 }
 
 // Get returns a pointer to the current entity's A. Writing through it is allowed (it is not
 // structural) and bypasses the validator.
-func (q *Query1[A]) Get() *A { return &q.a[q.slot] }
+func (q *Query1[A]) Get() *A {
+	return (*A)(unsafe.Add(q.a, uintptr(q.slot)*unsafe.Sizeof(*new(A))))
+}
 
 // Get returns pointers to the current entity's A and B (see Query1.Get).
-func (q *Query2[A, B]) Get() (*A, *B) { return &q.a[q.slot], &q.b[q.slot] }
+func (q *Query2[A, B]) Get() (*A, *B) {
+	return (*A)(unsafe.Add(q.a, uintptr(q.slot)*unsafe.Sizeof(*new(A)))),
+		(*B)(unsafe.Add(q.b, uintptr(q.slot)*unsafe.Sizeof(*new(B))))
+}

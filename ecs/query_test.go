@@ -114,3 +114,47 @@ func TestTypedQueryAllocs(t *testing.T) {
 		t.Errorf("allocs per typed query pass = %v, want at most 1 (the query)", a)
 	}
 }
+
+// TestTypedQueryDensePrefix: a typed query walks the leading stretch of creation order where
+// entry i is slot i by mask alone; it visits what World.Query visits while that stretch
+// grows, is cut by a destroy, is rebuilt by the compaction of tombstones, and is followed by
+// reused slots.
+func TestTypedQueryDensePrefix(t *testing.T) {
+	w := ecs.NewWorld()
+	var all []ecs.Entity
+	check := func(phase string) {
+		t.Helper()
+		want := slices.Collect(w.Query(ecs.MaskOf(Pos.ID(), Vel.ID())))
+		var got []ecs.Entity
+		for q := ecs.NewQuery2(w, Pos, Vel); q.Next(); {
+			got = append(got, q.Entity())
+		}
+		if !slices.Equal(got, want) || len(got) == 0 {
+			t.Fatalf("%s: Query2 visited %d entities, World.Query %d (or a different order)", phase, len(got), len(want))
+		}
+	}
+	for i := range 600 {
+		b := Pos.Value(vec{X: float64(i)})
+		if i%11 != 4 {
+			b = b.With(Vel.Value(vec{Y: 1}))
+		}
+		all = append(all, mustCreate(t, w, b))
+	}
+	check("fresh")
+	if err := w.Destroy(all[450]); err != nil {
+		t.Fatal(err)
+	}
+	check("one destroy at 450")
+	for i := 0; i < 600; i += 2 { // more than half tombstones: the order is compacted
+		if i != 450 {
+			if err := w.Destroy(all[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check("compacted")
+	for i := range 40 {
+		mustCreate(t, w, Pos.Value(vec{X: float64(1000 + i)}).With(Vel.Value(vec{Y: 2})))
+	}
+	check("reused slots")
+}

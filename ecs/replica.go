@@ -55,7 +55,7 @@ func (w *World) copyState(src *World) {
 	w.pos = append(w.pos[:0], src.pos...)
 	w.order = append(w.order[:0], src.order...)
 	w.free = append(w.free[:0], src.free...)
-	w.holes, w.live = src.holes, src.live
+	w.holes, w.live, w.dense = src.holes, src.live, src.dense
 	for id, c := range src.cols {
 		if c == nil {
 			w.cols[id] = nil

@@ -25,6 +25,7 @@ type World struct {
 	pos   []uint32 // per slot: index in order, tombstone when dead
 	order []uint32 // live slots in creation order, with tombstones
 	holes int      // tombstones in order
+	dense int      // order[i] == i for every i below dense: the prefix a query walks by mask alone
 	free  []uint32 // free slots, reused last-in first-out
 	live  int
 	cols  [MaxComponents]column
@@ -37,7 +38,11 @@ type World struct {
 	// component has a validator. Create, Add, Set and Upsert check a bundle against both with
 	// two mask tests and take the per-value path only for a new column or a validator.
 	hasCol, validated Mask
-	iters             atomic.Int32 // queries iterating now
+	// writers is each component's Writer, kept current with raw (setWriter); noWriter is
+	// the one of an id no component has.
+	writers  [MaxComponents]Writer
+	noWriter Writer
+	iters    atomic.Int32 // queries iterating now
 	// changes counts successful changing calls (Changes); replica.go reads and sets it.
 	changes uint64
 }
@@ -48,7 +53,12 @@ func NewWorld() *World {
 	if id == 0 { // wrapped after 2^32 worlds; 0 is reserved for the empty handle
 		id = worldIDs.Add(1)
 	}
-	return &World{id: id}
+	w := &World{id: id}
+	w.noWriter.w = w
+	for i := range w.writers {
+		w.setWriter(ComponentID(i))
+	}
+	return w
 }
 
 // ID returns the world's process-unique id, as carried by its handles.
@@ -141,6 +151,7 @@ func (w *World) setRaw(id ComponentID) {
 			w.validated |= bit
 		}
 	}
+	w.setWriter(id)
 }
 
 // growColumns makes every column's array hold at least slots values, doubling.
@@ -150,12 +161,14 @@ func (w *World) growColumns(slots int) {
 		if c != nil {
 			c.grow(w.colLen)
 			w.raw[id] = c.raw()
+			w.setWriter(ComponentID(id))
 		}
 	}
 }
 
 // refreshRaw recomputes every column's untyped view and colLen (after columns were replaced).
 func (w *World) refreshRaw() {
+	w.noWriter.w = w
 	w.colLen = len(w.gens)
 	for id, c := range w.cols {
 		if c != nil {
@@ -232,6 +245,9 @@ func (w *World) created(slot uint32, mask Mask) Entity {
 	w.alive[slot] = true
 	w.masks[slot] = mask
 	w.pos[slot] = uint32(len(w.order))
+	if w.dense == len(w.order) && int(slot) == w.dense {
+		w.dense++
+	}
 	w.order = append(w.order, slot)
 	w.live++
 	w.changes++
@@ -278,6 +294,9 @@ func (w *World) Destroy(e Entity) error {
 	}
 	w.masks[slot] = 0
 	w.alive[slot] = false
+	if p := int(w.pos[slot]); p < w.dense {
+		w.dense = p
+	}
 	w.order[w.pos[slot]] = tombstone
 	w.pos[slot] = tombstone
 	w.holes++
@@ -310,6 +329,9 @@ func (w *World) compact() {
 	clear(w.order[n:])
 	w.order = w.order[:n]
 	w.holes = 0
+	for w.dense < n && w.order[w.dense] == uint32(w.dense) {
+		w.dense++
+	}
 }
 
 func trailingZeros(m Mask) ComponentID { return ComponentID(bits.TrailingZeros64(uint64(m))) }

@@ -184,13 +184,13 @@ func contentionRun(b *testing.B, f deferral.Factory, producers int, noop bool) e
 	}
 	var st deferral.Strategy
 	recs := make([]*deferral.Recorder, producers)
-	bufs := make([][]deferral.Command, producers)
+	bufs := make([][]uint64, producers) // the baseline's compact records (deferral.AppendSet)
 	outs := make([]noopOut, producers)
 	switch {
 	case noop:
 	case f == nil:
 		for i := range bufs {
-			bufs[i] = make([]deferral.Command, 0, contentionRound)
+			bufs[i] = make([]uint64, 0, 4*contentionRound)
 		}
 	default:
 		st = f(w)
@@ -208,8 +208,7 @@ func contentionRun(b *testing.B, f deferral.Factory, producers int, noop bool) e
 		if st == nil {
 			buf := bufs[id][:0]
 			for i := 0; i < n; i++ {
-				e := ents[(off+i)&(Targets-1)]
-				buf = append(buf, deferral.Command{Verb: deferral.VerbSet, Entity: e, Bundle: workload.Position.Value(workload.Vec2{X: float64(i)})})
+				buf = deferral.AppendSet(buf, ents[(off+i)&(Targets-1)], workload.Position, workload.Vec2{X: float64(i)})
 			}
 			bufs[id] = buf
 			return

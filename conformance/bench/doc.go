@@ -7,9 +7,11 @@
 // Each body is a function of a *testing.B, a deferral.Factory and the variant (the value of
 // the last key of the benchmark's name); it times b.N operations of that variant and returns
 // an error when the strategy fails the workload (a commit error, say), which the caller turns
-// into b.Fatal or a failed run. A nil Factory measures the baseline (strategy=baseline): the
-// same deferral.Command records, or closures, appended to a preallocated slice and applied
-// with deferral.Core — the lower bound any strategy is read against. The names a caller gives
+// into b.Fatal or a failed run. A nil Factory measures the baseline (strategy=baseline), the
+// lower bound any strategy is read against: Stage and Contention append the compact record a
+// recorder writes into its stream for the same Set (deferral.AppendSet), or the closure, to a
+// preallocated slice; StageApply appends deferral.Command records and applies them with
+// deferral.Core. The names a caller gives
 // the bodies are Scenario/strategy=NAME/KEY=VARIANT, with NAME the strategy's Name():
 //
 //	Stage/strategy=NAME/cmd=typed|closure|closure-large          Stage(b, f, cmd)

@@ -28,7 +28,11 @@ type Buffer[T, C any] struct {
 	target   *T
 	apply    ApplyFunc[T, C]
 	applyRun ApplyRunFunc[T, C] // nil: apply, command by command
-	runFunc  func(t *T, at deferral.Pos, fn func(*T) error) error
+	// stream, when set (SetStream), applies runs of a recorder's record stream; decode turns
+	// a stream's records into Cs for keyed commits and hooks.
+	stream  StreamRunFunc[T]
+	decode  func(s *deferral.Stream, dst []C) []C
+	runFunc func(t *T, at deferral.Pos, fn func(*T) error) error
 
 	mu   sync.Mutex // guards recs while minting
 	recs []*Recorder[T, C]
@@ -129,6 +133,22 @@ func (b *Buffer[T, C]) SetClosureRunner(run func(t *T, at deferral.Pos, fn func(
 // by command. Call it before staging.
 func (b *Buffer[T, C]) SetRunApplier(run ApplyRunFunc[T, C]) { b.applyRun = run }
 
+// StreamRunFunc applies records of a recorder's record stream s to t, in order, from record
+// *next (at word *off; at names it) up to record stop, advancing *next and *off after each
+// record that applied, and returns nil or the failing record's error (deferral.Core.ApplyStream
+// is one).
+type StreamRunFunc[T any] func(t *T, at deferral.Pos, s *deferral.Stream, stop int, next, off *int) error
+
+// SetStream makes the buffer's recorders keep their typed commands in a compact record stream
+// (deferral.Stream) that a deferral.Recorder writes directly (deferral.StreamSink), instead of
+// a slice of C: the ECS flavour's records, sized to what they carry. run applies a run of
+// stream records, and decode appends a stream's records as Cs: a keyed commit, hooks, or a
+// command staged with StageKeyed turn a recorder's stream into its slice of C (until its
+// commands drain) and go on as without a stream. Call it before minting recorders.
+func (b *Buffer[T, C]) SetStream(run StreamRunFunc[T], decode func(s *deferral.Stream, dst []C) []C) {
+	b.stream, b.decode = run, decode
+}
+
 // Target returns the target commands are committed to.
 func (b *Buffer[T, C]) Target() *T { return b.target }
 
@@ -137,7 +157,8 @@ func (b *Buffer[T, C]) Target() *T { return b.target }
 func (b *Buffer[T, C]) NewRecorder() *Recorder[T, C] {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	r := &Recorder[T, C]{index: len(b.recs)}
+	r := &Recorder[T, C]{index: len(b.recs), decode: b.decode}
+	r.slow = b.decode != nil // a stream recorder's Stage goes through StageKeyed
 	b.recs = append(b.recs, r)
 	return r
 }
@@ -153,7 +174,7 @@ func (b *Buffer[T, C]) recorders() []*Recorder[T, C] {
 func (b *Buffer[T, C]) Pending() int {
 	n := len(b.plan) - b.cursor
 	for _, r := range b.recorders() {
-		n += len(r.cmds) - r.next + len(r.funcs) - r.fnext
+		n += r.typed() - r.next + len(r.funcs) - r.fnext
 	}
 	return n
 }
@@ -167,7 +188,7 @@ func (b *Buffer[T, C]) Discard() int {
 	}
 	n := b.Pending()
 	for _, r := range b.recorders() {
-		r.drop(len(r.cmds), len(r.funcs))
+		r.drop(r.typed(), len(r.st.Words()), len(r.funcs))
 	}
 	b.resetPlan()
 	b.held = false
@@ -189,7 +210,7 @@ func (b *Buffer[T, C]) Release() {
 	}
 	b.held = false
 	for _, r := range b.recorders() {
-		r.drop(r.end, r.fend)
+		r.drop(r.end, r.endOff, r.fend)
 	}
 	b.resetPlan()
 }
@@ -211,9 +232,14 @@ func (b *Buffer[T, C]) Commit() error {
 	keyed := len(b.plan) > b.cursor || b.hooks.active()
 	for _, r := range recs {
 		keyed = keyed || r.keyed
-		r.end, r.fend = len(r.cmds), len(r.funcs)
+		r.end, r.endOff, r.fend = r.typed(), len(r.st.Words()), len(r.funcs)
 	}
 	if keyed {
+		for _, r := range recs {
+			if r.st.Len() > 0 {
+				r.markKeyed() // the plan indexes slices of C
+			}
+		}
 		if err := b.commitKeyed(recs); err != nil {
 			return err
 		}
@@ -229,7 +255,7 @@ func (b *Buffer[T, C]) Commit() error {
 		return nil
 	}
 	for _, r := range recs {
-		r.drop(r.end, r.fend)
+		r.drop(r.end, r.endOff, r.fend)
 	}
 	b.resetPlan()
 	return nil
@@ -268,7 +294,17 @@ func (b *Buffer[T, C]) sweep(r *Recorder[T, C]) error {
 		// r.next advances command by command, so that a command that panics (a validator,
 		// the apply function) stays pending with the rest, and a retry does not apply the
 		// commands before it twice.
-		cmds, at := r.cmds[:stop], deferral.Pos{Recorder: r.index, Index: r.next + r.fnext}
+		at := deferral.Pos{Recorder: r.index, Index: r.next + r.fnext}
+		if len(r.cmds) == 0 && b.stream != nil { // the run is in the record stream
+			start := r.next
+			err := b.stream(t, at, &r.st, stop, &r.next, &r.off)
+			if err != nil {
+				at.Index += r.next - start
+				return deferral.Wrap(at, deferral.VerbTyped, err)
+			}
+			continue
+		}
+		cmds := r.cmds[:stop]
 		if b.applyRun != nil {
 			start := r.next
 			err := b.applyRun(t, at, cmds[start:], &r.next)
@@ -336,14 +372,21 @@ func (b *Buffer[T, C]) commitKeyed(recs []*Recorder[T, C]) error {
 type Recorder[T, C any] struct {
 	index int
 	cmds  []C
-	keys  []uint64 // per typed command, once keyed
-	keyed bool     // a non-zero sort key was staged since the last drained commit
-	funcs []closure[T]
-	key   uint64 // sort key for Stage and StageFunc
-	next  int    // typed commands consumed (applied, or moved into a keyed plan)
-	fnext int    // closures consumed
-	end   int    // typed commands the running commit covers (staged before it began)
-	fend  int    // closures the running commit covers
+	// st holds the typed commands instead of cmds while the buffer keeps streams
+	// (SetStream) and the recorder is not keyed: at any time one of the two is empty. off is
+	// the word offset of typed command next in st, endOff that of end.
+	st          deferral.Stream
+	off, endOff int
+	decode      func(s *deferral.Stream, dst []C) []C
+	slow        bool     // Stage must go through StageKeyed: a sort key, keyed, or a stream
+	keys        []uint64 // per typed command, once keyed
+	keyed       bool     // a non-zero sort key was staged since the last drained commit
+	funcs       []closure[T]
+	key         uint64 // sort key for Stage and StageFunc
+	next        int    // typed commands consumed (applied, or moved into a keyed plan)
+	fnext       int    // closures consumed
+	end         int    // typed commands the running commit covers (staged before it began)
+	fend        int    // closures the running commit covers
 	// wm and fwm shrink cmds (with keys) and funcs after a spike (deferral.Watermark).
 	wm, fwm deferral.Watermark
 	// pad keeps recorders that are allocated together from sharing a cache line.
@@ -356,17 +399,40 @@ var _ deferral.Stager[struct{}, int] = (*Recorder[struct{}, int])(nil)
 func (r *Recorder[T, C]) Index() int { return r.index }
 
 // SetSortKey sets the sort key of the commands Stage and StageFunc stage from now on.
-func (r *Recorder[T, C]) SetSortKey(k uint64) { r.key = k }
+func (r *Recorder[T, C]) SetSortKey(k uint64) {
+	r.key = k
+	r.setSlow()
+}
+
+func (r *Recorder[T, C]) setSlow() { r.slow = r.key != 0 || r.keyed || r.decode != nil }
 
 // Stage appends typed command c with the recorder's sort key.
-func (r *Recorder[T, C]) Stage(c C) { r.StageKeyed(r.key, c) }
+func (r *Recorder[T, C]) Stage(c C) {
+	if r.slow {
+		r.StageKeyed(r.key, c)
+		return
+	}
+	r.cmds = append(r.cmds, c)
+}
+
+// typed returns the number of typed commands staged since the last drained commit.
+func (r *Recorder[T, C]) typed() int { return len(r.cmds) + r.st.Len() }
+
+// Stream returns the recorder's record stream when its buffer keeps streams (SetStream),
+// else nil: the fast path of deferral.StreamSink.
+func (r *Recorder[T, C]) Stream() *deferral.Stream {
+	if r.decode == nil {
+		return nil
+	}
+	return &r.st
+}
 
 // StageAll appends the typed commands in cs, in order, with the recorder's sort key: what
 // Stage of each would do, in one append when the recorder keeps no sort keys (a producer that
 // builds a batch locally pays a local append per command, not a call that loads and stores the
 // recorder's slice header per command). cs is copied; it may be reused at once.
 func (r *Recorder[T, C]) StageAll(cs []C) {
-	if r.key != 0 || r.keyed {
+	if r.slow {
 		for _, c := range cs {
 			r.StageKeyed(r.key, c)
 		}
@@ -377,7 +443,7 @@ func (r *Recorder[T, C]) StageAll(cs []C) {
 
 // StageKeyed appends typed command c with sort key k.
 func (r *Recorder[T, C]) StageKeyed(k uint64, c C) {
-	if k != 0 || r.keyed {
+	if k != 0 || r.keyed || r.decode != nil {
 		r.stageKey(k)
 	}
 	r.cmds = append(r.cmds, c)
@@ -393,10 +459,18 @@ func (r *Recorder[T, C]) stageKey(k uint64) {
 	r.keys = append(r.keys, k)
 }
 
-// markKeyed switches the recorder to keyed staging, back-filling key 0 for what it staged.
+// markKeyed switches the recorder to keyed staging, back-filling key 0 for what it staged. A
+// recorder's record stream becomes its slice of C (same indices), and stays held — records
+// go through StageKeyed — until its commands drain.
 func (r *Recorder[T, C]) markKeyed() {
 	if !r.keyed {
-		r.keyed = true
+		r.keyed, r.slow = true, true
+		if r.decode != nil {
+			r.cmds = r.decode(&r.st, r.cmds)
+			r.st.Drop(r.st.Len(), len(r.st.Words()))
+			r.st.Hold(true)
+			r.off, r.endOff = 0, 0
+		}
 		r.keys = append(r.keys[:0], make([]uint64, len(r.cmds))...)
 	}
 }
@@ -415,11 +489,11 @@ func (r *Recorder[T, C]) StageFuncKeyed(k uint64, fn func(t *T) error) {
 	if k != 0 {
 		r.markKeyed()
 	}
-	r.funcs = append(r.funcs, closure[T]{at: len(r.cmds), key: k, fn: fn})
+	r.funcs = append(r.funcs, closure[T]{at: r.typed(), key: k, fn: fn})
 }
 
 // Len returns the number of commands staged since the last drained commit.
-func (r *Recorder[T, C]) Len() int { return len(r.cmds) + len(r.funcs) }
+func (r *Recorder[T, C]) Len() int { return r.typed() + len(r.funcs) }
 
 func (r *Recorder[T, C]) keyAt(i int) uint64 {
 	if !r.keyed {
@@ -434,11 +508,20 @@ func (r *Recorder[T, C]) funcsBefore(i int) int {
 	return n
 }
 
-// drop forgets the first n typed commands and nf closures (applied or discarded), keeping
-// capacity; whatever was staged after them (by closures during a commit) moves to the front.
-func (r *Recorder[T, C]) drop(n, nf int) {
+// drop forgets the first n typed commands (in the stream: the first words words) and nf
+// closures (applied or discarded), keeping capacity; whatever was staged after them (by
+// closures during a commit) moves to the front.
+func (r *Recorder[T, C]) drop(n, words, nf int) {
 	used, fused := len(r.cmds), len(r.funcs)
-	r.cmds = r.cmds[:copy(r.cmds, r.cmds[n:])]
+	r.off, r.endOff = 0, 0
+	if r.st.Len() > 0 { // the typed commands are in the stream; cmds is empty
+		r.st.Drop(n, words)
+	} else {
+		r.cmds = r.cmds[:copy(r.cmds, r.cmds[n:])]
+		if r.decode != nil {
+			r.st.Drop(0, 0) // a cycle of the stream's Watermark all the same
+		}
+	}
 	if r.keyed {
 		r.keys = r.keys[:copy(r.keys, r.keys[n:])]
 	}
@@ -451,6 +534,8 @@ func (r *Recorder[T, C]) drop(n, nf int) {
 	if len(r.cmds) == 0 && len(r.funcs) == 0 {
 		r.keys = r.keys[:0]
 		r.keyed = false
+		r.st.Hold(false)
+		r.setSlow()
 	}
 	r.next, r.fnext, r.end, r.fend = 0, 0, 0, 0
 	if c := r.wm.Use(used, cap(r.cmds)); c > 0 {

@@ -141,3 +141,38 @@ func TestFastPathKeyedSwitch(t *testing.T) {
 
 // TestSpikeReleased: after a spike frame, ordinary frames release the buffers' capacity.
 func TestSpikeReleased(t *testing.T) { spiketest.Released(t, cmdbuffer.Factory) }
+
+// TestStreamAllocs: the record stream's typed paths — the generic Set and Add, Remove, and a
+// commit of them — allocate nothing once the stream has grown to its working size.
+func TestStreamAllocs(t *testing.T) {
+	w := ecs.NewWorld()
+	s := cmdbuffer.NewECS(w)
+	r := s.NewRecorder()
+	e, _ := w.Create(pos.Value(vec{}))
+	round := func() {
+		for i := range 64 {
+			deferral.Set(r, e, pos, vec{float64(i), 1})
+			deferral.Add(r, e, pos, vec{1, float64(i)})
+			r.Remove(e, pos.ID())
+			deferral.Add(r, e, pos, vec{2, 2})
+			r.Set(e, pos.Value(vec{3, float64(i)})) // the Bundle API writes the same records
+			r.Remove(e, pos.ID())
+			r.Add(e, pos.Value(vec{2, 2}))
+		}
+		if err := s.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.TakeReport(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 4 {
+		round()
+	}
+	if a := testing.AllocsPerRun(50, round); a != 0 {
+		t.Fatalf("allocs per round of 448 staged and committed commands = %v, want 0", a)
+	}
+	if got, _ := pos.Get(w, e); got != (vec{2, 2}) {
+		t.Fatalf("value after the rounds = %v, want {2 2}", got)
+	}
+}

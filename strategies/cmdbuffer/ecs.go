@@ -28,6 +28,9 @@ func NewECS(w *ecs.World) *ECS {
 	buf.SetRunApplier(func(_ *ecs.World, at deferral.Pos, cs []deferral.Command, applied *int) error {
 		return core.ApplyRun(at, cs, applied)
 	})
+	buf.SetStream(func(_ *ecs.World, at deferral.Pos, s *deferral.Stream, stop int, next, off *int) error {
+		return core.ApplyStream(at, s, stop, next, off)
+	}, deferral.AppendCommands)
 	buf.SetClosureRunner(func(_ *ecs.World, at deferral.Pos, fn func(*ecs.World) error) error {
 		return core.ApplyFunc(at, fn)
 	})

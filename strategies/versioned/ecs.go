@@ -113,12 +113,15 @@ func (r *replica) drain() {
 	r.draining.Store(false)
 }
 
-// step is one applied command of the running publish: a typed record in the buffer (kept
-// there until the publish ends, cmdbuffer.Buffer.SetRetain) or a closure.
+// step is what the running publish applied at one go: a run of n records of a recorder's
+// record stream (words, kept there until the publish ends, cmdbuffer.Buffer.SetRetain), one
+// typed record of a keyed commit, or a closure.
 type step struct {
-	at  deferral.Pos
-	cmd *deferral.Command
-	fn  func(*ecs.World) error
+	at    deferral.Pos
+	words []uint64
+	n     int
+	cmd   *deferral.Command
+	fn    func(*ecs.World) error
 }
 
 // ECS is the versioned strategy for an ecs.World. It implements deferral.Strategy and
@@ -174,6 +177,14 @@ func NewECS(w *ecs.World, opts Options) *ECS {
 		s.log = append(s.log, step{at: at, cmd: c})
 		return nil
 	})
+	s.buf.SetStream(func(_ *ecs.World, at deferral.Pos, st *deferral.Stream, stop int, next, off *int) error {
+		start, from := *next, *off
+		err := core.ApplyStream(at, st, stop, next, off)
+		if *next > start {
+			s.log = append(s.log, step{at: at, words: st.Words()[from:*off], n: *next - start})
+		}
+		return err
+	}, deferral.AppendCommands)
 	s.buf.SetClosureRunner(func(_ *ecs.World, at deferral.Pos, fn func(*ecs.World) error) error {
 		s.closures = true
 		if err := core.ApplyFunc(at, fn); err != nil {
@@ -322,14 +333,20 @@ func (s *ECS) resync(direct bool) error {
 	s.stats.Replays++
 	for _, st := range s.log {
 		var err error
-		if st.cmd != nil {
+		at := st.at
+		switch {
+		case st.words != nil:
+			var i int
+			i, err = s.core.ReplayStream(s.pub.w, st.words, st.n)
+			at.Index += i
+		case st.cmd != nil:
 			err = s.core.Replay(s.pub.w, st.cmd)
-		} else {
+		default:
 			err = replayClosure(s.pub.w, st.fn)
 		}
 		if err != nil {
 			s.copyToReaders()
-			return &DivergenceError{Version: s.version, Pos: st.at, Err: err}
+			return &DivergenceError{Version: s.version, Pos: at, Err: err}
 		}
 	}
 	if s.opts.CheckDivergence {

@@ -14,8 +14,10 @@
 //
 //	{Strategy: suite.Mine, Factory: mine.Factory},
 //
-// The baseline is the in-run lower bound, not a strategy: the same deferral.Command record
-// appended to a preallocated slice.
+// The baseline is the in-run lower bound, not a strategy: the record a recorder writes for
+// the same command appended to a preallocated slice — Stage and Contention the compact stream
+// record (deferral.AppendSet), StageApply a deferral.Command record applied with
+// deferral.Core — or the closure.
 //
 // # Names and units
 //

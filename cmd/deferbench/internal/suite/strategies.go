@@ -26,7 +26,7 @@ const (
 
 // The rows of the strategy table.
 var (
-	Baseline        = Strategy{Name: BaselineName, Description: "lower bound: append the same deferral.Command record (or closure) to a preallocated slice; apply it with deferral.Core"}
+	Baseline        = Strategy{Name: BaselineName, Description: "lower bound: append the record a recorder writes (Stage, Contention: the compact stream record, deferral.AppendSet; StageApply: a deferral.Command, applied with deferral.Core) or the closure to a preallocated slice"}
 	CmdBuffer       = Strategy{Name: "cmdbuffer", Description: "design 2: per-recorder private buffers of typed POD records plus a closure tier; commit in (sort key, recorder, FIFO) order"}
 	LazyGuarded     = Strategy{Name: "lazyguarded", Description: "design 1: every staged command is a task on the target's mutex-guarded FIFO pipe; readers wait behind parked writes"}
 	LazyGuardedPass = Strategy{Name: "lazyguarded-pass", Description: "design 1, readers pass parked writes (stale reads, opt-in)"}

@@ -1,0 +1,418 @@
+// Command instrcount runs one named micro-workload a given number of times, for
+// scripts/count-instr.sh, which runs it under cachegrind at two iteration counts and divides
+// the difference in instructions by the difference in operations: instructions per op, with
+// the setup, the runtime's start-up and the warm-up cancelled out.
+//
+//	instrcount WORKLOAD N
+//	instrcount -list
+//	instrcount -bench COUNT WORKLOAD...
+//
+// Every workload does the same setup and warm-up whatever N, then N operations; what one
+// operation is depends on the workload (-list says). Run it with GOGC=off and GOMAXPROCS=1
+// (the script does), so that no collection lands in one count and not the other.
+//
+// -bench times the named workloads instead, COUNT rounds of each in turn (interleaved, so
+// that a change in the machine's load lands on all of them), with testing.Benchmark, and
+// prints one line in the Go benchmark format per workload and round
+// (BenchmarkOp/workload=NAME N ns/op, ns per op as a float): input for benchstat
+// -col /workload.
+package main
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"testing"
+
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/strategies/cmdbuffer"
+	"github.com/deferbench/deferbench/strategies/handrolled"
+	"github.com/deferbench/deferbench/strategies/hybrid"
+	"github.com/deferbench/deferbench/strategies/versioned"
+	"github.com/deferbench/deferbench/workload"
+	ark "github.com/mlange-42/ark/ecs"
+)
+
+// A workload prepares its state and returns the loop that runs n operations.
+type workloadFunc func() func(n int)
+
+type entry struct {
+	op  string // what one operation is
+	run workloadFunc
+}
+
+var workloads = map[string]entry{}
+
+func register(name, op string, run workloadFunc) { workloads[name] = entry{op, run} }
+
+// sink keeps results alive.
+var sink struct {
+	n     int
+	f     float64
+	c16   []cmd16
+	cmds  []deferral.Command
+	words []uint64
+}
+
+func main() {
+	if len(os.Args) == 2 && os.Args[1] == "-list" {
+		names := make([]string, 0, len(workloads))
+		for n := range workloads {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fmt.Printf("%-28s %s\n", n, workloads[n].op)
+		}
+		return
+	}
+	if len(os.Args) >= 4 && os.Args[1] == "-bench" {
+		bench(os.Args[2], os.Args[3:])
+		return
+	}
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: instrcount WORKLOAD N (instrcount -list names the workloads)")
+		os.Exit(2)
+	}
+	w, ok := workloads[os.Args[1]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "instrcount: unknown workload %q: instrcount -list names them\n", os.Args[1])
+		os.Exit(2)
+	}
+	n, err := strconv.Atoi(os.Args[2])
+	if err != nil || n < 0 {
+		fmt.Fprintf(os.Stderr, "instrcount: N %q: want a whole number ≥ 0\n", os.Args[2])
+		os.Exit(2)
+	}
+	loop := w.run()
+	loop(n)
+	fmt.Println(sink.n)
+}
+
+// bench prints count interleaved rounds of timings of the named workloads.
+func bench(count string, names []string) {
+	rounds, err := strconv.Atoi(count)
+	if err != nil || rounds < 1 {
+		fmt.Fprintf(os.Stderr, "instrcount: -bench COUNT %q: want a whole number ≥ 1\n", count)
+		os.Exit(2)
+	}
+	for _, n := range names {
+		if _, ok := workloads[n]; !ok {
+			fmt.Fprintf(os.Stderr, "instrcount: unknown workload %q: instrcount -list names them\n", n)
+			os.Exit(2)
+		}
+	}
+	testing.Init()
+	for range rounds {
+		for _, n := range names {
+			r := testing.Benchmark(func(b *testing.B) {
+				loop := workloads[n].run()
+				b.ResetTimer()
+				loop(b.N)
+			})
+			fmt.Printf("BenchmarkOp/workload=%s\t%d\t%.3f ns/op\n", n, r.N, float64(r.T.Nanoseconds())/float64(r.N))
+		}
+	}
+}
+
+// cmd16 is a 16-byte generic-tier command.
+type cmd16 struct {
+	body  uint32
+	_     uint32
+	force float64
+}
+
+const batch = 1024
+
+var (
+	health = ecs.NewComponent[int64]("count.Health", nil)
+	tag    = ecs.NewComponent[uint32]("count.Tag", nil)
+)
+
+func targets(n int) (*ecs.World, []ecs.Entity) {
+	w := ecs.NewWorld()
+	ents := make([]ecs.Entity, n)
+	for i := range ents {
+		e, err := w.Create(workload.Position.Value(workload.Vec2{X: float64(i)}))
+		if err != nil {
+			panic(err)
+		}
+		ents[i] = e
+	}
+	return w, ents
+}
+
+func init() {
+	register("append16", "append a 16-byte command to a local preallocated slice (reset every 1024)", func() func(int) {
+		buf := make([]cmd16, 0, batch)
+		return func(n int) {
+			for i := 0; i < n; i++ {
+				if len(buf) == cap(buf) {
+					buf = buf[:0]
+				}
+				buf = append(buf, cmd16{body: uint32(i), force: 1})
+			}
+			sink.c16 = buf
+		}
+	})
+	register("append72", "append a 72-byte deferral.Command Set record to a local preallocated slice", func() func(int) {
+		_, ents := targets(batch)
+		buf := make([]deferral.Command, 0, batch)
+		return func(n int) {
+			for i := 0; i < n; i++ {
+				e := ents[i&(batch-1)]
+				buf = append(buf, deferral.Command{Verb: deferral.VerbSet, Entity: e, Bundle: workload.Position.Value(workload.Vec2{X: float64(i)})})
+				if len(buf) == batch {
+					buf = buf[:0]
+				}
+			}
+			sink.cmds = buf
+		}
+	})
+	register("generic-stage", "cmdbuffer generic Recorder.Stage of a 16-byte command (Discard every 1024)", func() func(int) {
+		var target struct{ sum float64 }
+		buf := cmdbuffer.New(&target, func(t *struct{ sum float64 }, _ deferral.Pos, c *cmd16) error { t.sum += c.force; return nil })
+		r := buf.NewRecorder()
+		stage := func(n int) {
+			k := 0
+			for i := 0; i < n; i++ {
+				if k == batch {
+					buf.Discard()
+					k = 0
+				}
+				r.Stage(cmd16{body: uint32(i), force: 1})
+				k++
+			}
+			buf.Discard()
+		}
+		stage(4 * batch)
+		return stage
+	})
+	register("set-stage", "ECS typed Set (Recorder.Set of Position.Value) staged through cmdbuffer (Discard every 1024)", func() func(int) {
+		w, ents := targets(batch)
+		st := cmdbuffer.NewECS(w)
+		r := st.NewRecorder()
+		stage := func(n int) {
+			for i := 0; i < n; i++ {
+				r.Set(ents[i&(batch-1)], workload.Position.Value(workload.Vec2{X: float64(i)}))
+				if i&(batch-1) == batch-1 {
+					st.Discard()
+				}
+			}
+			st.Discard()
+		}
+		stage(4 * batch)
+		return stage
+	})
+	register("set-stage-generic", "ECS typed Set (deferral.Set of Position) staged through cmdbuffer (Discard every 1024)", func() func(int) {
+		w, ents := targets(batch)
+		st := cmdbuffer.NewECS(w)
+		r := st.NewRecorder()
+		stage := func(n int) {
+			for i := 0; i < n; i++ {
+				deferral.Set(r, ents[i&(batch-1)], workload.Position, workload.Vec2{X: float64(i)})
+				if i&(batch-1) == batch-1 {
+					st.Discard()
+				}
+			}
+			st.Discard()
+		}
+		stage(4 * batch)
+		return stage
+	})
+	register("append-compact", "append the compact Set record of Position (deferral.AppendSet) to a local preallocated slice (reset every 1024 records)", func() func(int) {
+		_, ents := targets(batch)
+		buf := make([]uint64, 0, 4*batch)
+		return func(n int) {
+			for i := 0; i < n; i++ {
+				buf = deferral.AppendSet(buf, ents[i&(batch-1)], workload.Position, workload.Vec2{X: float64(i)})
+				if i&(batch-1) == batch-1 {
+					buf = buf[:0]
+				}
+			}
+			sink.words = buf
+		}
+	})
+	register("set-commit-generic", "stage (deferral.Set) + commit of typed Sets through cmdbuffer, 256 per commit; per command", func() func(int) {
+		w, ents := targets(256)
+		st := cmdbuffer.NewECS(w)
+		r := st.NewRecorder()
+		run := func(n int) {
+			for i := 0; i < n; i++ {
+				deferral.Set(r, ents[i&255], workload.Position, workload.Vec2{X: float64(i)})
+				if i&255 == 255 {
+					if err := st.Commit(); err != nil {
+						panic(err)
+					}
+					if _, err := st.TakeReport(); err != nil {
+						panic(err)
+					}
+				}
+			}
+			if err := st.Commit(); err != nil {
+				panic(err)
+			}
+			st.TakeReport()
+		}
+		run(4 * 256)
+		return run
+	})
+	register("set-commit", "stage + commit of typed Sets through cmdbuffer, 256 per commit; per command", func() func(int) {
+		w, ents := targets(256)
+		st := cmdbuffer.NewECS(w)
+		r := st.NewRecorder()
+		run := func(n int) {
+			for i := 0; i < n; i++ {
+				r.Set(ents[i&255], workload.Position.Value(workload.Vec2{X: float64(i)}))
+				if i&255 == 255 {
+					if err := st.Commit(); err != nil {
+						panic(err)
+					}
+					if _, err := st.TakeReport(); err != nil {
+						panic(err)
+					}
+				}
+			}
+			if err := st.Commit(); err != nil {
+				panic(err)
+			}
+			st.TakeReport()
+		}
+		run(4 * 256)
+		return run
+	})
+	for _, s := range []struct {
+		name string
+		mk   deferral.Factory
+	}{
+		{"cmdbuffer", cmdbuffer.Factory},
+		{"handrolled", handrolled.Factory},
+		{"hybrid", hybrid.Factory},
+		{"versioned", versioned.Factory},
+	} {
+		for _, generic := range []bool{false, true} {
+			name, how := "addremove-"+s.name, "Recorder.Add of Component.Value"
+			if generic {
+				name, how = "addremove-generic-"+s.name, "deferral.Add"
+			}
+			register(name, "add 2 / remove 2 components on 100 entities through "+s.name+" ("+how+"; commit after the adds and after the removes); per component op", func() func(int) {
+				w, ents := targets(100)
+				st := s.mk(w)
+				r := st.NewRecorder()
+				commit := func() {
+					if err := st.Commit(); err != nil {
+						panic(err)
+					}
+					if _, err := st.TakeReport(); err != nil {
+						panic(err)
+					}
+				}
+				round := func() {
+					if generic {
+						for i, e := range ents {
+							deferral.Add(r, e, health, int64(i))
+							deferral.Add(r, e, tag, uint32(i))
+						}
+					} else {
+						for i, e := range ents {
+							r.Add(e, health.Value(int64(i)))
+							r.Add(e, tag.Value(uint32(i)))
+						}
+					}
+					commit()
+					for _, e := range ents {
+						r.Remove(e, health.ID())
+						r.Remove(e, tag.ID())
+					}
+					commit()
+				}
+				for range 4 {
+					round()
+				}
+				return func(n int) { // n in component ops, rounded to whole rounds of 400
+					for k := 0; k < n; k += 400 {
+						round()
+					}
+				}
+			})
+		}
+	}
+	register("addremove-ark", "Ark immediate Map2.Add / Map2.Remove of 2 components on 100 entities; per component op", func() func(int) {
+		w := ark.NewWorld(1024)
+		pos := ark.NewMap1[arkPos](&w)
+		both := ark.NewMap2[arkHealth, arkTag](&w)
+		es := make([]ark.Entity, 100)
+		for i := range es {
+			es[i] = pos.NewEntity(&arkPos{X: float64(i)})
+		}
+		round := func() {
+			for i, e := range es {
+				both.Add(e, &arkHealth{int64(i)}, &arkTag{uint32(i)})
+			}
+			for _, e := range es {
+				both.Remove(e)
+			}
+		}
+		for range 4 {
+			round()
+		}
+		return func(n int) {
+			for k := 0; k < n; k += 400 {
+				round()
+			}
+		}
+	})
+	register("query-ecs", "ecs.NewQuery2 over 100,000 entities with Position and Velocity; per entity visited", func() func(int) {
+		w := ecs.NewWorld()
+		for i := range 100_000 {
+			if _, err := ecs.Create2(w, workload.Position, workload.Vec2{X: float64(i)}, workload.Velocity, workload.Vec2{Y: 1}); err != nil {
+				panic(err)
+			}
+		}
+		return func(n int) {
+			var sum float64
+			for left := n; left > 0; {
+				q := ecs.NewQuery2(w, workload.Position, workload.Velocity)
+				for q.Next() {
+					p, v := q.Get()
+					sum += p.X + v.Y
+					if left--; left == 0 {
+						q.Close()
+						break
+					}
+				}
+			}
+			sink.f += sum
+		}
+	})
+	register("query-ark", "Ark Filter2 query over 100,000 entities with two components; per entity visited", func() func(int) {
+		w := ark.NewWorld(1024)
+		both := ark.NewMap2[arkPos, arkVel](&w)
+		both.NewBatch(100_000, &arkPos{X: 1}, &arkVel{Y: 1})
+		filter := ark.NewFilter2[arkPos, arkVel](&w).Register()
+		return func(n int) {
+			var sum float64
+			for left := n; left > 0; {
+				q := filter.Query()
+				for q.Next() {
+					p, v := q.Get()
+					sum += p.X + v.Y
+					if left--; left == 0 {
+						q.Close()
+						break
+					}
+				}
+			}
+			sink.f += sum
+		}
+	})
+}
+
+type (
+	arkPos    struct{ X, Y float64 }
+	arkVel    struct{ X, Y float64 }
+	arkHealth struct{ V int64 }
+	arkTag    struct{ V uint32 }
+)

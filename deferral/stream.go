@@ -1,0 +1,449 @@
+package deferral
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+
+	"github.com/deferbench/deferbench/ecs"
+)
+
+// Stream is one recorder's compact record stream: the ECS commands it staged, back to back
+// in one array of 8-byte words that is reused from commit to commit, each record sized to
+// what it carries. A record is a 16-byte header — verb, payload length in bytes, component
+// id, form, and the target entity (or the placeholder a create mints) — and its payload:
+//
+//   - one-value form (Set, Add or Remove of one component): the value's own bytes, rounded
+//     up to whole words; nothing for Remove and Destroy. A Set of a 16-byte value is 32 bytes.
+//   - bundle form (Create, and Add or Set of several components): the ecs.Bundle's header
+//     and the words of values it uses.
+//
+// A typed stage is a bounds test, the stores of the record and two counter updates; a
+// commit walks the records in order (Core.ApplyStream) and drops them, keeping the array.
+// After a spike the array returns towards the recent working set (Watermark, applied by
+// Drop). Closures are not records: a strategy keeps them beside the stream, each at the
+// record count where it was staged, as barriers.
+//
+// A Stream is written by one recorder's goroutine and read at a sync point by the owner's.
+// Strategies hold one per recorder and hand it to Core.NewRecorder through StreamSink.
+type Stream struct {
+	base  unsafe.Pointer // &words[0]
+	n     int            // words used
+	lim   int            // words the inline path may fill: len(words), or 0 while held
+	vend  int            // the Recorder's fast path writes while n < vend: lim less the longest one-value record (5 words), plus 1; 0 in the zero Stream
+	count int            // records
+	words []uint64       // the array; len == cap
+	held  bool
+	wm    Watermark
+}
+
+// The record header's fields: byte 0 the verb, byte 1 the payload's length in bytes (a
+// multiple of 8), byte 2 the component id (one-value form) or 0, byte 3 the form; bytes 4–15
+// the entity. Bytes 1 and 2 sit where a one-value ecs.Bundle keeps its bytes used and its
+// id, so the Recorder's fast path builds the header from the Bundle's first word with a mask.
+const (
+	formValue  = 0
+	formBundle = 1
+	headWords  = 2
+)
+
+// header returns the header word of a record of verb v, component id, payload words k and
+// form f.
+func header(v Verb, id ecs.ComponentID, k int, f uint8) uint32 {
+	return uint32(v) | uint32(k*8)<<8 | uint32(id)<<16 | uint32(f)<<24
+}
+
+// recordLen returns the length in words of the record whose header is h.
+func recordLen(h uint32) int { return headWords + int(h>>11&0x1f) }
+
+// recordID returns the component id of the one-value record whose header is h.
+func recordID(h uint32) int { return int(h >> 16 & 0xff) }
+
+// heldStream is the stream of a recorder that has none, or that keeps a sort key: it has no
+// room, so every record goes out of line. It is never written.
+var heldStream = Stream{}
+
+// StreamSink is the optional fast path of a Sink that keeps its ECS records in a Stream
+// (cmdbuffer's, hybrid's and versioned's recorders). Core.NewRecorder checks for it once; the
+// Recorder then writes unkeyed typed records into the stream itself and calls StageKeyed only
+// while the stream is held (Hold) or the recorder's sort key is not 0.
+type StreamSink interface {
+	Sink
+	// Stream returns the sink's stream, or nil when it keeps none; it stays the same for
+	// the sink's lifetime.
+	Stream() *Stream
+}
+
+// Len returns the number of records in s.
+func (s *Stream) Len() int { return s.count }
+
+// Words returns the words records use: the first Len records, back to back. The slice
+// aliases the stream until its next Drop or growth.
+func (s *Stream) Words() []uint64 { return s.words[:s.n] }
+
+// Hold sets whether records must go through the sink's StageKeyed instead of the stream
+// (the sink keeps a sort key per record); a held stream takes no record inline.
+func (s *Stream) Hold(on bool) {
+	s.held = on
+	s.lim = len(s.words)
+	if on {
+		s.lim = 0
+	}
+	s.vend = s.lim - (headWords + 3) + 1
+}
+
+// Held reports whether s is held (Hold).
+func (s *Stream) Held() bool { return s.held }
+
+// alloc returns room for a record of k words, counted, or nil when the array is full or the
+// stream is held.
+func (s *Stream) alloc(k int) unsafe.Pointer {
+	if n := s.n; n+k <= s.lim {
+		s.n = n + k
+		s.count++
+		return unsafe.Add(s.base, uintptr(n)*8)
+	}
+	return nil
+}
+
+// grow makes room for k more words, at least doubling the array, and returns the room for
+// the record, counted.
+func (s *Stream) grow(k int) unsafe.Pointer {
+	w := make([]uint64, max(2*len(s.words), s.n+k, 64))
+	copy(w, s.words[:s.n])
+	s.setWords(w)
+	return s.alloc(k)
+}
+
+func (s *Stream) setWords(w []uint64) {
+	s.words = w
+	s.base = unsafe.Pointer(unsafe.SliceData(w))
+	s.Hold(s.held)
+}
+
+// Drop forgets the first records records, which use the first words words (a prefix the
+// strategy applied or discarded), keeping the array: records after them (staged by closures
+// during a commit) move to the front. Drop is the end of a cycle for the stream's Watermark:
+// after a spike the array is cut back towards the recent working set.
+func (s *Stream) Drop(records, words int) {
+	used := s.n
+	s.n = copy(s.words, s.words[words:s.n])
+	s.count -= records
+	if c := s.wm.Use(used, len(s.words)); c > 0 && c >= s.n {
+		w := make([]uint64, c)
+		copy(w, s.words[:s.n])
+		s.setWords(w)
+	}
+}
+
+// recordWords returns the length in words of the record of verb v for bundle b, and its form.
+func recordWords(v Verb, b *ecs.Bundle) (int, uint8) {
+	used := bundleUsed(b)
+	if b.Len() == 1 && v != VerbCreate {
+		return headWords + used/8, formValue
+	}
+	if v == VerbRemove || v == VerbDestroy {
+		return headWords, formValue
+	}
+	return headWords + 2 + used/8, formBundle
+}
+
+// bundleUsed returns the bytes of values b holds (ecs.Bundle's layout: the count, the bytes
+// used, the ids and the offsets in its first 16 bytes, then the values; TestBundleLayout
+// holds the stream to it).
+func bundleUsed(b *ecs.Bundle) int { return int(*(*uint8)(unsafe.Add(unsafe.Pointer(b), 1))) }
+
+// encode writes the record of verb v on e, of component id (Remove) or bundle b, into the k
+// words at p, in form f.
+func encode(p unsafe.Pointer, v Verb, id ecs.ComponentID, e ecs.Entity, b *ecs.Bundle, k int, f uint8) {
+	if f == formValue && b.Len() == 1 {
+		id = b.ID(0)
+	}
+	*(*uint32)(p) = header(v, id, k-headWords, f)
+	*(*ecs.Entity)(unsafe.Add(p, 4)) = e
+	src := unsafe.Pointer(b)
+	if f == formValue {
+		src = unsafe.Add(src, 16) // the values; one value sits at offset 0
+	}
+	for i := headWords; i < k; i++ {
+		*(*uint64)(unsafe.Add(p, i*8)) = *(*uint64)(unsafe.Add(src, (i-headWords)*8))
+	}
+}
+
+// decode returns the record at p as a Command, and its length in words.
+func decode(p unsafe.Pointer) (Command, int) {
+	h := *(*uint32)(p)
+	k := recordLen(h)
+	c := Command{Verb: Verb(h), Entity: *(*ecs.Entity)(unsafe.Add(p, 4))}
+	dst := unsafe.Pointer(&c.Bundle)
+	switch {
+	case h>>24 == formBundle:
+		for i := headWords; i < k; i++ {
+			*(*uint64)(unsafe.Add(dst, (i-headWords)*8)) = *(*uint64)(unsafe.Add(p, i*8))
+		}
+	case c.Verb == VerbRemove:
+		c.Component = ecs.ComponentID(recordID(h))
+	case k > headWords || c.Verb == VerbAdd || c.Verb == VerbSet:
+		// One value at offset 0: the Bundle's count, bytes used and id, then the value.
+		*(*uint8)(dst) = 1
+		*(*uint8)(unsafe.Add(dst, 1)) = uint8((k - headWords) * 8)
+		*(*uint8)(unsafe.Add(dst, 2)) = uint8(recordID(h))
+		for i := headWords; i < k; i++ {
+			*(*uint64)(unsafe.Add(dst, 16+(i-headWords)*8)) = *(*uint64)(unsafe.Add(p, i*8))
+		}
+	}
+	return c, k
+}
+
+// AppendCommands appends the records of s to dst as Commands, in order, and returns the
+// extended slice: the form a strategy's keyed commit and hooks work on.
+func AppendCommands(s *Stream, dst []Command) []Command {
+	for o := 0; o < s.n; {
+		c, k := decode(unsafe.Add(s.base, uintptr(o)*8))
+		dst = append(dst, c)
+		o += k
+	}
+	return dst
+}
+
+// put stages the record of verb v: into the stream when it has room, else out of line. A
+// one-value bundle of one or two words (the common value) is written without a loop.
+func (r *Recorder) put(v Verb, id ecs.ComponentID, e ecs.Entity, b *ecs.Bundle) {
+	if r.sinkSt == nil { // a sink without a stream: its fast slice of Commands, filled in place
+		if c := r.slot(); c != nil {
+			c.Verb, c.Component, c.Entity = v, id, e
+			if v == VerbRemove || v == VerbDestroy {
+				c.Bundle = ecs.Bundle{}
+			} else {
+				c.Bundle = *b
+			}
+			return
+		}
+		r.putAny(v, id, e, b)
+		return
+	}
+	if used := bundleUsed(b); b.Len() == 1 && v != VerbCreate && used <= 16 {
+		k := headWords + used/8
+		if p := r.st.alloc(k); p != nil {
+			*(*uint32)(p) = header(v, b.ID(0), k-headWords, formValue)
+			*(*ecs.Entity)(unsafe.Add(p, 4)) = e
+			src := unsafe.Add(unsafe.Pointer(b), 16) // the value, at offset 0 of the values
+			if used >= 8 {
+				*(*uint64)(unsafe.Add(p, 16)) = *(*uint64)(src)
+			}
+			if used == 16 {
+				*(*uint64)(unsafe.Add(p, 24)) = *(*uint64)(unsafe.Add(src, 8))
+			}
+			return
+		}
+	}
+	r.putAny(v, id, e, b)
+}
+
+// putAny is put of any record.
+//
+//go:noinline
+func (r *Recorder) putAny(v Verb, id ecs.ComponentID, e ecs.Entity, b *ecs.Bundle) {
+	k, f := recordWords(v, b)
+	if p := r.st.alloc(k); p != nil {
+		encode(p, v, id, e, b, k, f)
+		return
+	}
+	r.putSlow(v, id, e, b, k, f)
+}
+
+// putSlow is put of a record the stream could not take inline: the recorder keeps a sort key
+// or its stream is held (the sink's StageKeyed), the sink has no stream (its fast slice, or
+// StageKeyed), or the array is full (it grows; once the strategy is closed the record is
+// dropped and counted instead, Core.Dropped).
+//
+//go:noinline
+func (r *Recorder) putSlow(v Verb, id ecs.ComponentID, e ecs.Entity, b *ecs.Bundle, k int, f uint8) {
+	c := Command{Verb: v, Component: id, Entity: e}
+	if v != VerbRemove && v != VerbDestroy {
+		c.Bundle = *b
+	}
+	s := r.sinkSt
+	if s == nil {
+		if p := r.slot(); p != nil {
+			*p = c
+			return
+		}
+		r.stageSlow(&c)
+		return
+	}
+	if r.key != 0 || s.held {
+		if r.core.closed.Load() {
+			r.core.dropped.Add(1)
+			return
+		}
+		r.sink.StageKeyed(r.key, c)
+		return
+	}
+	if r.core.closed.Load() {
+		r.core.dropped.Add(1)
+		return
+	}
+	encode(s.grow(k), v, id, e, b, k, f)
+}
+
+// Set stages overwriting e's value of component c with v: Recorder.Set(e, c.Value(v)),
+// written into the recorder's stream as a record of the value's own size, with no Bundle
+// built. It is a function, not a method, because Go methods take no type parameters; per
+// value type it compiles to a bounds test and the record's stores, with v kept in registers.
+// It panics, as Component.Value does, when the component is not inline.
+func Set[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
+	k := headWords + int((unsafe.Sizeof(v)+7)/8)
+	if c.Inline() {
+		if p := r.st.alloc(k); p != nil {
+			*(*uint32)(p) = header(VerbSet, c.ID(), k-headWords, formValue)
+			*(*ecs.Entity)(unsafe.Add(p, 4)) = e
+			if unsafe.Sizeof(v) > 0 { // p+16 may be the end of the array
+				*(*T)(unsafe.Add(p, 16)) = v
+			}
+			return
+		}
+	}
+	stageSlowSet(r, e, c, v)
+}
+
+// Add stages adding component c with value v to e, overwriting a value e has:
+// Recorder.Add(e, c.Value(v)) as Set is Recorder.Set.
+func Add[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
+	k := headWords + int((unsafe.Sizeof(v)+7)/8)
+	if c.Inline() {
+		if p := r.st.alloc(k); p != nil {
+			*(*uint32)(p) = header(VerbAdd, c.ID(), k-headWords, formValue)
+			*(*ecs.Entity)(unsafe.Add(p, 4)) = e
+			if unsafe.Sizeof(v) > 0 { // p+16 may be the end of the array
+				*(*T)(unsafe.Add(p, 16)) = v
+			}
+			return
+		}
+	}
+	stageSlowAdd(r, e, c, v)
+}
+
+// stageSlowSet is Set out of line: the stream is full or held, or c is not inline (Value
+// panics).
+//
+//go:noinline
+func stageSlowSet[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
+	r.Set(e, c.Value(v))
+}
+
+// stageSlowAdd is Add out of line, as stageSlowSet.
+//
+//go:noinline
+func stageSlowAdd[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
+	r.Add(e, c.Value(v))
+}
+
+// ApplyStream applies the records of s from record *next, which starts at word *off, up to
+// record stop (exclusive), by the lenient rules, as Apply would one by one: at names record
+// *next. It advances *next and *off after each record that applied — so that a record that
+// fails or panics stays pending with the rest, as ApplyRun's cursor does — and returns nil or
+// the failing record's *CommandError.
+//
+// Runs of one-value Set, Add and Remove records on real handles are applied by the World's
+// ApplyValues: per record a liveness and generation check, a mask test and a copy through the
+// component's column, in one loop. Everything else — creates, destroys, placeholders,
+// bundles, and a record ApplyValues cannot finish (a validator, a missing component, a new
+// column) — is decoded and goes through Apply, out of line.
+func (c *Core) ApplyStream(at Pos, s *Stream, stop int, next, off *int) error {
+	w := c.world
+	base := at.Index - *next
+	for *next < stop {
+		if r := w.ApplyValues(s.words[*off:s.n], stop-*next); r.Records > 0 {
+			c.report.Applied += r.Records
+			c.report.Skipped += r.Dead
+			c.report.NoopRemoves += r.NoopRemoves
+			*next += r.Records
+			*off += r.Words
+			if *next == stop {
+				break
+			}
+		}
+		p := unsafe.Add(s.base, uintptr(*off)*8)
+		if err := c.applyDecoded(Pos{Recorder: at.Recorder, Index: base + *next}, p); err != nil {
+			return err
+		}
+		*off += recordLen(*(*uint32)(p))
+		*next++
+	}
+	return nil
+}
+
+// applyDecoded applies the record at p through Apply.
+//
+//go:noinline
+func (c *Core) applyDecoded(at Pos, p unsafe.Pointer) error {
+	cmd, _ := decode(p)
+	return c.Apply(at, &cmd)
+}
+
+// ReplayStream replays on w, a replica of the core's world, the n records at the start of
+// words, which ApplyStream applied without error (see Replay, whose rules it follows record
+// by record). It returns nil, or the index among the n of the record whose outcome differed
+// and Replay's error. Runs of one-value Set, Add and Remove records on real handles go
+// through w's ApplyValues, as ApplyStream's do; the rest is decoded and replayed with Replay.
+func (c *Core) ReplayStream(w *ecs.World, words []uint64, n int) (int, error) {
+	for i, o := 0, 0; i < n; {
+		if r := w.ApplyValues(words[o:], n-i); r.Records > 0 {
+			i += r.Records
+			o += r.Words
+			if i == n {
+				break
+			}
+		}
+		if o+headWords > len(words) || o+recordLen(uint32(words[o])) > len(words) {
+			return i, fmt.Errorf("replay: record %d runs past the stream: %w", i, ErrInvalidCommand)
+		}
+		p := unsafe.Pointer(&words[o])
+		if err := c.replayDecoded(w, p); err != nil {
+			return i, err
+		}
+		o += recordLen(*(*uint32)(p))
+		i++
+	}
+	return 0, nil
+}
+
+//go:noinline
+func (c *Core) replayDecoded(w *ecs.World, p unsafe.Pointer) error {
+	cmd, _ := decode(p)
+	return c.Replay(w, &cmd)
+}
+
+// The verbs ecs.World.ApplyValues applies are deferral's.
+var (
+	_ = [1]struct{}{}[int(VerbAdd)-ecs.RecordAdd]
+	_ = [1]struct{}{}[int(VerbRemove)-ecs.RecordRemove]
+	_ = [1]struct{}{}[int(VerbSet)-ecs.RecordSet]
+)
+
+// AppendSet appends to dst the record Set(r, e, c, v) writes into a recorder's stream — the
+// same header and value bytes — and returns the extended slice: the floor a benchmark
+// compares a strategy's typed staging with (a plain append of the same compact record to a
+// preallocated slice). It panics, as Component.Value does, when c is not inline.
+func AppendSet[T any](dst []uint64, e ecs.Entity, c ecs.Component[T], v T) []uint64 {
+	if !c.Inline() {
+		panic(errNotInline)
+	}
+	n, k := len(dst), (unsafe.Sizeof(v)+7)/8
+	dst = append(dst, make([]uint64, headWords+k)...)
+	*(*recordHead)(unsafe.Pointer(&dst[n])) = recordHead{uint32(VerbSet) | uint32(k)<<11 | uint32(c.ID())<<16, e}
+	if k > 0 { // a value of no size has no word of its own: &dst[n+2] is past the end
+		*(*T)(unsafe.Pointer(&dst[n+2])) = v
+	}
+	return dst
+}
+
+// recordHead is a record's first two words: the header and the entity.
+type recordHead struct {
+	h uint32
+	e ecs.Entity
+}
+
+// errNotInline is the panic value of AppendSet for a component that is not inline.
+var errNotInline = errors.New("deferral: AppendSet of a component that is not inline (holds pointers or exceeds ecs.MaxInline bytes): use the closure tier")
