@@ -205,6 +205,9 @@ func rows(caps deferral.Capabilities) []row {
 		{"RecorderNumbering", checkRecorderNumbering, 0},
 		{"WriteToMissingSkipped", checkWriteToMissingSkipped, varyKey | varyRecorders},
 		{"ResolveDuringCommit", checkResolveDuringCommit, varyKey | varyRecorders},
+		{"SpikeReleasedTyped", checkSpikeReleased(spikeTyped), 0},
+		{"SpikeReleasedClosures", checkSpikeReleased(spikeClosure), 0},
+		{"SpikeReleasedMixed", checkSpikeReleased(spikeMixed), 0},
 	}
 }
 

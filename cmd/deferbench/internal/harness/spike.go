@@ -20,7 +20,7 @@ const (
 
 var spikeScenario = Scenario{
 	Name: "Spike",
-	Description: "bounded memory: one frame staging and committing a spike of typed commands, then 40 ordinary frames of 1024; " +
+	Description: "bounded memory: one frame staging and committing a spike of typed commands (tier=closure: of closures), then 40 ordinary frames of 1024; " +
 		"ns/op per ordinary frame (stage 1024 Set commands through one recorder, commit); " +
 		"retained-B = live heap the strategy holds after the spike and the 40 frames, steady-B = after 41 ordinary frames, " +
 		"retained-x = retained-B / steady-B",
@@ -29,14 +29,18 @@ var spikeScenario = Scenario{
 		if cfg.Quick {
 			n = 1 << 16
 		}
-		return []Variant{{Params: []Param{{"spike", strconv.Itoa(n)}, {"frames", strconv.Itoa(spikeAfter)}}, Arg: n}}
+		params := []Param{{"spike", strconv.Itoa(n)}, {"frames", strconv.Itoa(spikeAfter)}}
+		return []Variant{
+			{Params: params, Arg: spikeArg{n: n}},
+			{Params: append(params[:2:2], Param{"tier", "closure"}), Arg: spikeArg{n: n, closures: true}},
+		}
 	},
 	Bench: func(s StrategyInfo, v Variant) BenchFunc {
 		if s.Baseline() {
 			return nil // the baseline's slice has no shrink policy to measure
 		}
-		n := v.Arg.(int)
-		return func(b *testing.B) error { return spike(b, s, n) }
+		a := v.Arg.(spikeArg)
+		return func(b *testing.B) error { return spike(b, s, a) }
 	},
 	// Bounded memory is the scenario's purpose, so its need is answered by retained-x, not
 	// by ns/op. retained-x is measured once per run (after a full collection), so no test
@@ -49,6 +53,17 @@ var spikeScenario = Scenario{
 	},
 }
 
+// spikeArg is a Spike variant: the spike's size, in commands, and whether they are closures
+// (each Recorder.Do of one shared function) instead of typed Set commands.
+type spikeArg struct {
+	n        int
+	closures bool
+}
+
+// spikeClosure is the closure a closure spike stages: one function value, so that the heap
+// measured is the strategy's storage, not the closures'.
+func spikeClosure(*ecs.World) error { return nil }
+
 // spikeRun is one strategy over a fresh target, staging through one recorder.
 type spikeRun struct {
 	st deferral.Strategy
@@ -57,8 +72,15 @@ type spikeRun struct {
 }
 
 // frame stages n Set commands and commits them.
-func (x *spikeRun) frame(n int) error {
-	for i := range n {
+func (x *spikeRun) frame(n int) error { return x.frameOf(spikeArg{n: n}) }
+
+// frameOf stages a.n commands, closures if a.closures, and commits them.
+func (x *spikeRun) frameOf(a spikeArg) error {
+	for i := range a.n {
+		if a.closures {
+			x.r.Do(spikeClosure)
+			continue
+		}
 		x.r.Set(x.e[i&(stageBatch-1)], workload.Position.Value(workload.Vec2{X: float64(i)}))
 	}
 	handover(x.st, x.r)
@@ -108,8 +130,8 @@ func heldAfter(s StrategyInfo, frames func(x *spikeRun) error) (float64, error) 
 // spike times ordinary frames; once per benchmark name (testing.Benchmark calls the body
 // several times) it also measures, untimed, the heap held after a spike and after ordinary
 // frames only.
-func spike(b *testing.B, s StrategyInfo, n int) error {
-	key := "spike/" + s.Name + "/" + strconv.Itoa(n)
+func spike(b *testing.B, s StrategyInfo, a spikeArg) error {
+	key := fmt.Sprintf("spike/%s/%d/%t", s.Name, a.n, a.closures)
 	retainedMu.Lock()
 	held, ok := retained[key]
 	steady := retained[key+"/steady"]
@@ -117,7 +139,7 @@ func spike(b *testing.B, s StrategyInfo, n int) error {
 	if !ok {
 		var err error
 		held, err = heldAfter(s, func(x *spikeRun) error {
-			if err := x.frame(n); err != nil {
+			if err := x.frameOf(a); err != nil {
 				return err
 			}
 			for range spikeAfter {
