@@ -115,3 +115,52 @@ func liveHeap() uint64 {
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
 }
+
+// checkWorkingSetKept: buffers keep the capacity of a working set whose largest frame comes
+// once every 2×ShrinkWindow commits (deferral.Watermark remembers the previous window as well
+// as the current one), so such a frame allocates no more than when it comes every
+// ShrinkWindow commits, where no window lacks it. Frames stage typed commands and closures
+// alike; what is compared is the bytes a large frame allocates (staging and commit), as a mean
+// over four periods after three of warm-up.
+func checkWorkingSetKept(x *fixture) {
+	const big, small = 4096, 16
+	noop := func(*ecs.World) error { return nil }
+	bytesPerBigFrame := func(period int) float64 {
+		w, s := x.pair()
+		e := x.create(w, pt(0, 0))
+		r := s.NewRecorder()
+		frame := func(n int) {
+			for i := range n {
+				if i%2 == 1 {
+					r.Do(noop)
+					continue
+				}
+				r.Set(e, pt(float64(i), 0))
+			}
+			x.commit("commit", s)
+		}
+		const warm, periods = 3, 4
+		var total uint64
+		for p := range warm + periods {
+			var ms0, ms1 runtime.MemStats
+			runtime.ReadMemStats(&ms0)
+			frame(big)
+			runtime.ReadMemStats(&ms1)
+			if p >= warm {
+				total += ms1.TotalAlloc - ms0.TotalAlloc
+			}
+			for range period - 1 {
+				frame(small)
+			}
+		}
+		return float64(total) / periods
+	}
+	every := bytesPerBigFrame(deferral.ShrinkWindow)
+	everyOther := bytesPerBigFrame(2 * deferral.ShrinkWindow)
+	x.Logf("bytes a frame of %d commands allocates: %.0f when it comes every %d commits, %.0f every %d",
+		big, every, deferral.ShrinkWindow, everyOther, 2*deferral.ShrinkWindow)
+	if everyOther > every+big {
+		x.Errorf("a frame of %d commands coming every %d commits allocates %.0f bytes, %.0f more than when it comes every %d: its buffers were cut between two of its frames, want them kept (the previous window's largest use counts)",
+			big, 2*deferral.ShrinkWindow, everyOther, everyOther-every, deferral.ShrinkWindow)
+	}
+}
