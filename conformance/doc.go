@@ -33,6 +33,7 @@
 //	func TestConformanceHandover(t *testing.T) { conformance.TestHandover(t, handrolled.Factory) }
 //	func TestConformanceVersions(t *testing.T) { conformance.TestVersions(t, versioned.Factory) }
 //	func TestConformanceGraph(t *testing.T)    { conformance.TestGraph(t, hybrid.Factory, makeGraph) }
+//	func TestConformanceHooks(t *testing.T)    { conformance.TestHooks(t, cmdbuffer.Factory, setHooks) }
 //
 // TestHandover asserts the hand-over order and the FIFO numbering across hand-overs, those
 // closures make during a commit included (Handoverer). TestVersions asserts that after every
@@ -40,7 +41,10 @@
 // writes, after a closure a replay cannot redo — a versioned read sees the owner's world; run
 // it once per resync mode. TestGraph asserts that a flush node runs after every appender,
 // declared before or after it, in declaration order, and keeps a failed flush's suffix (Graph,
-// an adapter the strategy's test writes over its graph type).
+// an adapter the strategy's test writes over its graph type). TestHooks asserts that sort,
+// dedup and reduce hooks work within each run of typed commands, never across a closure, and
+// that the commands they drop count as consumed (Hooks, installed by a SetHooks the test
+// writes).
 //
 // # Bounded memory
 //

@@ -7,6 +7,7 @@ import (
 	"github.com/deferbench/deferbench/conformance"
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/strategies/cmdbuffer"
 	"github.com/deferbench/deferbench/strategies/hybrid"
 )
 
@@ -39,4 +40,10 @@ func (g *graph) Execute() error {
 		}
 	}
 	return g.g.Execute(context.Background())
+}
+
+func TestConformanceHooks(t *testing.T) {
+	conformance.TestHooks(t, hybrid.Factory, func(s deferral.Strategy, h conformance.Hooks) {
+		s.(*hybrid.ECS).Buffer().SetHooks(cmdbuffer.Hooks[deferral.Command](h))
+	})
 }
