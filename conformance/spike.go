@@ -120,15 +120,17 @@ func liveHeap() uint64 {
 // once every 2×ShrinkWindow commits (deferral.Watermark remembers the previous window as well
 // as the current one), so such a frame allocates no more than when it comes every
 // ShrinkWindow commits, where no window lacks it. Frames stage typed commands and closures
-// alike; what is compared is the bytes a large frame allocates (staging and commit), as a mean
-// over four periods after three of warm-up.
+// alike, with no sort key and with one (a keyed commit's order index is storage too); what is
+// compared is the bytes a large frame allocates (staging and commit), as a mean over four
+// periods after three of warm-up.
 func checkWorkingSetKept(x *fixture) {
 	const big, small = 4096, 16
 	noop := func(*ecs.World) error { return nil }
-	bytesPerBigFrame := func(period int) float64 {
+	bytesPerBigFrame := func(period int, key uint64) float64 {
 		w, s := x.pair()
 		e := x.create(w, pt(0, 0))
 		r := s.NewRecorder()
+		r.SetSortKey(key)
 		frame := func(n int) {
 			for i := range n {
 				if i%2 == 1 {
@@ -155,12 +157,17 @@ func checkWorkingSetKept(x *fixture) {
 		}
 		return float64(total) / periods
 	}
-	every := bytesPerBigFrame(deferral.ShrinkWindow)
-	everyOther := bytesPerBigFrame(2 * deferral.ShrinkWindow)
-	x.Logf("bytes a frame of %d commands allocates: %.0f when it comes every %d commits, %.0f every %d",
-		big, every, deferral.ShrinkWindow, everyOther, 2*deferral.ShrinkWindow)
-	if everyOther > every+big {
+	every := bytesPerBigFrame(deferral.ShrinkWindow, 0)
+	everyOther := bytesPerBigFrame(2*deferral.ShrinkWindow, 0)
+	keyed := bytesPerBigFrame(2*deferral.ShrinkWindow, 7)
+	x.Logf("bytes a frame of %d commands allocates: %.0f when it comes every %d commits, %.0f every %d, %.0f every %d with sort key 7",
+		big, every, deferral.ShrinkWindow, everyOther, 2*deferral.ShrinkWindow, keyed, 2*deferral.ShrinkWindow)
+	if everyOther > every+4*big {
 		x.Errorf("a frame of %d commands coming every %d commits allocates %.0f bytes, %.0f more than when it comes every %d: its buffers were cut between two of its frames, want them kept (the previous window's largest use counts)",
 			big, 2*deferral.ShrinkWindow, everyOther, everyOther-every, deferral.ShrinkWindow)
+	}
+	if keyed > every+4*big {
+		x.Errorf("a frame of %d commands with sort key 7 coming every %d commits allocates %.0f bytes, %.0f more than without a key every %d: the keyed commit's storage was not kept",
+			big, 2*deferral.ShrinkWindow, keyed, keyed-every, deferral.ShrinkWindow)
 	}
 }
