@@ -26,14 +26,15 @@ const (
 const (
 	spikeCommands      = 1 << 18
 	spikeCommandsShort = 1 << 17
-	spikeFrames        = 5 * deferral.ShrinkWindow
+	spikeFrames        = 3*deferral.ShrinkWindow - 1 // the most deferral.Watermark may take
 	spikeFrameCommands = 100
 )
 
 // checkSpikeReleased returns the SpikeReleased row for one shape: one frame stages a spike of
 // commands through one recorder, then ordinary frames of the same shape follow, and the
-// strategy must release the spike's storage (deferral.Watermark: within 2×ShrinkWindow
-// cycles), its typed records and its closure tier alike: after them the live heap (after a
+// strategy must release the spike's storage within 3×ShrinkWindow−1 ordinary commits (the
+// bound deferral.Watermark promises, whichever cycle of its window the spike falls in), its
+// typed records and its closure tier alike: after them the live heap (after a
 // full collection) may exceed what it was before the spike by at most four bytes per spike
 // command.
 //
