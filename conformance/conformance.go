@@ -210,6 +210,7 @@ func rows(caps deferral.Capabilities) []row {
 		{"SpikeReleasedClosures", checkSpikeReleased(spikeClosure), 0},
 		{"SpikeReleasedMixed", checkSpikeReleased(spikeMixed), 0},
 		{"SpikeWorkingSetKept", checkWorkingSetKept, 0},
+		{"ChurnMemoryBounded", checkChurnBounded, 0},
 	}
 }
 

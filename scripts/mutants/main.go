@@ -103,6 +103,7 @@ var mutants = []mutant{
 	{id: "cmdbuffer-shrink-drops-staged-closures", file: "strategies/cmdbuffer/buffer.go", old: "r.funcs = deferral.Shrink(r.funcs, c)", new: "r.funcs = deferral.Shrink(r.funcs[:0], c)"},
 	{id: "hybrid-flush-before-late-appenders", file: "strategies/hybrid/graph.go", old: "\t\t\t\tcase ui.mode == ModeFlush && uj.mode == ModeAppend:\n\t\t\t\t\tadd(uj.n, ui.n,", new: "\t\t\t\tcase ui.mode == ModeFlush && uj.mode == ModeAppend:\n\t\t\t\t\tadd(ui.n, uj.n,"},
 	{id: "core-epoch-wraps", file: "deferral/core.go", old: "func (c *Core) advance() {\n\tif wraps(c.epoch) {", new: "func (c *Core) advance() {\n\tif false && wraps(c.epoch) {"},
+	{id: "ecs-tombstones-never-compacted", file: "ecs/world.go", old: "\tw.holes++\n", new: "\tw.holes--\n"},
 	{id: "shrink-window-longer", file: "deferral/shrink.go", old: "\tif m.n++; m.n < ShrinkWindow {", new: "\tif m.n++; m.n <= ShrinkWindow {"},
 	{id: "cmdbuffer-plan-cut-every-commit", file: "strategies/cmdbuffer/buffer.go", old: "\tif c := b.pwm.Use(len(b.plan), cap(b.plan)); c > 0 {", new: "\tif c := b.pwm.Use(len(b.plan), cap(b.plan)); c <= 0 {"},
 	{id: "cmdbuffer-hooks-sort-inactive", file: "strategies/cmdbuffer/buffer.go", old: "return h.Sort != nil || h.Dedup", new: "return h.Sort == nil || h.Dedup"},
