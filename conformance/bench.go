@@ -88,7 +88,8 @@ func BenchmarkContention(b *testing.B, f Factory) {
 }
 
 // BenchmarkSpike runs bench.Spike with a spike of bench.SpikeSize commands as the
-// sub-benchmark strategy=NAME/spike=N/frames=40: ns/op per ordinary frame, and the heap held
+// sub-benchmark strategy=NAME/spike=N/frames=40, and bench.SpikeClosures as
+// strategy=NAME/spike=N/frames=40/tier=closure: ns/op per ordinary frame, and the heap held
 // after a spike (retained-B, steady-B, retained-x). f must not be nil.
 func BenchmarkSpike(b *testing.B, f Factory) {
 	if f == nil {
@@ -97,4 +98,6 @@ func BenchmarkSpike(b *testing.B, f Factory) {
 	name := strategyName(b, f)
 	run(b, "strategy="+name+"/spike="+strconv.Itoa(bench.SpikeSize)+"/frames="+strconv.Itoa(bench.SpikeFrames),
 		func(b *testing.B) error { return bench.Spike(b, f, bench.SpikeSize) })
+	run(b, "strategy="+name+"/spike="+strconv.Itoa(bench.SpikeSize)+"/frames="+strconv.Itoa(bench.SpikeFrames)+"/tier=closure",
+		func(b *testing.B) error { return bench.SpikeClosures(b, f, bench.SpikeSize) })
 }

@@ -154,6 +154,7 @@ func rows(caps deferral.Capabilities) []row {
 		{"PlaceholderCulled", checkPlaceholderCulled, varyKey | varyRecorders},
 		{"PlaceholderForeign", checkPlaceholderForeign, 0},
 		{"PlaceholderStale", checkPlaceholderStale, varyKey | varyRecorders},
+		{"PlaceholderEpochWrap", checkPlaceholderEpochWrap, 0},
 		{"PlaceholderDestroySkipped", checkDestroyPlaceholderSkipped, varyKey | varyRecorders},
 		{"ResolveLifetime", checkResolveLifetime, varyKey | varyRecorders},
 		{"ResetResolutionsAfterRetry", checkResolutionsResetAfterRetry, varyKey | varyRecorders},
@@ -205,6 +206,11 @@ func rows(caps deferral.Capabilities) []row {
 		{"RecorderNumbering", checkRecorderNumbering, 0},
 		{"WriteToMissingSkipped", checkWriteToMissingSkipped, varyKey | varyRecorders},
 		{"ResolveDuringCommit", checkResolveDuringCommit, varyKey | varyRecorders},
+		{"SpikeReleasedTyped", checkSpikeReleased(spikeTyped), 0},
+		{"SpikeReleasedClosures", checkSpikeReleased(spikeClosure), 0},
+		{"SpikeReleasedMixed", checkSpikeReleased(spikeMixed), 0},
+		{"SpikeWorkingSetKept", checkWorkingSetKept, 0},
+		{"ChurnMemoryBounded", checkChurnBounded, 0},
 	}
 }
 

@@ -25,6 +25,37 @@
 // checks that readers running during staging and commits see whole published versions, in
 // order; ReadsNotVersioned checks that a strategy not declaring it offers no such read.
 //
+// # Extension points
+//
+// What a strategy offers beyond deferral.Strategy has a suite of its own, with the same
+// one-line use, subtests per row and watchdog:
+//
+//	func TestConformanceHandover(t *testing.T) { conformance.TestHandover(t, handrolled.Factory) }
+//	func TestConformanceVersions(t *testing.T) { conformance.TestVersions(t, versioned.Factory) }
+//	func TestConformanceGraph(t *testing.T)    { conformance.TestGraph(t, hybrid.Factory, makeGraph) }
+//	func TestConformanceHooks(t *testing.T)    { conformance.TestHooks(t, cmdbuffer.Factory, setHooks) }
+//
+// TestHandover asserts the hand-over order and the FIFO numbering across hand-overs, those
+// closures make during a commit included (Handoverer). TestVersions asserts that after every
+// kind of commit — drained, failed, failed at a closure that wrote, after a panic, after direct
+// writes, after a closure a replay cannot redo — a versioned read sees the owner's world; run
+// it once per resync mode. TestGraph asserts that a flush node runs after every appender,
+// declared before or after it, in declaration order, and keeps a failed flush's suffix (Graph,
+// an adapter the strategy's test writes over its graph type). TestHooks asserts that sort,
+// dedup and reduce hooks work within each run of typed commands, never across a closure, and
+// that the commands they drop count as consumed (Hooks, installed by a SetHooks the test
+// writes).
+//
+// # Bounded memory
+//
+// The SpikeReleased rows stage one spike of typed commands, of closures, or of both, then
+// ordinary frames, and bound the live heap the strategy still holds after a collection (four
+// bytes per spike command; each commit also stages during itself, so a shrinking buffer must
+// keep what it holds). SpikeWorkingSetKept checks that a large frame coming every other
+// window allocates no more than one coming every window (deferral.Watermark keeps the
+// previous window's largest use). ChurnMemoryBounded creates and destroys 102,400 entities
+// through the strategy with none left alive and bounds the growth of the live heap.
+//
 // # Replay
 //
 // Subtests that draw random numbers (schedules, counts, jitter) log their seed. Set the

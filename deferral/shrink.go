@@ -12,8 +12,9 @@ package deferral
 // cycles Watermark keeps the largest use of the current and of the previous window; at the
 // end of a window, a buffer whose capacity exceeds twice the target — that recent largest
 // use plus a quarter, at least ShrinkFloor elements — is cut to the target. A spike is
-// therefore released after ShrinkWindow to 2×ShrinkWindow ordinary cycles, and a steady
-// working set is never reallocated. The zero Watermark is ready to use.
+// therefore released after 2×ShrinkWindow to 3×ShrinkWindow−1 ordinary cycles (the window it
+// falls in and the next one remember it), and a working set whose largest cycle comes at least
+// once every 2×ShrinkWindow cycles is never reallocated. The zero Watermark is ready to use.
 type Watermark struct {
 	cur, prev int // largest use in the current and in the previous window
 	n         int // cycles in the current window

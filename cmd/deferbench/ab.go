@@ -7,9 +7,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/boundexec"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
@@ -204,8 +205,8 @@ func (a *abRun) do(baseArg, headArg, out string, o *compareFlags, opt analysis.C
 // uncommitted reports whether the git work tree here has changes to tracked files that are
 // not committed (false outside a work tree).
 func uncommitted(ctx context.Context) bool {
-	st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output()
-	return err == nil && len(bytes.TrimSpace(st)) > 0
+	st, err := boundexec.Run(ctx, gitLimits, "git", "status", "--porcelain", "--untracked-files=no")
+	return err == nil && len(bytes.TrimSpace(st.Stdout)) > 0
 }
 
 // newEmptyDir creates dir, or accepts an existing empty one.
@@ -256,12 +257,12 @@ func cleanStale(ctx context.Context) {
 		}
 		for _, name := range []string{"base-src", "head-src"} {
 			if wt := filepath.Join(d, name); fileExists(wt) {
-				exec.CommandContext(ctx, "git", "worktree", "remove", "--force", "--force", wt).Run()
+				boundexec.Run(ctx, gitLimits, "git", "worktree", "remove", "--force", "--force", wt)
 			}
 		}
 		os.RemoveAll(d)
 	}
-	exec.CommandContext(ctx, "git", "worktree", "prune").Run()
+	boundexec.Run(ctx, gitLimits, "git", "worktree", "prune")
 }
 
 // processAlive reports whether process pid exists; true when that cannot be told (the
@@ -280,6 +281,15 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
+// Limits of the external commands ab runs (see boundexec.Run), besides the context: a git
+// command, and building a revision (minutes on a Raspberry Pi).
+var (
+	gitLimits    = boundexec.Options{Timeout: 2 * time.Minute}
+	buildTimeout = 30 * time.Minute
+)
+
+func withCombined(o boundexec.Options) boundexec.Options { o.Combined = true; return o }
+
 // resolve finds or builds s's binary: an executable file as it is, else a git revision of
 // the repository in the working directory, built in a temporary worktree.
 func (a *abRun) resolve(s *side, tmp string) error {
@@ -294,24 +304,23 @@ func (a *abRun) resolve(s *side, tmp string) error {
 		s.bin = bin
 		return nil
 	}
-	rev, err := exec.CommandContext(a.e.ctx, "git", "rev-parse", "--verify", "--quiet", s.arg+"^{commit}").Output()
+	rev, err := boundexec.Run(a.e.ctx, gitLimits, "git", "rev-parse", "--verify", "--quiet", s.arg+"^{commit}")
 	if err != nil {
 		return usagef("ab: %s: %q is neither a deferbench binary nor a git revision of the repository here", strings.ToUpper(s.name), s.arg)
 	}
-	s.rev = strings.TrimSpace(string(rev))
+	s.rev = strings.TrimSpace(string(rev.Stdout))
 	wt := filepath.Join(tmp, s.name+"-src")
 	fmt.Fprintf(a.e.stderr, "deferbench: ab: building %s (%s = %.12s)\n", s.name, s.arg, s.rev)
-	if b, err := exec.CommandContext(a.e.ctx, "git", "worktree", "add", "--detach", wt, s.rev).CombinedOutput(); err != nil {
-		return fmt.Errorf("ab: git worktree add %s: %v: %s", s.arg, err, strings.TrimSpace(string(b)))
+	if b, err := boundexec.Run(a.e.ctx, withCombined(gitLimits), "git", "worktree", "add", "--detach", wt, s.rev); err != nil {
+		return fmt.Errorf("ab: git worktree add %s: %v: %s", s.arg, err, strings.TrimSpace(string(b.Stdout)))
 	}
 	defer func() {
-		exec.Command("git", "worktree", "remove", "--force", wt).Run()
+		boundexec.Run(context.Background(), gitLimits, "git", "worktree", "remove", "--force", wt)
 	}()
 	s.bin = filepath.Join(tmp, s.name, "deferbench")
-	cmd := exec.CommandContext(a.e.ctx, "go", "build", "-o", s.bin, "./cmd/deferbench")
-	cmd.Dir = wt
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("ab: building %s (%s): %v: %s", s.name, s.arg, err, lastLines(string(b), 5))
+	build := boundexec.Options{Timeout: buildTimeout, Dir: wt, Combined: true}
+	if b, err := boundexec.Run(a.e.ctx, build, "go", "build", "-o", s.bin, "./cmd/deferbench"); err != nil {
+		return fmt.Errorf("ab: building %s (%s): %v: %s", s.name, s.arg, err, lastLines(string(b.Stdout), 5))
 	}
 	return nil
 }
@@ -328,16 +337,15 @@ func (a *abRun) runRound(s *side, out string, r int) error {
 	if a.strategies != "" {
 		args = append(args, "-strategies", a.strategies)
 	}
-	cmd := exec.CommandContext(a.e.ctx, s.bin, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	os.WriteFile(dir+".log", stderr.Bytes(), 0o644)
+	// The run is bounded by the context (a benchmark run has no fixed length); its
+	// process group goes with it, and its output is kept up to 64 MiB.
+	res, err := boundexec.Run(a.e.ctx, boundexec.Options{MaxOutput: 64 << 20, Stdout: io.Discard}, s.bin, args...)
+	os.WriteFile(dir+".log", res.Stderr, 0o644)
 	if a.e.ctx.Err() != nil {
 		return a.e.ctx.Err()
 	}
 	if err != nil {
-		return fmt.Errorf("%s %s: %v: %s", s.bin, strings.Join(args, " "), err, lastLines(stderr.String(), 3))
+		return err // names the command line and the last lines of its standard error
 	}
 	if fi, err := os.Stat(filepath.Join(dir, "bench.txt")); err != nil || !fi.Mode().IsRegular() {
 		// It ran and succeeded without writing results: not a deferbench binary (/bin/true).

@@ -31,7 +31,15 @@ const SpikeSize = 1 << 20
 // SpikeFrames ordinary frames; steady-B, after SpikeFrames+1 ordinary frames; and retained-x
 // = RetainedX(retained-B, steady-B). The baseline has no shrink policy to measure: f nil is an
 // error, as are n < 1 and the strategy's commit and Close errors.
-func Spike(b *testing.B, f deferral.Factory, n int) error {
+func Spike(b *testing.B, f deferral.Factory, n int) error { return spike(b, f, n, false) }
+
+// SpikeClosures is Spike with a spike frame that stages n closures (Recorder.Do of one shared
+// function, so the heap measured is the strategy's storage, not the closures') instead of
+// typed Set commands: the closure tier must shrink back after a spike as the typed tier does.
+// Its ordinary frames, metrics and errors are Spike's; deferbench names its rows tier=closure.
+func SpikeClosures(b *testing.B, f deferral.Factory, n int) error { return spike(b, f, n, true) }
+
+func spike(b *testing.B, f deferral.Factory, n int, closures bool) error {
 	if f == nil {
 		return errors.New("spike: the baseline has no shrink policy to measure: give a strategy")
 	}
@@ -42,9 +50,9 @@ func Spike(b *testing.B, f deferral.Factory, n int) error {
 	if err != nil {
 		return err
 	}
-	v, err := measureOnce("Spike/"+x.st.Name()+"/"+strconv.Itoa(n), func() ([]float64, error) {
+	v, err := measureOnce("Spike/"+x.st.Name()+"/"+strconv.Itoa(n)+"/"+strconv.FormatBool(closures), func() ([]float64, error) {
 		held, err := heldAfter(f, func(x *spikeRun) error {
-			if err := x.frame(n); err != nil {
+			if err := x.spikeFrame(n, closures); err != nil {
 				return err
 			}
 			for range SpikeFrames {
@@ -112,8 +120,18 @@ type spikeRun struct {
 }
 
 // frame stages n Set commands and commits them.
-func (x *spikeRun) frame(n int) error {
+func (x *spikeRun) frame(n int) error { return x.spikeFrame(n, false) }
+
+// spikeClosure is the closure a closure spike stages.
+func spikeClosure(*ecs.World) error { return nil }
+
+// spikeFrame stages n commands, closures if closures, and commits them.
+func (x *spikeRun) spikeFrame(n int, closures bool) error {
 	for i := range n {
+		if closures {
+			x.r.Do(spikeClosure)
+			continue
+		}
 		x.r.Set(x.e[i&(Targets-1)], workload.Position.Value(workload.Vec2{X: float64(i)}))
 	}
 	Handover(x.st, x.r)

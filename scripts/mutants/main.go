@@ -89,6 +89,26 @@ var mutants = []mutant{
 	// hybrid.
 	{id: "hybrid-panic-swallowed", file: "strategies/hybrid/ecs.go", old: "\t\tif pe, ok := ne.Err.(*PanicError); ok {\n\t\t\tpanic(pe.Value)\n\t\t}\n", new: ""},
 	{id: "hybrid-reentry-passes", file: "strategies/hybrid/ecs.go", old: "\tif errors.Is(err, ErrRunning) {\n\t\treturn fmt.Errorf(\"commit: %w\", deferral.ErrReentry)\n\t}\n", new: ""},
+
+	// The semantic mutants the extension suites (TestHandover, TestVersions, TestGraph,
+	// TestHooks) and the
+	// epoch, spike and working-set rows were written to kill.
+	{id: "handrolled-handover-drained-forgets", file: "strategies/handrolled/gather.go", old: "\t\tsg.r.handed -= sg.r.inCommit // what closures handed over meanwhile stays counted", new: "\t\tsg.r.handed = 0"},
+	{id: "handrolled-closure-tier-kept", file: "strategies/handrolled/gather.go", old: "\tif c := g.gfwm.Use(len(g.gfns), cap(g.gfns)); c > 0 {\n\t\tg.gfns = deferral.Shrink(g.gfns[:0], c)\n\t}\n", new: ""},
+	{id: "versioned-replay-closures-not-stale", file: "strategies/versioned/ecs.go", old: "\t\t\ts.stale = true // the closure may have changed w before failing\n", new: ""},
+	{id: "replica-create-unchecked", file: "deferral/replica.go", old: "case known && (want.state != resCreated || e != want.e):", new: "case known && want.state != resCreated:"},
+	{id: "shrink-forgets-previous-window", file: "deferral/shrink.go", old: "\trecent := max(m.cur, m.prev)", new: "\trecent := m.cur"},
+	{id: "shrink-drops-elements", file: "deferral/shrink.go", old: "\tt := make(S, len(s), c)", new: "\tt := make(S, 0, c)"},
+	{id: "cmdbuffer-shrink-drops-staged", file: "strategies/cmdbuffer/buffer.go", old: "r.cmds = deferral.Shrink(r.cmds, c)", new: "r.cmds = deferral.Shrink(r.cmds[:0], c)"},
+	{id: "cmdbuffer-shrink-drops-staged-closures", file: "strategies/cmdbuffer/buffer.go", old: "r.funcs = deferral.Shrink(r.funcs, c)", new: "r.funcs = deferral.Shrink(r.funcs[:0], c)"},
+	{id: "hybrid-flush-before-late-appenders", file: "strategies/hybrid/graph.go", old: "\t\t\t\tcase ui.mode == ModeFlush && uj.mode == ModeAppend:\n\t\t\t\t\tadd(uj.n, ui.n,", new: "\t\t\t\tcase ui.mode == ModeFlush && uj.mode == ModeAppend:\n\t\t\t\t\tadd(ui.n, uj.n,"},
+	{id: "core-epoch-wraps", file: "deferral/core.go", old: "func (c *Core) advance() {\n\tif wraps(c.epoch) {", new: "func (c *Core) advance() {\n\tif false && wraps(c.epoch) {"},
+	{id: "ecs-tombstones-never-compacted", file: "ecs/world.go", old: "\tw.holes++\n", new: "\tw.holes--\n"},
+	{id: "shrink-window-longer", file: "deferral/shrink.go", old: "\tif m.n++; m.n < ShrinkWindow {", new: "\tif m.n++; m.n <= ShrinkWindow {"},
+	{id: "cmdbuffer-plan-cut-every-commit", file: "strategies/cmdbuffer/buffer.go", old: "\tif c := b.pwm.Use(len(b.plan), cap(b.plan)); c > 0 {", new: "\tif c := b.pwm.Use(len(b.plan), cap(b.plan)); c <= 0 {"},
+	{id: "cmdbuffer-hooks-sort-inactive", file: "strategies/cmdbuffer/buffer.go", old: "return h.Sort != nil || h.Dedup", new: "return h.Sort == nil || h.Dedup"},
+	{id: "cmdbuffer-hooks-reduce-inactive", file: "strategies/cmdbuffer/buffer.go", old: "h.Dedup || h.Reduce != nil }", new: "h.Dedup || h.Reduce == nil }"},
+	{id: "cmdbuffer-hook-drops-not-counted", file: "strategies/cmdbuffer/ecs.go", old: "\t\trep.Applied += c - s.reported\n", new: ""},
 }
 
 func main() {
@@ -130,7 +150,7 @@ func run(root string, m mutant) string {
 	dir, err := os.MkdirTemp("", "mutant-")
 	check(err)
 	defer os.RemoveAll(dir)
-	for _, p := range []string{"go.mod", "ecs", "deferral", "conformance", "strategies", "workload"} {
+	for _, p := range []string{"go.mod", "ecs", "deferral", "conformance", "strategies", "workload", "internal"} {
 		out, err := exec.Command("cp", "-r", filepath.Join(root, p), dir).CombinedOutput()
 		if err != nil {
 			return "void: copy: " + string(out)

@@ -225,7 +225,7 @@ Host board-*
 	LogLevel ERROR
 EOF
 echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 "$tmp/host_key.pub")" >"$tmp/known_hosts"
-ssh -F "$tmp/ssh_config" -o BatchMode=yes board-b uname -m >"$tmp/uname-b" 2>"$tmp/ssh-check.err" ||
+ssh -F "$tmp/ssh_config" -o BatchMode=yes -o ConnectTimeout=10 -o ServerAliveInterval=15 -o ServerAliveCountMax=4 board-b uname -m >"$tmp/uname-b" 2>"$tmp/ssh-check.err" ||
 	fail "ssh board-b: $(tail -n 1 "$tmp/ssh-check.err")"
 [ "$(cat "$tmp/uname-b")" = armv7l ] || fail "the fake uname on board-b says '$(cat "$tmp/uname-b")', want armv7l"
 echo "test-ssh: sshd on 127.0.0.1:$port as $user ($(($(date +%s) - start))s)"

@@ -13,7 +13,10 @@ import (
 type ECS struct {
 	core *deferral.Core
 	buf  *Buffer[ecs.World, deferral.Command]
-	mint sync.Mutex // numbers the buffer recorder and the deferral.Recorder as one step
+	// reported is buf.Coalesced() at the last TakeReport: the commands hooks dropped since
+	// then are added to the report's Applied.
+	reported int
+	mint     sync.Mutex // numbers the buffer recorder and the deferral.Recorder as one step
 }
 
 var _ deferral.Strategy = (*ECS)(nil)
@@ -83,7 +86,17 @@ func (s *ECS) Discard() int {
 func (s *ECS) Resolve(p ecs.Entity) (ecs.Entity, error) { return s.core.Resolve(p) }
 
 // TakeReport returns and resets the receipts; deferral.ErrPending while commands are pending.
-func (s *ECS) TakeReport() (deferral.Report, error) { return s.core.TakeReport(s.Pending()) }
+// Commands the buffer's Dedup or Reduce hook dropped count in Report.Applied: they were
+// consumed.
+func (s *ECS) TakeReport() (deferral.Report, error) {
+	rep, err := s.core.TakeReport(s.Pending())
+	if err == nil {
+		c := s.buf.Coalesced()
+		rep.Applied += c - s.reported
+		s.reported = c
+	}
+	return rep, err
+}
 
 // Close releases the strategy; deferral.ErrPendingAtClose while commands are pending.
 func (s *ECS) Close() error { return s.core.Close(s.Pending()) }

@@ -70,6 +70,7 @@ type Gather[T, C any] struct {
 	gfns        []fnAt[T]          // the gathered closures, by index in gathered
 	fnext       int                // first pending closure of gfns
 	gwm         deferral.Watermark // shrinks gathered and segs after a spike
+	gfwm        deferral.Watermark // shrinks gfns after a spike of closures
 	segs        []segment[T, C]
 	next, snext int // first pending command of gathered; its segment
 	committing  bool
@@ -181,6 +182,9 @@ func (g *Gather[T, C]) Commit() error {
 // capacity after a spike.
 func (g *Gather[T, C]) resetGathered() {
 	clear(g.gfns) // drop the closures; typed records hold no pointers
+	if c := g.gfwm.Use(len(g.gfns), cap(g.gfns)); c > 0 {
+		g.gfns = deferral.Shrink(g.gfns[:0], c)
+	}
 	g.gfns, g.fnext = g.gfns[:0], 0
 	if c := g.gwm.Use(len(g.gathered), cap(g.gathered)); c > 0 {
 		g.gathered = deferral.Shrink(g.gathered[:0], c)
@@ -190,11 +194,14 @@ func (g *Gather[T, C]) resetGathered() {
 }
 
 // reuse gives r back the slices items and fns it handed over, emptied, unless r already has
-// new ones; after a spike the record slice is cut back (the recorder's deferral.Watermark).
-// fns must hold no closures any more.
+// new ones; after a spike each is cut back (the recorder's deferral.Watermarks). fns must
+// hold no closures any more.
 func (r *Recorder[T, C]) reuse(items []C, fns []fnAt[T]) {
 	if r.fns == nil {
 		r.fns = fns[:0]
+		if c := r.fwm.Use(len(fns), cap(fns)); c > 0 {
+			r.fns = make([]fnAt[T], 0, c)
+		}
 	}
 	if r.local != nil {
 		return
@@ -280,6 +287,7 @@ type Recorder[T, C any] struct {
 	local    []C                // typed records; a zero C holds each closure's place
 	fns      []fnAt[T]          // the closures staged into local, by index in local
 	wm       deferral.Watermark // shrinks local after a spike
+	fwm      deferral.Watermark // shrinks fns after a spike of closures
 	unlisted bool               // not in g.open since the last commit: the next stage lists it
 	handed   int                // commands handed over since the last drained commit: FIFO base of the next
 	inCommit int                // of handed, the commands the running (or failed) commit gathered

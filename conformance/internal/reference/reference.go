@@ -86,7 +86,10 @@ type Strategy struct {
 	shared []entry
 	sinks  []*sink
 
-	batch []entry // the commit's commands in apply order; batch[next:] is pending
+	// batch is the commit's commands in apply order; batch[next:] is pending. Emptied slices
+	// (batch, shared, a sink's own) are dropped, not kept for reuse: the model holds no
+	// storage after a spike (the SpikeReleased rows).
+	batch []entry
 	next  int
 	start int // ReplayPrefix: where the failed commit began
 }
@@ -196,7 +199,7 @@ func (s *Strategy) gather() {
 	from := len(s.batch)
 	s.batch = append(s.batch, s.shared...)
 	clear(s.shared)
-	s.shared = s.shared[:0]
+	s.shared = nil
 	for i := range s.sinks {
 		k := s.sinks[i]
 		if s.bug == RotateRecorders {
@@ -207,7 +210,7 @@ func (s *Strategy) gather() {
 		}
 		s.batch = append(s.batch, k.own...)
 		clear(k.own)
-		k.own = k.own[:0]
+		k.own = nil
 	}
 	add := s.batch[from:]
 	// The pending suffix of a failed commit and what was staged since merge in the mode's
@@ -280,7 +283,7 @@ func (s *Strategy) Commit() error {
 		panic("reference: commit panics on purpose")
 	}
 	if s.next == len(s.batch) {
-		s.batch, s.next, s.start = s.batch[:0], 0, 0
+		s.batch, s.next, s.start = nil, 0, 0
 	}
 	s.gather()
 	if s.bug == ReplayPrefix {
@@ -310,7 +313,7 @@ func (s *Strategy) Commit() error {
 		}
 		if err != nil {
 			if s.bug == DropSuffix {
-				s.batch, s.next = s.batch[:0], 0
+				s.batch, s.next = nil, 0
 			}
 			ended = true
 			s.settle(false)
@@ -322,7 +325,7 @@ func (s *Strategy) Commit() error {
 	if s.bug != WalkCapacity {
 		clear(s.batch)
 	}
-	s.batch, s.next, s.start = s.batch[:0], 0, 0
+	s.batch, s.next, s.start = nil, 0, 0
 	ended = true
 	s.settle(true)
 	s.core.End(true)
@@ -365,14 +368,14 @@ func (s *Strategy) Discard() int {
 	n := s.Pending()
 	s.mu.Lock()
 	clear(s.shared)
-	s.shared = s.shared[:0]
+	s.shared = nil
 	for _, k := range s.sinks {
 		clear(k.own)
-		k.own, k.n = k.own[:0], 0
+		k.own, k.n = nil, 0
 	}
 	s.mu.Unlock()
 	clear(s.batch)
-	s.batch, s.next, s.start = s.batch[:0], 0, 0
+	s.batch, s.next, s.start = nil, 0, 0
 	s.core.Discarded()
 	return n
 }

@@ -233,8 +233,12 @@ func (c *Counters) Close() error {
 	return first
 }
 
+// measureRounds is how many times MeasureOps counts each iteration count.
+const measureRounds = 3
+
 // MeasureOps counts run(n) at low and high iterations with counters on events and returns the
-// counts per op, (C(high) − C(low)) / (high − low). run is called once at low first, untimed,
+// counts per op, (C(high) − C(low)) / (high − low), each C the least of measureRounds counts.
+// run is called once at low first, untimed,
 // to warm up (and to start the threads it needs); then the counters open, on the calling
 // thread (process false; MeasureOps locks it for the duration) or every thread of the process
 // (process true). An *Unavailable says why counters cannot be read.
@@ -252,23 +256,33 @@ func MeasureOps(events []Event, process bool, low, high int, run func(n int) err
 		return nil, err
 	}
 	defer c.Close()
+	// Each count is taken measureRounds times and the least kept: what disturbs a count
+	// (another process's cache traffic, a page fault, a runtime thread waking) only adds to it.
 	var deltas [2]Values
-	for i, n := range []int{low, high} {
-		v0, err := c.Read()
-		if err != nil {
-			return nil, err
+	for range measureRounds {
+		for i, n := range []int{low, high} {
+			v0, err := c.Read()
+			if err != nil {
+				return nil, err
+			}
+			if err := run(n); err != nil {
+				return nil, err
+			}
+			v1, err := c.Read()
+			if err != nil {
+				return nil, err
+			}
+			for j := range v1 {
+				v1[j] -= v0[j]
+			}
+			if deltas[i] == nil {
+				deltas[i] = v1
+				continue
+			}
+			for j := range v1 {
+				deltas[i][j] = min(deltas[i][j], v1[j])
+			}
 		}
-		if err := run(n); err != nil {
-			return nil, err
-		}
-		v1, err := c.Read()
-		if err != nil {
-			return nil, err
-		}
-		for j := range v1 {
-			v1[j] -= v0[j]
-		}
-		deltas[i] = v1
 	}
 	out := PerOp{}
 	for j, e := range c.Events {

@@ -35,6 +35,7 @@ package envinfo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -44,6 +45,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/boundexec"
 	"golang.org/x/sys/cpu"
 )
 
@@ -173,7 +175,8 @@ type Source struct {
 
 // Capture reads the environment of this machine. It never fails: what it
 // cannot read is [Unknown]. It is safe for concurrent use and takes a few
-// milliseconds (two vcgencmd calls on a Pi, each limited to 2 s).
+// milliseconds (two vcgencmd calls on a Pi, each limited to 2 s together with
+// the processes it starts, and the second skipped when the first timed out).
 func Capture() Env {
 	return Source{Root: "/", Run: ExecRunner}.Capture()
 }
@@ -185,19 +188,20 @@ func CaptureFrom(root string) Env {
 	return Source{Root: root, Run: ReplayRunner(root)}.Capture()
 }
 
-// ExecRunner runs name from PATH with a 2 s timeout.
+// ExecRunner runs name from PATH, bounded with every process it starts: 2 s, then
+// 200 ms for them to close its output, and 64 KiB of output (see [boundexec.Run]).
+// Its error wraps [boundexec.ErrTimeout] when the command ran out of time.
 func ExecRunner(name string, args ...string) (string, error) {
 	path, err := exec.LookPath(name)
 	if err != nil {
 		return "", err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, path, args...).Output()
+	opt := boundexec.Options{Timeout: 2 * time.Second, Grace: 200 * time.Millisecond, MaxOutput: 64 << 10}
+	res, err := boundexec.Run(context.Background(), opt, path, args...)
 	if err != nil {
-		return "", fmt.Errorf("envinfo: run %s %s: %w", name, strings.Join(args, " "), err)
+		return "", fmt.Errorf("envinfo: %w", err)
 	}
-	return string(out), nil
+	return string(res.Stdout), nil
 }
 
 // ReplayRunner returns a [Runner] that answers `name args...` with the
@@ -273,11 +277,16 @@ func (s Source) Capture() Env {
 
 	e.ARMClock, e.Throttle.Raw = Unknown, Unknown
 	if s.Run != nil {
-		if out, err := s.Run("vcgencmd", "measure_clock", "arm"); err == nil {
+		out, err := s.Run("vcgencmd", "measure_clock", "arm")
+		if err == nil {
 			e.ARMClock = parseClock(out)
 		}
-		if out, err := s.Run("vcgencmd", "get_throttled"); err == nil {
-			e.Throttle.Raw = parseThrottledRaw(out)
+		// A firmware tool that did not answer in time will not answer the next question
+		// either: skip it rather than wait out a second timeout.
+		if !errors.Is(err, boundexec.ErrTimeout) {
+			if out, err := s.Run("vcgencmd", "get_throttled"); err == nil {
+				e.Throttle.Raw = parseThrottledRaw(out)
+			}
 		}
 	}
 	e.Throttle.Now, e.Throttle.SinceBoot = decodeThrottle(e.Throttle.Raw)

@@ -15,15 +15,28 @@ var spikeScenario = Scenario{
 		if cfg.Quick {
 			n = 1 << 16
 		}
-		return []Variant{{Params: []Param{{"spike", strconv.Itoa(n)}, {"frames", strconv.Itoa(bench.SpikeFrames)}}, Arg: n}}
+		params := []Param{{"spike", strconv.Itoa(n)}, {"frames", strconv.Itoa(bench.SpikeFrames)}}
+		return []Variant{
+			{Params: params, Arg: spikeArg{n: n}},
+			{Params: append(params[:2:2], Param{"tier", "closure"}), Arg: spikeArg{n: n, closures: true}},
+		}
 	},
 	Bench: func(s StrategyInfo, v Variant) BenchFunc {
 		if s.Baseline() {
 			return nil // the baseline's slice has no shrink policy to measure
 		}
-		n := v.Arg.(int)
-		return func(b *testing.B) error { return bench.Spike(b, s.Factory, n) } // as conformance.BenchmarkSpike
+		a := v.Arg.(spikeArg)
+		if a.closures {
+			return func(b *testing.B) error { return bench.SpikeClosures(b, s.Factory, a.n) }
+		}
+		return func(b *testing.B) error { return bench.Spike(b, s.Factory, a.n) } // as conformance.BenchmarkSpike
 	},
+}
+
+// spikeArg is a Spike variant: the spike's size, in commands, and whether they are closures.
+type spikeArg struct {
+	n        int
+	closures bool
 }
 
 // SpikeFloor is bench.SpikeFloor: the heap below which Spike counts a strategy as holding no

@@ -102,7 +102,7 @@ var Determinism = Scenario{
 // Spike declares the Spike scenario.
 var Spike = Scenario{
 	Name: "Spike",
-	Description: "bounded memory: one frame staging and committing a spike of typed commands, then 40 ordinary frames of 1024; " +
+	Description: "bounded memory: one frame staging and committing a spike of typed commands (tier=closure: of closures), then 40 ordinary frames of 1024; " +
 		"ns/op per ordinary frame (stage 1024 Set commands through one recorder, commit); " +
 		"retained-B = live heap the strategy holds after the spike and the 40 frames, steady-B = after 41 ordinary frames, " +
 		"retained-x = retained-B / steady-B",

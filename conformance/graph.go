@@ -1,0 +1,139 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/workload"
+)
+
+// Graph is a task graph over one strategy, the extension point of strategies whose commit is a
+// node of a schedule: nodes stage through recorders of their own, a flush node commits, and
+// the schedule derives the order from what each node declares, not from the order the nodes
+// are declared in. Its contract, which TestGraph asserts:
+//
+//   - the flush node runs after every appending node, declared before or after it, so one
+//     Execute commits everything its nodes staged;
+//   - appending nodes commit in declaration order (FIFO within a node), whatever the schedule;
+//   - a reading node runs before the flush when declared before it, after it when declared
+//     after it;
+//   - a failed flush leaves the failing command and its suffix pending (the deferral failure
+//     policy); the next Execute's flush applies them before that run's appends.
+type Graph interface {
+	// Append declares a node that runs fn with a recorder of the strategy minted for the node.
+	Append(name string, fn func(r *deferral.Recorder) error)
+	// Flush declares the node that commits the strategy.
+	Flush()
+	// Read declares a node that reads the strategy's world.
+	Read(name string, fn func(w *ecs.World) error)
+	// Execute compiles the graph the first time and runs every node once.
+	Execute() error
+}
+
+// MakeGraph returns an empty Graph over s, a strategy the suite's factory made.
+type MakeGraph func(s deferral.Strategy) Graph
+
+// TestGraph runs the task-graph suite against strategies f makes, with graphs g builds over
+// them; each row is a subtest on a fresh World, strategy and graph:
+//
+//	func TestConformanceGraph(t *testing.T) { conformance.TestGraph(t, hybrid.Factory, makeGraph) }
+func TestGraph(t *testing.T, f Factory, g MakeGraph) {
+	t.Helper()
+	if g == nil {
+		t.Fatal("conformance.TestGraph: MakeGraph is nil")
+	}
+	graph := func(fn func(x *fixture, g Graph)) func(x *fixture) {
+		return func(x *fixture) { fn(x, g(x.s)) }
+	}
+	runRows(t, "TestGraph", f, []row{
+		{"GraphFlushDeclaredFirst", graph(checkGraphFlushFirst), 0},
+		{"GraphFlushBetweenAppenders", graph(checkGraphFlushBetween), 0},
+		{"GraphReadersAroundFlush", graph(checkGraphReaders), 0},
+		{"GraphFailedFlushRetried", graph(checkGraphFailedFlush), varyCmd},
+	})
+}
+
+// checkGraphFlushFirst: a flush node declared before every appender still runs after them.
+func checkGraphFlushFirst(x *fixture, g Graph) {
+	e := x.create(x.w, pt(0, 0))
+	g.Flush()
+	for k := range 3 {
+		g.Append(fmt.Sprintf("append%d", k), func(r *deferral.Recorder) error {
+			r.Create(pt(float64(k), 1))
+			return nil
+		})
+	}
+	g.Append("set", func(r *deferral.Recorder) error { r.Set(e, pt(9, 9)); return nil })
+	x.wantNil("execute", g.Execute())
+	want(x, "pending after one execute (the flush runs after its appenders)", x.s.Pending(), 0)
+	want(x, "live entities after one execute", x.w.Len(), 4)
+	want(x, "position of e", x.pos("e", x.w, e), v2(9, 9))
+	x.wantNil("second execute", g.Execute())
+	want(x, "pending after the second execute", x.s.Pending(), 0)
+	want(x, "live entities after the second execute", x.w.Len(), 7)
+}
+
+// checkGraphFlushBetween: appenders declared before and after the flush both commit in it,
+// in declaration order.
+func checkGraphFlushBetween(x *fixture, g Graph) {
+	e := x.create(x.w, pt(0, 0))
+	g.Append("first", func(r *deferral.Recorder) error { r.Set(e, pt(1, 1)); r.Add(e, vl(1, 1)); return nil })
+	g.Flush()
+	g.Append("second", func(r *deferral.Recorder) error { r.Set(e, pt(2, 2)); return nil })
+	g.Append("third", func(r *deferral.Recorder) error { r.Remove(e, workload.Velocity.ID()); return nil })
+	x.wantNil("execute", g.Execute())
+	want(x, "pending", x.s.Pending(), 0)
+	want(x, "position of e (the later-declared appender commits last)", x.pos("e", x.w, e), v2(2, 2))
+	if _, ok := vel(x.w, e); ok {
+		x.Errorf("velocity of e: present, want removed by the third appender after the first added it")
+	}
+}
+
+// checkGraphReaders: a reader declared before the flush sees the world before it, one
+// declared after sees what it committed.
+func checkGraphReaders(x *fixture, g Graph) {
+	e := x.create(x.w, pt(0, 0))
+	var seenBefore, seenAfter float64
+	g.Read("before", func(w *ecs.World) error { seenBefore = x.pos("read before", w, e).X; return nil })
+	g.Append("set", func(r *deferral.Recorder) error { r.Set(e, pt(5, 5)); return nil })
+	g.Flush()
+	g.Read("after", func(w *ecs.World) error { seenAfter = x.pos("read after", w, e).X; return nil })
+	x.wantNil("execute", g.Execute())
+	want(x, "reader declared before the flush: x", seenBefore, 0)
+	want(x, "reader declared after the flush: x", seenAfter, 5)
+}
+
+// checkGraphFailedFlush: a failed flush keeps the failing command and its suffix pending;
+// the next Execute applies them before its own appends.
+func checkGraphFailedFlush(x *fixture, g Graph) {
+	e := x.create(x.w, pt(0, 0))
+	broken := new(bool)
+	var cause error
+	run := 0
+	g.Flush()
+	g.Append("stage", func(r *deferral.Recorder) error {
+		run++
+		if run == 1 {
+			r.Set(e, pt(1, 1))
+			cause = x.failing(r, e, v2(1, 1), broken)
+			r.Set(e, pt(2, 2))
+			return nil
+		}
+		r.Set(e, pt(3, 3))
+		return nil
+	})
+	err := g.Execute()
+	var ce *deferral.CommandError
+	if !errors.As(err, &ce) || !errors.Is(err, cause) {
+		x.Fatalf("execute with a failing command: got %v, want a *deferral.CommandError wrapping %v", err, cause)
+	}
+	want(x, "position of e (the prefix applied)", x.pos("e", x.w, e), v2(1, 1))
+	want(x, "pending (the failing command and its suffix)", x.s.Pending(), 2)
+	x.fixFailing(e, broken)
+	x.wantNil("second execute", g.Execute())
+	want(x, "pending after the second execute", x.s.Pending(), 0)
+	want(x, "position of e (the suffix before the second run's append)", x.pos("e", x.w, e), v2(3, 3))
+}

@@ -1,0 +1,136 @@
+package conformance
+
+import (
+	"testing"
+
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
+)
+
+// Handoverer is implemented by strategies whose producers say when they are done: Handover
+// hands r's staged commands over to the next commit, and the cross-recorder apply order is
+// the hand-over order (a recorder not handed over joins at the commit). r may stage again
+// afterwards; its commands keep one FIFO numbering (deferral.Pos) across its hand-overs until a
+// commit drains or Discard, hand-overs made by closures during a commit included.
+type Handoverer interface {
+	Handover(r *deferral.Recorder)
+}
+
+// TestHandover runs the hand-over suite against strategies f makes, which must implement
+// Handoverer; each row is a subtest on a fresh World and strategy:
+//
+//	func TestConformanceHandover(t *testing.T) { conformance.TestHandover(t, handrolled.Factory) }
+func TestHandover(t *testing.T, f Factory) {
+	t.Helper()
+	runRows(t, "TestHandover", f, []row{
+		{"HandoverOrder", checkHandoverOrder, varyKey},
+		{"HandoverNumberingAcrossHandovers", checkHandoverNumbering, varyCmd},
+		{"HandoverDuringDrainedCommitNumbering", checkHandoverDuringDrainedCommit, varyCmd},
+		{"HandoverDuringFailedCommitNumbering", checkHandoverDuringFailedCommit, varyCmd},
+	})
+}
+
+// checkHandoverOrder: recorders apply in the order they were handed over, whatever their
+// numbers and sort keys; a recorder never handed over applies after them.
+func checkHandoverOrder(x *fixture) {
+	h := need[Handoverer](x, "TestHandover")
+	e := x.create(x.w, pt(0, 0))
+	r0, r1, r2 := x.rec(), x.rec(), x.rec()
+	r0.Set(e, pt(0, 1))
+	r1.Set(e, pt(1, 1))
+	r2.Set(e, pt(2, 1))
+	h.Handover(r2)
+	h.Handover(r0)
+	x.commit("commit after handing over r2, then r0 (r1 joins at the commit)", x.s)
+	want(x, "position of e (r1, never handed over, applies last)", x.pos("e", x.w, e), v2(1, 1))
+	r1.Set(e, pt(1, 2))
+	r0.Set(e, pt(0, 2))
+	h.Handover(r0)
+	h.Handover(r1)
+	x.commit("commit after handing over r0, then r1", x.s)
+	want(x, "position of e (r1 handed over last)", x.pos("e", x.w, e), v2(1, 2))
+}
+
+// checkHandoverNumbering: a recorder handed over twice before one commit numbers its
+// commands in one FIFO: the failing command after the second hand-over names its index
+// counted over both.
+func checkHandoverNumbering(x *fixture) {
+	h := need[Handoverer](x, "TestHandover")
+	e := x.create(x.w, pt(0, 0))
+	r := x.rec()
+	r.Set(e, pt(1, 1))
+	r.Set(e, pt(2, 2))
+	h.Handover(r)
+	r.Set(e, pt(3, 3))
+	broken := new(bool)
+	cause := x.failing(r, e, v2(1, 1), broken)
+	h.Handover(r)
+	x.wantFailedAt("commit failing at the second hand-over's second command", x.s.Commit(), deferral.Pos{Recorder: r.Index(), Index: 3}, cause)
+	want(x, "position of e (the prefix applied)", x.pos("e", x.w, e), v2(3, 3))
+	x.wantFailedAt("retry", x.s.Commit(), deferral.Pos{Recorder: r.Index(), Index: 3}, cause)
+	x.fixFailing(e, broken)
+	x.commit("retry after the cause is fixed", x.s)
+	want(x, "pending", x.s.Pending(), 0)
+}
+
+// checkHandoverDuringDrainedCommit: a closure that stages on r and hands r over during a
+// commit that drains leaves those commands pending, numbered from 0 in the next commit; what
+// r stages after that commit follows them, also when it fails on a retry.
+func checkHandoverDuringDrainedCommit(x *fixture) {
+	h := need[Handoverer](x, "TestHandover")
+	e := x.create(x.w, pt(0, 0))
+	r := x.rec()
+	r.Set(e, pt(1, 1))
+	r.Do(func(*ecs.World) error {
+		r.Set(e, pt(2, 2))
+		r.Set(e, pt(3, 3))
+		h.Handover(r)
+		return nil
+	})
+	r.Set(e, pt(4, 4))
+	h.Handover(r)
+	x.commit("commit whose closure stages two commands and hands them over", x.s)
+	want(x, "pending after it (what the closure handed over)", x.s.Pending(), 2)
+	want(x, "position of e", x.pos("e", x.w, e), v2(4, 4))
+	broken := new(bool)
+	cause := x.failing(r, e, v2(1, 1), broken)
+	h.Handover(r)
+	x.wantFailedAt("next commit, failing after the two handed over", x.s.Commit(), deferral.Pos{Recorder: r.Index(), Index: 2}, cause)
+	want(x, "position of e (the handed-over commands applied)", x.pos("e", x.w, e), v2(3, 3))
+	r.Set(e, pt(5, 5))
+	h.Handover(r)
+	x.wantFailedAt("retry", x.s.Commit(), deferral.Pos{Recorder: r.Index(), Index: 2}, cause)
+	x.fixFailing(e, broken)
+	x.commit("retry after the cause is fixed", x.s)
+	want(x, "position of e", x.pos("e", x.w, e), v2(5, 5))
+	want(x, "pending", x.s.Pending(), 0)
+}
+
+// checkHandoverDuringFailedCommit: what a closure hands over during a commit that then
+// fails is numbered after the failed commit's commands of that recorder, as anything staged
+// before the commit drains.
+func checkHandoverDuringFailedCommit(x *fixture) {
+	h := need[Handoverer](x, "TestHandover")
+	e := x.create(x.w, pt(0, 0))
+	r := x.rec()
+	r.Do(func(*ecs.World) error {
+		r.Set(e, pt(2, 2))
+		h.Handover(r)
+		return nil
+	})
+	broken := new(bool)
+	cause := x.failing(r, e, v2(1, 1), broken)
+	h.Handover(r)
+	x.wantFailedAt("commit failing at index 1", x.s.Commit(), deferral.Pos{Recorder: r.Index(), Index: 1}, cause)
+	r.Set(e, pt(3, 3))
+	x.failing(r, e, v2(1, 1), new(bool)) // index 4: after the suffix and the handed-over Set
+	h.Handover(r)
+	x.fixFailing(e, broken)
+	if x.v.closure {
+		x.wantFailedAt("retry after mending the first closure", x.s.Commit(), deferral.Pos{Recorder: r.Index(), Index: 4}, cause)
+	} else {
+		x.commit("retry after the cause is fixed", x.s)
+		want(x, "position of e", x.pos("e", x.w, e), v2(3, 3))
+	}
+	x.s.Discard()
+}

@@ -1,0 +1,174 @@
+package conformance
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
+)
+
+// TestVersions runs the versioned-read suite against strategies f makes, which must
+// implement deferral.VersionReader (and declare Capabilities.ReadsPreviousVersion): after
+// every commit — drained, failed at a typed command, failed at a closure that wrote before
+// failing, after a closure that panicked, after direct writes of the owner, after a closure
+// whose replay would not redo what it did — a read sees exactly the owner's world (equal
+// ecs.World.Hash), whatever the strategy's way of bringing its readers' copy up to date (a
+// replay of the commands, closures included, or a copy). A commit that finds its readers'
+// copy diverged may say so with an error wrapping deferral.ErrDiverged, and must repair it.
+// Each row is a subtest on a fresh World and strategy; run it once per resync mode:
+//
+//	func TestConformanceVersions(t *testing.T) { conformance.TestVersions(t, versioned.Factory) }
+func TestVersions(t *testing.T, f Factory) {
+	t.Helper()
+	runRows(t, "TestVersions", f, []row{
+		{"VersionAfterDrainedCommit", checkVersionDrained, 0},
+		{"VersionAfterFailedCommit", checkVersionFailed, varyCmd},
+		{"VersionAfterClosureWroteThenFailed", checkVersionClosureWroteThenFailed, 0},
+		{"VersionAfterClosurePanicked", checkVersionClosurePanicked, 0},
+		{"VersionAfterDirectWrites", checkVersionDirectWrites, 0},
+		{"VersionAfterImpureClosure", checkVersionImpureClosure, 0},
+	})
+}
+
+// wantVersionIsWorld checks that a read sees the owner's world.
+func (x *fixture) wantVersionIsWorld(op string) {
+	x.Helper()
+	vr := need[deferral.VersionReader](x, "TestVersions")
+	var got uint64
+	if err := vr.Read(func(w *ecs.World) error { got = w.Hash(); return nil }); err != nil {
+		x.Errorf("%s: read: got error %v, want nil", op, err)
+	}
+	if want := x.w.Hash(); got != want {
+		x.Errorf("%s: read sees hash %#x, want the owner's world's %#x (readers see a state the owner never had)", op, got, want)
+	}
+}
+
+// commitMayDiverge commits and accepts nil or an error wrapping deferral.ErrDiverged alone.
+func (x *fixture) commitMayDiverge(op string) {
+	x.Helper()
+	if err := x.s.Commit(); err != nil && !errors.Is(err, deferral.ErrDiverged) {
+		x.Errorf("%s: got error %v, want nil or one wrapping deferral.ErrDiverged", op, err)
+	}
+}
+
+func checkVersionDrained(x *fixture) {
+	e := x.create(x.w, pt(0, 0))
+	r := x.rec()
+	p := r.Create(pt(1, 1))
+	r.Add(p, vl(1, 0))
+	r.Set(e, pt(2, 2))
+	r.Do(func(w *ecs.World) error { return w.Upsert(e, vl(3, 3)) })
+	r.Destroy(e)
+	x.commit("commit", x.s)
+	x.wantVersionIsWorld("after a drained commit")
+	r.Create(pt(4, 4))
+	x.commit("second commit", x.s)
+	x.wantVersionIsWorld("after a second commit")
+}
+
+func checkVersionFailed(x *fixture) {
+	e := x.create(x.w, pt(0, 0))
+	x.commit("publish the setup", x.s)
+	r := x.rec()
+	r.Create(pt(1, 1))
+	r.Set(e, pt(2, 2))
+	broken := new(bool)
+	x.failing(r, e, v2(1, 1), broken)
+	r.Set(e, pt(3, 3))
+	if x.s.Commit() == nil {
+		x.Fatalf("commit: got nil, want the failure")
+	}
+	x.wantVersionIsWorld("after a failed commit (its prefix published)")
+	x.fixFailing(e, broken)
+	x.commit("retry", x.s)
+	x.wantVersionIsWorld("after the retry")
+}
+
+func checkVersionClosureWroteThenFailed(x *fixture) {
+	e := x.create(x.w, pt(0, 0))
+	x.commit("publish the setup", x.s)
+	r := x.rec()
+	r.Set(e, pt(1, 1))
+	fail := true
+	r.Do(func(w *ecs.World) error {
+		if err := w.Set(e, pt(2, 2)); err != nil {
+			return err
+		}
+		if fail {
+			return errBroken // after writing
+		}
+		return nil
+	})
+	if err := x.s.Commit(); !errors.Is(err, errBroken) {
+		x.Fatalf("commit: got %v, want the closure's error", err)
+	}
+	want(x, "position of e on the owner's world (the closure wrote before failing)", x.pos("e", x.w, e), v2(2, 2))
+	x.wantVersionIsWorld("after a commit that failed at a closure that wrote")
+	fail = false
+	x.commit("retry", x.s)
+	x.wantVersionIsWorld("after the retry")
+}
+
+func checkVersionClosurePanicked(x *fixture) {
+	e := x.create(x.w, pt(0, 0))
+	x.commit("publish the setup", x.s)
+	r := x.rec()
+	r.Set(e, pt(1, 1))
+	r.Do(func(w *ecs.World) error {
+		w.Set(e, pt(2, 2))
+		panic("closure panics after writing")
+	})
+	func() {
+		defer func() { recover() }()
+		x.s.Commit()
+		x.Errorf("commit: a closure panicked, want the panic to reach the caller")
+	}()
+	x.s.Discard()
+	x.commit("commit after discarding the panicked suffix", x.s)
+	x.wantVersionIsWorld("after a closure panicked, Discard and a commit")
+}
+
+func checkVersionDirectWrites(x *fixture) {
+	e := x.create(x.w, pt(0, 0))
+	x.commit("publish the setup", x.s)
+	if err := x.w.Set(e, pt(5, 5)); err != nil {
+		x.Fatalf("setup: %v", err)
+	}
+	x.create(x.w, pt(6, 6))
+	r := x.rec()
+	r.Set(e, pt(1, 1))
+	x.commit("commit after direct writes", x.s)
+	x.wantVersionIsWorld("after direct writes and a commit")
+	x.create(x.w, pt(7, 7))
+	x.commit("empty commit after a direct write", x.s)
+	x.wantVersionIsWorld("after a direct write and an empty commit")
+}
+
+// checkVersionImpureClosure: a closure that creates an entity the first time it runs only (it
+// breaks the purity a replay of closures needs), followed by a typed create: a replay would
+// make the typed create another entity than the world's. The commit may report the
+// divergence; readers must see the world either way.
+func checkVersionImpureClosure(x *fixture) {
+	x.create(x.w, pt(0, 0))
+	x.commit("publish the setup", x.s)
+	r := x.rec()
+	ran := false
+	r.Do(func(w *ecs.World) error {
+		if ran {
+			return nil
+		}
+		ran = true
+		_, err := w.Create(pt(9, 9))
+		return err
+	})
+	p := r.Create(pt(1, 1))
+	x.commitMayDiverge("commit of an impure closure and a create")
+	ep := x.resolve("the create after the impure closure", x.s, p)
+	x.wantVersionIsWorld("after an impure closure and a create")
+	vr := need[deferral.VersionReader](x, "TestVersions")
+	vr.Read(func(w *ecs.World) error {
+		want(x, "read of the entity the create made: position", x.pos("read", w, ep), v2(1, 1))
+		return nil
+	})
+}

@@ -1,0 +1,49 @@
+package hybrid_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/deferbench/deferbench/conformance"
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/strategies/cmdbuffer"
+	"github.com/deferbench/deferbench/strategies/hybrid"
+)
+
+func TestConformanceGraph(t *testing.T) { conformance.TestGraph(t, hybrid.Factory, makeGraph) }
+
+// graph is a hybrid.Graph over one hybrid.ECS, as conformance.Graph.
+type graph struct {
+	s *hybrid.ECS
+	g *hybrid.Graph
+}
+
+func makeGraph(s deferral.Strategy) conformance.Graph {
+	return &graph{s: s.(*hybrid.ECS), g: hybrid.NewGraph()}
+}
+
+func (g *graph) Append(name string, fn func(r *deferral.Recorder) error) {
+	g.g.AddNode(name, func(_ context.Context, n *hybrid.Node) error { return fn(g.s.Recorder(n)) }, hybrid.Append(g.s))
+}
+
+func (g *graph) Flush() { g.g.AddFlushNode(g.s) }
+
+func (g *graph) Read(name string, fn func(w *ecs.World) error) {
+	g.g.AddNode(name, func(context.Context, *hybrid.Node) error { return fn(g.s.World()) }, hybrid.Read(g.s.World()))
+}
+
+func (g *graph) Execute() error {
+	if !g.g.Compiled() {
+		if err := g.g.Compile(); err != nil {
+			return err
+		}
+	}
+	return g.g.Execute(context.Background())
+}
+
+func TestConformanceHooks(t *testing.T) {
+	conformance.TestHooks(t, hybrid.Factory, func(s deferral.Strategy, h conformance.Hooks) {
+		s.(*hybrid.ECS).Buffer().SetHooks(cmdbuffer.Hooks[deferral.Command](h))
+	})
+}
