@@ -211,6 +211,7 @@ func rows(caps deferral.Capabilities) []row {
 		{"SpikeReleasedMixed", checkSpikeReleased(spikeMixed), 0},
 		{"SpikeWorkingSetKept", checkWorkingSetKept, 0},
 		{"ChurnMemoryBounded", checkChurnBounded, 0},
+		{allocsName(caps), checkTypedAllocs, 0},
 	}
 }
 

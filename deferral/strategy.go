@@ -70,6 +70,10 @@ type Capabilities struct {
 	// Reads describes in words how reads of the target relate to staging and commit, for
 	// reports.
 	Reads string
+	// TypedAllocationFree: once its buffers have grown to a frame's size, staging and
+	// committing one-value typed commands (Recorder.Set, Add, Remove; deferral.Set, Add)
+	// allocates nothing. False: the design allocates per command (lazyguarded's tasks).
+	TypedAllocationFree bool
 }
 
 // VersionReader is implemented by strategies that declare Capabilities.ReadsPreviousVersion.

@@ -46,10 +46,11 @@ func (s *ECS) Name() string { return "cmdbuffer" }
 // Capabilities declares a reproducible order that honours sort keys.
 func (s *ECS) Capabilities() deferral.Capabilities {
 	return deferral.Capabilities{
-		ReproducibleOrder: true,
-		SortKeys:          true,
-		Order:             "sort key, then recorder creation order, then FIFO within a recorder",
-		Reads:             "reads touch the world directly: staging never blocks them; they wait only for a commit at a sync point",
+		TypedAllocationFree: true,
+		ReproducibleOrder:   true,
+		SortKeys:            true,
+		Order:               "sort key, then recorder creation order, then FIFO within a recorder",
+		Reads:               "reads touch the world directly: staging never blocks them; they wait only for a commit at a sync point",
 	}
 }
 

@@ -49,10 +49,11 @@ func (s *ECS) Name() string { return "handrolled" }
 // and that sort keys are ignored.
 func (s *ECS) Capabilities() deferral.Capabilities {
 	return deferral.Capabilities{
-		ReproducibleOrder: false,
-		SortKeys:          false,
-		Order:             "hand-over order: recorders in the order producers handed their slices over (Handover, else first stage since the last commit), which goroutine timing decides; FIFO within a recorder",
-		Reads:             "reads touch the world directly: staging never blocks them; they wait only for a commit at a sync point",
+		TypedAllocationFree: true,
+		ReproducibleOrder:   false,
+		SortKeys:            false,
+		Order:               "hand-over order: recorders in the order producers handed their slices over (Handover, else first stage since the last commit), which goroutine timing decides; FIFO within a recorder",
+		Reads:               "reads touch the world directly: staging never blocks them; they wait only for a commit at a sync point",
 	}
 }
 

@@ -57,8 +57,9 @@ func (s *ECS) Name() string { return "hybrid" }
 // Capabilities declares a reproducible order that honours sort keys (cmdbuffer's commit).
 func (s *ECS) Capabilities() deferral.Capabilities {
 	return deferral.Capabilities{
-		ReproducibleOrder: true,
-		SortKeys:          true,
+		TypedAllocationFree: true,
+		ReproducibleOrder:   true,
+		SortKeys:            true,
 		Order: "sort key, then recorder number (graph nodes' recorders are minted at Compile in node order), " +
 			"then FIFO within a recorder",
 		Reads: "reads touch the world directly: staging never blocks them; they wait only for a commit at a sync point",

@@ -207,6 +207,7 @@ func (s *ECS) Options() Options { return s.opts }
 // Capabilities declares cmdbuffer's reproducible order and reads of the previous version.
 func (s *ECS) Capabilities() deferral.Capabilities {
 	return deferral.Capabilities{
+		TypedAllocationFree:  true,
 		ReproducibleOrder:    true,
 		SortKeys:             true,
 		Order:                "sort key, then recorder creation order, then FIFO within a recorder",
