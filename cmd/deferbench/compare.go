@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"golang.org/x/perf/benchfmt"
@@ -128,7 +129,14 @@ var compareCommand = &command{
 				}
 				return usagef("compare: %s and %s have no benchmark and unit in common%s", args[0], args[1], hint)
 			}
-			return o.write(e, "compare", args[0], args[1], label(args[0]), label(args[1]), c)
+			cerr := countGate(e, "compare", o.countTs, old, new)
+			if ue := (*usageError)(nil); errors.As(cerr, &ue) {
+				return cerr
+			}
+			if err := o.write(e, "compare", args[0], args[1], label(args[0]), label(args[1]), c); err != nil {
+				return err
+			}
+			return cerr
 		}
 	},
 }
@@ -139,6 +147,9 @@ type compareFlags struct {
 	ignore string
 	fail   string
 	format string
+	// countTs are -fail's conditions on count units, gated by countGate; timeFail the rest.
+	countTs  []counts.Threshold
+	timeFail string
 }
 
 func (o *compareFlags) define(fs *flag.FlagSet) {
@@ -164,8 +175,13 @@ func (o *compareFlags) options(cmd string) (analysis.CompareOptions, error) {
 			}
 		}
 	}
-	if strings.TrimSpace(o.fail) != "" {
-		ts, err := analysis.ParseThresholds(o.fail)
+	fail, cts, err := splitCountFail(cmd, o.fail)
+	if err != nil {
+		return opt, err
+	}
+	o.countTs, o.timeFail = cts, fail
+	if strings.TrimSpace(fail) != "" {
+		ts, err := analysis.ParseThresholds(fail)
 		if err != nil {
 			return opt, usagef("%s: -fail: %v", cmd, err)
 		}
@@ -248,8 +264,8 @@ func (e errGate) Error() string {
 // write prints c in the chosen format and turns a failed gate into errGate.
 func (o *compareFlags) write(e *env, cmd, oldPath, newPath, oldLabel, newLabel string, c *analysis.RunComparison) error {
 	doc := &render.CompareDoc{Old: oldPath, New: newPath, OldLabel: oldLabel, NewLabel: newLabel, Comparison: c}
-	if strings.TrimSpace(o.fail) != "" {
-		doc.Fail = o.fail
+	if strings.TrimSpace(o.timeFail) != "" {
+		doc.Fail = o.timeFail
 	}
 	if c.OldLabel != "" {
 		doc.OldLabel, doc.NewLabel = c.OldLabel, c.NewLabel

@@ -41,6 +41,11 @@ results/<yyyymmdd-hhmmss>-<host>-<goarch>, with -2, -3, … added when that exis
                 tables of medians ± 95% CI, the plots
   plots/        charts of the results with 95% CI error bars, SVG and PNG
   profiles/     with -profile: <Scenario>-<strategy>-{cpu,heap,mutex,block}.pb.gz
+With -measure instructions (docs/counts.md) each case that runs on one goroutine is also,
+or only (-measure instructions alone), counted under valgrind's cachegrind at GOMAXPROCS=1:
+instr/op beside ns/op in bench.txt, its spread over -repeats in summary.json, a Counts
+section in report.md, and in env.json the cases left out with the reason. Counting needs
+valgrind (Debian's valgrind package); without it the run stops at once with status 2.
 The first interrupt (Ctrl-C) stops the run after the current benchmark, the second at once;
 either way the run keeps what finished, marks bench.txt, env.json, summary.json and
 report.md partial and exits with status 130. deferbench report DIR rebuilds the files of a

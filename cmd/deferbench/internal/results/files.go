@@ -60,12 +60,12 @@ func WriteJSON(path string, v any) error {
 // SummaryFile is summary.json: per benchmark and unit the median and 95% confidence interval
 // over the repetitions (golang.org/x/perf/benchmath), and with -profile the CPU attribution.
 type SummaryFile struct {
-	Deferbench  string          `json:"deferbench"`
-	Partial     string          `json:"partial,omitempty"`
-	Summaries   []Summary       `json:"summaries"`
+	Deferbench string    `json:"deferbench"`
+	Partial    string    `json:"partial,omitempty"`
+	Summaries  []Summary `json:"summaries"`
 	// Counts holds the count tier's rows with the spread over their repetitions
 	// (deferbench run -measure instructions); Summaries holds their medians too.
-	Counts []CountSummary `json:"counts,omitempty"`
+	Counts      []CountSummary  `json:"counts,omitempty"`
 	Attribution *AttributionDoc `json:"attribution,omitempty"`
 }
 
