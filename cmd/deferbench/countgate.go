@@ -85,7 +85,7 @@ func hasUnit(rows []counts.Row, unit string) bool {
 }
 
 // abCountFail is ab's gate on counts when -measure has instructions and -fail is not given.
-const abCountFail = "instr/op>1%"
+const abCountFail = "instr/op>0.5%"
 
 // applyCountDefaults sets ab's defaults for a count-mode run m where the flags were not set:
 // one round (counts do not move with the load, so alternating rounds buys nothing; -repeats

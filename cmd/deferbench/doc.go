@@ -85,6 +85,18 @@
 // test does, ramping up to the benchtime; later repetitions run that count directly. The baseline strategy is the in-run lower bound: the same command
 // record appended to a preallocated slice.
 //
+// -measure instructions counts instead of timing (docs/counts.md): every case that runs on one
+// goroutine is run in a child process (this executable's hidden count-child mode) under
+// valgrind's cachegrind at GOMAXPROCS=1, at two fixed iteration counts, and instr/op is the
+// difference of the instruction totals over the difference of the counts, so start-up and
+// set-up cancel. The rows are counted side by side on every CPU, -repeats times each; the
+// spread, (max − min) / median, goes into summary.json and report.md. Contention, Readers and
+// Determinism, whose work depends on scheduling, are not counted; report.md and env.json say
+// why. Instructions are work, not time: they leave out cache and memory effects. compare and
+// ab gate count units (-fail 'instr/op>0.5%') against the measured spread, without a test.
+// Where the machine exposes a PMU, a timed run also reads cycles, instructions, branch and
+// cache misses per op with perf_event_open; env.json says why where it cannot.
+//
 // A run never writes into another run's directory. The default directory gets a suffix -2, -3,
 // … when its name is taken; an -out that exists and is not empty is refused before any
 // benchmark runs. Each name is claimed atomically (os.Mkdir, then a lock file .deferbench.lock
@@ -147,7 +159,7 @@
 //	  -alpha float
 //	    	significance level of the test (default 0.05)
 //	  -fail string
-//	    	gate: comma-separated unit>N% or unit>N thresholds, e.g. 'sec/op>5%,allocs/op>0,B/op>0'; exit 1 when a metric is worse beyond one and significant
+//	    	gate: comma-separated unit>N% or unit>N thresholds, e.g. 'sec/op>5%,allocs/op>0,B/op>0'; exit 1 when a metric is worse beyond one and significant; count units (instr/op>0.5%) are gated against their measured spread instead, without a test (docs/counts.md)
 //	  -format string
 //	    	output format: text, markdown, csv or json (default "text")
 //	  -ignore string
@@ -201,13 +213,13 @@
 //	  -benchtime string
 //	    	time or iterations per benchmark and round, as deferbench run -benchtime (default "20ms")
 //	  -fail string
-//	    	gate: comma-separated unit>N% or unit>N thresholds, e.g. 'sec/op>5%,allocs/op>0,B/op>0'; exit 1 when a metric is worse beyond one and significant (default "sec/op>5%,allocs/op>0,B/op>0")
+//	    	gate: comma-separated unit>N% or unit>N thresholds, e.g. 'sec/op>5%,allocs/op>0,B/op>0'; exit 1 when a metric is worse beyond one and significant; count units (instr/op>0.5%) are gated against their measured spread instead, without a test (docs/counts.md) (default "sec/op>5%,allocs/op>0,B/op>0")
 //	  -format string
 //	    	output format: text, markdown, csv or json (default "text")
 //	  -ignore string
 //	    	comma-separated config keys to compare across although their values differ (machine = goarch,cpu,host-model,kernel,governor,lse-atomics,page-size; * = every key)
 //	  -measure string
-//	    	what each round measures, as deferbench run -measure: time, instructions or time,instructions; with instructions -rounds defaults to 1, -fail to 'instr/op>1%' (gated against the measured spread, not a test; docs/counts.md) (default "time")
+//	    	what each round measures, as deferbench run -measure: time, instructions or time,instructions; with instructions -rounds defaults to 1, -fail to 'instr/op>0.5%' (gated against the measured spread, not a test; docs/counts.md) (default "time")
 //	  -out string
 //	    	directory for both sides' results, new or empty (default results/ab-<yyyymmdd-hhmmss>)
 //	  -repeats int
