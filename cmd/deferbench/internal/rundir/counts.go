@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
@@ -102,8 +103,9 @@ func probeHardware() string {
 
 // countInstructions counts every case of cases under cachegrind, cfg.Measure.Jobs at a time,
 // adding each row's results to bf in the order of cases as soon as the rows before it are
-// in, and records the counting in rec. It returns the first row's error, or ctx's.
-func countInstructions(ctx context.Context, cfg Config, cases []harness.Case, add func(*benchfmt.Result) error, rec *results.CountsEnv, e *env) error {
+// in, and records the counting in rec, holding mu (which guards rec against a hard stop
+// writing env.json) while it does. It returns the first row's error, or ctx's.
+func countInstructions(ctx context.Context, cfg Config, cases []harness.Case, add func(*benchfmt.Result) error, rec *results.CountsEnv, mu sync.Locker, e *env) error {
 	m := cfg.Measure
 	opt := counts.Options{Repeats: max(m.Repeats, 1), CacheSim: m.CacheSim}
 	children := make([]counts.Child, len(cases))
@@ -141,12 +143,16 @@ func countInstructions(ctx context.Context, cfg Config, cases []harness.Case, ad
 					firstErr = err
 				}
 			}
+			mu.Lock()
 			rec.Counted++
+			mu.Unlock()
 			next++
 		}
 	})
+	mu.Lock()
 	rec.WallSeconds = math.Round(time.Since(t0).Seconds()*10) / 10
 	rec.CPUSeconds = math.Round(cpu.Seconds()*10) / 10
+	mu.Unlock()
 	if err != nil {
 		return err
 	}

@@ -150,7 +150,7 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 	}
 	if runErr == nil && cfg.Measure.Instructions {
 		rec := doc.Counts
-		runErr = countInstructions(e.ctx, cfg, countCases, bf.Add, rec, e)
+		runErr = countInstructions(e.ctx, cfg, countCases, bf.Add, rec, &fin.mu, e)
 	}
 	done := len(bf.Results())
 
