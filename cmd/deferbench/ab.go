@@ -64,6 +64,8 @@ var abCommand = &command{
 		strategies := fs.String("strategies", "", "comma-separated strategies (default all)")
 		out := fs.String("out", "", "directory for both sides' results, new or empty (default results/ab-<yyyymmdd-hhmmss>)")
 		seed := fs.Uint64("seed", 0, "seed of the per-round order (default from the clock; printed)")
+		measure := fs.String("measure", "time", "what each round measures, as deferbench run -measure: time, instructions or time,instructions; with instructions -rounds defaults to 1, -fail to '"+abCountFail+"' (gated against the measured spread, not a test; docs/counts.md)")
+		repeats := fs.Int("repeats", 2, "with -measure instructions: times each row is counted per round (deferbench run -repeats); the spread is over them")
 		return func(args []string) error {
 			args, err := parseInterspersed(e.cmd, fs, args)
 			if err != nil {
@@ -75,6 +77,15 @@ var abCommand = &command{
 			}
 			if len(args) != 2 {
 				return usagef("ab: want two arguments BASE HEAD (git revisions or deferbench binaries), got %d", len(args))
+			}
+			m, err := parseMeasure("ab", *measure)
+			if err != nil {
+				return err
+			}
+			set := map[string]bool{}
+			fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+			if m.Instructions {
+				applyCountDefaults(&o, m, set, rounds)
 			}
 			opt, err := o.options("ab")
 			if err != nil {
@@ -88,6 +99,12 @@ var abCommand = &command{
 				return usagef("ab: -benchtime %q: want a duration like 100ms or an iteration count like 1000x", *benchtime)
 			}
 			a := abRun{e: e, rounds: *rounds, benchtime: *benchtime, scenarios: *scenarios, strategies: *strategies, seed: *seed}
+			if m.Instructions {
+				if *repeats < 1 || *repeats > 100 {
+					return usagef("ab: -repeats %d: want a whole number from 1 to 100", *repeats)
+				}
+				a.runArgs = []string{"-measure", *measure, "-repeats", strconv.Itoa(*repeats)}
+			}
 			return a.do(args[0], args[1], *out, &o, opt)
 		}
 	},
@@ -99,6 +116,7 @@ type abRun struct {
 	benchtime             string
 	scenarios, strategies string
 	seed                  uint64
+	runArgs               []string // more arguments of each round's deferbench run (-measure)
 }
 
 // side is one build under test.
@@ -190,6 +208,10 @@ func (a *abRun) do(baseArg, headArg, out string, o *compareFlags, opt analysis.C
 	for _, n := range c.Notes {
 		fmt.Fprintf(e.stderr, "deferbench: ab: note: %s\n", n)
 	}
+	cerr := countGate(e, "ab", o.countTs, old, new)
+	if ue := (*usageError)(nil); errors.As(cerr, &ue) {
+		return cerr
+	}
 	fmt.Fprintf(e.stderr, "deferbench: ab: done in %s; BASE (%s) in %s, HEAD (%s) in %s; compare again with: deferbench compare -paired %s %s\n",
 		time.Since(start).Round(time.Second), sides[0].arg, basePath, sides[1].arg, headPath, rundir.ShellQuote(basePath), rundir.ShellQuote(headPath))
 	if len(c.Rows) == 0 {
@@ -199,7 +221,7 @@ func (a *abRun) do(baseArg, headArg, out string, o *compareFlags, opt analysis.C
 	if o.full == "" {
 		o.full = filepath.Join(out, "compare.md")
 	}
-	return o.write(e, "ab", basePath, headPath, "base "+sides[0].arg, "head "+sides[1].arg, c)
+	return gateResult(o.write(e, "ab", basePath, headPath, "base "+sides[0].arg, "head "+sides[1].arg, c), cerr)
 }
 
 // uncommitted reports whether the git work tree here has changes to tracked files that are
@@ -333,7 +355,7 @@ func lastLines(s string, n int) string {
 // runRound runs one repetition of s into OUT/<side>/rounds/NN.
 func (a *abRun) runRound(s *side, out string, r int) error {
 	dir := filepath.Join(out, s.name, "rounds", fmt.Sprintf("%03d", r))
-	args := []string{"run", "-count", "1", "-benchtime", a.benchtime, "-scenarios", a.scenarios, "-out", dir}
+	args := append([]string{"run", "-count", "1", "-benchtime", a.benchtime, "-scenarios", a.scenarios, "-out", dir}, a.runArgs...)
 	if a.strategies != "" {
 		args = append(args, "-strategies", a.strategies)
 	}

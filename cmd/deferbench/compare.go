@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"golang.org/x/perf/benchfmt"
@@ -139,7 +140,11 @@ var compareCommand = &command{
 			}
 			o.flags[0] = analysis.TrustFlags(old, results.EnvBeside(args[0]))
 			o.flags[1] = analysis.TrustFlags(new, results.EnvBeside(args[1]))
-			return o.write(e, "compare", args[0], args[1], label(args[0]), label(args[1]), c)
+			cerr := countGate(e, "compare", o.countTs, old, new)
+			if ue := (*usageError)(nil); errors.As(cerr, &ue) {
+				return cerr
+			}
+			return gateResult(o.write(e, "compare", args[0], args[1], label(args[0]), label(args[1]), c), cerr)
 		}
 	},
 }
@@ -152,12 +157,15 @@ type compareFlags struct {
 	format string
 	full   string
 	flags  [2][]string // the sides' trust flags (analysis.TrustFlags), set before write
+	// countTs are -fail's conditions on count units, gated by countGate; timeFail the rest.
+	countTs  []counts.Threshold
+	timeFail string
 }
 
 func (o *compareFlags) define(fs *flag.FlagSet) {
 	fs.Float64Var(&o.alpha, "alpha", 0.05, "significance level of the test")
 	fs.StringVar(&o.ignore, "ignore", "", "comma-separated config keys to compare across although their values differ (machine = goarch,cpu,host-model,kernel,governor,lse-atomics,page-size; * = every key)")
-	fs.StringVar(&o.fail, "fail", o.fail, "gate: comma-separated unit>N% or unit>N thresholds, e.g. 'sec/op>5%,allocs/op>0,B/op>0'; exit 1 when a metric is worse beyond one and significant")
+	fs.StringVar(&o.fail, "fail", o.fail, "gate: comma-separated unit>N% or unit>N thresholds, e.g. 'sec/op>5%,allocs/op>0,B/op>0'; exit 1 when a metric is worse beyond one and significant; count units (instr/op>0.5%) are gated against their measured spread instead, without a test (docs/counts.md)")
 	fs.StringVar(&o.format, "format", "text", "output format: text, markdown, csv or json")
 	fs.StringVar(&o.full, "full", o.full, "also write every row, in markdown tables, to this file (-format markdown stays under 60,000 characters and points to it)")
 }
@@ -178,8 +186,13 @@ func (o *compareFlags) options(cmd string) (analysis.CompareOptions, error) {
 			}
 		}
 	}
-	if strings.TrimSpace(o.fail) != "" {
-		ts, err := analysis.ParseThresholds(o.fail)
+	fail, cts, err := splitCountFail(cmd, o.fail)
+	if err != nil {
+		return opt, err
+	}
+	o.countTs, o.timeFail = cts, fail
+	if strings.TrimSpace(fail) != "" {
+		ts, err := analysis.ParseThresholds(fail)
 		if err != nil {
 			return opt, usagef("%s: -fail: %v", cmd, err)
 		}
@@ -193,8 +206,8 @@ func (o *compareFlags) options(cmd string) (analysis.CompareOptions, error) {
 func (o *compareFlags) write(e *env, cmd, oldPath, newPath, oldLabel, newLabel string, c *analysis.RunComparison) error {
 	doc := &render.CompareDoc{Old: oldPath, New: newPath, OldLabel: oldLabel, NewLabel: newLabel, Comparison: c, Full: o.full,
 		OldFlags: o.flags[0], NewFlags: o.flags[1]}
-	if strings.TrimSpace(o.fail) != "" {
-		doc.Fail = o.fail
+	if strings.TrimSpace(o.timeFail) != "" {
+		doc.Fail = o.timeFail
 	}
 	if c.OldLabel != "" {
 		doc.OldLabel, doc.NewLabel = c.OldLabel, c.NewLabel

@@ -38,6 +38,11 @@
 //	                tables of medians ± 95% CI, the plots
 //	  plots/        charts of the results with 95% CI error bars, SVG and PNG
 //	  profiles/     with -profile: <Scenario>-<strategy>-{cpu,heap,mutex,block}.pb.gz
+//	With -measure instructions (docs/counts.md) each case that runs on one goroutine is also,
+//	or only (-measure instructions alone), counted under valgrind's cachegrind at GOMAXPROCS=1:
+//	instr/op beside ns/op in bench.txt, its spread over -repeats in summary.json, a Counts
+//	section in report.md, and in env.json the cases left out with the reason. Counting needs
+//	valgrind (Debian's valgrind package); without it the run stops at once with status 2.
 //	The first interrupt (Ctrl-C) stops the run after the current benchmark, the second at once;
 //	either way the run keeps what finished, marks bench.txt, env.json, summary.json and
 //	report.md partial and exits with status 130. deferbench report DIR rebuilds the files of a
@@ -48,6 +53,8 @@
 //	    	time ("100ms") or iterations ("1000x") per benchmark, as go test -benchtime (default "50ms")
 //	  -count int
 //	    	repetitions of every benchmark, at least 1; below 6 warns (benchstat needs 6 for a confidence interval) (default 10)
+//	  -measure string
+//	    	what to measure: time, instructions (instr/op counted under valgrind's cachegrind at GOMAXPROCS=1; docs/counts.md), or time,instructions; add cachesim for cachegrind's simulated cache misses (sim-D1-miss/op, sim-LL-miss/op) (default "time")
 //	  -out string
 //	    	results directory, new or empty (default results/<yyyymmdd-hhmmss>-<host>-<goarch>[-N])
 //	  -procs string
@@ -56,6 +63,8 @@
 //	    	after the timed runs, run each scenario and strategy once more with profiling on: write profiles/<Scenario>-<strategy>-{cpu,heap,mutex,block}.pb.gz and a CPU attribution table
 //	  -quick
 //	    	smoke run: benchtime 20ms, count 3, smallest sizes
+//	  -repeats int
+//	    	with -measure instructions: times each row is counted; the spread, (max − min) / median, is over them (1: not measured) (default 1)
 //	  -scenarios string
 //	    	comma-separated scenarios to run (default all; see deferbench list)
 //	  -strategies string
@@ -75,6 +84,18 @@
 // op, in floating point). The first repetition sizes each benchmark's iteration count as go
 // test does, ramping up to the benchtime; later repetitions run that count directly. The baseline strategy is the in-run lower bound: the same command
 // record appended to a preallocated slice.
+//
+// -measure instructions counts instead of timing (docs/counts.md): every case that runs on one
+// goroutine is run in a child process (this executable's hidden count-child mode) under
+// valgrind's cachegrind at GOMAXPROCS=1, at two fixed iteration counts, and instr/op is the
+// difference of the instruction totals over the difference of the counts, so start-up and
+// set-up cancel. The rows are counted side by side on every CPU, -repeats times each; the
+// spread, (max − min) / median, goes into summary.json and report.md. Contention, Readers and
+// Determinism, whose work depends on scheduling, are not counted; report.md and env.json say
+// why. Instructions are work, not time: they leave out cache and memory effects. compare and
+// ab gate count units (-fail 'instr/op>0.5%') against the measured spread, without a test.
+// Where the machine exposes a PMU, a timed run also reads cycles, instructions, branch and
+// cache misses per op with perf_event_open; env.json says why where it cannot.
 //
 // A run never writes into another run's directory. The default directory gets a suffix -2, -3,
 // … when its name is taken; an -out that exists and is not empty is refused before any
@@ -147,7 +168,7 @@
 //	  -alpha float
 //	    	significance level of the test (default 0.05)
 //	  -fail string
-//	    	gate: comma-separated unit>N% or unit>N thresholds, e.g. 'sec/op>5%,allocs/op>0,B/op>0'; exit 1 when a metric is worse beyond one and significant
+//	    	gate: comma-separated unit>N% or unit>N thresholds, e.g. 'sec/op>5%,allocs/op>0,B/op>0'; exit 1 when a metric is worse beyond one and significant; count units (instr/op>0.5%) are gated against their measured spread instead, without a test (docs/counts.md)
 //	  -format string
 //	    	output format: text, markdown, csv or json (default "text")
 //	  -full string
@@ -205,15 +226,19 @@
 //	  -benchtime string
 //	    	time or iterations per benchmark and round, as deferbench run -benchtime (default "20ms")
 //	  -fail string
-//	    	gate: comma-separated unit>N% or unit>N thresholds, e.g. 'sec/op>5%,allocs/op>0,B/op>0'; exit 1 when a metric is worse beyond one and significant (default "sec/op>5%,allocs/op>0,B/op>0")
+//	    	gate: comma-separated unit>N% or unit>N thresholds, e.g. 'sec/op>5%,allocs/op>0,B/op>0'; exit 1 when a metric is worse beyond one and significant; count units (instr/op>0.5%) are gated against their measured spread instead, without a test (docs/counts.md) (default "sec/op>5%,allocs/op>0,B/op>0")
 //	  -format string
 //	    	output format: text, markdown, csv or json (default "text")
 //	  -full string
 //	    	also write every row, in markdown tables, to this file (-format markdown stays under 60,000 characters and points to it)
 //	  -ignore string
 //	    	comma-separated config keys to compare across although their values differ (machine = goarch,cpu,host-model,kernel,governor,lse-atomics,page-size; * = every key)
+//	  -measure string
+//	    	what each round measures, as deferbench run -measure: time, instructions or time,instructions; with instructions -rounds defaults to 1, -fail to 'instr/op>0.5%' (gated against the measured spread, not a test; docs/counts.md) (default "time")
 //	  -out string
 //	    	directory for both sides' results, new or empty (default results/ab-<yyyymmdd-hhmmss>)
+//	  -repeats int
+//	    	with -measure instructions: times each row is counted per round (deferbench run -repeats); the spread is over them (default 2)
 //	  -rounds int
 //	    	rounds: repetitions of each side, alternating; at least 6 for one row to reach alpha 0.05, more when many rows are gated (12 cover 100 rows; see the gate line) (default 12)
 //	  -scenarios string

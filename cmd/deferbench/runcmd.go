@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
@@ -39,6 +41,11 @@ results/<yyyymmdd-hhmmss>-<host>-<goarch>, with -2, -3, … added when that exis
                 tables of medians ± 95% CI, the plots
   plots/        charts of the results with 95% CI error bars, SVG and PNG
   profiles/     with -profile: <Scenario>-<strategy>-{cpu,heap,mutex,block}.pb.gz
+With -measure instructions (docs/counts.md) each case that runs on one goroutine is also,
+or only (-measure instructions alone), counted under valgrind's cachegrind at GOMAXPROCS=1:
+instr/op beside ns/op in bench.txt, its spread over -repeats in summary.json, a Counts
+section in report.md, and in env.json the cases left out with the reason. Counting needs
+valgrind (Debian's valgrind package); without it the run stops at once with status 2.
 The first interrupt (Ctrl-C) stops the run after the current benchmark, the second at once;
 either way the run keeps what finished, marks bench.txt, env.json, summary.json and
 report.md partial and exits with status 130. deferbench report DIR rebuilds the files of a
@@ -58,6 +65,8 @@ var runCommand = &command{
 		fs.StringVar(&o.strategies, "strategies", "", "comma-separated strategies to run (default all; see deferbench list)")
 		fs.StringVar(&o.procs, "procs", "", "comma-separated GOMAXPROCS values to run every benchmark at, each at most max(256, 4×NumCPU) (default the current GOMAXPROCS)")
 		fs.StringVar(&o.out, "out", "", "results directory, new or empty (default results/<yyyymmdd-hhmmss>-<host>-<goarch>[-N])")
+		fs.StringVar(&o.measure, "measure", "time", "what to measure: time, instructions (instr/op counted under valgrind's cachegrind at GOMAXPROCS=1; docs/counts.md), or time,instructions; add cachesim for cachegrind's simulated cache misses (sim-D1-miss/op, sim-LL-miss/op)")
+		fs.IntVar(&o.repeats, "repeats", 1, "with -measure instructions: times each row is counted; the spread, (max − min) / median, is over them (1: not measured)")
 		fs.BoolVar(&o.profile, "profile", false, "after the timed runs, run each scenario and strategy once more with profiling on: write profiles/<Scenario>-<strategy>-{cpu,heap,mutex,block}.pb.gz and a CPU attribution table")
 		return func(args []string) error {
 			if err := noArgs("run", args); err != nil {
@@ -85,6 +94,8 @@ type runOptions struct {
 	scenarios, strategies, procs string
 	out                          string
 	profile                      bool
+	measure                      string
+	repeats                      int
 	set                          map[string]bool // flags given on the command line
 }
 
@@ -269,6 +280,31 @@ func runSuite(e *env, o runOptions) error {
 	if err != nil {
 		return err
 	}
+	m, err := parseMeasure("run", o.measure)
+	if err != nil {
+		return err
+	}
+	if o.repeats < 1 || o.repeats > 100 {
+		return usagef("run: -repeats %d: want a whole number from 1 to 100", o.repeats)
+	}
+	m.Repeats = o.repeats
+	if m.Instructions {
+		if _, err := counts.LookValgrind(""); err != nil {
+			return usagef("run: -measure %s: %v", o.measure, err)
+		}
+		timedAt1 := slices.Contains(opt.Procs, 1) || len(opt.Procs) == 0 && runtime.GOMAXPROCS(0) == 1
+		if !m.NoTime && !timedAt1 {
+			fmt.Fprintf(e.stderr, "deferbench: note: instructions are counted at GOMAXPROCS=1; add -procs 1 to time the same rows (the counts sit beside ns/op under the same names)\n")
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil && m.Instructions {
+		return fmt.Errorf("run: the deferbench executable, for the counting children: %w", err)
+	}
+	var perfArgv func(harness.Case) []string
+	if err == nil {
+		perfArgv = func(c harness.Case) []string { return perfChildArgv(c, exe, counts.HardwareSet) }
+	}
 	start := time.Now()
 	rd, err := o.openOut(start)
 	if err != nil {
@@ -278,5 +314,29 @@ func runSuite(e *env, o runOptions) error {
 		fmt.Fprintf(e.stderr, "deferbench: note: %s\n", rd.Note)
 	}
 	return rundir.Suite(e.ctx, rundir.Config{Options: opt, Dir: rd, Profile: o.profile, QuickCount: !o.set["count"],
-		Args: os.Args, Started: start, Stdout: e.stdout, Stderr: e.stderr, Stop: e.stop})
+		Args: os.Args, Started: start, Stdout: e.stdout, Stderr: e.stderr, Stop: e.stop,
+		Measure: m, Child: func(c harness.Case) counts.Child { return countChildFor(c, exe) },
+		PerfArgv: perfArgv})
+}
+
+// parseMeasure parses -measure: comma-separated time, instructions and cachesim (which adds
+// cachegrind's cache simulation to instructions and implies it), at least one of time and
+// instructions. A bad value is a usage error naming the valid ones.
+func parseMeasure(cmd, s string) (rundir.Measure, error) {
+	var m rundir.Measure
+	time := false
+	for _, f := range strings.Split(s, ",") {
+		switch strings.TrimSpace(f) {
+		case "time":
+			time = true
+		case "instructions":
+			m.Instructions = true
+		case "cachesim":
+			m.Instructions, m.CacheSim = true, true
+		default:
+			return m, usagef("%s: -measure %q: want time, instructions or both (time,instructions), with cachesim to add cachegrind's simulated cache misses", cmd, s)
+		}
+	}
+	m.NoTime = !time
+	return m, nil
 }

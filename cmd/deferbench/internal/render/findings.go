@@ -189,6 +189,8 @@ func writeFindings(b *strings.Builder, rs []*benchfmt.Result, meta ReportMeta) {
 			"these figures measure the machine (Contention ceiling)", results.Sig3(worst, false), at)
 	}
 	writePick(b, ks, traits, caveats)
+	cx := analysis.NewCountIndex(rs)
+	writePickCounts(b, cx, ks)
 
 	fmt.Fprintf(b, "## Findings\n\n")
 	np, nu, pw, uw := analysis.RatioMethods(ks)
@@ -208,6 +210,7 @@ func writeFindings(b *strings.Builder, rs []*benchfmt.Result, meta ReportMeta) {
 		analysis.FindingsAlpha, np, nu, pctOrNone(pw), pctOrNone(uw))
 	for _, k := range ks {
 		writeRanking(b, k, cores)
+		writeCountNote(b, cx, k)
 	}
 }
 

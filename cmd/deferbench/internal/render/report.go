@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"golang.org/x/perf/benchfmt"
@@ -25,7 +26,17 @@ func WriteReport(w io.Writer, rs []*benchfmt.Result, meta ReportMeta) error {
 	if meta.Partial != "" {
 		fmt.Fprintf(b, "**%s**\n\n", results.PartialText(meta.Partial))
 	}
-	writeFindings(b, rs, meta)
+	timed := false // any result beside the count tier's
+	for _, r := range rs {
+		for _, v := range r.Values {
+			if _, u := results.UnitValue(v); !counts.IsCountUnit(u) {
+				timed = true
+			}
+		}
+	}
+	if timed {
+		writeFindings(b, rs, meta)
+	}
 	fmt.Fprintf(b, "## Configuration\n\n")
 	if len(meta.Config) > 0 {
 		fmt.Fprintf(b, "| config | value |\n|---|---|\n")
@@ -40,9 +51,11 @@ func WriteReport(w io.Writer, rs []*benchfmt.Result, meta ReportMeta) error {
 	if l := otherWorkLine(meta.OtherWork); l != "" {
 		fmt.Fprintf(b, "%s\n\n", l)
 	}
-	fmt.Fprintf(b, "Medians over the repetitions, ± the 95%% confidence interval as %% of the median "+
-		"(golang.org/x/perf/benchmath); a median without ± is zero (no relative interval) or had too few repetitions for an interval (6 needed). "+
-		"`benchstat -col /strategy bench.txt` gives the same with significance tests.\n\n")
+	if timed {
+		fmt.Fprintf(b, "Medians over the repetitions, ± the 95%% confidence interval as %% of the median "+
+			"(golang.org/x/perf/benchmath); a median without ± is zero (no relative interval) or had too few repetitions for an interval (6 needed). "+
+			"`benchstat -col /strategy bench.txt` gives the same with significance tests.\n\n")
+	}
 
 	var scenarios, strategies []string
 	seen := map[string]bool{}
@@ -56,6 +69,9 @@ func WriteReport(w io.Writer, rs []*benchfmt.Result, meta ReportMeta) error {
 	cells := map[[4]string]results.Summary{} // scenario, row key, strategy, unit
 	rowKey := func(n results.Name) string { return n.Variant() + "\x00" + strconv.Itoa(n.Procs) }
 	for _, s := range analysis.Summarize(rs) {
+		if counts.IsCountUnit(s.Unit) {
+			continue // the Counts section shows them, with their spread
+		}
 		n := results.ParseName(s.Name)
 		if !seen["c"+n.Scenario] {
 			seen["c"+n.Scenario] = true
@@ -126,6 +142,7 @@ func WriteReport(w io.Writer, rs []*benchfmt.Result, meta ReportMeta) error {
 			fmt.Fprintln(b)
 		}
 	}
+	writeCounts(b, rs, meta)
 	if len(meta.Attribution) > 0 {
 		fmt.Fprintf(b, "## CPU attribution (from the -profile runs)\n\n| strategy | cpu-s |")
 		for _, c := range results.AttributionCategories {

@@ -34,6 +34,7 @@ var capabilityWords = []struct {
 	{"sort-keys", func(c *deferral.Capabilities) *bool { return &c.SortKeys }},
 	{"reads-previous-version", func(c *deferral.Capabilities) *bool { return &c.ReadsPreviousVersion }},
 	{"reads-wait-for-staged", func(c *deferral.Capabilities) *bool { return &c.ReadsWaitForStaged }},
+	{"typed-allocation-free", func(c *deferral.Capabilities) *bool { return &c.TypedAllocationFree }},
 }
 
 // CapabilityConfig returns the configuration lines that declare strategy's capabilities c. A

@@ -21,6 +21,9 @@ type Env struct {
 	After      *envinfo.Env `json:"after,omitempty"`
 	CPUShare   *CPUShare    `json:"cpu_share,omitempty"`
 	Options    RunOptions   `json:"options"`
+	// Counts is the count tier's record (deferbench run -measure instructions), and why
+	// hardware counters are or are not read here; nil in an older env.json.
+	Counts *CountsEnv `json:"counts,omitempty"`
 }
 
 // CPUShare is env.json's cpu_share: how the machine's CPU time was spent between the two
@@ -40,6 +43,10 @@ type RunOptions struct {
 	Scenarios  []string `json:"scenarios"`
 	Strategies []string `json:"strategies"`
 	Procs      []int    `json:"procs,omitempty"`
+	// Measure is what the run measured: "time", "instructions" or both, comma-separated,
+	// with "cachesim" when cachegrind simulated the caches; empty in an older env.json
+	// (time).
+	Measure string `json:"measure,omitempty"`
 }
 
 // WriteJSON writes v as indented JSON to path, atomically (WriteFileAtomic).
@@ -54,9 +61,12 @@ func WriteJSON(path string, v any) error {
 // SummaryFile is summary.json: per benchmark and unit the median and 95% confidence interval
 // over the repetitions (golang.org/x/perf/benchmath), and with -profile the CPU attribution.
 type SummaryFile struct {
-	Deferbench  string          `json:"deferbench"`
-	Partial     string          `json:"partial,omitempty"`
-	Summaries   []Summary       `json:"summaries"`
+	Deferbench string    `json:"deferbench"`
+	Partial    string    `json:"partial,omitempty"`
+	Summaries  []Summary `json:"summaries"`
+	// Counts holds the count tier's rows with the spread over their repetitions
+	// (deferbench run -measure instructions); Summaries holds their medians too.
+	Counts      []CountSummary  `json:"counts,omitempty"`
 	Attribution *AttributionDoc `json:"attribution,omitempty"`
 }
 

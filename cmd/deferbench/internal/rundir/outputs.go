@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"golang.org/x/perf/benchfmt"
@@ -88,6 +89,11 @@ type Dir struct {
 // other failure.
 func Outputs(o Dir) (plotErr, err error) {
 	sum := results.SummaryFile{Deferbench: results.Version(), Partial: o.Partial, Summaries: analysis.Summarize(o.Results), Attribution: o.Attr}
+	for _, r := range counts.RowsFromResults(o.Results) {
+		for _, m := range r.Measures {
+			sum.Counts = append(sum.Counts, results.CountSummary{Name: r.Name, Unit: m.Unit, Median: m.Median, Spread: m.Spread, Samples: m.Samples})
+		}
+	}
 	if err := results.WriteJSON(filepath.Join(o.Path, "summary.json"), sum); err != nil {
 		return nil, err
 	}
@@ -95,6 +101,7 @@ func Outputs(o Dir) (plotErr, err error) {
 	if o.Env != nil {
 		meta.Cores = o.Env.Before.Cores
 		meta.LoadBefore = o.Env.Before.LoadAvg
+		meta.Counts = o.Env.Counts
 		if c := o.Env.CPUShare; c != nil {
 			meta.OtherWork = &render.OtherWork{CPUs: c.CPUs, Seconds: c.Seconds, Other: c.Other, Steal: c.Steal}
 		}

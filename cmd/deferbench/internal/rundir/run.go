@@ -18,6 +18,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/envinfo"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
@@ -42,6 +43,13 @@ type Config struct {
 	Started        time.Time
 	Stdout, Stderr io.Writer
 	Stop           Stop // nil: no signal handling
+	// Measure says what to measure: time (the zero Measure), instructions, or both.
+	Measure Measure
+	// Child says how to run a case in a counting child process (required with
+	// Measure.Instructions); PerfArgv gives the command line of a child that reads the
+	// PMU's counters for a case (counts.CountPerf; nil: counters are not read).
+	Child    func(harness.Case) counts.Child
+	PerfArgv func(harness.Case) []string
 }
 
 // Suite runs cfg.Options into cfg.Dir and finishes its files. A run stopped by ctx keeps what
@@ -55,7 +63,7 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 	}
 	defer rd.Release()
 	out := rd.Path
-	if opt.Count < minCICount {
+	if opt.Count < minCICount && !cfg.Measure.NoTime {
 		how := "-count " + strconv.Itoa(opt.Count)
 		if cfg.QuickCount {
 			how = "-quick's count " + strconv.Itoa(opt.Count)
@@ -75,7 +83,23 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 		Options: results.RunOptions{Quick: opt.Quick, Count: opt.Count, Benchtime: opt.Benchtime.String(),
 			Scenarios:  names(opt.Scenarios, func(s harness.Scenario) string { return s.Name }),
 			Strategies: names(opt.Strategies, func(s harness.StrategyInfo) string { return s.Name }),
-			Procs:      opt.Procs},
+			Procs:      opt.Procs, Measure: cfg.Measure.String()},
+		Counts: &results.CountsEnv{Hardware: probeHardware()},
+	}
+	countCases, uncounted := CountPlan(opt)
+	hwCounters := cfg.PerfArgv != nil && !cfg.Measure.NoTime && strings.HasPrefix(doc.Counts.Hardware, "available")
+	if cfg.Measure.Instructions {
+		sim := "no"
+		if cfg.Measure.CacheSim {
+			sim = "yes"
+		}
+		doc.Counts.Method = "valgrind --tool=cachegrind --cache-sim=" + sim + "; each row run in a child process at two iteration counts, " +
+			"per op = (total at the higher − total at the lower) / (difference of the iteration counts)"
+		doc.Counts.Valgrind = ValgrindVersion()
+		doc.Counts.CacheSim = cfg.Measure.CacheSim
+		doc.Counts.Repeats = max(cfg.Measure.Repeats, 1)
+		doc.Counts.Control = counts.ControlEnv("")
+		doc.Counts.Uncounted = uncounted
 	}
 	bf := results.NewBenchFile(benchPath)
 	caps := harness.Capabilities(opt.Strategies) // what the verdicts read, not today's code
@@ -86,9 +110,18 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 		return err
 	}
 
-	total := opt.Total()
+	total := 0
+	if !cfg.Measure.NoTime {
+		total = opt.Total()
+	}
+	if cfg.Measure.Instructions {
+		total += len(countCases) * max(cfg.Measure.Repeats, 1)
+	}
+	if hwCounters {
+		total += len(countCases)
+	}
 	// A result is one benchmark at one repetition: say both, so that "48 of 490" reads right.
-	shape := fmt.Sprintf("%d benchmarks × %d repetitions", total/max(opt.Count, 1), max(opt.Count, 1))
+	shape := fmt.Sprintf("%d benchmarks × %d repetitions", opt.Total()/max(opt.Count, 1), max(opt.Count, 1))
 	fin := &finisher{e: e, dir: out, bf: bf, doc: &doc, envPath: envPath}
 	e.stop.SetHard(func() {
 		done := len(bf.Results())
@@ -107,10 +140,20 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 	})
 	defer e.stop.SetHard(nil)
 
-	prog := newProgress(e.stderr, total)
-	opt.Progress = prog.event
-	runErr := harness.Run(e.ctx, opt, bf.Add)
-	prog.finish()
+	var runErr error
+	if !cfg.Measure.NoTime {
+		prog := newProgress(e.stderr, opt.Total())
+		opt.Progress = prog.event
+		runErr = harness.Run(e.ctx, opt, bf.Add)
+		prog.finish()
+	}
+	if runErr == nil && hwCounters {
+		runErr = readCounters(e.ctx, cfg, countCases, bf.Add, e)
+	}
+	if runErr == nil && cfg.Measure.Instructions {
+		rec := doc.Counts
+		runErr = countInstructions(e.ctx, cfg, countCases, bf.Add, rec, &fin.mu, e)
+	}
 	done := len(bf.Results())
 
 	if done == 0 && runErr != nil {

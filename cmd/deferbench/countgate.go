@@ -1,0 +1,119 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
+	"golang.org/x/perf/benchfmt"
+)
+
+// splitCountFail takes the conditions on count units (instr/op>1%) out of a -fail value:
+// they are gated by counts.Gate against the measured spread, the rest by the time tier's
+// test. A bad count condition is a usage error naming it.
+func splitCountFail(cmd, fail string) (rest string, ts []counts.Threshold, err error) {
+	c, rest := counts.SplitThresholds(fail)
+	if c == "" {
+		return fail, nil, nil
+	}
+	ts, err = counts.ParseThresholds(c)
+	if err != nil {
+		return "", nil, usagef("%s: -fail: %v", cmd, err)
+	}
+	return rest, ts, nil
+}
+
+// countGate applies the count thresholds ts to the count rows of old and new
+// (counts.RowsFromResults: the spread is over each side's repetitions or rounds): a row worse
+// than max(threshold, old spread + new spread) fails. It writes one line per failed or
+// improved row and a summary line on stderr, and returns errGate when a row failed. A
+// threshold on a unit neither side has is a usage error.
+func countGate(e *env, cmd string, ts []counts.Threshold, old, new []*benchfmt.Result) error {
+	if len(ts) == 0 {
+		return nil
+	}
+	oldRows, newRows := counts.RowsFromResults(old), counts.RowsFromResults(new)
+	for _, t := range ts {
+		if !hasUnit(oldRows, t.Unit) && !hasUnit(newRows, t.Unit) {
+			return usagef("%s: -fail: condition %q: neither run has %s: count with deferbench run -measure instructions (docs/counts.md)", cmd, t.Text, t.Unit)
+		}
+	}
+	vs := counts.Gate(oldRows, newRows, ts)
+	var pass, fail, better, missing int
+	for _, v := range vs {
+		switch {
+		case v.Status == counts.Fail:
+			fail++
+			fmt.Fprintf(e.stderr, "deferbench: %s: count gate: FAIL %s %s %s → %s (%+.2f%%, limit %.2f%%: max(%s, spreads %.2f%%))\n",
+				cmd, v.Name, v.Unit, results.Sig3(v.Old, false), results.Sig3(v.New, false), 100*v.Change, 100*v.Limit, v.Text, 100*v.Margin)
+		case v.Status == counts.Missing:
+			missing++
+		case v.Better:
+			better++
+			pass++
+			fmt.Fprintf(e.stderr, "deferbench: %s: count gate: better %s %s %s → %s (%+.2f%%)\n",
+				cmd, v.Name, v.Unit, results.Sig3(v.Old, false), results.Sig3(v.New, false), 100*v.Change)
+		default:
+			pass++
+		}
+	}
+	var texts []string
+	for _, t := range ts {
+		texts = append(texts, t.Text)
+	}
+	note := ""
+	if missing > 0 {
+		note = fmt.Sprintf(", %d on one side only (not gated)", missing)
+	}
+	fmt.Fprintf(e.stderr, "deferbench: %s: count gate %s against the measured spread: %d pass (%d better), %d fail%s\n",
+		cmd, strings.Join(texts, ","), pass, better, fail, note)
+	if fail > 0 {
+		return fmt.Errorf("%s: count %w: %d counted metrics worse beyond the -fail thresholds and their spread", cmd, analysis.ErrGateFailed, fail)
+	}
+	return nil
+}
+
+func hasUnit(rows []counts.Row, unit string) bool {
+	for _, r := range rows {
+		if _, ok := r.Get(unit); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// abCountFail is ab's gate on counts when -measure has instructions and -fail is not given.
+const abCountFail = "instr/op>0.5%"
+
+// applyCountDefaults sets ab's defaults for a count-mode run m where the flags were not set:
+// one round (counts do not move with the load, so alternating rounds buys nothing; -repeats
+// gives the spread) when time is not measured, and a gate on instr/op added to -fail.
+func applyCountDefaults(o *compareFlags, m rundir.Measure, set map[string]bool, rounds *int) {
+	if !set["rounds"] && m.NoTime {
+		*rounds = 1
+	}
+	if !set["fail"] {
+		if m.NoTime {
+			o.fail = abCountFail
+		} else {
+			o.fail += "," + abCountFail
+		}
+	}
+}
+
+// gateResult joins the time gate's outcome werr (write's error) with the count gate's cerr: a
+// failure of either is the result (exit status 1), then any other error of write (an
+// inconclusive time gate, exit status 3, or an output error), then cerr.
+func gateResult(werr, cerr error) error {
+	switch {
+	case werr != nil && errors.Is(werr, analysis.ErrGateFailed):
+		return werr
+	case cerr != nil:
+		return cerr
+	}
+	return werr
+}

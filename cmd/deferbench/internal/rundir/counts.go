@@ -1,0 +1,191 @@
+package rundir
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"golang.org/x/perf/benchfmt"
+)
+
+// Measure is what a run measures: time (the default: the zero Measure), instructions
+// counted under cachegrind, or both.
+type Measure struct {
+	NoTime       bool // skip the timed runs
+	Instructions bool // count instructions per op of every countable case
+	CacheSim     bool // with Instructions: cachegrind's cache simulation too
+	// Repeats is how many times each row is counted (0: 1); the spread is over them.
+	Repeats int
+	// Jobs is how many rows are counted side by side (0: every CPU).
+	Jobs int
+}
+
+// String is the Measure as env.json's options write it: "time", "instructions",
+// "time,instructions,cachesim".
+func (m Measure) String() string {
+	var parts []string
+	if !m.NoTime {
+		parts = append(parts, "time")
+	}
+	if m.Instructions {
+		parts = append(parts, "instructions")
+		if m.CacheSim {
+			parts = append(parts, "cachesim")
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// CountPlan returns the cases the count tier counts for opt's scenarios and strategies, at
+// GOMAXPROCS=1 (where a case runs on one goroutine: harness.Countable), and the cases of
+// opt's plan and of that one it leaves out, by full name, each with the reason.
+func CountPlan(opt harness.Options) ([]harness.Case, []results.Uncounted) {
+	var cases []harness.Case
+	var out []results.Uncounted
+	seen := map[string]bool{}
+	counted := map[string]bool{} // by name without GOMAXPROCS
+	consider := func(c harness.Case, count bool) {
+		name := c.FullName()
+		if seen[name] || !count && counted[c.Name] {
+			return // counted, or its GOMAXPROCS=1 twin is
+		}
+		seen[name] = true
+		if err := harness.Countable(c); err != nil {
+			reason := err.Error()
+			if _, r, ok := strings.Cut(reason, harness.ErrNotCounted.Error()+": "); ok {
+				reason = r
+			}
+			out = append(out, results.Uncounted{Name: name, Reason: reason})
+			return
+		}
+		cases = append(cases, c)
+		counted[c.Name] = true
+	}
+	for _, c := range harness.Plan(opt.Scenarios, opt.Strategies, opt.Quick, []int{1}) {
+		consider(c, true)
+	}
+	for _, c := range opt.Cases {
+		consider(c, false)
+	}
+	return cases, out
+}
+
+// ValgrindVersion returns `valgrind --version` of the valgrind in PATH, or "".
+func ValgrindVersion() string {
+	b, err := exec.Command("valgrind", "--version").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// probeHardware returns env.json's hardware_counters: "available", or the reason.
+func probeHardware() string {
+	err := counts.Probe()
+	if err == nil {
+		return "available (read with perf_event_open; this path has not yet been run on a board)"
+	}
+	var u *counts.Unavailable
+	if errors.As(err, &u) {
+		return string(u.Reason) + ": " + u.Detail
+	}
+	return err.Error()
+}
+
+// countInstructions counts every case of cases under cachegrind, cfg.Measure.Jobs at a time,
+// adding each row's results to bf in the order of cases as soon as the rows before it are
+// in, and records the counting in rec, holding mu (which guards rec against a hard stop
+// writing env.json) while it does. It returns the first row's error, or ctx's.
+func countInstructions(ctx context.Context, cfg Config, cases []harness.Case, add func(*benchfmt.Result) error, rec *results.CountsEnv, mu sync.Locker, e *env) error {
+	m := cfg.Measure
+	opt := counts.Options{Repeats: max(m.Repeats, 1), CacheSim: m.CacheSim}
+	children := make([]counts.Child, len(cases))
+	for i, c := range cases {
+		children[i] = cfg.Child(c)
+	}
+	t0 := time.Now()
+	rows := make([]*counts.Row, len(cases))
+	next, done := 0, 0
+	var firstErr error
+	var cpu time.Duration
+	fmt.Fprintf(e.stderr, "deferbench: counting %d rows under cachegrind (%d repetition(s) each, GOMAXPROCS=1)\n", len(cases), opt.Repeats)
+	err := counts.CountAll(ctx, children, opt, m.Jobs, func(i int, r counts.Row, err error) {
+		done++
+		cpu += r.CPU
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			fmt.Fprintf(e.stderr, "deferbench: count [%d/%d] %s: %v\n", done, len(cases), r.Name, err)
+			return
+		}
+		rows[i] = &r
+		line := fmt.Sprintf("deferbench: count [%d/%d] %s", done, len(cases), r.Name)
+		for _, ms := range r.Measures {
+			line += fmt.Sprintf(" %s %s", results.Sig3(ms.Median, false), ms.Unit)
+			if len(ms.Samples) > 1 {
+				line += fmt.Sprintf(" (spread %.2f%%)", 100*ms.Spread)
+			}
+		}
+		fmt.Fprintf(e.stderr, "%s; %.1fs CPU\n", line, r.CPU.Seconds())
+		for next < len(rows) && rows[next] != nil {
+			for _, res := range counts.Results([]counts.Row{*rows[next]}, nil) {
+				if err := add(res); err != nil && firstErr == nil {
+					firstErr = err
+				}
+			}
+			mu.Lock()
+			rec.Counted++
+			mu.Unlock()
+			next++
+		}
+	})
+	mu.Lock()
+	rec.WallSeconds = math.Round(time.Since(t0).Seconds()*10) / 10
+	rec.CPUSeconds = math.Round(cpu.Seconds()*10) / 10
+	mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return firstErr
+}
+
+// readCounters reads the PMU's counters per op (counts.CountPerf in a child, one case at a
+// time) for every case of cases and adds them as results; a case whose child fails is noted
+// and skipped, since the counters are an addition to the timed run.
+func readCounters(ctx context.Context, cfg Config, cases []harness.Case, add func(*benchfmt.Result) error, e *env) error {
+	fmt.Fprintf(e.stderr, "deferbench: reading hardware counters for %d rows (perf_event_open; not yet run on a board)\n", len(cases))
+	for _, c := range cases {
+		p, err := counts.CountPerf(ctx, cfg.PerfArgv(c), nil, "", 0)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "deferbench: counters: %s: %v\n", c.FullName(), err)
+			continue
+		}
+		it := harness.ItersFor(c)
+		res := &benchfmt.Result{Name: benchfmt.Name(c.FullName()), Iters: it.High - it.Low}
+		units := make([]string, 0, len(p))
+		for u := range p {
+			units = append(units, u)
+		}
+		sort.Strings(units)
+		for _, u := range units {
+			res.Values = append(res.Values, benchfmt.Value{Value: p[u], Unit: u})
+		}
+		if err := add(res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
