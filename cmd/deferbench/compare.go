@@ -335,7 +335,7 @@ func runError(cmd, path string, err error) error {
 		if path == "-" {
 			path = results.StdinName
 		}
-		return usagef("%s: %s is not a Go benchmark results file", cmd, path)
+		return usagef("%s: %s is not a Go benchmark results file: give a bench.txt that deferbench run or go test -bench wrote, or a results directory", cmd, path)
 	case errors.Is(err, results.ErrBadValue), errors.Is(err, results.ErrTooLarge):
 		return usagef("%s: %v", cmd, err)
 	}

@@ -138,7 +138,7 @@ func TestReportBadInputs(t *testing.T) {
 	os.WriteFile(notBench, []byte("# hello\n"), 0o644)
 	for _, c := range []struct{ arg, want string }{
 		{empty, "deferbench: report: " + empty + " has no bench.txt: give a bench.txt or a results directory\n"},
-		{notBench, "deferbench: report: " + notBench + " is not a Go benchmark results file\n"},
+		{notBench, "deferbench: report: " + notBench + " is not a Go benchmark results file: give a bench.txt that deferbench run or go test -bench wrote, or a results directory\n"},
 	} {
 		_, errOut, code := cli("report", c.arg)
 		if code != 2 || errOut != c.want {
