@@ -227,9 +227,14 @@ func TestInterruptTwice(t *testing.T) {
 		if twice {
 			cmd.Process.Signal(os.Interrupt)
 		}
-		for range lines {
+		kept := false // the last words say where the results are, both ways
+		for l := range lines {
+			kept = kept || strings.Contains(l, "kept them in "+out+"; bench.txt, env.json, summary.json and report.md say partial")
 		}
 		cmd.Wait()
+		if !kept {
+			t.Errorf("twice=%v: stderr never said where the results were kept", twice)
+		}
 		if code := cmd.ProcessState.ExitCode(); code != 130 {
 			t.Errorf("twice=%v: exit status %d, want 130", twice, code)
 		}

@@ -98,10 +98,12 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 			return
 		}
 		why := "stopped at once by a second interrupt"
-		if done < total {
-			fin.hardStop(fmt.Sprintf("%d of %d results finished (%s; %s)", done, total, shape, why))
-		} else {
-			fin.hardStop(fmt.Sprintf("all %d results finished; profiling %s", total, why))
+		partial := fmt.Sprintf("%d of %d results finished (%s; %s)", done, total, shape, why)
+		if done >= total {
+			partial = fmt.Sprintf("all %d results finished; profiling %s", total, why)
+		}
+		if fin.hardStop(partial) {
+			fmt.Fprintf(e.stderr, "deferbench: run: %s: kept them in %s; %s\n", partial, out, markedPartial)
 		}
 		rd.Release()
 	})
@@ -164,7 +166,7 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 	if err := fin.finish(partial, sumAttr); err != nil {
 		return err
 	}
-	const marked = "bench.txt, env.json, summary.json and report.md say partial"
+	const marked = markedPartial
 	switch {
 	case errors.Is(runErr, context.Canceled):
 		return fmt.Errorf("run: %w after %d of %d results (%s): kept them in %s; %s", ErrInterrupted, done, total, shape, out, marked)
@@ -224,3 +226,6 @@ func names[T any](ts []T, name func(T) string) []string {
 	}
 	return out
 }
+
+// markedPartial ends the line that says where an interrupted run kept its results.
+const markedPartial = "bench.txt, env.json, summary.json and report.md say partial"
