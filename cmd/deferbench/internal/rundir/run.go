@@ -88,7 +88,7 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 
 	total := opt.Total()
 	// A result is one benchmark at one repetition: say both, so that "48 of 490" reads right.
-	shape := fmt.Sprintf("%d benchmarks × %d repetitions", total/max(opt.Count, 1), max(opt.Count, 1))
+	shape := runShape(total, opt.Count)
 	fin := &finisher{e: e, dir: out, bf: bf, doc: &doc, envPath: envPath}
 	e.stop.SetHard(func() {
 		done := len(bf.Results())
@@ -229,3 +229,16 @@ func names[T any](ts []T, name func(T) string) []string {
 
 // markedPartial ends the line that says where an interrupted run kept its results.
 const markedPartial = "bench.txt, env.json, summary.json and report.md say partial"
+
+// runShape words a run of total results at count repetitions of each benchmark:
+// "49 benchmarks × 3 repetitions", "24 benchmarks × 1 repetition".
+func runShape(total, count int) string {
+	count = max(count, 1)
+	n := func(k int, what string) string {
+		if k == 1 {
+			return "1 " + what
+		}
+		return fmt.Sprintf("%d %ss", k, what)
+	}
+	return n(total/count, "benchmark") + " × " + n(count, "repetition")
+}
