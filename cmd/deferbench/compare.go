@@ -326,6 +326,11 @@ func runError(cmd, path string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+			if _, eerr := os.Stat(filepath.Join(path, "env.json")); eerr == nil {
+				// A run writes env.json first: one killed before its first benchmark
+				// finished leaves it alone.
+				return usagef("%s: %s has env.json but no bench.txt: a run stopped before its first benchmark finished, nothing to read; remove it and run again", cmd, path)
+			}
 			return usagef("%s: %s has no bench.txt: give a bench.txt or a results directory", cmd, path)
 		}
 		return usagef("%s: %s: no such file: give a bench.txt or a results directory", cmd, path)
@@ -348,7 +353,7 @@ func runError(cmd, path string, err error) error {
 		if path == "-" {
 			path = results.StdinName
 		}
-		return usagef("%s: %s is not a Go benchmark results file", cmd, path)
+		return usagef("%s: %s is not a Go benchmark results file: give a bench.txt that deferbench run or go test -bench wrote, or a results directory", cmd, path)
 	case errors.Is(err, results.ErrBadValue), errors.Is(err, results.ErrTooLarge):
 		return usagef("%s: %v", cmd, err)
 	}

@@ -699,6 +699,13 @@ func TestRunEntryPoint(t *testing.T) {
 	if code != 2 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), `unknown strategy "nope"`) {
 		t.Errorf("run -strategies nope: status %d, stderr %q; want 2 and one line naming nope", code, stderr.String())
 	}
+	// A strategy that runs in none of the scenarios asked for (noop is Contention's
+	// control): one line that says how to find where it runs.
+	stderr.Reset()
+	code = exitCode(run([]string{"run", "-scenarios", "Stage", "-strategies", "noop"}, &stdout, &stderr), &stderr)
+	if code != 2 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "deferbench list says where each runs") {
+		t.Errorf("run -scenarios Stage -strategies noop: status %d, stderr %q; want 2 and one line pointing to deferbench list", code, stderr.String())
+	}
 	stdout.Reset()
 	if code := exitCode(run([]string{"list"}, &stdout, &stderr), &stderr); code != 0 || !strings.Contains(stdout.String(), "cmdbuffer") {
 		t.Errorf("run list: status %d, output %q", code, stdout.String())

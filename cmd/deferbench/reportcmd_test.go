@@ -136,9 +136,13 @@ func TestReportBadInputs(t *testing.T) {
 	empty := t.TempDir()
 	notBench := filepath.Join(t.TempDir(), "README.md")
 	os.WriteFile(notBench, []byte("# hello\n"), 0o644)
+	killedEarly := t.TempDir()
+	os.WriteFile(filepath.Join(killedEarly, "env.json"), []byte("{}\n"), 0o644)
 	for _, c := range []struct{ arg, want string }{
 		{empty, "deferbench: report: " + empty + " has no bench.txt: give a bench.txt or a results directory\n"},
-		{notBench, "deferbench: report: " + notBench + " is not a Go benchmark results file\n"},
+		{notBench, "deferbench: report: " + notBench + " is not a Go benchmark results file: give a bench.txt that deferbench run or go test -bench wrote, or a results directory\n"},
+		// A run killed before its first benchmark finished leaves env.json alone.
+		{killedEarly, "deferbench: report: " + killedEarly + " has env.json but no bench.txt: a run stopped before its first benchmark finished, nothing to read; remove it and run again\n"},
 	} {
 		_, errOut, code := cli("report", c.arg)
 		if code != 2 || errOut != c.want {
@@ -227,9 +231,14 @@ func TestInterruptTwice(t *testing.T) {
 		if twice {
 			cmd.Process.Signal(os.Interrupt)
 		}
-		for range lines {
+		kept := false // the last words say where the results are, both ways
+		for l := range lines {
+			kept = kept || strings.Contains(l, "kept them in "+out+"; bench.txt, env.json, summary.json and report.md say partial")
 		}
 		cmd.Wait()
+		if !kept {
+			t.Errorf("twice=%v: stderr never said where the results were kept", twice)
+		}
 		if code := cmd.ProcessState.ExitCode(); code != 130 {
 			t.Errorf("twice=%v: exit status %d, want 130", twice, code)
 		}

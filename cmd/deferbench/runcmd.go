@@ -195,7 +195,7 @@ func (o runOptions) options() (harness.Options, error) {
 	opt = harness.Options{Scenarios: sc, Strategies: st, Quick: o.quick, Count: o.count, Benchtime: bt, Procs: procs}.Planned()
 	per := len(opt.Cases)
 	if per == 0 {
-		return opt, usagef("run: no benchmark matches -scenarios %q and -strategies %q", o.scenarios, o.strategies)
+		return opt, usagef("run: no benchmark matches -scenarios %q and -strategies %q: none of those strategies runs in those scenarios (deferbench list says where each runs); add a scenario or a strategy", o.scenarios, o.strategies)
 	}
 	// compare, report and plot read at most MaxResults lines: a run must not write more
 	// (checked before multiplying, which could overflow).

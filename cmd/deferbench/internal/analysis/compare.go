@@ -336,7 +336,9 @@ func sideLabels(old, new []*benchfmt.Result, ignore map[string]bool) (string, st
 		if !(ignore[k] || ignore["*"]) || len(of[k]) != 1 || len(nf[k]) != 1 || of[k][0] == nf[k][0] {
 			continue
 		}
-		return of[k][0], nf[k][0]
+		// go test pads some brand strings with spaces ("… Processor         "): a label
+		// is a column heading, so it goes without them.
+		return strings.TrimSpace(of[k][0]), strings.TrimSpace(nf[k][0])
 	}
 	return "", ""
 }

@@ -266,6 +266,10 @@ func TestLoadedFlag(t *testing.T) {
 		{"not measured, loaded before", ReportMeta{Cores: 2, LoadBefore: "3.50 2.0 1.0"},
 			[]string{"**Loaded**: the 1-minute load average before the run was 3.50, above the 2 cores: other work was running as it started", "not measured"}},
 		{"not measured, idle before", ReportMeta{Cores: 2, LoadBefore: "0.10 2.0 1.0"}, nil},
+		// A run killed outright has no closing capture: the report says so, not that
+		// the deferbench was older.
+		{"killed, loaded before", ReportMeta{Cores: 2, LoadBefore: "3.50 2.0 1.0", Partial: "20 results finished (run killed; files rebuilt by deferbench report)"},
+			[]string{"not measured: the run was killed before its closing capture)"}},
 	} {
 		h := head(tt.meta)
 		if tt.want == nil {

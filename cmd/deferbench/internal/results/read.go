@@ -186,6 +186,10 @@ type lineGuard struct {
 	line int
 	buf  []byte // what is left of the current line
 	err  error  // sticky: io.EOF or the reason to stop
+	// cut is the number of the last line when it is a benchmark line the file ends
+	// inside (no newline after it: cut short by a kill, a full disk or a closed pipe); 0
+	// when there is none.
+	cut int
 }
 
 func (g *lineGuard) Read(p []byte) (int, error) {
@@ -206,6 +210,9 @@ func (g *lineGuard) next() ([]byte, error) {
 	line, err := g.br.ReadSlice('\n')
 	if len(line) > 0 {
 		g.line++
+		if errors.Is(err, io.EOF) && bytes.HasPrefix(line, []byte("Benchmark")) {
+			g.cut = g.line
+		}
 	}
 	if !errors.Is(err, bufio.ErrBufferFull) {
 		return line, err
@@ -287,6 +294,19 @@ func parseResults(src io.ReadSeeker, size int64, path string, skip func(Skipped)
 	for r.Scan() {
 		switch rec := r.Result().(type) {
 		case *benchfmt.Result:
+			// The scanner hands out the last line only after the guard met the end of
+			// the file, so guard.cut is known by then.
+			if _, ln := rec.Pos(); guard.cut != 0 && ln == guard.cut {
+				bad := fmt.Errorf("%s:%d: %w: the file ends inside it (no newline after it: a run or a pipe cut off while writing?): end it with a newline if it is whole, or delete it", path, ln, ErrMalformed)
+				if skip == nil {
+					return nil, bad
+				}
+				if firstBad == nil {
+					firstBad = bad
+				}
+				skip(Skipped{path, ln, "the file ends inside it, no newline after it"})
+				continue
+			}
 			if err := CheckResult(rec); err != nil {
 				return nil, err
 			}

@@ -347,3 +347,34 @@ func sampleResults(name string, vals ...float64) []*benchfmt.Result {
 	}
 	return rs
 }
+
+// TestReadResultsCutLastLine: a benchmark line the file ends inside (a run killed or a pipe
+// closed while writing it: "… 288 B/op 2 all") is refused, or skipped with a note by
+// ReadInput, instead of read as a result with a unit "all"; a whole file without a final
+// newline after a configuration line still reads.
+func TestReadResultsCutLastLine(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bench.txt")
+	whole := "goos: linux\nBenchmarkA-2 10 5 ns/op 288 B/op 2 allocs/op\n"
+	os.WriteFile(path, []byte(whole+"BenchmarkA-2 10 6 ns/op 288 B/op 2 all"), 0o644)
+	_, err := ReadResults(path)
+	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), path+":3:") || !strings.Contains(err.Error(), "no newline") {
+		t.Errorf("ReadResults(cut last line) = %v; want ErrMalformed naming line 3 and the missing newline", err)
+	}
+	var skipped []Skipped
+	rs, err := ReadInput(context.Background(), path, InputOptions{Skipped: func(s Skipped) { skipped = append(skipped, s) }})
+	if err != nil || len(rs) != 1 || len(skipped) != 1 || skipped[0].Line != 3 {
+		t.Errorf("ReadInput(cut last line) = %d results, %v, skipped %+v; want 1 result and line 3 skipped", len(rs), err, skipped)
+	}
+	for _, r := range rs {
+		for _, v := range r.Values {
+			if v.Unit == "all" {
+				t.Errorf("ReadInput kept the cut line's unit %q", v.Unit)
+			}
+		}
+	}
+	os.WriteFile(path, []byte(whole+"pkg: x"), 0o644)
+	if rs, err := ReadResults(path); err != nil || len(rs) != 1 {
+		t.Errorf("ReadResults(no final newline after a config line) = %d results, %v; want 1", len(rs), err)
+	}
+}

@@ -44,16 +44,20 @@ func (f *finisher) finish(partial string, attr *results.AttributionDoc) error {
 }
 
 // hardStop finishes with partial from the signal goroutine; bench.txt takes no more results.
-func (f *finisher) hardStop(partial string) {
+// It reports whether it wrote the files (false: the run had finished them, or writing failed,
+// which it prints).
+func (f *finisher) hardStop(partial string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.done {
-		return
+		return false
 	}
 	f.done = true
 	if err := f.write(partial, nil); err != nil {
 		fmt.Fprintf(f.e.stderr, "deferbench: %v\n", err)
+		return false
 	}
+	return true
 }
 
 func (f *finisher) write(partial string, attr *results.AttributionDoc) error {

@@ -121,7 +121,7 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 		total += len(countCases)
 	}
 	// A result is one benchmark at one repetition: say both, so that "48 of 490" reads right.
-	shape := fmt.Sprintf("%d benchmarks × %d repetitions", opt.Total()/max(opt.Count, 1), max(opt.Count, 1))
+	shape := runShape(opt.Total(), opt.Count)
 	fin := &finisher{e: e, dir: out, bf: bf, doc: &doc, envPath: envPath}
 	e.stop.SetHard(func() {
 		done := len(bf.Results())
@@ -131,10 +131,12 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 			return
 		}
 		why := "stopped at once by a second interrupt"
-		if done < total {
-			fin.hardStop(fmt.Sprintf("%d of %d results finished (%s; %s)", done, total, shape, why))
-		} else {
-			fin.hardStop(fmt.Sprintf("all %d results finished; profiling %s", total, why))
+		partial := fmt.Sprintf("%d of %d results finished (%s; %s)", done, total, shape, why)
+		if done >= total {
+			partial = fmt.Sprintf("all %d results finished; profiling %s", total, why)
+		}
+		if fin.hardStop(partial) {
+			fmt.Fprintf(e.stderr, "deferbench: run: %s: kept them in %s; %s\n", partial, out, markedPartial)
 		}
 		rd.Release()
 	})
@@ -207,7 +209,7 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 	if err := fin.finish(partial, sumAttr); err != nil {
 		return err
 	}
-	const marked = "bench.txt, env.json, summary.json and report.md say partial"
+	const marked = markedPartial
 	switch {
 	case errors.Is(runErr, context.Canceled):
 		return fmt.Errorf("run: %w after %d of %d results (%s): kept them in %s; %s", ErrInterrupted, done, total, shape, out, marked)
@@ -266,4 +268,20 @@ func names[T any](ts []T, name func(T) string) []string {
 		out[i] = name(t)
 	}
 	return out
+}
+
+// markedPartial ends the line that says where an interrupted run kept its results.
+const markedPartial = "bench.txt, env.json, summary.json and report.md say partial"
+
+// runShape words a run of total results at count repetitions of each benchmark:
+// "49 benchmarks × 3 repetitions", "24 benchmarks × 1 repetition".
+func runShape(total, count int) string {
+	count = max(count, 1)
+	n := func(k int, what string) string {
+		if k == 1 {
+			return "1 " + what
+		}
+		return fmt.Sprintf("%d %ss", k, what)
+	}
+	return n(total/count, "benchmark") + " × " + n(count, "repetition")
 }
