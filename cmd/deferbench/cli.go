@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
@@ -56,7 +57,8 @@ type env struct {
 	stop           *stopper // nil: no signal handling (tests)
 }
 
-// stopper turns interrupts (SIGINT, SIGTERM) into stops. While a run is in progress the first
+// stopper turns interrupts (SIGINT) into stops, and SIGTERM into a stop at once (terminate).
+// While a run is in progress the first
 // one cancels the run's context, so the run stops after the current benchmark and writes its
 // files marked partial; the second calls the run's hard stop, which marks the files partial
 // with what finished, and exits at once with status 130. Outside a run, the first exits at
@@ -64,8 +66,8 @@ type env struct {
 type stopper struct {
 	mu      sync.Mutex
 	cancel  context.CancelFunc
-	running bool   // a run is in progress: the first interrupt stops it softly
-	hard    func() // the run's hard stop; nil before it has files to mark
+	running bool             // a run is in progress: the first interrupt stops it softly
+	hard    func(why string) // the run's hard stop; nil before it has files to mark
 	n       int
 	stderr  io.Writer
 	exit    func(code int)
@@ -81,8 +83,8 @@ func (s *stopper) Begin() {
 	s.running = true
 }
 
-// SetHard sets the run's hard stop (nil when the run is over).
-func (s *stopper) SetHard(f func()) {
+// SetHard sets the run's hard stop, which takes the reason in words (nil when the run is over).
+func (s *stopper) SetHard(f func(why string)) {
 	if s == nil {
 		return
 	}
@@ -108,17 +110,39 @@ func (s *stopper) interrupt() {
 	if running {
 		fmt.Fprintf(s.stderr, "\ndeferbench: second interrupt: stopping at once\n")
 		if hard != nil {
-			hard()
+			hard("stopped at once by a second interrupt")
 		}
 	}
 	s.exit(130)
+}
+
+// terminate handles SIGTERM, which timeout(1), CI cancels and container stops send and follow
+// with SIGKILL after a grace period: no waiting for the benchmark in progress (it may last
+// -benchtime and more). A run calls its hard stop, which marks the files partial with what
+// finished; then the process exits with status 143 (128 + SIGTERM).
+func (s *stopper) terminate() {
+	s.mu.Lock()
+	s.n++
+	running, hard := s.running, s.hard
+	s.mu.Unlock()
+	if running {
+		fmt.Fprintf(s.stderr, "\ndeferbench: terminated: stopping at once\n")
+		if hard != nil {
+			hard("stopped at once by SIGTERM")
+		}
+	}
+	s.exit(143)
 }
 
 // watch handles the interrupts arriving on sigs until done is closed.
 func (s *stopper) watch(sigs <-chan os.Signal, done <-chan struct{}) {
 	for {
 		select {
-		case <-sigs:
+		case sig := <-sigs:
+			if sig == syscall.SIGTERM {
+				s.terminate()
+				continue
+			}
 			s.interrupt()
 		case <-done:
 			return

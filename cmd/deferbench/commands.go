@@ -40,8 +40,8 @@ func commandNames() string {
 
 // run is the whole CLI: it parses args (without the program name), runs the subcommand with
 // its output on stdout and diagnostics on stderr, and returns what went wrong. The first
-// SIGINT or SIGTERM stops a running benchmark suite after the current benchmark, the second
-// at once (see stopper).
+// SIGINT stops a running benchmark suite after the current benchmark, the second at once;
+// SIGTERM stops it at once (see stopper).
 func run(args []string, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -106,8 +106,9 @@
 // leaving nothing behind. All of these are usage errors (status 2).
 //
 // bench.txt is rewritten atomically after every benchmark and carries a "partial" config line
-// until the run completes. An interrupted run (SIGINT, SIGTERM) stops after the benchmark in
-// progress, keeps what finished and exits with status 130; bench.txt's partial line, the
+// until the run completes. An interrupted run (SIGINT) stops after the benchmark in
+// progress, keeps what finished and exits with status 130 (SIGTERM, as timeout(1) and CI
+// cancels send, stops it at once the same way and exits with status 143); bench.txt's partial line, the
 // "partial" field of env.json and summary.json and the head of report.md then say what is
 // there: "174 of 1920 results finished (192 benchmarks × 10 repetitions; interrupted)", or,
 // interrupted during -profile, "all 1920 results finished; profiles of 3 of 12

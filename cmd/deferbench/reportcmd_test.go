@@ -163,7 +163,7 @@ func TestStopper(t *testing.T) {
 	var stderr bytes.Buffer
 	s := &stopper{cancel: func() { rec("cancel") }, stderr: &stderr, exit: func(c int) { rec(fmt.Sprint("exit ", c)) }}
 	s.Begin()
-	s.SetHard(func() { rec("hard") })
+	s.SetHard(func(string) { rec("hard") })
 	s.interrupt()
 	if !strings.Contains(stderr.String(), "the run stops after the current benchmark") {
 		t.Errorf("first interrupt said %q", stderr.String())
@@ -317,4 +317,61 @@ func TestReportLoadedFlag(t *testing.T) {
 			t.Errorf("%s: report.md lacks %q", tt.name, tt.line)
 		}
 	}
+}
+
+// TestTerminateStopsAtOnce: SIGTERM (timeout(1), a CI cancel, a container stop) does not wait
+// for the benchmark in progress, which may last -benchtime and more: the run marks its files
+// partial with what finished, says where it kept them and exits with status 143 at once.
+func TestTerminateStopsAtOnce(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r")
+	// The second benchmark alone would take 30 s (-benchtime): a soft stop would wait for it.
+	cmd := deferbenchCmd("run", "-scenarios", "Stage", "-strategies", "baseline,cmdbuffer", "-benchtime", "30s", "-count", "1", "-out", out)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); errors.Is(err, syscall.ENOEXEC) {
+		t.Skipf("cannot run the test binary as a child process: %v", err)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	deadline := time.After(2 * time.Minute)
+	for started := false; !started; {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatal("the run ended before its first result")
+			}
+			started = strings.Contains(l, "[1/")
+		case <-deadline:
+			cmd.Process.Kill()
+			t.Fatal("the run never finished a benchmark")
+		}
+	}
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	kept := false
+	for l := range lines {
+		kept = kept || strings.Contains(l, "kept them in "+out)
+	}
+	cmd.Wait()
+	if took := time.Since(sent); took > 20*time.Second {
+		t.Errorf("SIGTERM took %v to stop the run, want at once (the benchmark in progress runs 30 s)", took)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 143 {
+		t.Errorf("exit status %d, want 143", code)
+	}
+	if !kept {
+		t.Error("stderr never said where the results were kept")
+	}
+	rs := readBench(t, filepath.Join(out, "bench.txt"))
+	checkPartial(t, out, fmt.Sprintf("%d of 6 results finished (6 benchmarks × 1 repetition; stopped at once by SIGTERM)", len(rs)))
 }

@@ -143,12 +143,12 @@ type noStop struct{}
 
 func (noStop) Begin() {}
 
-func (noStop) SetHard(func()) {}
+func (noStop) SetHard(func(string)) {}
 
 // Stop is how the CLI's signal handling reaches a run: Begin says a run is in progress (the
 // first interrupt then cancels the run's context); SetHard sets the function a second
-// interrupt calls to finish the files at once (nil when the run is over).
+// interrupt (or SIGTERM) calls, with the reason in words, to finish the files at once (nil when the run is over).
 type Stop interface {
 	Begin()
-	SetHard(func())
+	SetHard(func(why string))
 }

@@ -123,14 +123,13 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 	// A result is one benchmark at one repetition: say both, so that "48 of 490" reads right.
 	shape := runShape(opt.Total(), opt.Count)
 	fin := &finisher{e: e, dir: out, bf: bf, doc: &doc, envPath: envPath}
-	e.stop.SetHard(func() {
+	e.stop.SetHard(func(why string) {
 		done := len(bf.Results())
 		if done == 0 { // nothing measured: leave nothing behind
 			os.Remove(envPath)
 			rd.Discard()
 			return
 		}
-		why := "stopped at once by a second interrupt"
 		partial := fmt.Sprintf("%d of %d results finished (%s; %s)", done, total, shape, why)
 		if done >= total {
 			partial = fmt.Sprintf("all %d results finished; profiling %s", total, why)
