@@ -47,8 +47,8 @@ fi
 # does not decode RDTSCP, which the runtime executes now and then (runtime.cputicks, when
 # sysmon waits on a contended lock), so a run killed by SIGILL is tried again, up to 5 times.
 count() {
-	local out="$tmp/cg.out" try
-	for try in 1 2 3 4 5; do
+	local out="$tmp/cg.out"
+	for _ in 1 2 3 4 5; do
 		if GOMAXPROCS=1 GOGC=off valgrind --tool=cachegrind --cache-sim=no \
 			--cachegrind-out-file="$out" "$bin" "$1" "$2" >/dev/null 2>"$tmp/cg.err"; then
 			awk '/^summary:/ { print $2 }' "$out"
