@@ -608,7 +608,7 @@ func perturb(t *testing.T, src string, every bool) string {
 func TestCompareMarkdownFitsAComment(t *testing.T) {
 	ref, _ := filepath.Glob("../../results/*-*-*/bench.txt")
 	if len(ref) == 0 {
-		t.Fatal("no reference run under results/")
+		t.Skip("no reference run under results/ (a board runs the test binaries without the repository's results): skipped")
 	}
 	old := ref[0]
 	for _, every := range []bool{false, true} {

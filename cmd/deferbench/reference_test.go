@@ -16,7 +16,7 @@ import (
 func TestReferenceRunRebuildsIdentically(t *testing.T) {
 	ref, err := filepath.Glob("../../results/*-*-*/bench.txt")
 	if err != nil || len(ref) == 0 {
-		t.Fatalf("no reference run under results/: %v", err)
+		t.Skip("no reference run under results/ (a board runs the test binaries without the repository's results): skipped")
 	}
 	for _, bench := range ref {
 		src := filepath.Dir(bench)

@@ -14,7 +14,7 @@ import (
 func TestCompareTrustFlags(t *testing.T) {
 	ref, _ := filepath.Glob("../../results/*-*-*/bench.txt")
 	if len(ref) == 0 {
-		t.Fatal("no reference run under results/")
+		t.Skip("no reference run under results/ (a board runs the test binaries without the repository's results): skipped")
 	}
 	refDir := filepath.Dir(ref[0])
 	// side copies the reference run into a results directory, with env.json's other work

@@ -31,9 +31,9 @@ const stageReps = 10
 func drift(rep int) float64 { return 1 + 0.06*math.Sin(float64(rep)*1.7) }
 
 func jitter(st string, rep int) float64 {
-	h := 0
+	h := int64(0) // int64: the same jitter where int has 32 bits (GOARCH=arm)
 	for _, c := range st {
-		h = h*31 + int(c)
+		h = h*31 + int64(c)
 	}
 	return 1 + 0.02*math.Sin(float64(h%97)+float64(rep)*2.3)
 }
