@@ -186,40 +186,8 @@ func TestStopper(t *testing.T) {
 func TestInterruptTwice(t *testing.T) {
 	for _, twice := range []bool{false, true} {
 		out := filepath.Join(t.TempDir(), "r")
-		cmd := deferbenchCmd("run", "-scenarios", "Stage", "-strategies", "baseline,cmdbuffer", "-benchtime", "300ms", "-count", "3", "-out", out)
-		stderr, err := cmd.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); errors.Is(err, syscall.ENOEXEC) {
-			t.Skipf("cannot run the test binary as a child process: %v", err)
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		lines := make(chan string, 100)
-		go func() {
-			sc := bufio.NewScanner(stderr)
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-			close(lines)
-		}()
-		wait := func(marker string) bool {
-			timeout := time.After(60 * time.Second)
-			for {
-				select {
-				case l, ok := <-lines:
-					if !ok {
-						return false
-					}
-					if strings.Contains(l, marker) {
-						return true
-					}
-				case <-timeout:
-					return false
-				}
-			}
-		}
+		cmd, lines := startRun(t, "-scenarios", "Stage", "-strategies", "baseline,cmdbuffer", "-benchtime", "300ms", "-count", "3", "-out", out)
+		wait := func(marker string) bool { return waitLine(lines, marker, 60*time.Second) }
 		if !wait("[1/") {
 			cmd.Process.Kill()
 			t.Fatal("the run never finished a benchmark")
@@ -325,36 +293,10 @@ func TestReportLoadedFlag(t *testing.T) {
 func TestTerminateStopsAtOnce(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r")
 	// The second benchmark alone would take 30 s (-benchtime): a soft stop would wait for it.
-	cmd := deferbenchCmd("run", "-scenarios", "Stage", "-strategies", "baseline,cmdbuffer", "-benchtime", "30s", "-count", "1", "-out", out)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); errors.Is(err, syscall.ENOEXEC) {
-		t.Skipf("cannot run the test binary as a child process: %v", err)
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	deadline := time.After(2 * time.Minute)
-	for started := false; !started; {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				t.Fatal("the run ended before its first result")
-			}
-			started = strings.Contains(l, "[1/")
-		case <-deadline:
-			cmd.Process.Kill()
-			t.Fatal("the run never finished a benchmark")
-		}
+	cmd, lines := startRun(t, "-scenarios", "Stage", "-strategies", "baseline,cmdbuffer", "-benchtime", "30s", "-count", "1", "-out", out)
+	if !waitLine(lines, "[1/", 2*time.Minute) {
+		cmd.Process.Kill()
+		t.Fatal("the run never finished a benchmark")
 	}
 	sent := time.Now()
 	cmd.Process.Signal(syscall.SIGTERM)
@@ -374,4 +316,48 @@ func TestTerminateStopsAtOnce(t *testing.T) {
 	}
 	rs := readBench(t, filepath.Join(out, "bench.txt"))
 	checkPartial(t, out, fmt.Sprintf("%d of 6 results finished (6 benchmarks × 1 repetition; stopped at once by SIGTERM)", len(rs)))
+}
+
+// startRun starts "deferbench run args..." as a child process and returns it with its stderr,
+// line by line (the channel closes at its end); it skips the test where the test binary cannot
+// start itself (ENOEXEC under qemu-user).
+func startRun(t *testing.T, args ...string) (*exec.Cmd, <-chan string) {
+	t.Helper()
+	cmd := deferbenchCmd(append([]string{"run"}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); errors.Is(err, syscall.ENOEXEC) {
+		t.Skipf("cannot run the test binary as a child process: %v", err)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	return cmd, lines
+}
+
+// waitLine reads lines until one contains marker (true), or they end or d passes (false).
+func waitLine(lines <-chan string, marker string, d time.Duration) bool {
+	timeout := time.After(d)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				return false
+			}
+			if strings.Contains(l, marker) {
+				return true
+			}
+		case <-timeout:
+			return false
+		}
+	}
 }
