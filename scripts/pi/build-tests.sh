@@ -57,23 +57,7 @@ fi
 
 ensure_cc() {
 	command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 && return 0
-	local sudo=()
-	if [ "$(id -u)" -ne 0 ]; then
-		if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-			sudo=(sudo -n)
-		else
-			echo "build-tests: --race needs aarch64-linux-gnu-gcc; run: sudo apt-get install -y gcc-aarch64-linux-gnu" >&2
-			return 1
-		fi
-	fi
-	command -v apt-get >/dev/null 2>&1 || {
-		echo "build-tests: --race needs aarch64-linux-gnu-gcc and there is no apt-get here" >&2
-		return 1
-	}
-	echo "build-tests: installing Debian's gcc-aarch64-linux-gnu" >&2
-	export DEBIAN_FRONTEND=noninteractive
-	${sudo[@]+"${sudo[@]}"} apt-get update -qq >&2
-	${sudo[@]+"${sudo[@]}"} apt-get install -y -qq --no-install-recommends gcc-aarch64-linux-gnu libc6-dev-arm64-cross >&2
+	"$repo/scripts/install-debian.sh" "build-tests (--race needs aarch64-linux-gnu-gcc)" gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/deferbench-tests.XXXXXX")

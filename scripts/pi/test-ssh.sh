@@ -41,15 +41,6 @@ fail() {
 	exit 1
 }
 
-# sudo_cmd prints how this shell installs packages: nothing as root, sudo -n
-# with passwordless sudo; it fails otherwise.
-sudo_cmd() {
-	if [ "$(id -u)" -eq 0 ]; then
-		return 0
-	fi
-	command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null && echo "sudo -n"
-}
-
 find_sshd() {
 	local p
 	for p in "$(command -v sshd 2>/dev/null)" /usr/sbin/sshd /usr/local/sbin/sshd; do
@@ -59,15 +50,7 @@ find_sshd() {
 }
 
 if ! sshd=$(find_sshd); then
-	command -v apt-get >/dev/null 2>&1 || fail "sshd not found and no apt-get here; install openssh-server"
-	if ! s=$(sudo_cmd); then
-		fail "sshd missing; run: sudo apt-get install -y openssh-server"
-	fi
-	read -r -a sudo <<<"$s"
-	echo "test-ssh: installing Debian's openssh-server" >&2
-	export DEBIAN_FRONTEND=noninteractive
-	${sudo[@]+"${sudo[@]}"} apt-get update -qq >&2
-	${sudo[@]+"${sudo[@]}"} apt-get install -y -qq --no-install-recommends openssh-server >&2
+	"$repo/scripts/install-debian.sh" test-ssh openssh-server || exit 1
 	sshd=$(find_sshd) || fail "openssh-server installed but no sshd found"
 fi
 for p in ssh scp ssh-keygen; do
