@@ -45,3 +45,47 @@ func TestShrinkKeepsElements(t *testing.T) {
 		t.Errorf("Shrink below len changed the slice (cap %d)", cap(got))
 	}
 }
+
+// TestWatermarkRemembersTwoWindows pins the documented timing: a spike is released after
+// 2×ShrinkWindow to 3×ShrinkWindow−1 ordinary cycles, wherever in its window it falls, and a
+// working set whose largest cycle recurs every 2×ShrinkWindow cycles is never cut, while one
+// that recurs less often is.
+func TestWatermarkRemembersTwoWindows(t *testing.T) {
+	const w = deferral.ShrinkWindow
+	for pos := 1; pos <= w; pos++ { // the spike is the pos-th cycle of its window
+		var m deferral.Watermark
+		for range pos - 1 {
+			m.Use(1000, 1<<20)
+		}
+		if c := m.Use(1<<20, 1<<20); c != 0 {
+			t.Fatalf("spike at position %d: cut to %d at the spike itself", pos, c)
+		}
+		after := 0
+		for {
+			after++
+			if c := m.Use(1000, 1<<20); c != 0 {
+				break
+			}
+			if after > 4*w {
+				t.Fatalf("spike at position %d: not released after %d ordinary cycles", pos, after)
+			}
+		}
+		if after < 2*w || after > 3*w-1 {
+			t.Errorf("spike at position %d released after %d ordinary cycles, want %d…%d", pos, after, 2*w, 3*w-1)
+		}
+	}
+	for _, every := range []int{2 * w, 3 * w} {
+		var m deferral.Watermark
+		cut := false
+		for cycle := 1; cycle <= 10*w && !cut; cycle++ {
+			n := 100
+			if (cycle-1)%every == 0 { // from the first cycle on
+				n = 5000
+			}
+			cut = m.Use(n, 5000) != 0
+		}
+		if want := every > 2*w; cut != want {
+			t.Errorf("largest cycle every %d cycles: cut = %v, want %v", every, cut, want)
+		}
+	}
+}
