@@ -289,20 +289,22 @@ func (r *Recorder) putSlow(v Verb, id ecs.ComponentID, e ecs.Entity, b *ecs.Bund
 
 // Set stages overwriting e's value of component c with v: Recorder.Set(e, c.Value(v)),
 // written into the recorder's stream as a record of the value's own size, with no Bundle
-// built. It is a function, not a method, because Go methods take no type parameters; per
-// value type it compiles to a bounds test and the record's stores, with v kept in registers.
-// It panics, as Component.Value does, when the component is not inline.
+// built. It is a function, not a method, because Go methods take no type parameters. It is
+// small enough to inline into the caller: per value type it compiles to a room test and the
+// record's stores, with v kept in registers; growth, a held stream and a component that is
+// not inline go out of line. It panics, as Component.Value does, when the component is not
+// inline.
 func Set[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
+	s := r.st
 	k := headWords + int((unsafe.Sizeof(v)+7)/8)
-	if c.Inline() {
-		if p := r.st.alloc(k); p != nil {
-			*(*uint32)(p) = header(VerbSet, c.ID(), k-headWords, formValue)
-			*(*ecs.Entity)(unsafe.Add(p, 4)) = e
-			if unsafe.Sizeof(v) > 0 { // p+16 may be the end of the array
-				*(*T)(unsafe.Add(p, 16)) = v
-			}
-			return
+	if n := s.n; n+k <= s.lim && c.Inline() {
+		s.n, s.count = n+k, s.count+1
+		p := unsafe.Add(s.base, uintptr(n)*8)
+		*(*recordHead)(p) = recordHead{uint32(VerbSet) | uint32(k-headWords)<<11 | uint32(c.ID())<<16, e}
+		if unsafe.Sizeof(v) > 0 { // p+16 may be the end of the array
+			*(*T)(unsafe.Add(p, 16)) = v
 		}
+		return
 	}
 	stageSlowSet(r, e, c, v)
 }
@@ -310,16 +312,16 @@ func Set[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 // Add stages adding component c with value v to e, overwriting a value e has:
 // Recorder.Add(e, c.Value(v)) as Set is Recorder.Set.
 func Add[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
+	s := r.st
 	k := headWords + int((unsafe.Sizeof(v)+7)/8)
-	if c.Inline() {
-		if p := r.st.alloc(k); p != nil {
-			*(*uint32)(p) = header(VerbAdd, c.ID(), k-headWords, formValue)
-			*(*ecs.Entity)(unsafe.Add(p, 4)) = e
-			if unsafe.Sizeof(v) > 0 { // p+16 may be the end of the array
-				*(*T)(unsafe.Add(p, 16)) = v
-			}
-			return
+	if n := s.n; n+k <= s.lim && c.Inline() {
+		s.n, s.count = n+k, s.count+1
+		p := unsafe.Add(s.base, uintptr(n)*8)
+		*(*recordHead)(p) = recordHead{uint32(VerbAdd) | uint32(k-headWords)<<11 | uint32(c.ID())<<16, e}
+		if unsafe.Sizeof(v) > 0 { // p+16 may be the end of the array
+			*(*T)(unsafe.Add(p, 16)) = v
 		}
+		return
 	}
 	stageSlowAdd(r, e, c, v)
 }
