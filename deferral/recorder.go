@@ -227,14 +227,19 @@ type words3 struct{ a, b, c uint64 }
 func (r *Recorder) Stage(cmd Command) {
 	switch cmd.Verb {
 	case VerbCreate, VerbDestroy, VerbAdd, VerbRemove, VerbSet:
-		if cmd.Bundle.Len() > 0 || cmd.Verb == VerbRemove || cmd.Verb == VerbDestroy {
+		if cmd.Verb == VerbRemove || cmd.Verb == VerbDestroy {
+			// Values on a remove or destroy mean nothing (Apply ignores them): not kept, and
+			// the record names cmd.Component, not a value's component.
+			r.put(cmd.Verb, cmd.Component, cmd.Entity, &ecs.Bundle{})
+			return
+		}
+		if cmd.Bundle.Len() > 0 {
 			r.put(cmd.Verb, cmd.Component, cmd.Entity, &cmd.Bundle)
 			return
 		}
 	}
 	// A record the stream cannot say as it stands (an invalid verb, a create, add or set
-	// without values, a remove carrying values): staged as it is, to fail or apply at
-	// commit exactly as built.
+	// without values): staged as it is, to fail or apply at commit exactly as built.
 	r.stageCommand(&cmd)
 }
 
