@@ -179,11 +179,19 @@ func (r *Recorder) Add(e ecs.Entity, b ecs.Bundle) {
 
 // Remove stages removing component id from e; a no-op at commit if e lacks it.
 func (r *Recorder) Remove(e ecs.Entity, id ecs.ComponentID) {
-	if p := r.st.alloc(headWords); p != nil {
-		*(*uint32)(p) = header(VerbRemove, id, 0, formValue)
-		*(*ecs.Entity)(unsafe.Add(p, 4)) = e
+	if s := r.st; s.n+headWords <= s.lim {
+		n := s.n
+		s.n, s.count = n+headWords, s.count+1
+		*(*recordHead)(unsafe.Add(s.base, uintptr(n)*8)) = recordHead{header(VerbRemove, id, 0, formValue), e}
 		return
 	}
+	r.removeSlow(e, id)
+}
+
+// removeSlow is Remove out of line: the stream has no room or the recorder has none.
+//
+//go:noinline
+func (r *Recorder) removeSlow(e ecs.Entity, id ecs.ComponentID) {
 	if c := r.slot(); c != nil {
 		c.Verb, c.Component, c.Entity = VerbRemove, id, e
 		c.Bundle = ecs.Bundle{}
