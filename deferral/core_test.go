@@ -284,6 +284,37 @@ func TestAppendCommandRoundTrip(t *testing.T) {
 	}
 }
 
+// TestCompactRoundTrip: Compress takes the commands that fit in 32 bytes and gives them back
+// as staged; it refuses the rest.
+func TestCompactRoundTrip(t *testing.T) {
+	c4 := ecs.NewComponent[uint32]("cp.u32", nil)
+	c16 := ecs.NewComponent[[2]float64]("cp.v2", nil)
+	c24 := ecs.NewComponent[[3]uint64]("cp.w3", nil)
+	e := ecs.NewPlaceholder(1, 2, 3)
+	for _, c := range []deferral.Command{
+		{Verb: deferral.VerbSet, Entity: e, Bundle: c16.Value([2]float64{1, 2})},
+		{Verb: deferral.VerbAdd, Entity: e, Bundle: c4.Value(7)},
+		{Verb: deferral.VerbRemove, Entity: e, Component: c24.ID()},
+		{Verb: deferral.VerbDestroy, Entity: e},
+	} {
+		r, ok := deferral.Compress(&c)
+		if got := r.Command(); !ok || got != c {
+			t.Errorf("Compress(%+v) = %v, decodes to %+v", c, ok, got)
+		}
+	}
+	for _, c := range []deferral.Command{
+		{Verb: deferral.VerbSet, Entity: e, Bundle: c24.Value([3]uint64{1, 2, 3})},
+		{Verb: deferral.VerbAdd, Entity: e, Bundle: ecs.NewBundle(c4.Value(1), c16.Value([2]float64{}))},
+		{Verb: deferral.VerbCreate, Entity: e, Bundle: c4.Value(1)},
+		{Verb: deferral.VerbSet, Entity: e},
+		{},
+	} {
+		if _, ok := deferral.Compress(&c); ok {
+			t.Errorf("Compress(%+v) took a command that does not fit", c)
+		}
+	}
+}
+
 type streamSink struct{ s *deferral.Stream }
 
 func (k streamSink) StageKeyed(uint64, deferral.Command)           { panic("not keyed") }

@@ -266,6 +266,37 @@ func (s *Stream) AppendStream(src *Stream) {
 	src.Drop(src.count, n)
 }
 
+// Compact is one ECS command as its compact record — the Stream's layout: the 16-byte
+// header and at most two words of value — for a strategy that keeps each command on its own
+// (lazyguarded's write jobs) instead of in a stream: 32 bytes where a Command is 72.
+type Compact [headWords + 2]uint64
+
+// Compress returns c's compact record and true when it fits in a Compact — an Add or Set of
+// one value of at most 16 bytes, a Remove, a Destroy — else false (keep the Command). Values
+// a remove or destroy carries are not kept (Apply ignores them).
+func Compress(c *Command) (r Compact, ok bool) {
+	b := &c.Bundle
+	switch c.Verb {
+	case VerbAdd, VerbSet:
+		if b.Len() != 1 || bundleUsed(b) > 16 {
+			return r, false
+		}
+	case VerbRemove, VerbDestroy:
+		b = &ecs.Bundle{}
+	default:
+		return r, false
+	}
+	k, f := recordWords(c.Verb, b)
+	encode(unsafe.Pointer(&r), c.Verb, c.Component, c.Entity, b, k, f)
+	return r, true
+}
+
+// Command returns the command r holds, as Compress was given it.
+func (r *Compact) Command() Command {
+	c, _ := decode(unsafe.Pointer(r))
+	return c
+}
+
 // Swap exchanges the records and arrays of s and o (a hand-over of a recorder's records
 // without a copy); each keeps its held state and Watermark.
 func (s *Stream) Swap(o *Stream) {
