@@ -43,7 +43,9 @@ type Recorder struct {
 }
 
 // SliceSink is the optional fast path of a Sink whose typed storage is one plain slice of
-// Command records (cmdbuffer's and hybrid's recorders). Core.NewRecorder checks for it once,
+// Command records (a cmdbuffer or handrolled recorder without a record stream, over a Core
+// of one's own; the ECS strategies' recorders keep streams, StreamSink). Core.NewRecorder
+// checks for it once,
 // when it mints the Recorder, not per command; from then on the Recorder appends a typed
 // record with sort key 0 to that slice itself — no interface call, no second copy of the
 // 72-byte record — and calls StageKeyed only for keyed records or while the sink's keyed flag

@@ -125,8 +125,8 @@ func (r *Recorder[T, C]) StageKeyed(k uint64, c C) {
 }
 
 // Records returns the recorder's typed slice and keyed flag: the fast path of
-// deferral.SliceSink, which the ECS flavour's deferral.Recorder appends unkeyed records
-// through. While keyed is false, appending c to *cmds is exactly StageKeyed(0, c).
+// deferral.SliceSink, which a deferral.Recorder over a buffer without streams appends unkeyed
+// records through. While keyed is false, appending c to *cmds is exactly StageKeyed(0, c).
 func (r *Recorder[T, C]) Records() (cmds *[]C, keyed *bool) { return &r.cmds, &r.keyed }
 
 // unstream turns the recorder's record stream into its slice of C (same indices): for a

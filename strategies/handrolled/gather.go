@@ -424,8 +424,9 @@ func (r *Recorder[T, C]) StageFunc(fn func(t *T) error) {
 }
 
 // Records returns the recorder's slice of typed records and the flag that is set while the
-// recorder is not listed for the next commit: the fast path of deferral.SliceSink, which the
-// ECS flavour's deferral.Recorder appends records through. While the flag is false, appending
+// recorder is not listed for the next commit: the fast path of deferral.SliceSink, which a
+// deferral.Recorder over a Gather without streams appends records through (the ECS flavour
+// keeps streams: Stream). While the flag is false, appending
 // c to *cmds is exactly Stage(c); while it is set, records must go through Stage, whose first
 // call lists the recorder. Sort keys are ignored either way.
 func (r *Recorder[T, C]) Records() (cmds *[]C, unlisted *bool) { return &r.local, &r.unlisted }
