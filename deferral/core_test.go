@@ -233,6 +233,88 @@ func TestStreamRoundTrip(t *testing.T) {
 	}
 }
 
+// TestAppendCommandRoundTrip: AppendCommand writes every Command — the ones the compact
+// forms say and the ones only a raw record can (no verb, a set without values, an unknown
+// verb) — so that it decodes as staged (a remove without the values it carried); AppendSlot decodes as a closure's place;
+// AppendStream moves records in order and empties its source, also into a held stream.
+func TestAppendCommandRoundTrip(t *testing.T) {
+	c8 := ecs.NewComponent[float64]("ac.f64", nil)
+	c16 := ecs.NewComponent[[2]float64]("ac.v2", nil)
+	e := ecs.NewPlaceholder(3, 4, 5)
+	cmds := []deferral.Command{
+		{Verb: deferral.VerbSet, Entity: e, Bundle: c16.Value([2]float64{1, 2})},
+		{Verb: deferral.VerbCreate, Entity: e, Bundle: ecs.NewBundle(c8.Value(3), c16.Value([2]float64{4, 5}))},
+		{Verb: deferral.VerbRemove, Entity: e, Component: c8.ID()},
+		{Verb: deferral.VerbDestroy, Entity: e},
+		{},                                          // no verb: raw
+		{Verb: deferral.VerbSet, Entity: e},         // no values: raw
+		{Verb: 200, Entity: e, Bundle: c8.Value(2)}, // unknown verb: raw
+		{Verb: deferral.VerbRemove, Entity: e, Component: c16.ID(), Bundle: c8.Value(1)},
+	}
+	var src, dst deferral.Stream
+	var want []deferral.Command
+	for i := range 70 { // past the first array, so that both streams grow
+		c := cmds[i%len(cmds)]
+		if i%5 == 4 {
+			src.AppendSlot()
+			want = append(want, deferral.Command{Verb: deferral.VerbFunc})
+			continue
+		}
+		src.AppendCommand(&c)
+		if c.Verb == deferral.VerbRemove {
+			c.Bundle = ecs.Bundle{} // a remove's values mean nothing (Apply ignores them): not kept
+		}
+		want = append(want, c)
+	}
+	dst.Hold(true)
+	dst.AppendCommand(&cmds[0])
+	dst.AppendStream(&src)
+	want = append([]deferral.Command{cmds[0]}, want...)
+	if src.Len() != 0 || len(src.Words()) != 0 {
+		t.Fatalf("AppendStream left %d records (%d words) in its source", src.Len(), len(src.Words()))
+	}
+	got := deferral.AppendCommands(&dst, nil)
+	if len(got) != len(want) || dst.Len() != len(want) {
+		t.Fatalf("decoded %d records (stream counts %d), want %d", len(got), dst.Len(), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("record %d decodes to %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestCompactRoundTrip: Compress takes the commands that fit in 32 bytes and gives them back
+// as staged; it refuses the rest.
+func TestCompactRoundTrip(t *testing.T) {
+	c4 := ecs.NewComponent[uint32]("cp.u32", nil)
+	c16 := ecs.NewComponent[[2]float64]("cp.v2", nil)
+	c24 := ecs.NewComponent[[3]uint64]("cp.w3", nil)
+	e := ecs.NewPlaceholder(1, 2, 3)
+	for _, c := range []deferral.Command{
+		{Verb: deferral.VerbSet, Entity: e, Bundle: c16.Value([2]float64{1, 2})},
+		{Verb: deferral.VerbAdd, Entity: e, Bundle: c4.Value(7)},
+		{Verb: deferral.VerbRemove, Entity: e, Component: c24.ID()},
+		{Verb: deferral.VerbDestroy, Entity: e},
+	} {
+		r, ok := deferral.Compress(&c)
+		if got := r.Command(); !ok || got != c {
+			t.Errorf("Compress(%+v) = %v, decodes to %+v", c, ok, got)
+		}
+	}
+	for _, c := range []deferral.Command{
+		{Verb: deferral.VerbSet, Entity: e, Bundle: c24.Value([3]uint64{1, 2, 3})},
+		{Verb: deferral.VerbAdd, Entity: e, Bundle: ecs.NewBundle(c4.Value(1), c16.Value([2]float64{}))},
+		{Verb: deferral.VerbCreate, Entity: e, Bundle: c4.Value(1)},
+		{Verb: deferral.VerbSet, Entity: e},
+		{},
+	} {
+		if _, ok := deferral.Compress(&c); ok {
+			t.Errorf("Compress(%+v) took a command that does not fit", c)
+		}
+	}
+}
+
 type streamSink struct{ s *deferral.Stream }
 
 func (k streamSink) StageKeyed(uint64, deferral.Command)           { panic("not keyed") }

@@ -43,7 +43,9 @@ type Recorder struct {
 }
 
 // SliceSink is the optional fast path of a Sink whose typed storage is one plain slice of
-// Command records (cmdbuffer's and hybrid's recorders). Core.NewRecorder checks for it once,
+// Command records (a cmdbuffer or handrolled recorder without a record stream, over a Core
+// of one's own; the ECS strategies' recorders keep streams, StreamSink). Core.NewRecorder
+// checks for it once,
 // when it mints the Recorder, not per command; from then on the Recorder appends a typed
 // record with sort key 0 to that slice itself — no interface call, no second copy of the
 // 72-byte record — and calls StageKeyed only for keyed records or while the sink's keyed flag
@@ -179,11 +181,19 @@ func (r *Recorder) Add(e ecs.Entity, b ecs.Bundle) {
 
 // Remove stages removing component id from e; a no-op at commit if e lacks it.
 func (r *Recorder) Remove(e ecs.Entity, id ecs.ComponentID) {
-	if p := r.st.alloc(headWords); p != nil {
-		*(*uint32)(p) = header(VerbRemove, id, 0, formValue)
-		*(*ecs.Entity)(unsafe.Add(p, 4)) = e
+	if s := r.st; s.n+headWords <= s.lim {
+		n := s.n
+		s.n, s.count = n+headWords, s.count+1
+		*(*recordHead)(unsafe.Add(s.base, uintptr(n)*8)) = recordHead{header(VerbRemove, id, 0, formValue), e}
 		return
 	}
+	r.removeSlow(e, id)
+}
+
+// removeSlow is Remove out of line: the stream has no room or the recorder has none.
+//
+//go:noinline
+func (r *Recorder) removeSlow(e ecs.Entity, id ecs.ComponentID) {
 	if c := r.slot(); c != nil {
 		c.Verb, c.Component, c.Entity = VerbRemove, id, e
 		c.Bundle = ecs.Bundle{}
@@ -227,14 +237,19 @@ type words3 struct{ a, b, c uint64 }
 func (r *Recorder) Stage(cmd Command) {
 	switch cmd.Verb {
 	case VerbCreate, VerbDestroy, VerbAdd, VerbRemove, VerbSet:
-		if cmd.Bundle.Len() > 0 || cmd.Verb == VerbRemove || cmd.Verb == VerbDestroy {
+		if cmd.Verb == VerbRemove || cmd.Verb == VerbDestroy {
+			// Values on a remove or destroy mean nothing (Apply ignores them): not kept, and
+			// the record names cmd.Component, not a value's component.
+			r.put(cmd.Verb, cmd.Component, cmd.Entity, &ecs.Bundle{})
+			return
+		}
+		if cmd.Bundle.Len() > 0 {
 			r.put(cmd.Verb, cmd.Component, cmd.Entity, &cmd.Bundle)
 			return
 		}
 	}
 	// A record the stream cannot say as it stands (an invalid verb, a create, add or set
-	// without values, a remove carrying values): staged as it is, to fail or apply at
-	// commit exactly as built.
+	// without values): staged as it is, to fail or apply at commit exactly as built.
 	r.stageCommand(&cmd)
 }
 

@@ -17,12 +17,14 @@ import (
 //     up to whole words; nothing for Remove and Destroy. A Set of a 16-byte value is 32 bytes.
 //   - bundle form (Create, and Add or Set of several components): the ecs.Bundle's header
 //     and the words of values it uses.
+//   - raw form: a whole 72-byte Command, for what the other forms cannot say as it stands
+//     (AppendCommand); slot form: a closure's place in the FIFO, no payload (AppendSlot).
 //
 // A typed stage is a bounds test, the stores of the record and two counter updates; a
 // commit walks the records in order (Core.ApplyStream) and drops them, keeping the array.
 // After a spike the array returns towards the recent working set (Watermark, applied by
 // Drop). Closures are not records: a strategy keeps them beside the stream, each at the
-// record count where it was staged, as barriers.
+// record count where it was staged (a barrier), or at a slot record (AppendSlot).
 //
 // A Stream is written by one recorder's goroutine and read at a sync point by the owner's.
 // Strategies hold one per recorder and hand it to Core.NewRecorder through StreamSink.
@@ -44,8 +46,14 @@ type Stream struct {
 const (
 	formValue  = 0
 	formBundle = 1
+	formRaw    = 2 // a whole Command, as staged: what the other forms cannot say (AppendCommand)
+	formSlot   = 3 // a closure's place, no payload (AppendSlot)
 	headWords  = 2
+	rawWords   = int(unsafe.Sizeof(Command{}) / 8)
 )
+
+// A raw record's payload is a whole Command, in whole words.
+var _ = [1]struct{}{}[unsafe.Sizeof(Command{})%8]
 
 // header returns the header word of a record of verb v, component id, payload words k and
 // form f.
@@ -115,6 +123,19 @@ func (s *Stream) grow(k int) unsafe.Pointer {
 	return s.alloc(k)
 }
 
+// appendRoom returns room for a record of k words, counted, growing the array when it is
+// full; unlike alloc it writes into a held stream too (the sink's own appends).
+func (s *Stream) appendRoom(k int) unsafe.Pointer {
+	if s.n+k > len(s.words) {
+		w := make([]uint64, max(2*len(s.words), s.n+k, 64))
+		copy(w, s.words[:s.n])
+		s.setWords(w)
+	}
+	n := s.n
+	s.n, s.count = n+k, s.count+1
+	return unsafe.Add(s.base, uintptr(n)*8)
+}
+
 func (s *Stream) setWords(w []uint64) {
 	s.words = w
 	s.base = unsafe.Pointer(unsafe.SliceData(w))
@@ -177,6 +198,10 @@ func decode(p unsafe.Pointer) (Command, int) {
 	c := Command{Verb: Verb(h), Entity: *(*ecs.Entity)(unsafe.Add(p, 4))}
 	dst := unsafe.Pointer(&c.Bundle)
 	switch {
+	case h>>24 == formRaw:
+		c = *(*Command)(unsafe.Add(p, headWords*8))
+	case h>>24 == formSlot:
+		c = Command{Verb: VerbFunc}
 	case h>>24 == formBundle:
 		for i := headWords; i < k; i++ {
 			*(*uint64)(unsafe.Add(dst, (i-headWords)*8)) = *(*uint64)(unsafe.Add(p, i*8))
@@ -194,6 +219,108 @@ func decode(p unsafe.Pointer) (Command, int) {
 	}
 	return c, k
 }
+
+// AppendCommand appends c to s as the record a Recorder would write for it — or, for a
+// command no other form can say as it stands (an invalid verb, a create, add or set without
+// values), as a raw record holding c whole, which decodes and
+// applies exactly as built — growing the array as needed. It is the stream form of a
+// Sink's StageKeyed(key, c) for a strategy that keeps its ECS records in a Stream.
+func (s *Stream) AppendCommand(c *Command) {
+	switch c.Verb {
+	case VerbCreate, VerbDestroy, VerbAdd, VerbRemove, VerbSet:
+		if c.Bundle.Len() > 0 || c.Verb == VerbRemove || c.Verb == VerbDestroy {
+			b := &c.Bundle
+			if c.Verb == VerbRemove || c.Verb == VerbDestroy {
+				b = &ecs.Bundle{} // values mean nothing here (Apply ignores them): not kept
+			}
+			k, f := recordWords(c.Verb, b)
+			p := s.appendRoom(k)
+			encode(p, c.Verb, c.Component, c.Entity, b, k, f)
+			return
+		}
+	}
+	p := s.appendRoom(headWords + rawWords)
+	*(*recordHead)(p) = recordHead{h: uint32(c.Verb) | uint32(rawWords*8)<<8 | formRaw<<24}
+	*(*Command)(unsafe.Add(p, headWords*8)) = *c
+}
+
+// AppendSlot appends a record that holds a closure's place in s: a strategy that keeps its
+// closures beside the stream, each at the index of its slot record, counts records and
+// closures in one FIFO. Applied as a command (it should not be), it fails with a
+// *CommandError wrapping ErrInvalidCommand.
+func (s *Stream) AppendSlot() {
+	*(*recordHead)(s.appendRoom(headWords)) = recordHead{h: uint32(VerbFunc) | formSlot<<24}
+}
+
+// AppendStream appends the records of src to s, in order, and empties src (src.Drop: its
+// array is kept). s and src must differ.
+func (s *Stream) AppendStream(src *Stream) {
+	n := src.n
+	if n == 0 {
+		src.Drop(0, 0)
+		return
+	}
+	p := s.appendRoom(n)
+	copy(unsafe.Slice((*uint64)(p), n), src.words[:n])
+	s.count += src.count - 1 // appendRoom counted one record
+	src.Drop(src.count, n)
+}
+
+// Compact is one ECS command as its compact record — the Stream's layout: the 16-byte
+// header and at most two words of value — for a strategy that keeps each command on its own
+// (lazyguarded's write jobs) instead of in a stream: 32 bytes where a Command is 72.
+type Compact [headWords + 2]uint64
+
+// Compress returns c's compact record and true when it fits in a Compact — an Add or Set of
+// one value of at most 16 bytes, a Remove, a Destroy — else false (keep the Command). Values
+// a remove or destroy carries are not kept (Apply ignores them).
+func Compress(c *Command) (r Compact, ok bool) {
+	b := &c.Bundle
+	switch c.Verb {
+	case VerbAdd, VerbSet:
+		if b.Len() != 1 || bundleUsed(b) > 16 {
+			return r, false
+		}
+	case VerbRemove, VerbDestroy:
+		b = &ecs.Bundle{}
+	default:
+		return r, false
+	}
+	k, f := recordWords(c.Verb, b)
+	encode(unsafe.Pointer(&r), c.Verb, c.Component, c.Entity, b, k, f)
+	return r, true
+}
+
+// Command returns the command r holds, as Compress was given it.
+func (r *Compact) Command() Command {
+	c, _ := decode(unsafe.Pointer(r))
+	return c
+}
+
+// Swap exchanges the records and arrays of s and o (a hand-over of a recorder's records
+// without a copy); each keeps its held state and Watermark.
+func (s *Stream) Swap(o *Stream) {
+	s.words, o.words = o.words, s.words
+	s.n, o.n = o.n, s.n
+	s.count, o.count = o.count, s.count
+	s.setWords(s.words)
+	o.setWords(o.words)
+}
+
+// Resize replaces the array of s by one of c words (at least the words in use), keeping its
+// records: a strategy that keeps a stream's array apart from the stream (a hand-over) cuts
+// it back to the recent working set after a spike (Watermark).
+func (s *Stream) Resize(c int) {
+	w := make([]uint64, max(c, s.n))
+	copy(w, s.words[:s.n])
+	s.setWords(w)
+}
+
+// Cap returns the length in words of the array of s (0 when it has none).
+func (s *Stream) Cap() int { return len(s.words) }
+
+// RecordWords returns the length in words of the record that starts at word off of s.
+func (s *Stream) RecordWords(off int) int { return recordLen(uint32(s.words[off])) }
 
 // AppendCommands appends the records of s to dst as Commands, in order, and returns the
 // extended slice: the form a strategy's keyed commit and hooks work on.
@@ -289,20 +416,22 @@ func (r *Recorder) putSlow(v Verb, id ecs.ComponentID, e ecs.Entity, b *ecs.Bund
 
 // Set stages overwriting e's value of component c with v: Recorder.Set(e, c.Value(v)),
 // written into the recorder's stream as a record of the value's own size, with no Bundle
-// built. It is a function, not a method, because Go methods take no type parameters; per
-// value type it compiles to a bounds test and the record's stores, with v kept in registers.
-// It panics, as Component.Value does, when the component is not inline.
+// built. It is a function, not a method, because Go methods take no type parameters. It is
+// small enough to inline into the caller: per value type it compiles to a room test and the
+// record's stores, with v kept in registers; growth, a held stream and a component that is
+// not inline go out of line. It panics, as Component.Value does, when the component is not
+// inline.
 func Set[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
+	s := r.st
 	k := headWords + int((unsafe.Sizeof(v)+7)/8)
-	if c.Inline() {
-		if p := r.st.alloc(k); p != nil {
-			*(*uint32)(p) = header(VerbSet, c.ID(), k-headWords, formValue)
-			*(*ecs.Entity)(unsafe.Add(p, 4)) = e
-			if unsafe.Sizeof(v) > 0 { // p+16 may be the end of the array
-				*(*T)(unsafe.Add(p, 16)) = v
-			}
-			return
+	if n := s.n; n+k <= s.lim && c.Inline() {
+		s.n, s.count = n+k, s.count+1
+		p := unsafe.Add(s.base, uintptr(n)*8)
+		*(*recordHead)(p) = recordHead{uint32(VerbSet) | uint32(k-headWords)<<11 | uint32(c.ID())<<16, e}
+		if unsafe.Sizeof(v) > 0 { // p+16 may be the end of the array
+			*(*T)(unsafe.Add(p, 16)) = v
 		}
+		return
 	}
 	stageSlowSet(r, e, c, v)
 }
@@ -310,16 +439,16 @@ func Set[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 // Add stages adding component c with value v to e, overwriting a value e has:
 // Recorder.Add(e, c.Value(v)) as Set is Recorder.Set.
 func Add[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
+	s := r.st
 	k := headWords + int((unsafe.Sizeof(v)+7)/8)
-	if c.Inline() {
-		if p := r.st.alloc(k); p != nil {
-			*(*uint32)(p) = header(VerbAdd, c.ID(), k-headWords, formValue)
-			*(*ecs.Entity)(unsafe.Add(p, 4)) = e
-			if unsafe.Sizeof(v) > 0 { // p+16 may be the end of the array
-				*(*T)(unsafe.Add(p, 16)) = v
-			}
-			return
+	if n := s.n; n+k <= s.lim && c.Inline() {
+		s.n, s.count = n+k, s.count+1
+		p := unsafe.Add(s.base, uintptr(n)*8)
+		*(*recordHead)(p) = recordHead{uint32(VerbAdd) | uint32(k-headWords)<<11 | uint32(c.ID())<<16, e}
+		if unsafe.Sizeof(v) > 0 { // p+16 may be the end of the array
+			*(*T)(unsafe.Add(p, 16)) = v
 		}
+		return
 	}
 	stageSlowAdd(r, e, c, v)
 }

@@ -158,7 +158,6 @@ func (b *Buffer[T, C]) NewRecorder() *Recorder[T, C] {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	r := &Recorder[T, C]{index: len(b.recs), decode: b.decode}
-	r.slow = b.decode != nil // a stream recorder's Stage goes through StageKeyed
 	b.recs = append(b.recs, r)
 	return r
 }
@@ -237,7 +236,7 @@ func (b *Buffer[T, C]) Commit() error {
 	if keyed {
 		for _, r := range recs {
 			if r.st.Len() > 0 {
-				r.markKeyed() // the plan indexes slices of C
+				r.unstream() // the plan indexes slices of C
 			}
 		}
 		if err := b.commitKeyed(recs); err != nil {

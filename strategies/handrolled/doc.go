@@ -21,5 +21,8 @@
 //
 // The ECS flavour, NewECS, binds a Gather[ecs.World, deferral.Command] to a deferral.Core and
 // implements deferral.Strategy under the name "handrolled"; ECS.Handover is the hand-over
-// point for a deferral.Recorder.
+// point for a deferral.Recorder. Its producers' slices are compact record streams
+// (Gather.SetStream, deferral.Stream): records sized to what they carry instead of 72-byte
+// Commands, a closure's place a two-word slot; a hand-over passes the array on as it is, and
+// the gather step copies the records into one gathered stream.
 package handrolled

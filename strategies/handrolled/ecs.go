@@ -25,8 +25,9 @@ type ECS struct {
 
 var _ deferral.Strategy = (*ECS)(nil)
 
-// Its recorders take records from a deferral.Recorder without an interface call.
-var _ deferral.SliceSink = (*Recorder[ecs.World, deferral.Command])(nil)
+// Its recorders take records from a deferral.Recorder without an interface call, into a
+// compact record stream.
+var _ deferral.StreamSink = (*Recorder[ecs.World, deferral.Command])(nil)
 
 // Factory makes the handrolled strategy for w.
 var Factory deferral.Factory = func(w *ecs.World) deferral.Strategy { return NewECS(w) }
@@ -39,6 +40,9 @@ func NewECS(w *ecs.World) *ECS {
 	g.applyRun = func(_ *ecs.World, at deferral.Pos, cs []deferral.Command, applied *int) error {
 		return core.ApplyRun(at, cs, applied)
 	}
+	g.SetStream(func(_ *ecs.World, at deferral.Pos, s *deferral.Stream, stop int, next, off *int) error {
+		return core.ApplyStream(at, s, stop, next, off)
+	}, func(s *deferral.Stream, c deferral.Command) { s.AppendCommand(&c) })
 	return &ECS{core: core, g: g}
 }
 

@@ -25,12 +25,40 @@ type fnAt[T any] struct {
 	fn func(t *T) error
 }
 
-// handout is one slice a producer handed over, with the FIFO index of its first command.
+// handout is one slice a producer handed over, with the FIFO index of its first command. In
+// stream mode (SetStream) st holds its records instead, the recorder's array handed over as
+// is; items is nil.
 type handout[T, C any] struct {
 	r     *Recorder[T, C]
 	items []C
+	st    deferral.Stream
 	fns   []fnAt[T] // the closures among items, by index in items
 	base  int
+}
+
+// count returns the number of commands (records and closures' places) in h.
+func (h *handout[T, C]) count() int { return len(h.items) + h.st.Len() }
+
+// release gives h's storage back to its recorder, emptied (Recorder.reuse); fns must hold no
+// closures any more. used is the words h's stream held when handed over: unless the recorder
+// has a spare array already, h's goes back to it. After a spike both of the recorder's arrays
+// are cut to the recent working set (its Watermark). Called at a sync point.
+func (h *handout[T, C]) release(used int) {
+	h.r.reuse(h.items, h.fns)
+	r := h.r
+	if h.st.Cap() == 0 || r.spare.Cap() != 0 {
+		return
+	}
+	h.st.Drop(h.st.Len(), len(h.st.Words()))
+	if c := r.wm.Use(used, max(h.st.Cap(), r.st.Cap())); c > 0 {
+		if h.st.Cap() > c {
+			h.st.Resize(c)
+		}
+		if r.st.Cap() > c && len(r.st.Words()) <= c {
+			r.st.Resize(c)
+		}
+	}
+	r.spare.Swap(&h.st)
 }
 
 // segment maps a run of the gathered slice back to the recorder it came from.
@@ -59,6 +87,13 @@ type Gather[T, C any] struct {
 	// to *applied (g.next) after each record that applied, so that a record that fails or
 	// panics stays pending with the rest; it returns the failing record's error.
 	applyRun func(t *T, at deferral.Pos, cs []C, applied *int) error
+	// stream and put, when set (SetStream), keep the typed records in compact record streams
+	// instead of slices of C: each recorder's, each hand-over's and the gathered ones (gst,
+	// goff the word offset of record next). A closure's place is a slot record.
+	stream func(t *T, at deferral.Pos, s *deferral.Stream, stop int, next, off *int) error
+	put    func(s *deferral.Stream, c C)
+	gst    deferral.Stream
+	goff   int
 
 	mu     sync.Mutex
 	nrec   int
@@ -90,6 +125,24 @@ func runClosure[T any](t *T, at deferral.Pos, fn func(*T) error) error {
 	return nil
 }
 
+// SetStream makes the Gather keep typed records in compact record streams (deferral.Stream)
+// that a deferral.Recorder writes directly (deferral.StreamSink) — the ECS flavour's records,
+// sized to what they carry — instead of slices of C: put appends one C to a stream (Stage), and
+// run applies the gathered records from record *next (at word *off) up to record stop,
+// advancing both after each record that applied, and returns the failing record's error
+// (deferral.Core.ApplyStream). Call it before minting recorders.
+func (g *Gather[T, C]) SetStream(run func(t *T, at deferral.Pos, s *deferral.Stream, stop int, next, off *int) error, put func(s *deferral.Stream, c C)) {
+	g.stream, g.put = run, put
+}
+
+// glen returns the number of gathered commands, applied or not.
+func (g *Gather[T, C]) glen() int {
+	if g.stream != nil {
+		return g.gst.Len()
+	}
+	return len(g.gathered)
+}
+
 // Target returns the target commands are committed to.
 func (g *Gather[T, C]) Target() *T { return g.target }
 
@@ -98,7 +151,8 @@ func (g *Gather[T, C]) Target() *T { return g.target }
 func (g *Gather[T, C]) NewRecorder() *Recorder[T, C] {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	r := &Recorder[T, C]{g: g, index: g.nrec, unlisted: true}
+	r := &Recorder[T, C]{g: g, index: g.nrec, unlisted: true, streamed: g.stream != nil}
+	r.st.Hold(true) // unlisted: the first record goes through Stage, which lists the recorder
 	g.nrec++
 	return r
 }
@@ -108,12 +162,12 @@ func (g *Gather[T, C]) NewRecorder() *Recorder[T, C] {
 func (g *Gather[T, C]) Pending() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	n := len(g.gathered) - g.next
+	n := g.glen() - g.next
 	for _, h := range g.handed {
-		n += len(h.items)
+		n += h.count()
 	}
 	for _, r := range g.open {
-		n += len(r.local)
+		n += r.Len()
 	}
 	return n
 }
@@ -136,7 +190,7 @@ func (g *Gather[T, C]) Commit() error {
 	g.applying = true
 	defer func() { g.applying = false }()
 	t := g.target
-	for g.next < len(g.gathered) {
+	for g.next < g.glen() {
 		for g.snext+1 < len(g.segs) && g.segs[g.snext+1].start <= g.next {
 			g.snext++
 		}
@@ -148,16 +202,25 @@ func (g *Gather[T, C]) Commit() error {
 			}
 			g.fnext++
 			g.next++
+			if g.stream != nil {
+				g.goff += g.gst.RecordWords(g.goff) // the closure's slot
+			}
 			continue
 		}
-		if g.applyRun != nil {
+		if g.stream != nil || g.applyRun != nil {
 			// The typed records up to the end of this recorder's segment or the next closure.
-			stop := len(g.gathered)
+			stop := g.glen()
 			if g.snext+1 < len(g.segs) {
 				stop = g.segs[g.snext+1].start
 			}
 			if g.fnext < len(g.gfns) {
 				stop = min(stop, g.gfns[g.fnext].at)
+			}
+			if g.stream != nil {
+				if err := g.stream(t, at, &g.gst, stop, &g.next, &g.goff); err != nil {
+					return err
+				}
+				continue
 			}
 			if err := g.applyRun(t, at, g.gathered[g.next:stop], &g.next); err != nil {
 				return err
@@ -191,6 +254,8 @@ func (g *Gather[T, C]) resetGathered() {
 		g.segs = deferral.Shrink(g.segs[:0], min(cap(g.segs), c))
 	}
 	g.gathered, g.segs = g.gathered[:0], g.segs[:0]
+	g.gst.Drop(g.gst.Len(), len(g.gst.Words()))
+	g.goff = 0
 }
 
 // reuse gives r back the slices items and fns it handed over, emptied, unless r already has
@@ -203,7 +268,7 @@ func (r *Recorder[T, C]) reuse(items []C, fns []fnAt[T]) {
 			r.fns = make([]fnAt[T], 0, c)
 		}
 	}
-	if r.local != nil {
+	if r.local != nil || r.streamed { // in stream mode wm is the arrays' (handout.release)
 		return
 	}
 	if c := r.wm.Use(len(items), cap(items)); c > 0 {
@@ -220,19 +285,27 @@ func (g *Gather[T, C]) gather() {
 	defer g.mu.Unlock()
 	for _, r := range g.open {
 		r.handoverLocked()
-		r.unlisted = true
+		r.unlist()
 	}
 	clear(g.open)
 	g.open = g.open[:0]
-	for _, h := range g.handed {
-		start := len(g.gathered)
+	start := g.glen()
+	for i := range g.handed {
+		h := &g.handed[i]
 		g.segs = append(g.segs, segment[T, C]{start: start, r: h.r, base: h.base})
-		g.gathered = append(g.gathered, h.items...)
+		if g.stream == nil {
+			start = len(g.gathered)
+			g.segs[len(g.segs)-1].start = start
+			g.gathered = append(g.gathered, h.items...)
+		}
 		for _, f := range h.fns {
 			g.gfns = append(g.gfns, fnAt[T]{at: start + f.at, fn: f.fn})
 		}
+		start += h.count()
+		used := len(h.st.Words())
+		g.gst.AppendStream(&h.st)
 		clear(h.fns)
-		h.r.reuse(h.items, h.fns)
+		h.release(used)
 	}
 	for _, h := range g.handed {
 		h.r.inCommit = h.r.handed
@@ -248,23 +321,25 @@ func (g *Gather[T, C]) Discard() (int, error) {
 		return 0, fmt.Errorf("discard: %w", ErrCommitting)
 	}
 	g.mu.Lock()
-	n := len(g.gathered) - g.next
+	n := g.glen() - g.next
 	for _, r := range g.open {
-		n += len(r.local)
+		n += r.Len()
 		clear(r.fns)
 		items, fns := r.local, r.fns
 		r.local, r.fns = nil, nil
 		r.reuse(items, fns)
-		r.unlisted = true
+		r.st.Drop(r.st.Len(), len(r.st.Words()))
+		r.unlist()
 		r.handed, r.inCommit = 0, 0
 	}
 	clear(g.open)
 	g.open = g.open[:0]
-	for _, h := range g.handed {
-		n += len(h.items)
+	for i := range g.handed {
+		h := &g.handed[i]
+		n += h.count()
 		h.r.handed, h.r.inCommit = 0, 0
 		clear(h.fns)
-		h.r.reuse(h.items, h.fns)
+		h.release(len(h.st.Words()))
 	}
 	clear(g.handed)
 	g.handed = g.handed[:0]
@@ -289,8 +364,14 @@ type Recorder[T, C any] struct {
 	wm       deferral.Watermark // shrinks local after a spike
 	fwm      deferral.Watermark // shrinks fns after a spike of closures
 	unlisted bool               // not in g.open since the last commit: the next stage lists it
-	handed   int                // commands handed over since the last drained commit: FIFO base of the next
-	inCommit int                // of handed, the commands the running (or failed) commit gathered
+	// st holds the typed records and closures' places instead of local in stream mode
+	// (streamed, Gather.SetStream); it is held while the recorder is unlisted, so that a
+	// deferral.Recorder's first record goes through Stage.
+	st       deferral.Stream
+	spare    deferral.Stream // an array for st after a hand-over (guarded by g.mu)
+	streamed bool
+	handed   int // commands handed over since the last drained commit: FIFO base of the next
+	inCommit int // of handed, the commands the running (or failed) commit gathered
 	// pad keeps recorders that are allocated together from sharing a cache line.
 	_ [64]byte
 }
@@ -300,12 +381,25 @@ var _ deferral.Stager[struct{}, int] = (*Recorder[struct{}, int])(nil)
 // Index returns the recorder's number, 0 for the first minted.
 func (r *Recorder[T, C]) Index() int { return r.index }
 
-// Stage appends typed command c to the recorder's slice.
+// Stage appends typed command c to the recorder's slice (in stream mode, its stream).
 func (r *Recorder[T, C]) Stage(c C) {
 	if r.unlisted {
 		r.list()
 	}
+	if r.streamed {
+		r.g.put(&r.st, c)
+		return
+	}
 	r.local = append(r.local, c)
+}
+
+// Stream returns the recorder's record stream in stream mode (Gather.SetStream), else nil:
+// the fast path of deferral.StreamSink.
+func (r *Recorder[T, C]) Stream() *deferral.Stream {
+	if !r.streamed {
+		return nil
+	}
+	return &r.st
 }
 
 // StageFunc appends a closure to the recorder's slice. It allocates the closure. A nil fn
@@ -319,14 +413,20 @@ func (r *Recorder[T, C]) StageFunc(fn func(t *T) error) {
 	if r.unlisted {
 		r.list()
 	}
+	if r.streamed {
+		r.fns = append(r.fns, fnAt[T]{at: r.st.Len(), fn: fn})
+		r.st.AppendSlot()
+		return
+	}
 	var zero C
 	r.fns = append(r.fns, fnAt[T]{at: len(r.local), fn: fn})
 	r.local = append(r.local, zero)
 }
 
 // Records returns the recorder's slice of typed records and the flag that is set while the
-// recorder is not listed for the next commit: the fast path of deferral.SliceSink, which the
-// ECS flavour's deferral.Recorder appends records through. While the flag is false, appending
+// recorder is not listed for the next commit: the fast path of deferral.SliceSink, which a
+// deferral.Recorder over a Gather without streams appends records through (the ECS flavour
+// keeps streams: Stream). While the flag is false, appending
 // c to *cmds is exactly Stage(c); while it is set, records must go through Stage, whose first
 // call lists the recorder. Sort keys are ignored either way.
 func (r *Recorder[T, C]) Records() (cmds *[]C, unlisted *bool) { return &r.local, &r.unlisted }
@@ -345,11 +445,24 @@ func (r *Recorder[T, C]) list() {
 	r.g.mu.Lock()
 	r.g.open = append(r.g.open, r)
 	r.unlisted = false
+	r.st.Hold(false)
 	r.g.mu.Unlock()
 }
 
+// unlist marks the recorder as not listed for the next commit; in stream mode its stream is
+// held, so that the next record goes through Stage.
+func (r *Recorder[T, C]) unlist() {
+	r.unlisted = true
+	r.st.Hold(true)
+}
+
 // Len returns the number of commands in the recorder's slice (staged, not handed over).
-func (r *Recorder[T, C]) Len() int { return len(r.local) }
+func (r *Recorder[T, C]) Len() int {
+	if r.streamed {
+		return r.st.Len()
+	}
+	return len(r.local)
+}
 
 // Handover hands the recorder's slice to the Gather: the producer says it is done. Commands
 // apply in hand-over order across recorders. The recorder may stage again afterwards (into a
@@ -361,7 +474,8 @@ func (r *Recorder[T, C]) Handover() {
 }
 
 func (r *Recorder[T, C]) handoverLocked() {
-	if len(r.local) == 0 {
+	n := r.Len()
+	if n == 0 {
 		return
 	}
 	base := r.handed
@@ -369,6 +483,11 @@ func (r *Recorder[T, C]) handoverLocked() {
 		base -= r.inCommit // handed over by a closure: first of the next commit
 	}
 	r.g.handed = append(r.g.handed, handout[T, C]{r: r, items: r.local, fns: r.fns, base: base})
-	r.handed += len(r.local)
+	if r.streamed { // the array goes with the records; st takes the spare one
+		h := &r.g.handed[len(r.g.handed)-1]
+		h.st.Swap(&r.st)
+		r.st.Swap(&r.spare)
+	}
+	r.handed += n
 	r.local, r.fns = nil, nil
 }

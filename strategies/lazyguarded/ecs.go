@@ -73,9 +73,35 @@ func (s *ECS) NewRecorder() *deferral.Recorder {
 	sink := newRecorder(s.g,
 		func(_ *ecs.World, at deferral.Pos, c *deferral.Command) error { return core.Apply(at, c) },
 		func(_ *ecs.World, at deferral.Pos, fn func(*ecs.World) error) error { return core.ApplyFunc(at, fn) })
-	r := core.NewRecorder(sink)
+	r := core.NewRecorder(&compactSink{sink, core})
 	sink.index = r.Index()
 	return r
+}
+
+// compactSink is the ECS flavour's sink: a command whose compact record fits in 32 bytes (a
+// one-value Add or Set of at most 16 bytes, a Remove, a Destroy; deferral.Compress) parks as
+// a write job that holds that record instead of the 72-byte Command; the rest park as
+// Recorder.Stage parks them. Either way one job per command on the pipe.
+type compactSink struct {
+	*Recorder[ecs.World, deferral.Command]
+	core *deferral.Core
+}
+
+func (s *compactSink) StageKeyed(_ uint64, c deferral.Command) {
+	rec, ok := deferral.Compress(&c)
+	if !ok {
+		s.Stage(c)
+		return
+	}
+	r, core := s.Recorder, s.core
+	r.g.Write(func(*ecs.World) error {
+		c := rec.Command() // on the flushing goroutine's stack: Apply keeps no pointer to it
+		if err := core.Apply(r.at(), &c); err != nil {
+			return err
+		}
+		r.done++
+		return nil
+	})
 }
 
 // Commit is the flush: it applies the parked commands in pipe order under one write hold, by
