@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/input"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 )
@@ -28,7 +29,7 @@ var plotCommand = &command{
 			if !fi.IsDir() {
 				dir = filepath.Dir(dir) // a bench.txt: plot next to it
 			}
-			rs, err := readRun("plot", args[0])
+			rs, err := input.ReadRun("plot", args[0])
 			if err != nil {
 				return err
 			}
@@ -45,9 +46,9 @@ var plotCommand = &command{
 			}
 			files, err := render.PlotWith(rs, out, po)
 			if err != nil {
-				return plotsError("plot", out, err)
+				return render.PlotsError("plot", out, err)
 			}
-			fmt.Fprintf(e.stderr, "deferbench: %s (%s as SVG and PNG) in %s\n", plural(len(files), "plot file"), plural(len(files)/2, "chart"), out)
+			fmt.Fprintf(e.stderr, "deferbench: %s (%s as SVG and PNG) in %s\n", results.Plural(len(files), "plot file"), results.Plural(len(files)/2, "chart"), out)
 			return nil
 		}
 	},

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/input"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
 )
@@ -42,7 +44,7 @@ func rebuildReport(e *env, arg string) error {
 	if !fi.IsDir() {
 		dir = filepath.Dir(dir)
 	}
-	rs, err := readRun("report", arg)
+	rs, err := input.ReadRun("report", arg)
 	if err != nil {
 		return err
 	}
@@ -101,7 +103,7 @@ func rebuildReport(e *env, arg string) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	if plotErr != nil {
-		return plotsError("report: rebuilt summary.json and report.md (without charts), not plots/", filepath.Join(dir, "plots"), plotErr)
+		return render.PlotsError("report: rebuilt summary.json and report.md (without charts), not plots/", filepath.Join(dir, "plots"), plotErr)
 	}
 	fmt.Fprintf(e.stderr, "deferbench: report: rebuilt summary.json, report.md and plots/ in %s from %d results\n", dir, len(rs))
 	return nil
