@@ -1,13 +1,47 @@
 package harness
 
 import (
+	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/deferbench/deferbench/conformance/bench"
 )
+
+// Benchtime is -benchtime parsed: a time per benchmark (D), or a fixed iteration count (N),
+// as go test -benchtime takes it ("100ms", "1000x").
+type Benchtime struct {
+	D time.Duration
+	N int
+}
+
+// ParseBenchtime parses s as go test -benchtime does: a positive duration, or a positive
+// whole number followed by x. The error names s.
+func ParseBenchtime(s string) (Benchtime, error) {
+	if n, ok := strings.CutSuffix(s, "x"); ok {
+		v, err := strconv.Atoi(n)
+		if err != nil || v <= 0 {
+			return Benchtime{}, fmt.Errorf("benchtime %q: want a positive iteration count like 1000x", s)
+		}
+		return Benchtime{N: v}, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return Benchtime{}, fmt.Errorf("benchtime %q: want a positive duration like 100ms", s)
+	}
+	return Benchtime{D: d}, nil
+}
+
+// String is b as -benchtime writes it.
+func (b Benchtime) String() string {
+	if b.N > 0 {
+		return strconv.Itoa(b.N) + "x"
+	}
+	return b.D.String()
+}
 
 // maxIters is the most iterations one call of a body is asked for, testing's cap.
 const maxIters = 1e9

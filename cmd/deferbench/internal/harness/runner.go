@@ -6,8 +6,6 @@ import (
 	"math"
 	"runtime"
 	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"golang.org/x/perf/benchfmt"
@@ -53,38 +51,6 @@ type Event struct {
 
 // Total returns the number of benchmarks Run would time with opt.
 func (opt Options) Total() int { return len(opt.plan()) * max(opt.Count, 1) }
-
-// Benchtime is -benchtime parsed: a time per benchmark (D), or a fixed iteration count (N),
-// as go test -benchtime takes it ("100ms", "1000x").
-type Benchtime struct {
-	D time.Duration
-	N int
-}
-
-// ParseBenchtime parses s as go test -benchtime does: a positive duration, or a positive
-// whole number followed by x. The error names s.
-func ParseBenchtime(s string) (Benchtime, error) {
-	if n, ok := strings.CutSuffix(s, "x"); ok {
-		v, err := strconv.Atoi(n)
-		if err != nil || v <= 0 {
-			return Benchtime{}, fmt.Errorf("benchtime %q: want a positive iteration count like 1000x", s)
-		}
-		return Benchtime{N: v}, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return Benchtime{}, fmt.Errorf("benchtime %q: want a positive duration like 100ms", s)
-	}
-	return Benchtime{D: d}, nil
-}
-
-// String is b as -benchtime writes it.
-func (b Benchtime) String() string {
-	if b.N > 0 {
-		return strconv.Itoa(b.N) + "x"
-	}
-	return b.D.String()
-}
 
 // Run times every case of opt.Scenarios × opt.Strategies opt.Count times, calling emit with
 // each result as soon as it is measured. Repetitions are interleaved: one repetition runs every
