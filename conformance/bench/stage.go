@@ -64,9 +64,10 @@ func stageBaselineTyped(b B) error {
 	// The floor: the compact record a strategy's recorder writes for this Set (deferral.AppendSet
 	// writes the same bytes), appended to a preallocated slice.
 	buf := make([]uint64, 0, 4*Targets)
+	n := b.N()
 	b.ReportAllocs()
 	b.ResetTimer()
-	for i := range b.N() {
+	for i := 0; i < n; i++ {
 		buf = deferral.AppendSet(buf, ents[i&(Targets-1)], workload.Position, workload.Vec2{X: float64(i)})
 		if i&(Targets-1) == Targets-1 {
 			buf = buf[:0]
@@ -86,9 +87,10 @@ func stageBaselineClosure(b B, cmd string, mk closureMaker) error {
 		return err
 	}
 	fns := make([]func(*ecs.World) error, 0, Targets)
+	n := b.N()
 	b.ReportAllocs()
 	b.ResetTimer()
-	for i := range b.N() {
+	for i := 0; i < n; i++ {
 		fns = append(fns, mk(ents[i&(Targets-1)], i))
 		if len(fns) == Targets {
 			clear(fns) // release the closures, as a strategy's reset must
@@ -118,9 +120,9 @@ func stageStrategy(b B, f deferral.Factory, cmd string, mk closureMaker) error {
 	for pass := range 2 {
 		n := Targets
 		if pass == 1 {
+			n = b.N()
 			b.ReportAllocs()
 			b.ResetTimer()
-			n = b.N()
 		}
 		if mk != nil {
 			for i := 0; i < n; i++ {
