@@ -48,9 +48,9 @@ func strategyName(b *testing.B, f Factory) string {
 }
 
 // run runs body as the sub-benchmark name, failing it with body's error.
-func run(b *testing.B, name string, body func(b *testing.B) error) {
+func run(b *testing.B, name string, body func(b bench.B) error) {
 	b.Run(name, func(b *testing.B) {
-		if err := body(b); err != nil {
+		if err := body(bench.Testing(b)); err != nil {
 			b.Fatal(err)
 		}
 	})
@@ -62,7 +62,7 @@ func run(b *testing.B, name string, body func(b *testing.B) error) {
 func BenchmarkStage(b *testing.B, f Factory) {
 	name := strategyName(b, f)
 	for _, cmd := range bench.StageCmds {
-		run(b, "strategy="+name+"/cmd="+cmd, func(b *testing.B) error { return bench.Stage(b, f, cmd) })
+		run(b, "strategy="+name+"/cmd="+cmd, func(b bench.B) error { return bench.Stage(b, f, cmd) })
 	}
 }
 
@@ -72,7 +72,7 @@ func BenchmarkStage(b *testing.B, f Factory) {
 func BenchmarkStageApply(b *testing.B, f Factory) {
 	name := strategyName(b, f)
 	for _, mix := range bench.StageApplyMixes {
-		run(b, "strategy="+name+"/mix="+mix, func(b *testing.B) error { return bench.StageApply(b, f, mix) })
+		run(b, "strategy="+name+"/mix="+mix, func(b bench.B) error { return bench.StageApply(b, f, mix) })
 	}
 }
 
@@ -83,7 +83,7 @@ func BenchmarkStageApply(b *testing.B, f Factory) {
 func BenchmarkContention(b *testing.B, f Factory) {
 	name := strategyName(b, f)
 	for _, p := range bench.ContentionProducers {
-		run(b, "strategy="+name+"/producers="+strconv.Itoa(p), func(b *testing.B) error { return bench.Contention(b, f, p) })
+		run(b, "strategy="+name+"/producers="+strconv.Itoa(p), func(b bench.B) error { return bench.Contention(b, f, p) })
 	}
 }
 
@@ -97,7 +97,7 @@ func BenchmarkSpike(b *testing.B, f Factory) {
 	}
 	name := strategyName(b, f)
 	run(b, "strategy="+name+"/spike="+strconv.Itoa(bench.SpikeSize)+"/frames="+strconv.Itoa(bench.SpikeFrames),
-		func(b *testing.B) error { return bench.Spike(b, f, bench.SpikeSize) })
+		func(b bench.B) error { return bench.Spike(b, f, bench.SpikeSize) })
 	run(b, "strategy="+name+"/spike="+strconv.Itoa(bench.SpikeSize)+"/frames="+strconv.Itoa(bench.SpikeFrames)+"/tier=closure",
-		func(b *testing.B) error { return bench.SpikeClosures(b, f, bench.SpikeSize) })
+		func(b bench.B) error { return bench.SpikeClosures(b, f, bench.SpikeSize) })
 }

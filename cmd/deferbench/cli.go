@@ -16,14 +16,13 @@ import (
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/usage"
 )
 
 // usageError is bad input on the command line: exit status 2.
-type usageError struct{ msg string }
+type usageError = usage.Error
 
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+func usagef(format string, args ...any) error { return usage.Errorf(format, args...) }
 
 // errInterrupted marks a run stopped by a signal: exit status 130.
 var errInterrupted = rundir.ErrInterrupted

@@ -1,22 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
-	"fmt"
-	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/compare"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -80,71 +74,8 @@ var compareCommand = &command{
 				return err
 			}
 			opt.Paired = *paired
-			if args[0] == "-" && args[1] == "-" {
-				return usagef("compare: - (standard input) given for both OLD and NEW: give it for one of them")
-			}
-			old, err := readInput(e, "compare", args[0])
-			if err != nil {
-				return err
-			}
-			new, err := readInput(e, "compare", args[1])
-			if err != nil {
-				return err
-			}
-			if err := analysis.CheckThresholdUnits(opt.Thresholds, old, new); err != nil {
-				return usagef("compare: -fail: %v", err)
-			}
-			if n := analysis.UnknownIgnore(opt.Ignore, old, new); n != "" {
-				fmt.Fprintf(e.stderr, "deferbench: compare: note: %s\n", n)
-			}
-			if args[0] != "-" && args[1] != "-" && same(args[0], args[1]) {
-				fmt.Fprintf(e.stderr, "deferbench: compare: note: OLD and NEW are the same file (%s): every difference is 0\n", benchPath(args[1]))
-			}
-			for i, a := range args {
-				if a == "-" {
-					args[i] = results.StdinName // for the notes and the output
-				}
-			}
-			for _, in := range []struct {
-				path string
-				rs   []*benchfmt.Result
-			}{{args[0], old}, {args[1], new}} {
-				if p := results.Partial(in.rs); p != "" {
-					fmt.Fprintf(e.stderr, "deferbench: compare: note: %s: %s\n", in.path, results.PartialText(p))
-				}
-			}
-			if *ignoreProcs {
-				if kept := results.IgnoreProcs(old, new); len(kept) > 0 {
-					fmt.Fprintf(e.stderr, "deferbench: compare: note: -ignore-procs: %s run at several GOMAXPROCS, kept apart (matched at equal GOMAXPROCS only)\n",
-						plural(len(kept), "benchmark"))
-				}
-			}
-			onlyOld, onlyNew := results.Unmatched(old, new)
-			writeOnly(e.stderr, args[0], onlyOld)
-			writeOnly(e.stderr, args[1], onlyNew)
-			c := analysis.CompareRuns(old, new, opt)
-			for _, n := range c.Notes {
-				fmt.Fprintf(e.stderr, "deferbench: compare: note: %s\n", n)
-			}
-			if len(c.Rows) == 0 {
-				hint := ""
-				switch {
-				case len(c.Differ) > 0:
-					hint = " under the same configuration (add -ignore " + c.Hint + " to compare across)"
-				case !*ignoreProcs && results.CommonWithoutProcs(old, new):
-					hint = " (runs from machines with different core counts? try -ignore-procs)"
-				default:
-					hint = ": give two runs of the same benchmarks"
-				}
-				return usagef("compare: %s and %s have no benchmark and unit in common%s", args[0], args[1], hint)
-			}
-			o.flags[0] = analysis.TrustFlags(old, results.EnvBeside(args[0]))
-			o.flags[1] = analysis.TrustFlags(new, results.EnvBeside(args[1]))
-			cerr := countGate(e, "compare", o.countTs, old, new)
-			if ue := (*usageError)(nil); errors.As(cerr, &ue) {
-				return cerr
-			}
-			return gateResult(o.write(e, "compare", args[0], args[1], label(args[0]), label(args[1]), c), cerr)
+			return compare.Run(e.ctx, compare.Request{Old: args[0], New: args[1], Options: opt, IgnoreProcs: *ignoreProcs,
+				Output: o.output(), Gates: o.gates(e, "compare"), Stdin: os.Stdin, Stdout: e.stdout, Stderr: e.stderr})
 		}
 	},
 }
@@ -156,7 +87,6 @@ type compareFlags struct {
 	fail   string
 	format string
 	full   string
-	flags  [2][]string // the sides' trust flags (analysis.TrustFlags), set before write
 	// countTs are -fail's conditions on count units, gated by countGate; timeFail the rest.
 	countTs  []counts.Threshold
 	timeFail string
@@ -201,49 +131,18 @@ func (o *compareFlags) options(cmd string) (analysis.CompareOptions, error) {
 	return opt, nil
 }
 
-// write prints c in the chosen format and returns the gate's error: one wrapping
-// analysis.ErrGateFailed (exit status 1) or analysis.ErrGateInconclusive (exit status 3).
-func (o *compareFlags) write(e *env, cmd, oldPath, newPath, oldLabel, newLabel string, c *analysis.RunComparison) error {
-	doc := &render.CompareDoc{Old: oldPath, New: newPath, OldLabel: oldLabel, NewLabel: newLabel, Comparison: c, Full: o.full,
-		OldFlags: o.flags[0], NewFlags: o.flags[1]}
-	if strings.TrimSpace(o.timeFail) != "" {
-		doc.Fail = o.timeFail
-	}
-	if c.OldLabel != "" {
-		doc.OldLabel, doc.NewLabel = c.OldLabel, c.NewLabel
-		fmt.Fprintf(e.stderr, "deferbench: %s: note: comparing across machines: OLD %s is %q, NEW %s is %q\n", cmd, oldPath, c.OldLabel, newPath, c.NewLabel)
-	}
-	if o.full != "" {
-		var b bytes.Buffer
-		if err := render.WriteCompareMarkdownFull(&b, doc); err != nil {
-			return err
-		}
-		if err := results.WriteFileAtomic(o.full, b.Bytes()); err != nil {
-			return usagef("%s: -full %s: %v: give a writable path", cmd, o.full, err)
-		}
-	}
-	if err := render.WriteCompare(e.stdout, o.format, doc); err != nil {
-		return err
-	}
-	if err := c.GateErr(doc.Fail != ""); err != nil {
-		return fmt.Errorf("%s: %w", cmd, err)
-	}
-	return nil
+// output is how compare and ab write the comparison.
+func (o *compareFlags) output() compare.Output {
+	return compare.Output{Format: o.format, Full: o.full, Fail: o.timeFail}
 }
 
-// benchPath is the bench.txt a compare argument stands for.
-func benchPath(p string) string {
-	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-		return filepath.Join(p, "bench.txt")
+// gates are the count gate on -fail's count conditions, and how its outcome joins the time
+// gate's.
+func (o *compareFlags) gates(e *env, cmd string) compare.Gates {
+	return compare.Gates{
+		Count: func(old, new []*benchfmt.Result) error { return countGate(e, cmd, o.countTs, old, new) },
+		Join:  gateResult,
 	}
-	return p
-}
-
-// same reports whether two compare arguments are the same file.
-func same(a, b string) bool {
-	fa, err1 := os.Stat(benchPath(a))
-	fb, err2 := os.Stat(benchPath(b))
-	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 // parseInterspersed parses flags that follow positional arguments too ("compare A B
@@ -274,130 +173,4 @@ func parseInterspersed(c *command, fs *flag.FlagSet, args []string) ([]string, e
 		args = rest
 	}
 	return pos, nil
-}
-
-// readRun reads the results of a bench.txt or a results directory, turning a missing or
-// wrong file into a one-line usage error (exit status 2) that says what to give.
-func readRun(cmd, path string) ([]*benchfmt.Result, error) {
-	rs, err := results.ReadResults(path)
-	if err != nil {
-		return nil, runError(cmd, path, err)
-	}
-	return rs, nil
-}
-
-// waitNotice is how long compare reads nothing from a pipe before it says it is waiting.
-var waitNotice = 2 * time.Second
-
-// readInput is readRun for an input of compare, which may also be a pipe: "-" (standard
-// input) or a named pipe such as the /dev/fd/N of a shell's <(go test -bench .). A pipe that
-// has given nothing after waitNotice is noted on stderr, once; the read goes on (a benchmark
-// run may take minutes before its first line), until its writer closes it or an interrupt.
-func readInput(e *env, cmd, path string) ([]*benchfmt.Result, error) {
-	name := path
-	if path == "-" {
-		name = results.StdinName
-	}
-	var skipped []results.Skipped
-	rs, err := results.ReadInput(e.ctx, path, results.InputOptions{
-		Stdin:     os.Stdin,
-		Skipped:   func(s results.Skipped) { skipped = append(skipped, s) },
-		WaitAfter: waitNotice,
-		Waiting: func(noWriter bool) {
-			if noWriter {
-				fmt.Fprintf(e.stderr, "deferbench: %s: waiting for a program to open the named pipe %s for writing (interrupt to stop)\n", cmd, name)
-				return
-			}
-			fmt.Fprintf(e.stderr, "deferbench: %s: waiting for %s: nothing read yet after %v; reading until its writer closes it (interrupt to stop)\n", cmd, name, waitNotice)
-		},
-	})
-	if err != nil {
-		return nil, runError(cmd, path, err)
-	}
-	for _, n := range results.SkippedNotes(skipped, 3) {
-		fmt.Fprintf(e.stderr, "deferbench: %s: note: %s\n", cmd, n)
-	}
-	return rs, nil
-}
-
-// runError turns what went wrong reading path into a one-line usage error (exit status 2)
-// that says what to give, or an error naming cmd.
-func runError(cmd, path string, err error) error {
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
-			if _, eerr := os.Stat(filepath.Join(path, "env.json")); eerr == nil {
-				// A run writes env.json first: one killed before its first benchmark
-				// finished leaves it alone.
-				return usagef("%s: %s has env.json but no bench.txt: a run stopped before its first benchmark finished, nothing to read; remove it and run again", cmd, path)
-			}
-			return usagef("%s: %s has no bench.txt: give a bench.txt or a results directory", cmd, path)
-		}
-		return usagef("%s: %s: no such file: give a bench.txt or a results directory", cmd, path)
-	case errors.Is(err, results.ErrNotRegular):
-		var pe *fs.PathError
-		switch {
-		case !errors.As(err, &pe):
-			return usagef("%s: %v", cmd, err)
-		case pe.Path == results.StdinName && path == "-":
-			return usagef("%s: - reads standard input, which is %v (a terminal?): pipe the results in (go test -bench . | deferbench %s - NEW) or give a file", cmd, pe.Err, cmd)
-		case cmd == "compare" && pe.Path == path:
-			return usagef("%s: %s is %v: give a bench.txt, a results directory, a pipe such as <(go test -bench .), or - for standard input", cmd, pe.Path, pe.Err)
-		}
-		return usagef("%s: %s is %v: save the results to a file (go test -bench . > bench.txt) and give its path, or give a results directory", cmd, pe.Path, pe.Err)
-	case errors.Is(err, results.ErrNoBenchmarks):
-		return usagef("%s: %v: give a bench.txt with results, or a results directory", cmd, err)
-	case errors.Is(err, results.ErrNotResults) && strings.Contains(err.Error(), "longer than"), errors.Is(err, results.ErrMalformed):
-		return usagef("%s: %v", cmd, err)
-	case errors.Is(err, results.ErrNotResults):
-		if path == "-" {
-			path = results.StdinName
-		}
-		return usagef("%s: %s is not a Go benchmark results file: give a bench.txt that deferbench run or go test -bench wrote, or a results directory", cmd, path)
-	case errors.Is(err, results.ErrBadValue), errors.Is(err, results.ErrTooLarge):
-		return usagef("%s: %v", cmd, err)
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) { // unreadable: permissions, a symlink loop, a folder named bench.txt
-		return usagef("%s: %s: cannot read it (%v): give a readable bench.txt or a results directory", cmd, pe.Path, pe.Err)
-	}
-	return fmt.Errorf("%s: %w", cmd, err)
-}
-
-// writeOnly notes, in one line, the benchmarks only path has (first three named).
-func writeOnly(w io.Writer, path string, names []string) {
-	if len(names) == 0 {
-		return
-	}
-	shown := names[:min(len(names), 3)]
-	more := ""
-	if len(names) > len(shown) {
-		more = fmt.Sprintf(", … (%d more)", len(names)-len(shown))
-	}
-	fmt.Fprintf(w, "deferbench: compare: note: %s only in %s, not compared: %s%s\n",
-		plural(len(names), "benchmark"), path, strings.Join(shown, ", "), more)
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
-
-// label names a run in a table header: its directory for a results directory's bench.txt.
-func label(path string) string {
-	if path == results.StdinName || strings.HasPrefix(path, "/dev/fd/") || strings.HasPrefix(path, "/proc/self/fd/") {
-		return path // a pipe: "stdin", or the shell's name for <(…), not "63"
-	}
-	path = strings.TrimRight(path, "/")
-	if filepath.Base(path) == "bench.txt" {
-		path = filepath.Dir(path)
-	}
-	if b := filepath.Base(path); b == "." || b == ".." || b == "/" {
-		if abs, err := filepath.Abs(path); err == nil && filepath.Base(abs) != "/" {
-			return filepath.Base(abs) // "compare . ../old": the folder's name, not "."
-		}
-	}
-	return filepath.Base(path)
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/runopts"
 	"github.com/google/pprof/profile"
 	"golang.org/x/perf/benchfmt"
 )
@@ -97,7 +98,7 @@ func TestUsageErrors(t *testing.T) {
 		// by placeholder.
 		msg := strings.ReplaceAll(line.String(), strings.Join(harness.StrategyNames(), ", "), "<strategies>")
 		msg = strings.ReplaceAll(msg, strings.Join(harness.ScenarioNames(), ", "), "<scenarios>")
-		msg = strings.ReplaceAll(msg, fmt.Sprintf("maximum %d ", maxProcs()), "maximum <max> ")
+		msg = strings.ReplaceAll(msg, fmt.Sprintf("maximum %d ", runopts.MaxProcs()), "maximum <max> ")
 		fmt.Fprintf(&got, "deferbench %s\n%s", shellJoin(args), msg)
 	}
 	golden := filepath.Join("testdata", "usage-errors.golden")

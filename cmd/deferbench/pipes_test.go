@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/input"
 )
 
 // benchLines is a results file of n samples of BenchmarkX at about ns ns/op.
@@ -79,8 +81,8 @@ func TestComparePipes(t *testing.T) {
 // TestCompareSlowPipe: a pipe that gives nothing for a while (a benchmark run before its
 // first result) is noted once on stderr and then read to its end, not cut short.
 func TestCompareSlowPipe(t *testing.T) {
-	defer func(d time.Duration) { waitNotice = d }(waitNotice)
-	waitNotice = 100 * time.Millisecond
+	defer func(d time.Duration) { input.WaitNotice = d }(input.WaitNotice)
+	input.WaitNotice = 100 * time.Millisecond
 	old := fdPipe(t, 0, benchLines(6, 100))
 	slow := fdPipe(t, 500*time.Millisecond, benchLines(6, 100))
 	out, errOut, code := cliWithin(t, "compare", old, slow)
@@ -94,8 +96,8 @@ func TestCompareSlowPipe(t *testing.T) {
 // blocking, noted as waiting for a writer, and read once one writes (here 0.5s late); one
 // whose writer closes it without writing is an empty input (exit 2), not a wait for ever.
 func TestCompareFIFO(t *testing.T) {
-	defer func(d time.Duration) { waitNotice = d }(waitNotice)
-	waitNotice = 100 * time.Millisecond
+	defer func(d time.Duration) { input.WaitNotice = d }(input.WaitNotice)
+	input.WaitNotice = 100 * time.Millisecond
 	good := writeBench(t, nil, "X-2 10")
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {

@@ -2,13 +2,8 @@ package main
 
 import (
 	"flag"
-	"fmt"
-	"os"
-	"path/filepath"
 
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
 )
 
 var plotCommand = &command{
@@ -20,35 +15,7 @@ var plotCommand = &command{
 			if len(args) != 1 {
 				return usagef("plot: want one results directory, got %d arguments", len(args))
 			}
-			dir := args[0]
-			fi, err := os.Stat(dir)
-			if err != nil {
-				return usagef("plot: %s is not a results directory", dir)
-			}
-			if !fi.IsDir() {
-				dir = filepath.Dir(dir) // a bench.txt: plot next to it
-			}
-			rs, err := readRun("plot", args[0])
-			if err != nil {
-				return err
-			}
-			// plots/ is the run's to write while it runs: hold the directory as report does.
-			rd, err := holdResultsDir("plot", dir, e.stderr)
-			if err != nil {
-				return err
-			}
-			defer rd.Release()
-			out := filepath.Join(dir, "plots")
-			po := render.PlotOptions{Flags: analysis.TrustFlags(rs, results.EnvBeside(dir))}
-			if env := results.EnvBeside(dir); env != nil {
-				po.Cores = env.Before.Cores
-			}
-			files, err := render.PlotWith(rs, out, po)
-			if err != nil {
-				return plotsError("plot", out, err)
-			}
-			fmt.Fprintf(e.stderr, "deferbench: %s (%s as SVG and PNG) in %s\n", plural(len(files), "plot file"), plural(len(files)/2, "chart"), out)
-			return nil
+			return rundir.Replot(args[0], e.stderr)
 		}
 	},
 }

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"testing"
 
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
@@ -137,7 +136,7 @@ func (x *sliceStager) commit() error {
 }
 
 // stageApplyAddRemove is StageApply's mix=addremove2x100.
-func stageApplyAddRemove(b *testing.B, f deferral.Factory, meters []Meter) error {
+func stageApplyAddRemove(b B, f deferral.Factory, meters []Meter) error {
 	w := ecs.NewWorld()
 	ents := make([]ecs.Entity, addRemoveEntities)
 	for i := range ents {
@@ -165,7 +164,7 @@ func stageApplyAddRemove(b *testing.B, f deferral.Factory, meters []Meter) error
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	j, err := runAddRemove(x, ents, 0, b.N)
+	j, err := runAddRemove(x, ents, 0, b.N())
 	b.StopTimer()
 	if err != nil {
 		return err

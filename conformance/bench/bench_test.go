@@ -29,11 +29,11 @@ func setBenchtime(t *testing.T, d string) {
 }
 
 // measure runs body under testing.Benchmark and fails t with its error.
-func measure(t *testing.T, name string, body func(b *testing.B) error) testing.BenchmarkResult {
+func measure(t *testing.T, name string, body func(b B) error) testing.BenchmarkResult {
 	t.Helper()
 	var err error
 	r := testing.Benchmark(func(b *testing.B) {
-		if e := body(b); e != nil && err == nil {
+		if e := body(Testing(b)); e != nil && err == nil {
 			err = e
 		}
 	})
@@ -53,7 +53,7 @@ func TestBodiesReportTheirUnits(t *testing.T) {
 	setBenchtime(t, "3x")
 	type row struct {
 		name  string
-		body  func(b *testing.B) error
+		body  func(b B) error
 		units []string
 	}
 	var rows []row
@@ -63,19 +63,19 @@ func TestBodiesReportTheirUnits(t *testing.T) {
 	}{{"reference", factory}, {Baseline, nil}} {
 		fac := f.fac
 		for _, cmd := range StageCmds {
-			rows = append(rows, row{"Stage/" + f.name + "/" + cmd, func(b *testing.B) error { return Stage(b, fac, cmd) }, []string{"heap-B/cmd"}})
+			rows = append(rows, row{"Stage/" + f.name + "/" + cmd, func(b B) error { return Stage(b, fac, cmd) }, []string{"heap-B/cmd"}})
 		}
 		for _, mix := range StageApplyMixes {
-			rows = append(rows, row{"StageApply/" + f.name + "/" + mix, func(b *testing.B) error { return StageApply(b, fac, mix) }, nil})
+			rows = append(rows, row{"StageApply/" + f.name + "/" + mix, func(b B) error { return StageApply(b, fac, mix) }, nil})
 		}
 		for _, p := range []int{1, 2} {
-			rows = append(rows, row{"Contention/" + f.name + "/" + strconv.Itoa(p), func(b *testing.B) error { return Contention(b, fac, p) },
+			rows = append(rows, row{"Contention/" + f.name + "/" + strconv.Itoa(p), func(b B) error { return Contention(b, fac, p) },
 				[]string{"cmds/s", "efficiency"}})
 		}
 	}
 	rows = append(rows,
-		row{"Contention/noop/2", func(b *testing.B) error { return ContentionNoop(b, 2) }, []string{"cmds/s", "efficiency", "ns/op", "B/op", "allocs/op"}},
-		row{"Spike/reference", func(b *testing.B) error { return Spike(b, factory, 1<<12) }, []string{"retained-B", "steady-B", "retained-x"}})
+		row{"Contention/noop/2", func(b B) error { return ContentionNoop(b, 2) }, []string{"cmds/s", "efficiency", "ns/op", "B/op", "allocs/op"}},
+		row{"Spike/reference", func(b B) error { return Spike(b, factory, 1<<12) }, []string{"retained-B", "steady-B", "retained-x"}})
 	for _, r := range rows {
 		res := measure(t, r.name, r.body)
 		for _, u := range r.units {
@@ -95,17 +95,17 @@ func TestBodiesReportTheirUnits(t *testing.T) {
 func TestBadVariants(t *testing.T) {
 	setBenchtime(t, "1x")
 	for _, c := range []struct {
-		body func(b *testing.B) error
+		body func(b B) error
 		want string
 	}{
-		{func(b *testing.B) error { return Stage(b, factory, "typo") }, `unknown cmd "typo"`},
-		{func(b *testing.B) error { return StageApply(b, nil, "typo") }, `unknown mix "typo"`},
-		{func(b *testing.B) error { return Contention(b, factory, 0) }, "producers 0"},
-		{func(b *testing.B) error { return Spike(b, nil, 1) }, "give a strategy"},
-		{func(b *testing.B) error { return Spike(b, factory, 0) }, "size 0"},
+		{func(b B) error { return Stage(b, factory, "typo") }, `unknown cmd "typo"`},
+		{func(b B) error { return StageApply(b, nil, "typo") }, `unknown mix "typo"`},
+		{func(b B) error { return Contention(b, factory, 0) }, "producers 0"},
+		{func(b B) error { return Spike(b, nil, 1) }, "give a strategy"},
+		{func(b B) error { return Spike(b, factory, 0) }, "size 0"},
 	} {
 		var err error
-		testing.Benchmark(func(b *testing.B) { err = c.body(b) })
+		testing.Benchmark(func(b *testing.B) { err = c.body(Testing(b)) })
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("got %v, want an error containing %q", err, c.want)
 		}
@@ -116,7 +116,7 @@ func TestBadVariants(t *testing.T) {
 type countingMeter struct{ starts, reports int }
 
 func (m *countingMeter) Start(deferral.Strategy) { m.starts++ }
-func (m *countingMeter) Report(b *testing.B)     { m.reports++; b.ReportMetric(7, "widgets/op") }
+func (m *countingMeter) Report(b B)              { m.reports++; b.ReportMetric(7, "widgets/op") }
 
 // TestMeterWrapsTheTimedPart: StageApply starts and reports each meter once per call of the
 // body, for a strategy, in every mix; the baseline, which has no strategy, is not metered.
@@ -125,12 +125,12 @@ func TestMeterWrapsTheTimedPart(t *testing.T) {
 	for _, mix := range StageApplyMixes {
 		var m countingMeter
 		calls := 0
-		res := measure(t, mix, func(b *testing.B) error { calls++; return StageApply(b, factory, mix, &m) })
+		res := measure(t, mix, func(b B) error { calls++; return StageApply(b, factory, mix, &m) })
 		if m.starts != calls || m.reports != calls || res.Extra["widgets/op"] != 7 {
 			t.Errorf("%s: %d starts and %d reports in %d calls, widgets/op %v", mix, m.starts, m.reports, calls, res.Extra["widgets/op"])
 		}
 		var base countingMeter
-		measure(t, mix, func(b *testing.B) error { return StageApply(b, nil, mix, &base) })
+		measure(t, mix, func(b B) error { return StageApply(b, nil, mix, &base) })
 		if base.starts != 0 || base.reports != 0 {
 			t.Errorf("%s: the baseline was metered (%d starts, %d reports)", mix, base.starts, base.reports)
 		}
@@ -189,7 +189,7 @@ func TestContentionFullRounds(t *testing.T) {
 		var inRounds, alone int
 		r := testing.Benchmark(func(b *testing.B) {
 			inRounds, alone = 0, 0
-			contentionInterleaved(b, p, contentionRound, contentionFloor(b.N, p, contentionRound), func(n int) { inRounds += n }, func(n int) { alone += n })
+			contentionInterleaved(Testing(b), p, contentionRound, contentionFloor(b.N, p, contentionRound), func(n int) { inRounds += n }, func(n int) { alone += n })
 		})
 		// The first round is the one-command-per-producer wake-up after ReadMemStats.
 		if want := p + p*contentionMinCall; inRounds != want || alone != contentionMinCall {

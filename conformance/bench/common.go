@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"testing"
 
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
@@ -46,7 +45,7 @@ func Handover(st deferral.Strategy, r *deferral.Recorder) {
 // once per call of the body. deferbench's harness meters versioned's publishes with one.
 type Meter interface {
 	Start(st deferral.Strategy)
-	Report(b *testing.B)
+	Report(b B)
 }
 
 // sink keeps the baseline's and the control's results alive so the compiler cannot drop the
@@ -58,7 +57,7 @@ var sink struct {
 }
 
 // once caches figures measured untimed once per benchmark: testing calls a body several
-// times while it sizes b.N (and once per -count), and the heap figures need a full collection
+// times while it sizes b.N() (and once per -count), and the heap figures need a full collection
 // each, so they are measured at the first call and reused, keyed by scenario, strategy name
 // and variant.
 var once struct {

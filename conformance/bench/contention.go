@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/deferbench/deferbench/deferral"
@@ -30,10 +29,10 @@ const Noop = "noop"
 // command. For P > 1 every round is followed by a single-producer reference round staging as
 // many commands as each producer did, efficiency is the median over rounds of each round's
 // ratio to its reference, and ns/op and cmds/s cover the P-producer rounds only (the body
-// reports them itself); every call stages at least 8192 commands per producer, whatever b.N.
+// reports them itself); every call stages at least 8192 commands per producer, whatever b.N().
 // For P = 1 efficiency is 1. f nil times the baseline: each producer appends the same records
 // to its own preallocated slice. Errors: producers < 1, the strategy's Close.
-func Contention(b *testing.B, f deferral.Factory, producers int) error {
+func Contention(b B, f deferral.Factory, producers int) error {
 	return contentionRun(b, f, producers, false)
 }
 
@@ -41,7 +40,7 @@ func Contention(b *testing.B, f deferral.Factory, producers int) error {
 // barrier, each command one multiply-add on a register. Its efficiency below 1 is what the
 // method itself (barrier, scheduler) costs; above 0.95 the strategies' figures measure the
 // strategies.
-func ContentionNoop(b *testing.B, producers int) error {
+func ContentionNoop(b B, producers int) error {
 	return contentionRun(b, nil, producers, true)
 }
 
@@ -102,7 +101,7 @@ func noopLoop(x uint64, n int) uint64 {
 	return x
 }
 
-// contentionInterleaved times b.N commands staged by P > 1 producers in rounds (round), each
+// contentionInterleaved times b.N() commands staged by P > 1 producers in rounds (round), each
 // followed by a reference round (alone) in which producer 0 alone stages as many commands as
 // each producer did. It reports ns/op and cmds/s of the P-producer rounds; efficiency, the
 // median over rounds of throughput(P) / (min(P, GOMAXPROCS) × throughput(1)) with
@@ -119,14 +118,14 @@ func noopLoop(x uint64, n int) uint64 {
 // (ReadMemStats stops the world) parks them, and their wake-up, tens of µs on a VM, lands in
 // the next round (noop read 0.70 that way).
 //
-// Every call stages at least total commands (contentionFloor), whatever b.N, and reports its
+// Every call stages at least total commands (contentionFloor), whatever b.N(), and reports its
 // figures per command it staged: a round's barrier costs a fixed time (waking P
 // producers, on a loaded machine an OS time slice of milliseconds), so a round of a few
 // commands measures the barrier, not staging. Without that floor, a -benchtime of 1x or 2x, or
 // a ramp whose first call of one command hit a slow wake-up, ran rounds of one or two commands
 // (loaded 2-vCPU VM, -quick: baseline at producers=2 read 6 ms/op and efficiency 0.0003 at
 // b.N = 2, noop at producers=4 6.5 ms/op at b.N = 1).
-func contentionInterleaved(b *testing.B, producers, per, total int, round, alone func(n int)) {
+func contentionInterleaved(b B, producers, per, total int, round, alone func(n int)) {
 	// The caller's warm-up round grew producer 0's buffers to at least what a round alone
 	// stages (as many commands as each producer stages in a round).
 	var (
@@ -174,7 +173,7 @@ func contentionInterleaved(b *testing.B, producers, per, total int, round, alone
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(staged), "allocs/op")
 }
 
-func contentionRun(b *testing.B, f deferral.Factory, producers int, noop bool) error {
+func contentionRun(b B, f deferral.Factory, producers int, noop bool) error {
 	if producers < 1 {
 		return fmt.Errorf("contention: producers %d: want at least 1", producers)
 	}
@@ -289,22 +288,22 @@ func contentionRun(b *testing.B, f deferral.Factory, producers int, noop bool) e
 	}
 	probe()
 	per := roundLength(probe())
-	total := b.N
+	total := b.N()
 	if producers > 1 {
-		total = contentionFloor(b.N, producers, per)
+		total = contentionFloor(b.N(), producers, per)
 	}
 	round(min(total, producers*per)) // warm the buffers to the size the timed rounds use
 	if producers == 1 {
 		b.ReportAllocs()
 		b.ResetTimer()
-		for left := b.N; left > 0; {
+		for left := b.N(); left > 0; {
 			n := min(left, per)
 			round(n)
 			left -= n
 		}
 		b.StopTimer()
 		if b.Elapsed() > 0 {
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "cmds/s")
+			b.ReportMetric(float64(b.N())/b.Elapsed().Seconds(), "cmds/s")
 		}
 		// throughput(1) / (min(1, GOMAXPROCS) × throughput(1)): 1 by definition, reported
 		// so that every row of the scenario has the unit.

@@ -4,8 +4,9 @@
 // same functions) execute. A strategy benchmarked with it therefore lines up, row by row and
 // unit by unit, with a deferbench run (benchstat -col /strategy).
 //
-// Each body is a function of a *testing.B, a deferral.Factory and the variant (the value of
-// the last key of the benchmark's name); it times b.N operations of that variant and returns
+// Each body is a function of a B (a *testing.B through Testing, or deferbench's runner), a
+// deferral.Factory and the variant (the value of the last key of the benchmark's name); it
+// times b.N() operations of that variant and returns
 // an error when the strategy fails the workload (a commit error, say), which the caller turns
 // into b.Fatal or a failed run. A nil Factory measures the baseline (strategy=baseline), the
 // lower bound any strategy is read against: Stage and Contention append the compact record a

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
-	"testing"
 
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
@@ -31,15 +30,15 @@ const SpikeSize = 1 << 20
 // SpikeFrames ordinary frames; steady-B, after SpikeFrames+1 ordinary frames; and retained-x
 // = RetainedX(retained-B, steady-B). The baseline has no shrink policy to measure: f nil is an
 // error, as are n < 1 and the strategy's commit and Close errors.
-func Spike(b *testing.B, f deferral.Factory, n int) error { return spike(b, f, n, false) }
+func Spike(b B, f deferral.Factory, n int) error { return spike(b, f, n, false) }
 
 // SpikeClosures is Spike with a spike frame that stages n closures (Recorder.Do of one shared
 // function, so the heap measured is the strategy's storage, not the closures') instead of
 // typed Set commands: the closure tier must shrink back after a spike as the typed tier does.
 // Its ordinary frames, metrics and errors are Spike's; deferbench names its rows tier=closure.
-func SpikeClosures(b *testing.B, f deferral.Factory, n int) error { return spike(b, f, n, true) }
+func SpikeClosures(b B, f deferral.Factory, n int) error { return spike(b, f, n, true) }
 
-func spike(b *testing.B, f deferral.Factory, n int, closures bool) error {
+func spike(b B, f deferral.Factory, n int, closures bool) error {
 	if f == nil {
 		return errors.New("spike: the baseline has no shrink policy to measure: give a strategy")
 	}
@@ -84,7 +83,7 @@ func spike(b *testing.B, f deferral.Factory, n int, closures bool) error {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	for range b.N {
+	for range b.N() {
 		if err := x.frame(SpikeFrame); err != nil {
 			return err
 		}

@@ -3,7 +3,6 @@ package bench
 import (
 	"fmt"
 	"runtime"
-	"testing"
 
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
@@ -34,16 +33,16 @@ var closureMakers = map[string]closureMaker{
 	},
 }
 
-// Stage times one producer staging b.N commands of kind cmd (one of StageCmds) through one
+// Stage times one producer staging b.N() commands of kind cmd (one of StageCmds) through one
 // recorder of a strategy f makes over NewTargets' world, dropping them (Discard) every
-// Targets commands so buffers stay warm and bounded whatever b.N is; the first Targets
+// Targets commands so buffers stay warm and bounded whatever b.N() is; the first Targets
 // commands, untimed, warm the buffers. ns/op is per staged command, with B/op and allocs/op.
 // heap-B/cmd is the live heap, after a collection, that 16384 staged commands hold before
 // they are committed or dropped (storage, slack capacity, closures, tasks), measured untimed
 // at the body's first call for each strategy name and cmd. f nil times the baseline: the
 // same records (or closures) appended to a preallocated slice. Errors: an unknown cmd, and
 // the strategy's Close.
-func Stage(b *testing.B, f deferral.Factory, cmd string) error {
+func Stage(b B, f deferral.Factory, cmd string) error {
 	mk, ok := closureMakers[cmd]
 	if !ok && cmd != "typed" {
 		return fmt.Errorf("stage: unknown cmd %q (valid: typed, closure, closure-large)", cmd)
@@ -57,7 +56,7 @@ func Stage(b *testing.B, f deferral.Factory, cmd string) error {
 	return stageStrategy(b, f, cmd, mk)
 }
 
-func stageBaselineTyped(b *testing.B) error {
+func stageBaselineTyped(b B) error {
 	_, ents, err := NewTargets()
 	if err != nil {
 		return err
@@ -65,9 +64,10 @@ func stageBaselineTyped(b *testing.B) error {
 	// The floor: the compact record a strategy's recorder writes for this Set (deferral.AppendSet
 	// writes the same bytes), appended to a preallocated slice.
 	buf := make([]uint64, 0, 4*Targets)
+	n := b.N()
 	b.ReportAllocs()
 	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	for i := 0; i < n; i++ {
 		buf = deferral.AppendSet(buf, ents[i&(Targets-1)], workload.Position, workload.Vec2{X: float64(i)})
 		if i&(Targets-1) == Targets-1 {
 			buf = buf[:0]
@@ -81,15 +81,16 @@ func stageBaselineTyped(b *testing.B) error {
 	}, func() { runtime.KeepAlive(grow); grow = nil })
 }
 
-func stageBaselineClosure(b *testing.B, cmd string, mk closureMaker) error {
+func stageBaselineClosure(b B, cmd string, mk closureMaker) error {
 	_, ents, err := NewTargets()
 	if err != nil {
 		return err
 	}
 	fns := make([]func(*ecs.World) error, 0, Targets)
+	n := b.N()
 	b.ReportAllocs()
 	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	for i := 0; i < n; i++ {
 		fns = append(fns, mk(ents[i&(Targets-1)], i))
 		if len(fns) == Targets {
 			clear(fns) // release the closures, as a strategy's reset must
@@ -106,7 +107,7 @@ func stageBaselineClosure(b *testing.B, cmd string, mk closureMaker) error {
 
 // stageStrategy stages typed commands (mk nil) or closures made by mk through a recorder of
 // a strategy f makes.
-func stageStrategy(b *testing.B, f deferral.Factory, cmd string, mk closureMaker) error {
+func stageStrategy(b B, f deferral.Factory, cmd string, mk closureMaker) error {
 	w, ents, err := NewTargets()
 	if err != nil {
 		return err
@@ -119,9 +120,9 @@ func stageStrategy(b *testing.B, f deferral.Factory, cmd string, mk closureMaker
 	for pass := range 2 {
 		n := Targets
 		if pass == 1 {
+			n = b.N()
 			b.ReportAllocs()
 			b.ResetTimer()
-			n = b.N
 		}
 		if mk != nil {
 			for i := 0; i < n; i++ {
@@ -164,7 +165,7 @@ const retainedCommands = 1 << 14
 // reportRetained reports heap-B/cmd: the live heap, after a GC, that retainedCommands staged
 // commands hold before they are committed or dropped. stage stages command i; drop drops
 // them all. Not timed; measured once per key (measureOnce).
-func reportRetained(b *testing.B, key string, stage func(i int), drop func()) error {
+func reportRetained(b B, key string, stage func(i int), drop func()) error {
 	v, err := measureOnce(key, func() ([]float64, error) {
 		h0 := liveHeap()
 		for i := range retainedCommands {

@@ -3,7 +3,6 @@ package bench
 import (
 	"fmt"
 	"math/rand/v2"
-	"testing"
 
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
@@ -40,7 +39,7 @@ const (
 	nKinds
 )
 
-// StageApply times one producer staging b.N commands of mix (one of StageApplyMixes) through
+// StageApply times one producer staging b.N() commands of mix (one of StageApplyMixes) through
 // one recorder of a strategy f makes, the strategy committing every 256 (staging plus apply);
 // an untimed batch warms the buffers first. ns/op is per command, with B/op and allocs/op.
 // homogeneous stages Set of a Position on 1024 long-lived entities; roundrobin8 cycles Set
@@ -51,7 +50,7 @@ const (
 // its ns/op is per component operation (400 a round). f nil times the baseline: the same
 // records appended to a slice and applied with deferral.Core. The meters, when given, measure
 // the timed part. Errors: an unknown mix, a commit's error, the strategy's Close.
-func StageApply(b *testing.B, f deferral.Factory, mix string, meters ...Meter) error {
+func StageApply(b B, f deferral.Factory, mix string, meters ...Meter) error {
 	if mix == "addremove2x100" {
 		return stageApplyAddRemove(b, f, meters)
 	}
@@ -88,7 +87,7 @@ func StageApply(b *testing.B, f deferral.Factory, mix string, meters ...Meter) e
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
-			n = b.N
+			n = b.N()
 		}
 		for i := 0; i < n; i++ {
 			k := seq[i&(applyTargets-1)]
@@ -215,7 +214,7 @@ func (a *applyWorld) command(k uint8, i int) deferral.Command {
 
 // stageApplyBaseline is the lower bound: the same records appended to a preallocated slice and
 // applied in order with deferral.Core, the contract's shared apply step.
-func stageApplyBaseline(b *testing.B, a *applyWorld, seq []uint8) error {
+func stageApplyBaseline(b B, a *applyWorld, seq []uint8) error {
 	core := deferral.NewCore(a.w)
 	buf := make([]deferral.Command, 0, applyBatch)
 	commit := func() error {
@@ -242,7 +241,7 @@ func stageApplyBaseline(b *testing.B, a *applyWorld, seq []uint8) error {
 		if pass == 1 {
 			b.ReportAllocs()
 			b.ResetTimer()
-			n = b.N
+			n = b.N()
 		}
 		for i := 0; i < n; i++ {
 			buf = append(buf, a.command(seq[i&(applyTargets-1)], i))

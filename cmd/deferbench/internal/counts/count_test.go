@@ -12,6 +12,7 @@ import (
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+	"github.com/deferbench/deferbench/conformance/bench"
 )
 
 // childEnv names the case a re-executed test binary runs, as deferbench count-child does;
@@ -54,8 +55,8 @@ func runChild(name string, args []string) error {
 	}
 	c, err := harness.FindCase(name)
 	if k, ok := testCases[name]; ok {
-		c, err = harness.Case{Name: name, Scenario: "Work", Strategy: "test", Procs: 1, Run: func(b *testing.B) error {
-			for range b.N {
+		c, err = harness.Case{Name: name, Scenario: "Work", Strategy: "test", Procs: 1, Run: func(b bench.B) error {
+			for range b.N() {
 				work(k)
 			}
 			return nil

@@ -3,7 +3,6 @@ package harness
 import (
 	"runtime"
 	"strconv"
-	"testing"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/conformance/bench"
@@ -51,8 +50,8 @@ var contentionScenario = Scenario{
 	Bench: func(s StrategyInfo, v Variant) BenchFunc {
 		p := v.Arg.(int)
 		if s.ControlOf != "" {
-			return func(b *testing.B) error { return bench.ContentionNoop(b, p) }
+			return func(b bench.B) error { return bench.ContentionNoop(b, p) }
 		}
-		return func(b *testing.B) error { return bench.Contention(b, s.Factory, p) }
+		return func(b bench.B) error { return bench.Contention(b, s.Factory, p) }
 	},
 }

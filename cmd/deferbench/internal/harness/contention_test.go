@@ -1,9 +1,10 @@
 package harness
 
 import (
-	"flag"
 	"math"
 	"testing"
+
+	"github.com/deferbench/deferbench/conformance/bench"
 )
 
 // TestContentionInterleavedMetrics: a P > 1 Contention benchmark reports its own ns/op,
@@ -12,11 +13,7 @@ import (
 // allocates 4 objects per staged command (its tasks), so dividing all allocations by b.N alone
 // would read 4 × (1 + 1/P).
 func TestContentionInterleavedMetrics(t *testing.T) {
-	t.Cleanup(func() { setBenchtime(flag.Lookup("test.benchtime").DefValue) })
-	for _, bt := range []string{"2x", "300000x"} { // one full round all the same; several full rounds
-		if err := setBenchtime(bt); err != nil {
-			t.Fatal(err)
-		}
+	for _, bt := range []Benchtime{{N: 2}, {N: 300000}} { // one full round all the same; several full rounds
 		for _, st := range Strategies {
 			var want float64
 			switch st.Name {
@@ -28,7 +25,7 @@ func TestContentionInterleavedMetrics(t *testing.T) {
 			}
 			const p = 2
 			v := Variant{Params: []Param{{"producers", "2"}}, Arg: p, Procs: p}
-			res, err := measure(Case{Name: "Contention/strategy=" + st.Name, Run: contentionScenario.Bench(st, v)}, st.Name)
+			res, err := measure(Case{Name: "Contention/strategy=" + st.Name, Run: contentionScenario.Bench(st, v)}, st.Name, bt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,16 +52,12 @@ func TestContentionInterleavedMetrics(t *testing.T) {
 // TestMeasureHonoursOverrides: a body that reports its own ns/op (or B/op, allocs/op) with
 // ReportMetric replaces the computed value, as in go test, instead of adding a second one.
 func TestMeasureHonoursOverrides(t *testing.T) {
-	if err := setBenchtime("3x"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { setBenchtime(flag.Lookup("test.benchtime").DefValue) })
-	res, err := measure(Case{Name: "X", Run: func(b *testing.B) error {
+	res, err := measure(Case{Name: "X", Run: func(b bench.B) error {
 		b.ReportMetric(123, "ns/op")
 		b.ReportMetric(7, "allocs/op")
 		b.ReportMetric(1, "widgets/op")
 		return nil
-	}}, "X")
+	}}, "X", Benchtime{N: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
-	"testing"
+
+	"github.com/deferbench/deferbench/conformance/bench"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/conformance"
@@ -32,7 +33,7 @@ var determinismScenario = Scenario{
 			return nil // nothing to commit
 		}
 		d := v.Arg.(conformance.Determinism)
-		return func(b *testing.B) error { return determinism(b, s, d) }
+		return func(b bench.B) error { return determinism(b, s, d) }
 	},
 }
 
@@ -41,10 +42,10 @@ var determinismSeed uint64
 
 // determinism evaluates d b.N times, each with a new jitter seed, and reports the largest
 // number of distinct final states seen as distinct-states (and its time as ns/op).
-func determinism(b *testing.B, s StrategyInfo, d conformance.Determinism) error {
+func determinism(b bench.B, s StrategyInfo, d conformance.Determinism) error {
 	worst := 0
 	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
+	for range b.N() {
 		determinismSeed++
 		d.JitterSeed = determinismSeed
 		n, err := d.DistinctStates(s.Factory)

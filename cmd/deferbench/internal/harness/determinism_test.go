@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"flag"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -116,7 +115,7 @@ func (s *shuffled) Close() error                             { return s.core.Clo
 func distinctStates(t *testing.T, st StrategyInfo) float64 {
 	t.Helper()
 	v := determinismScenario.Variants(VariantConfig{Quick: true, Procs: []int{1, 2}})[0]
-	res, err := measure(Case{Name: "Determinism/strategy=" + st.Name, Run: determinismScenario.Bench(st, v)}, st.Name)
+	res, err := measure(Case{Name: "Determinism/strategy=" + st.Name, Run: determinismScenario.Bench(st, v)}, st.Name, Benchtime{N: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,10 +130,6 @@ func distinctStates(t *testing.T, st StrategyInfo) float64 {
 // cross-recorder order is random must show more than one final state, and every strategy
 // that declares a reproducible order exactly one.
 func TestDeterminismDetector(t *testing.T) {
-	if err := setBenchtime("1x"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { setBenchtime(flag.Lookup("test.benchtime").DefValue) })
 	if n := distinctStates(t, StrategyInfo{Strategy: suite.Strategy{Name: "shuffled"}, Factory: newShuffled}); n <= 1 {
 		t.Errorf("shuffled (random order): distinct-states %v, want > 1", n)
 	}

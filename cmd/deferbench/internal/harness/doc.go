@@ -1,7 +1,7 @@
 // Package harness measures deferbench's strategies side by side: the scenarios and the
 // strategy table (how to run and build each; what they are is declared in package suite),
-// the runner over testing.Benchmark, and profiles with a CPU attribution
-// (github.com/google/pprof/profile). It emits results (golang.org/x/perf/benchfmt); package
+// the runner, which drives the conformance/bench bodies (bench.B) itself, and profiles with a
+// CPU attribution (github.com/google/pprof/profile). It emits results (golang.org/x/perf/benchfmt); package
 // results writes them to bench.txt, analysis summarizes and ranks them, and render draws the
 // report and plots. Nothing here reads a results file.
 //
@@ -30,8 +30,10 @@
 // # Method
 //
 // Run interleaves strategies within each repetition (every strategy of a variant back to
-// back, then the next variant), so drift hits them all alike. The first repetition sizes b.N
-// as go test does; later repetitions run that many iterations. Profiles are taken by
+// back, then the next variant), so drift hits them all alike. The first repetition sizes the
+// iteration count as go test does (the same ramp to -benchtime, the same clock and allocation
+// counters, with no process-global flag: the Benchtime travels in Options); later repetitions
+// run that many iterations. Profiles are taken by
 // ProfileRun in separate, untimed runs. Benchmarks run one at a time and set GOMAXPROCS, so
 // nothing else in the process should depend on it meanwhile.
 package harness

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strconv"
 
 	"golang.org/x/perf/benchfmt"
 )
@@ -77,18 +76,15 @@ func FindCase(name string) (Case, error) {
 	return Case{}, fmt.Errorf("unknown benchmark %q (deferbench list names the scenarios and strategies)", name)
 }
 
-// RunFixed runs case c once at exactly n iterations (testing.Benchmark at -benchtime nx, with
-// no sizing ramp; testing runs the body once at 1 iteration first, as it always does) at
+// RunFixed runs case c once at exactly n iterations (as testing.Benchmark at -benchtime nx:
+// no sizing ramp, and the body runs once at 1 iteration first, as testing always does) at
 // GOMAXPROCS c.Procs, and returns the result. It is what a counting child process runs: the
 // parent counts the whole process at two values of n. It must not be called concurrently.
 func RunFixed(c Case, n int) (*benchfmt.Result, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("iterations %d: must be at least 1", n)
 	}
-	if err := setBenchtime(strconv.Itoa(n) + "x"); err != nil {
-		return nil, err
-	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(c.Procs))
-	res, _, err := measureTimed(c, c.FullName())
+	res, _, err := measureTimed(c, c.FullName(), Benchtime{N: n})
 	return res, err
 }

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
-	"testing"
+
+	"github.com/deferbench/deferbench/conformance/bench"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/deferral"
@@ -43,7 +44,7 @@ var frameScenario = Scenario{
 			return nil // a frame needs a deferral.Strategy
 		}
 		n := v.Arg.(int)
-		return func(b *testing.B) error { return frame(b, s, n) }
+		return func(b bench.B) error { return frame(b, s, n) }
 	},
 }
 
@@ -95,7 +96,7 @@ func (f *frameSim) close() error {
 	return nil
 }
 
-func frame(b *testing.B, s StrategyInfo, n int) error {
+func frame(b bench.B, s StrategyInfo, n int) error {
 	fs, err := newFrameSim(s, n)
 	if err != nil {
 		return err
@@ -109,7 +110,7 @@ func frame(b *testing.B, s StrategyInfo, n int) error {
 	pm.start(fs.st)
 	b.ReportAllocs()
 	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	for i := range b.N() {
 		if i > 0 && i%frameSegment == 0 {
 			b.StopTimer()
 			pm.stop()
@@ -133,7 +134,7 @@ func frame(b *testing.B, s StrategyInfo, n int) error {
 	b.StopTimer()
 	runtime.ReadMemStats(&ms)
 	gcs += ms.NumGC - gc0
-	b.ReportMetric(float64(gcs)/float64(b.N), "gc/frame")
+	b.ReportMetric(float64(gcs)/float64(b.N()), "gc/frame")
 	pm.report(b)
 	return fs.close()
 }

@@ -3,8 +3,9 @@ package harness
 import (
 	"fmt"
 	"strconv"
-	"testing"
 	"time"
+
+	"github.com/deferbench/deferbench/conformance/bench"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/ecs"
@@ -36,9 +37,9 @@ var peerScenario = Scenario{
 		op := v.Arg.(peerOp)
 		switch s.Name {
 		case peerECS:
-			return func(b *testing.B) error { return peerWorld(b, op) }
+			return func(b bench.B) error { return peerWorld(b, op) }
 		case peerArk:
-			return func(b *testing.B) error { return peerArkWorld(b, op) }
+			return func(b bench.B) error { return peerArkWorld(b, op) }
 		}
 		return nil
 	},
@@ -66,9 +67,9 @@ type (
 
 // batches runs body over b.N entities in batches of at most peerBatch, body timing its
 // create and destroy halves; it reports create-ns and destroy-ns per entity.
-func batches(b *testing.B, body func(n int) (create, destroy time.Duration, err error)) error {
+func batches(b bench.B, body func(n int) (create, destroy time.Duration, err error)) error {
 	var tc, td time.Duration
-	for left := b.N; left > 0; {
+	for left := b.N(); left > 0; {
 		n := min(left, peerBatch)
 		c, d, err := body(n)
 		if err != nil {
@@ -77,12 +78,12 @@ func batches(b *testing.B, body func(n int) (create, destroy time.Duration, err 
 		tc, td = tc+c, td+d
 		left -= n
 	}
-	b.ReportMetric(float64(tc.Nanoseconds())/float64(b.N), "create-ns")
-	b.ReportMetric(float64(td.Nanoseconds())/float64(b.N), "destroy-ns")
+	b.ReportMetric(float64(tc.Nanoseconds())/float64(b.N()), "create-ns")
+	b.ReportMetric(float64(td.Nanoseconds())/float64(b.N()), "destroy-ns")
 	return nil
 }
 
-func peerWorld(b *testing.B, op peerOp) error {
+func peerWorld(b bench.B, op peerOp) error {
 	w := ecs.NewWorld()
 	pos, vel := workload.Position, workload.Velocity
 	b.ReportAllocs()
@@ -119,7 +120,7 @@ func peerWorld(b *testing.B, op peerOp) error {
 			es[i] = e
 		}
 		b.ResetTimer()
-		for i := range b.N {
+		for i := range b.N() {
 			e := es[i&(peerBatch-1)]
 			if err := vel.Add(w, e, workload.Vec2{Y: 1}); err != nil {
 				return fmt.Errorf("peer add: %w", err)
@@ -138,7 +139,7 @@ func peerWorld(b *testing.B, op peerOp) error {
 		b.StartTimer()
 		b.ResetTimer()
 		var sum float64
-		for left := b.N; left > 0; {
+		for left := b.N(); left > 0; {
 			q := ecs.NewQuery2(w, pos, vel)
 			for q.Next() {
 				p, v := q.Get()
@@ -154,7 +155,7 @@ func peerWorld(b *testing.B, op peerOp) error {
 	return nil
 }
 
-func peerArkWorld(b *testing.B, op peerOp) error {
+func peerArkWorld(b bench.B, op peerOp) error {
 	w := ark.NewWorld(peerBatch)
 	both := ark.NewMap2[arkPos, arkVel](&w)
 	velMap := ark.NewMap1[arkVel](&w)
@@ -182,7 +183,7 @@ func peerArkWorld(b *testing.B, op peerOp) error {
 			es[i] = posMap.NewEntity(&arkPos{X: float64(i)})
 		}
 		b.ResetTimer()
-		for i := range b.N {
+		for i := range b.N() {
 			e := es[i&(peerBatch-1)]
 			velMap.Add(e, &arkVel{Y: 1})
 			velMap.Remove(e)
@@ -194,7 +195,7 @@ func peerArkWorld(b *testing.B, op peerOp) error {
 		b.StartTimer()
 		b.ResetTimer()
 		var sum float64
-		for left := b.N; left > 0; {
+		for left := b.N(); left > 0; {
 			q := filter.Query()
 			for q.Next() {
 				p, v := q.Get()

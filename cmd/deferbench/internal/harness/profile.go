@@ -3,7 +3,6 @@ package harness
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -122,11 +121,6 @@ func ProfileGroups(opt Options) int { return len(profileGroups(opt)) }
 // groups when ctx is done and returns the attributions of the groups that finished, whose
 // files are written, with ctx's error wrapped.
 func ProfileRun(ctx context.Context, opt Options, dir string, progress func(string)) ([]results.Attribution, error) {
-	if err := setBenchtime(opt.Benchtime.String()); err != nil {
-		return nil, err
-	}
-	f := flag.Lookup("test.benchtime")
-	defer f.Value.Set(f.DefValue)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("profiles: %w", err)
 	}
@@ -160,7 +154,7 @@ func ProfileRun(ctx context.Context, opt Options, dir string, progress func(stri
 		}
 		for _, c := range g.cases {
 			runtime.GOMAXPROCS(c.Procs)
-			if _, err := measure(c, c.FullName()); err != nil {
+			if _, err := measure(c, c.FullName(), opt.Benchtime); err != nil {
 				pprof.StopCPUProfile()
 				return out, err
 			}

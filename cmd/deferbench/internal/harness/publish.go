@@ -1,7 +1,7 @@
 package harness
 
 import (
-	"testing"
+	"github.com/deferbench/deferbench/conformance/bench"
 
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/strategies/versioned"
@@ -50,7 +50,7 @@ func (m *publishMeter) stop() {
 }
 
 // report stops measuring and reports the metrics.
-func (m *publishMeter) report(b *testing.B) {
+func (m *publishMeter) report(b bench.B) {
 	m.stop()
 	if n := float64(m.sum.Publishes); n > 0 {
 		b.ReportMetric(float64(m.sum.Apply)/n, "apply-ns/publish")

@@ -6,8 +6,9 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
+
+	"github.com/deferbench/deferbench/conformance/bench"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/deferral"
@@ -51,11 +52,11 @@ var readersScenario = Scenario{
 			return nil
 		}
 		r := v.Arg.(int)
-		return func(b *testing.B) error { return readers(b, s, r) }
+		return func(b bench.B) error { return readers(b, s, r) }
 	},
 }
 
-func readers(b *testing.B, s StrategyInfo, nreaders int) error {
+func readers(b bench.B, s StrategyInfo, nreaders int) error {
 	w, ents, err := stageTargets()
 	if err != nil {
 		return err
@@ -153,7 +154,7 @@ func readers(b *testing.B, s StrategyInfo, nreaders int) error {
 	b.ReportAllocs()
 	b.ResetTimer()
 	counting.Store(true) // after the timer starts and before it stops: only reads inside it count
-	for i := 0; i < b.N; i++ {
+	for i := range b.N() {
 		rec.Set(ents[i&(stageBatch-1)], workload.Position.Value(workload.Vec2{X: float64(i)}))
 		if i%readersBatch == readersBatch-1 {
 			if err := commit(); err != nil {

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"flag"
 	"testing"
 )
 
@@ -10,10 +9,6 @@ import (
 // (1e9 to 1.7e10 reads/s at b.N = 1). A read takes two clock readings and a lookup, so no
 // reader completes one per 5 ns.
 func TestReadersRateInsideTimer(t *testing.T) {
-	if err := setBenchtime("1x"); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { setBenchtime(flag.Lookup("test.benchtime").DefValue) })
 	const nreaders = 2
 	v := Variant{Params: []Param{{"readers", "2"}}, Arg: nreaders}
 	for _, st := range Strategies {
@@ -21,7 +16,7 @@ func TestReadersRateInsideTimer(t *testing.T) {
 			continue
 		}
 		for range 5 {
-			res, err := measure(Case{Name: "Readers/strategy=" + st.Name, Run: readersScenario.Bench(st, v)}, st.Name)
+			res, err := measure(Case{Name: "Readers/strategy=" + st.Name, Run: readersScenario.Bench(st, v)}, st.Name, Benchtime{N: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,16 +2,10 @@ package harness
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"runtime"
 	"sort"
-	"strconv"
-	"strings"
-	"sync"
-	"testing"
 	"time"
 
 	"golang.org/x/perf/benchfmt"
@@ -58,98 +52,17 @@ type Event struct {
 // Total returns the number of benchmarks Run would time with opt.
 func (opt Options) Total() int { return len(opt.plan()) * max(opt.Count, 1) }
 
-// Benchtime is -benchtime parsed: a time per benchmark (D), or a fixed iteration count (N),
-// as go test -benchtime takes it ("100ms", "1000x").
-type Benchtime struct {
-	D time.Duration
-	N int
-}
-
-// ParseBenchtime parses s as go test -benchtime does: a positive duration, or a positive
-// whole number followed by x. The error names s.
-func ParseBenchtime(s string) (Benchtime, error) {
-	if n, ok := strings.CutSuffix(s, "x"); ok {
-		v, err := strconv.Atoi(n)
-		if err != nil || v <= 0 {
-			return Benchtime{}, fmt.Errorf("benchtime %q: want a positive iteration count like 1000x", s)
-		}
-		return Benchtime{N: v}, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return Benchtime{}, fmt.Errorf("benchtime %q: want a positive duration like 100ms", s)
-	}
-	return Benchtime{D: d}, nil
-}
-
-// String is b as -benchtime writes it.
-func (b Benchtime) String() string {
-	if b.N > 0 {
-		return strconv.Itoa(b.N) + "x"
-	}
-	return b.D.String()
-}
-
-var initOnce sync.Once
-
-// setBenchtime sets the testing package's -test.benchtime, the only way to tell
-// testing.Benchmark how long to run. The runner and the profiler set it per case from the one
-// parsed Benchtime and restore the default when they return; nothing else writes it, and Run
-// and ProfileRun must not be called concurrently.
-//
-// Why the runner writes this process-global flag instead of driving iterations itself:
-//
-//   - testing.Benchmark copies the flag into the B it makes and decides from it alone how
-//     often to call the body: once with b.N = 1, then, under a duration (default 1 s), again
-//     with growing b.N until one call's timed duration reaches it, or once more at b.N = n
-//     for "nx". A body that sets b.N to the runner's own count runs that count, but cannot
-//     stop the ramp: under the default 1 s, a body shorter than that is called again and
-//     again (testing predicts the next count from the b.N the body left, so its own count
-//     creeps up by one per call; a body setting b.N = 20 around 50 µs sleeps was still being
-//     called after 50 calls, at testing's n = 1231).
-//   - What a run records is only in the BenchmarkResult of the last call: T, and the
-//     allocation counts and ReportMetric values, which a B keeps in unexported fields and
-//     counts only while its timer runs (bodies stop it around set-up). A body can read T
-//     (B.Elapsed) but not the rest, so measuring around testing.Benchmark would count the
-//     set-up's allocations and lose the metrics: not the method go test uses.
-//   - B.Loop ramps from the same flag, and a B cannot be made outside package testing.
-//   - Stopping the ramp early (SkipNow, FailNow) discards the result; stopping it by letting
-//     b.N reach testing's cap of 1e9 depends on testing's unexported growth rule.
-//
-// Driving iterations without the flag would thus need bodies written against an interface
-// of our own instead of *testing.B, which the conformance benchmarks share with users' go
-// test and would lose.
-func setBenchtime(d string) error {
-	initOnce.Do(testing.Init)
-	if d == "" || d == "0s" {
-		return nil
-	}
-	f := flag.Lookup("test.benchtime")
-	if f == nil {
-		return errors.New("testing flags are not registered")
-	}
-	if err := f.Value.Set(d); err != nil {
-		return fmt.Errorf("benchtime %q: %w", d, err)
-	}
-	return nil
-}
-
 // Run times every case of opt.Scenarios × opt.Strategies opt.Count times, calling emit with
 // each result as soon as it is measured. Repetitions are interleaved: one repetition runs every
 // case once (every strategy of a variant back to back) before the next starts, so drift hits all
 // strategies alike. Run stops between cases when ctx is done and returns ctx's error wrapped;
-// what was emitted stays valid. Benchmarks run one at a time; Run sets GOMAXPROCS and the
-// testing package's -test.benchtime flag per case (process-global: testing.Benchmark reads
-// only that; see setBenchtime) and restores both. It must not be called concurrently.
+// what was emitted stays valid. Benchmarks run one at a time, each driven to opt.Benchtime by
+// the runner itself (see driver), at the GOMAXPROCS of its case; Run restores GOMAXPROCS. It
+// must not be called concurrently.
 func Run(ctx context.Context, opt Options, emit func(*benchfmt.Result) error) error {
 	if opt.Count < 1 {
 		return fmt.Errorf("count %d: must be at least 1", opt.Count)
 	}
-	if err := setBenchtime(opt.Benchtime.String()); err != nil {
-		return err
-	}
-	f := flag.Lookup("test.benchtime")
-	defer f.Value.Set(f.DefValue)
 	for _, p := range opt.Procs {
 		if p < 1 {
 			return fmt.Errorf("procs %d: must be at least 1", p)
@@ -181,14 +94,11 @@ func Run(ctx context.Context, opt Options, emit func(*benchfmt.Result) error) er
 				opt.Progress(Event{Done: done, Total: total, Name: name})
 			}
 			runtime.GOMAXPROCS(c.Procs)
-			bt := opt.Benchtime.String()
+			bt := opt.Benchtime
 			if n := iters[name]; sizing && n > 0 {
-				bt = strconv.Itoa(n) + "x"
+				bt = Benchtime{N: n}
 			}
-			if err := setBenchtime(bt); err != nil {
-				return err
-			}
-			res, took, err := measureTimed(c, name)
+			res, took, err := measureTimed(c, name, bt)
 			if err != nil {
 				return err
 			}
@@ -233,47 +143,36 @@ func nextIters(fixed, n int, took, target time.Duration) int {
 	return fixed
 }
 
-// measure times one case with testing.Benchmark and converts the result. ns/op is T/N in
-// floating point (BenchmarkResult.NsPerOp truncates to whole nanoseconds), and so are B/op and
-// allocs/op (go test truncates them, which would print 0.8 allocs/op as 0), unless the body
-// reported its own value of one of them with ReportMetric, which replaces it as in go test;
-// the other metrics the body reported follow, sorted by unit.
-func measure(c Case, name string) (*benchfmt.Result, error) {
-	res, _, err := measureTimed(c, name)
+// measure times one case at -benchtime bt, as testing.Benchmark would (driver), and converts
+// the result. ns/op is T/N in floating point (testing's NsPerOp truncates to whole
+// nanoseconds), and so are B/op and allocs/op (go test truncates them, which would print 0.8
+// allocs/op as 0), unless the body reported its own value of one of them with ReportMetric,
+// which replaces it as in go test; the other metrics the body reported follow, sorted by unit.
+func measure(c Case, name string, bt Benchtime) (*benchfmt.Result, error) {
+	res, _, err := measureTimed(c, name, bt)
 	return res, err
 }
 
 // measureTimed is measure, also returning the time the benchmark's last run took with its
 // timer on, which sizes the next repetition (a body may report an ns/op of its own that
 // covers less than that time).
-func measureTimed(c Case, name string) (*benchfmt.Result, time.Duration, error) {
-	var failure error
-	r := testing.Benchmark(func(b *testing.B) {
-		if failure != nil {
-			return
-		}
-		if err := c.Run(b); err != nil {
-			failure = err
-		}
-	})
-	if failure != nil {
-		return nil, 0, fmt.Errorf("benchmark %s: %w", name, failure)
+func measureTimed(c Case, name string, bt Benchtime) (*benchfmt.Result, time.Duration, error) {
+	r := &driver{body: c.Run}
+	if err := r.run(bt); err != nil {
+		return nil, 0, fmt.Errorf("benchmark %s: %w", name, err)
 	}
-	if r.N == 0 {
-		return nil, 0, fmt.Errorf("benchmark %s: failed", name)
-	}
-	res := &benchfmt.Result{Name: benchfmt.Name(name), Iters: r.N}
+	res := &benchfmt.Result{Name: benchfmt.Name(name), Iters: r.n}
 	builtin := func(unit string, v float64) {
-		if x, ok := r.Extra[unit]; ok {
+		if x, ok := r.extra[unit]; ok {
 			v = x
 		}
 		res.Values = append(res.Values, benchfmt.Value{Value: v, Unit: unit})
 	}
-	builtin("ns/op", float64(r.T.Nanoseconds())/float64(r.N))
-	builtin("B/op", float64(r.MemBytes)/float64(r.N))
-	builtin("allocs/op", float64(r.MemAllocs)/float64(r.N))
-	units := make([]string, 0, len(r.Extra))
-	for u := range r.Extra {
+	builtin("ns/op", float64(r.duration.Nanoseconds())/float64(r.n))
+	builtin("B/op", float64(r.netBytes)/float64(r.n))
+	builtin("allocs/op", float64(r.netAllocs)/float64(r.n))
+	units := make([]string, 0, len(r.extra))
+	for u := range r.extra {
 		switch u {
 		case "ns/op", "B/op", "allocs/op":
 		default:
@@ -282,9 +181,9 @@ func measureTimed(c Case, name string) (*benchfmt.Result, time.Duration, error) 
 	}
 	sort.Strings(units)
 	for _, u := range units {
-		res.Values = append(res.Values, benchfmt.Value{Value: r.Extra[u], Unit: u})
+		res.Values = append(res.Values, benchfmt.Value{Value: r.extra[u], Unit: u})
 	}
-	return res, r.T, nil
+	return res, r.duration, nil
 }
 
 // The defaults of deferbench run: count 10 (benchstat needs at least 6 for a confidence

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
+	"github.com/deferbench/deferbench/conformance/bench"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -19,11 +20,11 @@ func sizingScenario(slowCalls int, sleep time.Duration, slowOps *atomic.Bool, sp
 		Scenario: suite.Scenario{Name: "Sizing"},
 		Variants: func(VariantConfig) []Variant { return []Variant{{}} },
 		Bench: func(StrategyInfo, Variant) BenchFunc {
-			return func(b *testing.B) error {
+			return func(b bench.B) error {
 				if calls.Add(1) <= int64(slowCalls) {
 					time.Sleep(sleep)
 				}
-				for i := 0; i < b.N; i++ {
+				for i := range b.N() {
 					if slowOps.Load() {
 						for start := time.Now(); time.Since(start) < spin; {
 						}

@@ -4,7 +4,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"testing"
+
+	"github.com/deferbench/deferbench/conformance/bench"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"golang.org/x/perf/benchfmt"
@@ -31,7 +32,7 @@ type VariantConfig struct {
 
 // BenchFunc is one benchmark body. It returns an error when the strategy fails the workload (a
 // commit error, say); the runner then stops and reports it. ns/op is per Unit.
-type BenchFunc func(b *testing.B) error
+type BenchFunc func(b bench.B) error
 
 // Scenario is a family of sub-benchmarks, each run for every selected strategy: its
 // declaration (name, description, headlines, charts: suite.Scenario) and how to run it.

@@ -129,14 +129,11 @@ func TestSensitivity(t *testing.T) {
 	// Calibrate the spins so the slow strategy really costs about 10% more: an isolated
 	// busy loop overlaps with the staging work in an out-of-order core, so its cost in place
 	// is found by measuring (medians of 3 interleaved pairs at a short benchtime).
-	if err := setBenchtime("20ms"); err != nil {
-		t.Fatal(err)
-	}
 	median := func(f deferral.Factory) float64 {
 		c := Plan([]Scenario{typed}, []StrategyInfo{{Strategy: suite.Strategy{Name: "x"}, Factory: f}}, false, nil)[0]
 		var v []float64
 		for range 5 {
-			r, err := measure(c, "calibrate")
+			r, err := measure(c, "calibrate", Benchtime{D: 20 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}

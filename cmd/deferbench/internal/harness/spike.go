@@ -2,7 +2,6 @@ package harness
 
 import (
 	"strconv"
-	"testing"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/conformance/bench"
@@ -27,9 +26,9 @@ var spikeScenario = Scenario{
 		}
 		a := v.Arg.(spikeArg)
 		if a.closures {
-			return func(b *testing.B) error { return bench.SpikeClosures(b, s.Factory, a.n) }
+			return func(b bench.B) error { return bench.SpikeClosures(b, s.Factory, a.n) }
 		}
-		return func(b *testing.B) error { return bench.Spike(b, s.Factory, a.n) } // as conformance.BenchmarkSpike
+		return func(b bench.B) error { return bench.Spike(b, s.Factory, a.n) } // as conformance.BenchmarkSpike
 	},
 }
 

@@ -1,8 +1,6 @@
 package harness
 
 import (
-	"testing"
-
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/conformance/bench"
 	"github.com/deferbench/deferbench/ecs"
@@ -31,6 +29,6 @@ var stageScenario = Scenario{
 	// The body is bench.Stage, the one go test runs through conformance.BenchmarkStage.
 	Bench: func(s StrategyInfo, v Variant) BenchFunc {
 		cmd := v.Arg.(string)
-		return func(b *testing.B) error { return bench.Stage(b, s.Factory, cmd) }
+		return func(b bench.B) error { return bench.Stage(b, s.Factory, cmd) }
 	},
 }

@@ -1,8 +1,6 @@
 package harness
 
 import (
-	"testing"
-
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/conformance/bench"
 	"github.com/deferbench/deferbench/deferral"
@@ -21,7 +19,7 @@ var stageApplyScenario = Scenario{
 	// conformance.BenchmarkStageApply; the harness adds versioned's publish split.
 	Bench: func(s StrategyInfo, v Variant) BenchFunc {
 		mix := v.Arg.(string)
-		return func(b *testing.B) error { return bench.StageApply(b, s.Factory, mix, &publishHook{}) }
+		return func(b bench.B) error { return bench.StageApply(b, s.Factory, mix, &publishHook{}) }
 	},
 }
 
@@ -33,4 +31,4 @@ type publishHook struct{ m publishMeter }
 func (h *publishHook) Start(st deferral.Strategy) { h.m.start(st) }
 
 // Report stops measuring and reports the metrics.
-func (h *publishHook) Report(b *testing.B) { h.m.report(b) }
+func (h *publishHook) Report(b bench.B) { h.m.report(b) }

@@ -266,13 +266,13 @@ func writeGateLine(w io.Writer, d *CompareDoc) error {
 	var err error
 	switch d.Gate() {
 	case analysis.GatePass:
-		_, err = fmt.Fprintf(w, "\ngate -fail %s: pass (%s checked, each judged%s)%s\n", d.Fail, plural(checked, "metric"), d.holmClause(), d.trustShort())
+		_, err = fmt.Fprintf(w, "\ngate -fail %s: pass (%s checked, each judged%s)%s\n", d.Fail, results.Plural(checked, "metric"), d.holmClause(), d.trustShort())
 	case analysis.GateInconclusive:
 		_, err = fmt.Fprintf(w, "\ngate -fail %s: INCONCLUSIVE: %d of %s could not be judged (no verdict, or too few samples to fail at any outcome), none failed%s: raise -count or -rounds%s\n",
-			d.Fail, len(c.Inconclusive()), plural(checked, "metric"), d.holmClause(), d.trustShort())
+			d.Fail, len(c.Inconclusive()), results.Plural(checked, "metric"), d.holmClause(), d.trustShort())
 	default:
 		_, err = fmt.Fprintf(w, "\ngate -fail %s: FAIL: %d of %s worse beyond the threshold and significant at alpha %v (%s%s)%s\n",
-			d.Fail, len(c.Failed()), plural(checked, "metric"), c.Alpha, strings.TrimPrefix(d.holmClause(), "; "), d.unjudged(), d.trustShort())
+			d.Fail, len(c.Failed()), results.Plural(checked, "metric"), c.Alpha, strings.TrimPrefix(d.holmClause(), "; "), d.unjudged(), d.trustShort())
 	}
 	return err
 }
@@ -293,9 +293,9 @@ func (d *CompareDoc) holmClause() string {
 	if c.Tested == 0 {
 		return ""
 	}
-	s := fmt.Sprintf("; p-values Holm-adjusted over the %s tested", plural(c.Tested, "row"))
+	s := fmt.Sprintf("; p-values Holm-adjusted over the %s tested", results.Plural(c.Tested, "row"))
 	if c.Spared > 0 {
-		s += fmt.Sprintf("; %s worse beyond the threshold at its own p, not after the adjustment", plural(c.Spared, "row"))
+		s += fmt.Sprintf("; %s worse beyond the threshold at its own p, not after the adjustment", results.Plural(c.Spared, "row"))
 	}
 	if c.Unreachable == c.Tested {
 		s += "; with so few samples no tested row could fail: raise -count or -rounds"
@@ -303,13 +303,6 @@ func (d *CompareDoc) holmClause() string {
 		s += fmt.Sprintf("; %d of them could not fail at any outcome with so few samples: raise -count or -rounds", c.Unreachable)
 	}
 	return s
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // noCISamples explains the ±∞ of a median without a confidence interval, or is "" when

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 )
 
 // MarkdownLimit is the most characters WriteCompare's markdown writes: it must fit a
@@ -105,10 +106,10 @@ func writeCompareMarkdown(w io.Writer, d *CompareDoc) error {
 	switch d.Gate() {
 	case analysis.GateFail:
 		fmt.Fprintf(&b, "**Gate failed:** %s worse beyond `%s` and significant (%s, alpha %v%s%s).\n\n",
-			plural(len(c.Failed()), "metric"), d.Fail, method, c.Alpha, d.holmClause(), d.unjudged())
+			results.Plural(len(c.Failed()), "metric"), d.Fail, method, c.Alpha, d.holmClause(), d.unjudged())
 	case analysis.GateInconclusive:
 		fmt.Fprintf(&b, "**Gate inconclusive:** %d of %s could not be judged (no verdict, or too few samples to fail at any outcome); none failed `%s` (%s, alpha %v%s). Raise -count or -rounds.\n\n",
-			len(c.Inconclusive()), plural(c.Gated(), "gated metric"), d.Fail, method, c.Alpha, d.holmClause())
+			len(c.Inconclusive()), results.Plural(c.Gated(), "gated metric"), d.Fail, method, c.Alpha, d.holmClause())
 	case analysis.GatePass:
 		fmt.Fprintf(&b, "**Gate passed:** every gated metric judged, nothing worse beyond `%s` (%s, alpha %v%s).\n\n", d.Fail, method, c.Alpha, d.holmClause())
 	default:
@@ -125,7 +126,7 @@ func writeCompareMarkdown(w io.Writer, d *CompareDoc) error {
 		}
 	}
 	if len(counts) > 0 {
-		fmt.Fprintf(&b, "Other significant changes: %s (of %s compared).\n\n", strings.Join(counts, ", "), plural(len(c.Rows), "metric"))
+		fmt.Fprintf(&b, "Other significant changes: %s (of %s compared).\n\n", strings.Join(counts, ", "), results.Plural(len(c.Rows), "metric"))
 	}
 	var tail strings.Builder
 	for _, n := range c.Notes {
@@ -145,7 +146,7 @@ func writeCompareMarkdown(w io.Writer, d *CompareDoc) error {
 		if i >= 4 && left > 0 {
 			// The unchanged rows and those without a verdict only when everything before fit.
 			left += len(s.rows)
-			fmt.Fprintf(&b, "%s: %s, in the full tables.\n\n", s.title, plural(len(s.rows), "row"))
+			fmt.Fprintf(&b, "%s: %s, in the full tables.\n\n", s.title, results.Plural(len(s.rows), "row"))
 			continue
 		}
 		var t strings.Builder
@@ -173,7 +174,7 @@ func writeCompareMarkdown(w io.Writer, d *CompareDoc) error {
 		}
 		if shown < len(s.rows) && i >= 4 {
 			left += len(s.rows)
-			fmt.Fprintf(&b, "%s: %s, in the full tables.\n\n", s.title, plural(len(s.rows), "row"))
+			fmt.Fprintf(&b, "%s: %s, in the full tables.\n\n", s.title, results.Plural(len(s.rows), "row"))
 			continue
 		}
 		if shown < len(s.rows) {
@@ -190,7 +191,7 @@ func writeCompareMarkdown(w io.Writer, d *CompareDoc) error {
 		if d.Full != "" {
 			where = "the full tables are in " + d.Full
 		}
-		fmt.Fprintf(&b, "\n%s not shown to keep this under %d characters; %s.\n", plural(left, "row"), MarkdownLimit, where)
+		fmt.Fprintf(&b, "\n%s not shown to keep this under %d characters; %s.\n", results.Plural(left, "row"), MarkdownLimit, where)
 	} else if d.Full != "" {
 		fmt.Fprintf(&b, "\nThe same tables are in %s.\n", d.Full)
 	}
@@ -203,7 +204,7 @@ func writeCompareMarkdown(w io.Writer, d *CompareDoc) error {
 func WriteCompareMarkdownFull(w io.Writer, d *CompareDoc) error {
 	oldL, newL := d.labels()
 	ew := &ErrWriter{W: w}
-	fmt.Fprintf(ew, "### deferbench: %s → %s: all %s\n\n", mdCell(oldL), mdCell(newL), plural(len(d.Comparison.Rows), "row"))
+	fmt.Fprintf(ew, "### deferbench: %s → %s: all %s\n\n", mdCell(oldL), mdCell(newL), results.Plural(len(d.Comparison.Rows), "row"))
 	for _, s := range mdSections(d.Comparison) {
 		if len(s.rows) == 0 {
 			continue

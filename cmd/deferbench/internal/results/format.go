@@ -108,3 +108,11 @@ func FormatCount(v string) string {
 	}
 	return FormatTick(n, "")
 }
+
+// Plural is "1 what" or "n whats".
+func Plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

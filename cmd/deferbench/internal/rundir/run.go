@@ -1,8 +1,9 @@
 // Package rundir is the life of a results directory: Suite measures the suite into a held
 // directory (bench.txt as results arrive, env.json before and after, the profiles) and
 // finishes it (summary.json, the plots, report.md), marking every file partial when the run
-// stops early; Outputs rebuilds the finishing files from a bench.txt (deferbench report).
-// The CLI parses flags and calls these; it holds no orchestration.
+// stops early; Rebuild (deferbench report) rebuilds the finishing files from a bench.txt
+// with Outputs, and Replot (deferbench plot) draws the charts, each holding the directory
+// (Hold). The CLI parses flags and calls these; it holds no orchestration.
 package rundir
 
 import (

@@ -1,0 +1,243 @@
+// Package compare lines up two runs for deferbench compare and ab: it reads both inputs
+// (package input), notes what cannot be compared, compares them (analysis.CompareRuns),
+// writes the comparison in the chosen format (render) and returns the gate's outcome. The
+// commands parse the flags into a Request or an Output and call Run or Sides.
+package compare
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/input"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/usage"
+	"golang.org/x/perf/benchfmt"
+)
+
+// Output is how a comparison is written: the -format, -full and the time gate's -fail.
+type Output struct {
+	Format string // one of render.CompareFormats
+	Full   string // also write every row, in markdown, to this file; "" for none
+	// Fail is -fail without the conditions on count units; "" when no time gate applies.
+	Fail  string
+	Flags [2][]string // the sides' trust flags (analysis.TrustFlags)
+}
+
+// Gates are the count gate and how its outcome joins the time gate's, which the command
+// provides (the count gate is the count tier's).
+type Gates struct {
+	// Count gates the count units of old and new; nil when -fail has none. A usage.Error
+	// from it stops the comparison before anything is written.
+	Count func(old, new []*benchfmt.Result) error
+	// Join returns the result of the time gate's outcome (Write's error) and the count
+	// gate's; nil keeps the time gate's, else the count gate's.
+	Join func(timeErr, countErr error) error
+}
+
+func (g Gates) count(old, new []*benchfmt.Result) error {
+	if g.Count == nil {
+		return nil
+	}
+	return g.Count(old, new)
+}
+
+func (g Gates) join(timeErr, countErr error) error {
+	if g.Join != nil {
+		return g.Join(timeErr, countErr)
+	}
+	if timeErr != nil {
+		return timeErr
+	}
+	return countErr
+}
+
+// Request is one deferbench compare: OLD and NEW as given, and the parsed flags.
+type Request struct {
+	Old, New    string // a bench.txt, a results directory, a pipe, or - for standard input
+	Options     analysis.CompareOptions
+	IgnoreProcs bool // match benchmarks without their -GOMAXPROCS suffix
+	Output      Output
+	Gates       Gates
+	Stdin       *os.File
+	Stdout      io.Writer
+	Stderr      io.Writer // notes, one line each
+}
+
+// Run compares r.Old with r.New and writes the comparison on r.Stdout. Bad input (both
+// sides standard input, an input that is not results, a -fail unit neither side has, no
+// benchmark in common) is a usage.Error; a failed gate wraps analysis.ErrGateFailed, one that
+// could not judge every gated metric analysis.ErrGateInconclusive.
+func Run(ctx context.Context, r Request) error {
+	const cmd = "compare"
+	args := []string{r.Old, r.New}
+	if args[0] == "-" && args[1] == "-" {
+		return usage.Errorf("compare: - (standard input) given for both OLD and NEW: give it for one of them")
+	}
+	old, err := input.ReadInput(ctx, r.Stdin, r.Stderr, cmd, args[0])
+	if err != nil {
+		return err
+	}
+	new, err := input.ReadInput(ctx, r.Stdin, r.Stderr, cmd, args[1])
+	if err != nil {
+		return err
+	}
+	opt := r.Options
+	if err := analysis.CheckThresholdUnits(opt.Thresholds, old, new); err != nil {
+		return usage.Errorf("compare: -fail: %v", err)
+	}
+	if n := analysis.UnknownIgnore(opt.Ignore, old, new); n != "" {
+		fmt.Fprintf(r.Stderr, "deferbench: compare: note: %s\n", n)
+	}
+	if args[0] != "-" && args[1] != "-" && input.Same(args[0], args[1]) {
+		fmt.Fprintf(r.Stderr, "deferbench: compare: note: OLD and NEW are the same file (%s): every difference is 0\n", input.BenchPath(args[1]))
+	}
+	for i, a := range args {
+		if a == "-" {
+			args[i] = results.StdinName // for the notes and the output
+		}
+	}
+	for _, in := range []struct {
+		path string
+		rs   []*benchfmt.Result
+	}{{args[0], old}, {args[1], new}} {
+		if p := results.Partial(in.rs); p != "" {
+			fmt.Fprintf(r.Stderr, "deferbench: compare: note: %s: %s\n", in.path, results.PartialText(p))
+		}
+	}
+	if r.IgnoreProcs {
+		if kept := results.IgnoreProcs(old, new); len(kept) > 0 {
+			fmt.Fprintf(r.Stderr, "deferbench: compare: note: -ignore-procs: %s run at several GOMAXPROCS, kept apart (matched at equal GOMAXPROCS only)\n",
+				results.Plural(len(kept), "benchmark"))
+		}
+	}
+	onlyOld, onlyNew := results.Unmatched(old, new)
+	writeOnly(r.Stderr, args[0], onlyOld)
+	writeOnly(r.Stderr, args[1], onlyNew)
+	c := analysis.CompareRuns(old, new, opt)
+	for _, n := range c.Notes {
+		fmt.Fprintf(r.Stderr, "deferbench: compare: note: %s\n", n)
+	}
+	if len(c.Rows) == 0 {
+		hint := ""
+		switch {
+		case len(c.Differ) > 0:
+			hint = " under the same configuration (add -ignore " + c.Hint + " to compare across)"
+		case !r.IgnoreProcs && results.CommonWithoutProcs(old, new):
+			hint = " (runs from machines with different core counts? try -ignore-procs)"
+		default:
+			hint = ": give two runs of the same benchmarks"
+		}
+		return usage.Errorf("compare: %s and %s have no benchmark and unit in common%s", args[0], args[1], hint)
+	}
+	out := r.Output
+	out.Flags[0] = analysis.TrustFlags(old, results.EnvBeside(args[0]))
+	out.Flags[1] = analysis.TrustFlags(new, results.EnvBeside(args[1]))
+	cerr := r.Gates.count(old, new)
+	if usage.Is(cerr) {
+		return cerr
+	}
+	werr := Write(r.Stdout, r.Stderr, cmd, args[0], args[1], input.Label(args[0]), input.Label(args[1]), c, out)
+	return r.Gates.join(werr, cerr)
+}
+
+// Sides compares the two sides of an A/B run, whose rounds are paired (opt.Paired), writes
+// the comparison on stdout (and every row to OUT/compare.md unless out.Full names another
+// file) and returns the gate's outcome, as Run.
+func Sides(ab SidesRequest) error {
+	const cmd = "ab"
+	basePath, headPath := ab.BaseDir, ab.HeadDir
+	old, err := input.ReadRun(cmd, basePath)
+	if err != nil {
+		return err
+	}
+	new, err := input.ReadRun(cmd, headPath)
+	if err != nil {
+		return err
+	}
+	c := analysis.CompareRuns(old, new, ab.Options)
+	for _, n := range c.Notes {
+		fmt.Fprintf(ab.Stderr, "deferbench: ab: note: %s\n", n)
+	}
+	cerr := ab.Gates.count(old, new)
+	if usage.Is(cerr) {
+		return cerr
+	}
+	fmt.Fprintf(ab.Stderr, "deferbench: ab: done in %s; BASE (%s) in %s, HEAD (%s) in %s; compare again with: deferbench compare -paired %s %s\n",
+		time.Since(ab.Started).Round(time.Second), ab.BaseArg, basePath, ab.HeadArg, headPath, rundir.ShellQuote(basePath), rundir.ShellQuote(headPath))
+	if len(c.Rows) == 0 {
+		return fmt.Errorf("ab: BASE and HEAD have no benchmark and unit in common")
+	}
+	out := ab.Output
+	out.Flags[0], out.Flags[1] = analysis.TrustFlags(old, nil), analysis.TrustFlags(new, nil)
+	if out.Full == "" {
+		out.Full = filepath.Join(ab.Out, "compare.md")
+	}
+	werr := Write(ab.Stdout, ab.Stderr, cmd, basePath, headPath, "base "+ab.BaseArg, "head "+ab.HeadArg, c, out)
+	return ab.Gates.join(werr, cerr)
+}
+
+// SidesRequest is what Sides compares: the merged results of an A/B run's two sides.
+type SidesRequest struct {
+	Out              string // the A/B run's directory
+	BaseDir, HeadDir string // the sides' results directories
+	BaseArg, HeadArg string // the sides as given
+	Started          time.Time
+	Options          analysis.CompareOptions
+	Output           Output
+	Gates            Gates
+	Stdout, Stderr   io.Writer
+}
+
+// Write prints c in out.Format on stdout (and every row to out.Full) and returns the time
+// gate's error: one wrapping analysis.ErrGateFailed or analysis.ErrGateInconclusive. An
+// out.Full that cannot be written is a usage.Error.
+func Write(stdout, stderr io.Writer, cmd, oldPath, newPath, oldLabel, newLabel string, c *analysis.RunComparison, out Output) error {
+	doc := &render.CompareDoc{Old: oldPath, New: newPath, OldLabel: oldLabel, NewLabel: newLabel, Comparison: c, Full: out.Full,
+		OldFlags: out.Flags[0], NewFlags: out.Flags[1]}
+	if strings.TrimSpace(out.Fail) != "" {
+		doc.Fail = out.Fail
+	}
+	if c.OldLabel != "" {
+		doc.OldLabel, doc.NewLabel = c.OldLabel, c.NewLabel
+		fmt.Fprintf(stderr, "deferbench: %s: note: comparing across machines: OLD %s is %q, NEW %s is %q\n", cmd, oldPath, c.OldLabel, newPath, c.NewLabel)
+	}
+	if out.Full != "" {
+		var b bytes.Buffer
+		if err := render.WriteCompareMarkdownFull(&b, doc); err != nil {
+			return err
+		}
+		if err := results.WriteFileAtomic(out.Full, b.Bytes()); err != nil {
+			return usage.Errorf("%s: -full %s: %v: give a writable path", cmd, out.Full, err)
+		}
+	}
+	if err := render.WriteCompare(stdout, out.Format, doc); err != nil {
+		return err
+	}
+	if err := c.GateErr(doc.Fail != ""); err != nil {
+		return fmt.Errorf("%s: %w", cmd, err)
+	}
+	return nil
+}
+
+// writeOnly notes, in one line, the benchmarks only path has (first three named).
+func writeOnly(w io.Writer, path string, names []string) {
+	if len(names) == 0 {
+		return
+	}
+	shown := names[:min(len(names), 3)]
+	more := ""
+	if len(names) > len(shown) {
+		more = fmt.Sprintf(", … (%d more)", len(names)-len(shown))
+	}
+	fmt.Fprintf(w, "deferbench: compare: note: %s only in %s, not compared: %s%s\n",
+		results.Plural(len(names), "benchmark"), path, strings.Join(shown, ", "), more)
+}

@@ -1,0 +1,275 @@
+// Package fleet draws the fleet table: one markdown table of several boards' headline figures
+// (suite.Fleet), a column per results directory of deferbench run and a row per figure, with
+// the machine each ran on.
+package fleet
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/usage"
+)
+
+// Board is what the fleet table shows of one results directory.
+type Board struct {
+	label   string            // the directory's base name
+	config  map[string]string // bench.txt's file-level config
+	env     results.Env       // env.json
+	sums    map[[2]string]results.Summary
+	names   []string // benchmark names in bench.txt order
+	procs   int      // the GOMAXPROCS the figures are taken at
+	partial string   // why the run is incomplete, "" when complete
+}
+
+// ReadBoard reads dir's bench.txt and env.json; errors are one line naming dir.
+func ReadBoard(dir string) (Board, error) {
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return Board{}, usage.Errorf("fleet: %s is not a results directory: give the folders deferbench run wrote", dir)
+	}
+	rs, err := results.ReadResults(filepath.Join(dir, "bench.txt"))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Board{}, usage.Errorf("fleet: %s has no bench.txt: give the folders deferbench run wrote", dir)
+	case errors.Is(err, results.ErrMalformed), errors.Is(err, results.ErrBadValue), errors.Is(err, results.ErrTooLarge):
+		return Board{}, usage.Errorf("fleet: %v", err)
+	case errors.Is(err, results.ErrNotResults):
+		return Board{}, usage.Errorf("fleet: %s/bench.txt holds no Go benchmark results", dir)
+	case errors.As(err, new(*fs.PathError)):
+		return Board{}, usage.Errorf("fleet: %s: cannot read it: give the folders deferbench run wrote", err)
+	case err != nil:
+		return Board{}, fmt.Errorf("fleet: %w", err)
+	}
+	raw, err := results.ReadFileLimited(filepath.Join(dir, "env.json"), results.MaxJSONBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Board{}, usage.Errorf("fleet: %s has no env.json: give the folders deferbench run wrote", dir)
+	} else if errors.Is(err, results.ErrNotRegular) || errors.Is(err, results.ErrTooLarge) {
+		return Board{}, usage.Errorf("fleet: %v: give the folders deferbench run wrote", err)
+	} else if err != nil {
+		return Board{}, fmt.Errorf("fleet: %w", err)
+	}
+	b := Board{label: filepath.Base(filepath.Clean(dir)), config: map[string]string{}, sums: map[[2]string]results.Summary{}}
+	if err := json.Unmarshal(raw, &b.env); err != nil {
+		return Board{}, usage.Errorf("fleet: %s/env.json is not deferbench's env.json (%v)", dir, err)
+	}
+	for _, r := range rs {
+		for _, c := range r.Config {
+			if c.File {
+				b.config[c.Key] = string(c.Value)
+			}
+		}
+	}
+	b.partial = results.Partial(rs)
+	if b.partial == "" {
+		b.partial = b.env.Partial
+	}
+	procs := map[int]bool{}
+	for _, s := range analysis.Summarize(rs) {
+		if _, ok := b.sums[[2]string{s.Name, s.Unit}]; !ok {
+			b.names = append(b.names, s.Name)
+		}
+		b.sums[[2]string{s.Name, s.Unit}] = s
+		procs[procsOf(s.Name)] = true
+	}
+	b.procs = pickProcs(procs, b.env.Before.Cores)
+	return b, nil
+}
+
+// procsOf is the GOMAXPROCS of a benchmark name: its -N suffix, 1 without one.
+func procsOf(name string) int { return results.ParseName(name).Procs }
+
+// pickProcs chooses the GOMAXPROCS the headline figures come from: cores when the run has
+// it, else the largest it has.
+func pickProcs(have map[int]bool, cores int) int {
+	if have[cores] {
+		return cores
+	}
+	best := 0
+	for p := range have {
+		best = max(best, p)
+	}
+	return best
+}
+
+// name appends the -GOMAXPROCS suffix for b's chosen GOMAXPROCS to base.
+func (b Board) name(base string) string {
+	if b.procs <= 1 {
+		return base
+	}
+	return base + "-" + strconv.Itoa(b.procs)
+}
+
+// cell is the median ± CI of benchmark base (at b's GOMAXPROCS) in unit, or "—".
+func (b Board) cell(base, unit string) string {
+	s, ok := b.sums[[2]string{b.name(base), unit}]
+	if !ok {
+		return "—"
+	}
+	v := results.FormatValue(s.Median, s.Unit)
+	if s.NoCI || s.Median == 0 {
+		return v
+	}
+	pct := 100 * math.Max(s.Median-s.Lo, s.Hi-s.Median) / math.Abs(s.Median)
+	switch {
+	case pct > 100:
+		return v + " ±>100%"
+	case pct < 1:
+		return fmt.Sprintf("%s ±%.1f%%", v, pct)
+	}
+	return fmt.Sprintf("%s ±%.0f%%", v, pct)
+}
+
+// emulated says whether b's run was emulated: bench.txt's emulated line, or the -emulated
+// suffix scripts/pi/run.sh gives a run it made under qemu-user.
+func (b Board) emulated() string {
+	if v := b.config["emulated"]; v != "" {
+		return v
+	}
+	if strings.HasSuffix(b.label, "-emulated") || strings.Contains(b.label, "-emulated-") {
+		return "yes"
+	}
+	return "not recorded"
+}
+
+// strategies lists the strategies of the boards' results of the fleet's scenarios
+// (suite.Fleet), in the order they first appear.
+func strategies(boards []Board) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, b := range boards {
+		for _, s := range b.names {
+			st := strategyOf(s)
+			if st != "" && !seen[st] {
+				seen[st] = true
+				out = append(out, st)
+			}
+		}
+	}
+	return out
+}
+
+// strategyOf is the strategy of a result of one of the fleet's scenarios, "" for others.
+func strategyOf(name string) string {
+	n := results.ParseName(name)
+	for _, f := range suite.Fleet {
+		if f.Scenario.Name == n.Scenario {
+			return n.Strategy
+		}
+	}
+	return ""
+}
+
+// figureName is the benchmark name (without -GOMAXPROCS) of figure f for strategy s on a
+// board with cores cores: the headline's Where parameters (NumCPU = cores), then f's Row.
+func figureName(f suite.Figure, s string, cores int) string {
+	name := f.Scenario.Name + "/strategy=" + s
+	for _, p := range append(append([]suite.Param(nil), f.Headline.Where...), f.Row...) {
+		v := p.Value
+		if v == "NumCPU" {
+			v = strconv.Itoa(cores)
+		}
+		name += "/" + p.Key + "=" + v
+	}
+	return name
+}
+
+// Write writes the markdown table: a column per board, a row per figure.
+func Write(w io.Writer, boards []Board) {
+	row := func(head string, cells ...string) {
+		fmt.Fprintf(w, "| %s |", head)
+		for _, c := range cells {
+			fmt.Fprintf(w, " %s |", strings.ReplaceAll(c, "|", `\|`))
+		}
+		fmt.Fprintln(w)
+	}
+	each := func(f func(b Board) string) []string {
+		cells := make([]string, len(boards))
+		for i, b := range boards {
+			cells[i] = f(b)
+		}
+		return cells
+	}
+	orUnknown := func(s string) string {
+		if s == "" {
+			return "unknown"
+		}
+		return s
+	}
+	fmt.Fprintf(w, "# deferbench fleet\n\n")
+	row("", each(func(b Board) string { return b.label })...)
+	fmt.Fprintf(w, "|---|%s\n", strings.Repeat("---:|", len(boards)))
+	row("host", each(func(b Board) string { return orUnknown(b.env.Before.Hostname) })...)
+	row("model", each(func(b Board) string { return orUnknown(b.config["host-model"]) })...)
+	row("goarch", each(func(b Board) string { return orUnknown(b.config["goarch"]) })...)
+	row("cores (GOMAXPROCS of the figures)", each(func(b Board) string {
+		return fmt.Sprintf("%d (%d)", b.env.Before.Cores, max(b.procs, 1))
+	})...)
+	row("emulated", each(Board.emulated)...)
+	row("complete", each(func(b Board) string {
+		if b.partial != "" {
+			return "no (" + strings.TrimPrefix(results.PartialText(b.partial), "partial: ") + ")"
+		}
+		return "yes"
+	})...)
+	row("throttled", each(func(b Board) string { return orUnknown(b.config["throttled"]) })...)
+	row("under-voltage", each(func(b Board) string { return orUnknown(b.config["under-voltage"]) })...)
+	row("temperature before → after", each(func(b Board) string {
+		after := "unknown"
+		if b.env.After != nil {
+			after = orUnknown(b.env.After.Temperature)
+		}
+		return orUnknown(b.env.Before.Temperature) + " → " + after
+	})...)
+	sts := strategies(boards)
+	for _, f := range suite.Fleet {
+		row("**"+f.Title+"**", make([]string, len(boards))...)
+		for _, s := range sts {
+			row(s, each(func(b Board) string { return b.cell(figureName(f, s, b.env.Before.Cores), f.Headline.Unit) })...)
+		}
+	}
+	fmt.Fprintf(w, "\nMedians over each run's repetitions, ± the 95%% confidence interval as %% of the median "+
+		"(none below 6 repetitions); — where the run has no such benchmark. Each run's report.md has every figure. "+
+		"An emulated run measures the emulator, not a board.\n")
+}
+
+// WriteFile writes the table of boards to path atomically. A path whose folder does not exist,
+// or that is a directory, is a usage.Error.
+func WriteFile(path string, boards []Board) error {
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+		return usage.Errorf("fleet: -out %s: folder %s does not exist", path, filepath.Dir(path))
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usage.Errorf("fleet: -out %s is a directory: give a file name, e.g. %s", path, filepath.Join(path, "fleet.md"))
+	}
+	var buf bytes.Buffer
+	Write(&buf, boards)
+	if err := results.WriteFileAtomic(path, buf.Bytes()); err != nil {
+		return fmt.Errorf("fleet: %w", err)
+	}
+	return nil
+}
+
+// ReadBoards reads the results directories dirs, in order (ReadBoard).
+func ReadBoards(dirs []string) ([]Board, error) {
+	boards := make([]Board, 0, len(dirs))
+	for _, dir := range dirs {
+		b, err := ReadBoard(dir)
+		if err != nil {
+			return nil, err
+		}
+		boards = append(boards, b)
+	}
+	return boards, nil
+}

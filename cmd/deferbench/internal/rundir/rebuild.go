@@ -1,0 +1,153 @@
+package rundir
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/input"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/usage"
+)
+
+// Rebuild is deferbench report ARG: it rebuilds summary.json, report.md and plots/ of the
+// results directory ARG (or of the directory of ARG, its bench.txt) from bench.txt, holding
+// the directory while it writes. A bench.txt still marked in progress by a run that was
+// killed is marked partial with what finished, in bench.txt and env.json too. Bad input (not
+// a results directory, a directory a live run holds) is a usage.Error; notes go to stderr.
+func Rebuild(arg string, stderr io.Writer) error {
+	dir := arg
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return usage.Errorf("report: %s is not a results directory (no such file or directory)", arg)
+	}
+	if !fi.IsDir() {
+		dir = filepath.Dir(dir)
+	}
+	rs, err := input.ReadRun("report", arg)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() && filepath.Base(arg) != "bench.txt" {
+		// Writing summary.json, report.md and plots/ beside any results file would overwrite
+		// whatever report.md lies beside it (a project's own, in its root).
+		return usage.Errorf("report: %s is not a results directory or its bench.txt: report writes summary.json, report.md and plots/ beside it; move it to DIR/bench.txt and give DIR", arg)
+	}
+	rd, err := Hold("report", dir, stderr)
+	if err != nil {
+		return err
+	}
+	defer rd.Release()
+
+	envPath := filepath.Join(dir, "env.json")
+	var doc *results.Env
+	if b, err := results.ReadFileLimited(envPath, results.MaxJSONBytes); err == nil {
+		var d results.Env
+		if err := json.Unmarshal(b, &d); err != nil {
+			fmt.Fprintf(stderr, "deferbench: report: note: %s is not valid JSON (%v); NumCPU, load average and other work unknown\n", envPath, err)
+		} else {
+			doc = &d
+		}
+	} else if errors.Is(err, results.ErrNotRegular) || errors.Is(err, results.ErrTooLarge) {
+		return usage.Errorf("report: %v: remove it or give the results directory deferbench run wrote", err)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("report: %w", err)
+	}
+
+	partial := results.Partial(rs)
+	if partial == results.InProgress {
+		// The run that wrote this is gone (we hold its lock): it was killed before it could
+		// finish its files.
+		partial = fmt.Sprintf("%d results finished (run killed; files rebuilt by deferbench report)", len(rs))
+		if err := results.RewriteBenchFile(filepath.Join(dir, "bench.txt"), rs, partial); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		if doc != nil {
+			doc.Partial = partial
+			if err := results.WriteJSON(envPath, doc); err != nil {
+				return fmt.Errorf("report: %w", err)
+			}
+		}
+		fmt.Fprintf(stderr, "deferbench: report: note: the run was killed; marked bench.txt partial: %s\n", partial)
+	}
+
+	var attr *results.AttributionDoc
+	if b, err := results.ReadFileLimited(filepath.Join(dir, "summary.json"), results.MaxJSONBytes); err == nil {
+		var old results.SummaryFile
+		if json.Unmarshal(b, &old) == nil {
+			attr = old.Attribution // the profiles' attribution cannot be rebuilt from bench.txt
+		}
+	}
+	plotErr, err := Outputs(Dir{Path: dir, Results: rs, Config: results.FileConfig(rs), Partial: partial, Attr: attr, Env: doc})
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if plotErr != nil {
+		return render.PlotsError("report: rebuilt summary.json and report.md (without charts), not plots/", filepath.Join(dir, "plots"), plotErr)
+	}
+	fmt.Fprintf(stderr, "deferbench: report: rebuilt summary.json, report.md and plots/ in %s from %d results\n", dir, len(rs))
+	return nil
+}
+
+// Hold holds the existing results directory dir for rewriting its files, as the
+// command cmd: a directory a live run holds is a usage error saying to wait for it, and a
+// reclaimed stale lock is noted on stderr. The caller releases it.
+func Hold(cmd, dir string, stderr io.Writer) (*results.RunDir, error) {
+	rd, err := results.HoldRunDir(dir)
+	var de *results.DirError
+	if errors.As(err, &de) {
+		fix := "choose a writable results directory"
+		if errors.Is(err, results.ErrDirInUse) {
+			fix = "wait for that run to finish"
+		}
+		return nil, usage.Errorf("%s: %s: %s", cmd, de.Error(), fix)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rd.Note != "" {
+		fmt.Fprintf(stderr, "deferbench: %s: note: %s\n", cmd, rd.Note)
+	}
+	return rd, nil
+}
+
+// Replot is deferbench plot ARG: it draws the results of the results directory ARG (or of
+// ARG, its bench.txt) as charts in plots/ beside them, holding the directory as Rebuild
+// does. Bad input is a usage.Error; the line naming what was written goes to stderr.
+func Replot(arg string, stderr io.Writer) error {
+	dir := arg
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return usage.Errorf("plot: %s is not a results directory", dir)
+	}
+	if !fi.IsDir() {
+		dir = filepath.Dir(dir) // a bench.txt: plot next to it
+	}
+	rs, err := input.ReadRun("plot", arg)
+	if err != nil {
+		return err
+	}
+	// plots/ is the run's to write while it runs: hold the directory as report does.
+	rd, err := Hold("plot", dir, stderr)
+	if err != nil {
+		return err
+	}
+	defer rd.Release()
+	out := filepath.Join(dir, "plots")
+	po := render.PlotOptions{Flags: analysis.TrustFlags(rs, results.EnvBeside(dir))}
+	if env := results.EnvBeside(dir); env != nil {
+		po.Cores = env.Before.Cores
+	}
+	files, err := render.PlotWith(rs, out, po)
+	if err != nil {
+		return render.PlotsError("plot", out, err)
+	}
+	fmt.Fprintf(stderr, "deferbench: %s (%s as SVG and PNG) in %s\n", results.Plural(len(files), "plot file"), results.Plural(len(files)/2, "chart"), out)
+	return nil
+}

@@ -1,0 +1,52 @@
+package runopts
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/usage"
+)
+
+// TestParseMeasure: time and instructions in any combination, cachesim implying instructions;
+// anything else is a usage error naming the value.
+func TestParseMeasure(t *testing.T) {
+	m, err := ParseMeasure("run", "time")
+	if err != nil || m.Instructions || m.NoTime {
+		t.Errorf("time: %+v, %v", m, err)
+	}
+	m, err = ParseMeasure("run", "instructions")
+	if err != nil || !m.Instructions || !m.NoTime {
+		t.Errorf("instructions: %+v, %v", m, err)
+	}
+	m, err = ParseMeasure("run", "time,cachesim")
+	if err != nil || !m.Instructions || !m.CacheSim || m.NoTime {
+		t.Errorf("time,cachesim: %+v, %v", m, err)
+	}
+	if _, err := ParseMeasure("ab", "cycles"); !usage.Is(err) || !strings.Contains(err.Error(), `ab: -measure "cycles"`) {
+		t.Errorf("cycles: %v; want a usage error naming it", err)
+	}
+}
+
+// TestCheckPlansOnce: Check returns the options with the plan computed, and refuses a count,
+// benchtime or procs value with a usage error naming the flag.
+func TestCheckPlansOnce(t *testing.T) {
+	f := Flags{Quick: true, Count: 1, Benchtime: "1x", Scenarios: "Stage", Strategies: "cmdbuffer", Procs: "1", Measure: "time", Repeats: 1,
+		Set: map[string]bool{"scenarios": true, "strategies": true, "procs": true}}
+	opt, _, err := f.Check(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(opt.Cases) == 0 || opt.Benchtime.N != 1 {
+		t.Errorf("options %+v: want the plan computed and benchtime 1x", opt)
+	}
+	for flag, bad := range map[string]Flags{
+		"-count":     {Count: 0, Benchtime: "1x", Measure: "time", Repeats: 1},
+		"-benchtime": {Count: 1, Benchtime: "fast", Measure: "time", Repeats: 1},
+		"-procs":     {Count: 1, Benchtime: "1x", Procs: "0", Measure: "time", Repeats: 1, Set: map[string]bool{"procs": true}},
+		"-repeats":   {Count: 1, Benchtime: "1x", Measure: "time", Repeats: 0},
+	} {
+		if _, _, err := bad.Check(nil); !usage.Is(err) || !strings.Contains(err.Error(), "run: "+flag) {
+			t.Errorf("%s: %v; want a usage error naming it", flag, err)
+		}
+	}
+}
