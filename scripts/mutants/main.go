@@ -8,6 +8,7 @@
 //
 //	go run scripts/mutants/main.go            # every mutant
 //	go run scripts/mutants/main.go core-      # the mutants whose id starts with core-
+//	go run scripts/mutants/main.go -check     # only that every mutant still applies
 //
 // It prints one line per mutant and the kill rate, among the mutants the contract can observe
 // (those not marked unobservable: a change the Strategy interface cannot see).
@@ -118,6 +119,9 @@ func main() {
 	}
 	root, err := os.Getwd()
 	check(err)
+	if prefix == "-check" {
+		os.Exit(checkApplies(root))
+	}
 	var killed, survived, void, unobs int
 	var survivors []string
 	for _, m := range mutants {
@@ -143,6 +147,26 @@ func main() {
 		fmt.Printf("\nkilled %d of %d observable mutants (%.0f%%); %d unobservable; %d void\nsurvivors: %s\n",
 			killed, total, 100*float64(killed)/float64(total), unobs, void, strings.Join(survivors, ", "))
 	}
+}
+
+// checkApplies reports each mutant whose text to replace does not occur exactly once in its
+// file (the code moved on and the mutant would be void) and returns the exit status: 1 when
+// one does not apply, else 0.
+func checkApplies(root string) int {
+	stale := 0
+	for _, m := range mutants {
+		src, err := os.ReadFile(filepath.Join(root, m.file))
+		n := strings.Count(string(src), m.old)
+		if err != nil || n != 1 {
+			stale++
+			fmt.Printf("%s: the text to replace occurs %d times in %s; update the mutant to today's code\n", m.id, n, m.file)
+		}
+	}
+	fmt.Printf("%d of %d mutants apply\n", len(mutants)-stale, len(mutants))
+	if stale > 0 {
+		return 1
+	}
+	return 0
 }
 
 // run applies m to a fresh copy of the library and runs the conformance suite on it.
