@@ -71,3 +71,29 @@ func BenchmarkQuery(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAddRemove measures one Add and one Remove of a component on live entities that
+// keep two others, through the World calls and through a component's Writer.
+func BenchmarkAddRemove(b *testing.B) {
+	const live = 1_000
+	w := ecs.NewWorld()
+	es := make([]ecs.Entity, live)
+	for i := range es {
+		es[i] = mustCreate(b, w, Pos.Value(vec{1, 2}).With(Vel.Value(vec{3, 4})))
+	}
+	add := HP.Value(hp{7})
+	b.Run("via=world", func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			e := es[i%live]
+			i++
+			if err := w.Add(e, add); err != nil {
+				b.Fatal(err)
+			}
+			if err := w.Remove(e, HP.ID()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -56,6 +56,11 @@ func (w *World) copyState(src *World) {
 	w.order = append(w.order[:0], src.order...)
 	w.free = append(w.free[:0], src.free...)
 	w.holes, w.live, w.dense = src.holes, src.live, src.dense
+	if src.arch != nil {
+		w.arch = src.arch.copyInto(w.arch)
+	} else {
+		w.arch = nil
+	}
 	for id, c := range src.cols {
 		if c == nil {
 			w.cols[id] = nil
@@ -108,6 +113,9 @@ func (w *World) StorageBytes() int {
 		if c != nil {
 			n += c.(replicaColumn).storageBytes()
 		}
+	}
+	if w.arch != nil {
+		n += w.arch.storageBytes()
 	}
 	return n
 }
