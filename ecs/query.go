@@ -6,7 +6,8 @@ import (
 )
 
 // Query1 iterates the live entities having component A (and every component of an extra
-// mask), in creation order, giving direct pointers into A's column: the typed, allocation-free
+// mask), in World.Query's order (creation order on slot storage, table order on archetype
+// storage), giving direct pointers into A's column: the typed, allocation-free
 // counterpart of World.Query for hot loops. Make one with NewQuery1, then
 //
 //	for q.Next() {
@@ -14,9 +15,10 @@ import (
 //		...
 //	}
 //
-// The query walks the creation order in runs: a run is a stretch of consecutive slots that all
-// match, found by one tight scan, after which a visit inside the run is an increment and a
-// compare (Next) and an index (Get), with no call. While the query iterates, structural calls
+// On slot storage the query walks the creation order in runs: a run is a stretch of
+// consecutive slots that all match, found by one tight scan; on archetype storage a run is a
+// matching table's rows. A visit inside a run is an increment and a compare (Next) and an
+// index (Get), with no call. While the query iterates, structural calls
 // on the World return ErrIterating, as during World.Query; the iteration ends when Next
 // returns false, or when Close is called (call it when breaking out early, e.g. with defer). A
 // Query1 is used from one goroutine; several queries may iterate at once as long as nothing
