@@ -94,10 +94,10 @@ func (p *storagePair) do(op, arg, v byte) {
 	id := ids[int(v)%len(ids)]
 	res := [2]string{}
 	freeze := v%2 == 0 || len(p.frozen[0]) == 0 // op 14: freeze both worlds, or thaw both
-	p.last = fmt.Sprintf("after op %d (arg %d, v %d)", op%16, arg, v)
+	p.last = fmt.Sprintf("after op %d (arg %d, v %d)", op%17, arg, v)
 	for i, w := range []*ecs.World{p.s, p.a} {
 		var r string
-		switch op % 16 {
+		switch op % 17 {
 		case 0, 1:
 			ne, err := w.Create(bundleOf(v, arg))
 			r = errClass(err)
@@ -205,11 +205,15 @@ func (p *storagePair) do(op, arg, v byte) {
 				}
 			}
 			w.MarkChanged()
+		case 16: // a net change in one step
+			b := bundleOf(v, arg)
+			live, err := w.TryChange(e[i], &b, ecs.Mask(arg>>2)&ecs.MaskOf(ids...))
+			r = fmt.Sprint(live, errClass(err))
 		}
 		res[i] = r
 	}
 	if res[0] != res[1] {
-		t.Fatalf("op %d (arg %d, v %d): slots %q, archetypes %q", op%16, arg, v, res[0], res[1])
+		t.Fatalf("op %d (arg %d, v %d): slots %q, archetypes %q", op%17, arg, v, res[0], res[1])
 	}
 	p.compare()
 }
