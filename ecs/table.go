@@ -8,6 +8,8 @@ import "unsafe"
 type table struct {
 	mask  Mask
 	ids   []ComponentID // the components of mask, ascending
+	flat  []ComponentID // those of ids whose values hold no pointers: copied as bytes
+	ptrs  []ComponentID // the others: copied by typed assignment, cleared when a row goes
 	slots []uint32      // per row: the entity's slot
 	rows  int           // the length of every column's array
 	cols  [MaxComponents]column
@@ -41,7 +43,13 @@ func (a *archStore) newTable(mask Mask) int32 {
 	for m := mask; m != 0; m &= m - 1 {
 		id := trailingZeros(m)
 		t.ids = append(t.ids, id)
-		t.cols[id] = lookup(id).newColumn()
+		info := lookup(id)
+		if info.noPtrs {
+			t.flat = append(t.flat, id)
+		} else {
+			t.ptrs = append(t.ptrs, id)
+		}
+		t.cols[id] = info.newColumn()
 	}
 	i := int32(len(a.tables))
 	a.tables = append(a.tables, t)
@@ -59,10 +67,15 @@ func (a *archStore) find(mask Mask) int32 {
 
 // withID returns the table reached from table ti by adding id, through the cached edge.
 func (a *archStore) withID(ti int32, id ComponentID) int32 {
-	t := a.tables[ti]
-	if e := t.add[id]; e != 0 {
+	if e := a.tables[ti].add[id]; e != 0 {
 		return e - 1
 	}
+	return a.addEdge(ti, id)
+}
+
+// addEdge finds or makes the table of withID and caches the edges both ways.
+func (a *archStore) addEdge(ti int32, id ComponentID) int32 {
+	t := a.tables[ti]
 	to := a.find(t.mask | 1<<id)
 	t.add[id], a.tables[to].rem[id] = to+1, ti+1
 	return to
@@ -70,10 +83,15 @@ func (a *archStore) withID(ti int32, id ComponentID) int32 {
 
 // withoutID returns the table reached from table ti by removing id, through the cached edge.
 func (a *archStore) withoutID(ti int32, id ComponentID) int32 {
-	t := a.tables[ti]
-	if e := t.rem[id]; e != 0 {
+	if e := a.tables[ti].rem[id]; e != 0 {
 		return e - 1
 	}
+	return a.remEdge(ti, id)
+}
+
+// remEdge is addEdge for withoutID.
+func (a *archStore) remEdge(ti int32, id ComponentID) int32 {
+	t := a.tables[ti]
 	to := a.find(t.mask &^ (1 << id))
 	t.rem[id], a.tables[to].add[id] = to+1, ti+1
 	return to
@@ -103,13 +121,16 @@ func (a *archStore) place(ti int32, slot uint32) (*table, uint32) {
 
 // push appends a row for slot, growing the columns by doubling, and returns it.
 func (t *table) push(slot uint32) uint32 {
-	row := len(t.slots)
-	if row == t.rows {
-		t.grow(max(8, 2*t.rows))
+	n := len(t.slots)
+	if n == t.rows {
+		t.growRows()
 	}
 	t.slots = append(t.slots, slot)
-	return uint32(row)
+	return uint32(n)
 }
+
+// growRows doubles the columns' length (8 rows at first).
+func (t *table) growRows() { t.grow(max(8, 2*t.rows)) }
 
 // grow makes every column hold rows values and refreshes the untyped views.
 func (t *table) grow(rows int) {
@@ -123,14 +144,17 @@ func (t *table) grow(rows int) {
 // at returns the address of row's value in r.
 func (r *rawColumn) at(row uint32) unsafe.Pointer { return unsafe.Add(r.base, uintptr(row)*r.size) }
 
-// copyValue copies src's value of id at srow into dst's at drow: a byte copy for
-// pointer-free values, a typed assignment otherwise.
-func copyValue(dst *table, drow uint32, src *table, srow uint32, id ComponentID) {
-	if r := &dst.raw[id]; r.noPtrs {
-		r.put(drow, src.raw[id].at(srow))
-		return
+// copyFlat copies the size bytes at src to dst: 8 and 16 bytes as moves, small enough to
+// inline, other sizes through copyBytes.
+func copyFlat(dst, src unsafe.Pointer, size uintptr) {
+	switch size {
+	case 8:
+		*(*uint64)(dst) = *(*uint64)(src)
+	case 16:
+		*(*[2]uint64)(dst) = *(*[2]uint64)(src)
+	default:
+		copyBytes(dst, src, size)
 	}
-	dst.cols[id].(archColumn).setFrom(drow, src.cols[id], srow)
 }
 
 // archColumn is what a table needs from a column beyond column: a typed copy of a value
@@ -149,16 +173,18 @@ func (a *archStore) drop(t *table, row uint32) {
 	last := uint32(len(t.slots) - 1)
 	if row != last {
 		s := t.slots[last]
-		for _, id := range t.ids {
-			copyValue(t, row, t, last, id)
+		for _, id := range t.flat {
+			r := &t.raw[id]
+			copyFlat(r.at(row), r.at(last), r.size)
+		}
+		for _, id := range t.ptrs {
+			t.cols[id].(archColumn).setFrom(row, t.cols[id], last)
 		}
 		t.slots[row] = s
 		a.loc[s].row = row
 	}
-	for _, id := range t.ids {
-		if !t.raw[id].noPtrs {
-			t.cols[id].clear(last)
-		}
+	for _, id := range t.ptrs {
+		t.cols[id].clear(last)
 	}
 	t.slots = t.slots[:last]
 }
@@ -169,9 +195,15 @@ func (a *archStore) move(slot uint32, to int32) {
 	l := a.loc[slot]
 	from, t := a.tables[l.t], a.tables[to]
 	row := t.push(slot)
-	for _, id := range t.ids {
+	for _, id := range t.flat {
 		if from.mask.Has(id) {
-			copyValue(t, row, from, l.row, id)
+			r := &t.raw[id]
+			copyFlat(r.at(row), from.raw[id].at(l.row), r.size)
+		}
+	}
+	for _, id := range t.ptrs {
+		if from.mask.Has(id) {
+			t.cols[id].(archColumn).setFrom(row, from.cols[id], l.row)
 		}
 	}
 	a.drop(from, l.row)
@@ -207,6 +239,8 @@ func (a *archStore) copyInto(d *archStore) *archStore {
 		}
 		c.mask, c.add, c.rem = t.mask, t.add, t.rem
 		c.ids = append(c.ids[:0], t.ids...)
+		c.flat = append(c.flat[:0], t.flat...)
+		c.ptrs = append(c.ptrs[:0], t.ptrs...)
 		c.slots = append(c.slots[:0], t.slots...)
 		prev := c.cols
 		c.cols, c.raw = [MaxComponents]column{}, [MaxComponents]rawColumn{}
@@ -224,7 +258,7 @@ func (a *archStore) copyInto(d *archStore) *archStore {
 func (a *archStore) storageBytes() int {
 	n := int(unsafe.Sizeof(*a)) + cap(a.loc)*int(unsafe.Sizeof(loc{})) + cap(a.tables)*8 + len(a.byMask)*16
 	for _, t := range a.tables {
-		n += int(unsafe.Sizeof(*t)) + cap(t.ids) + cap(t.slots)*4
+		n += int(unsafe.Sizeof(*t)) + cap(t.ids) + cap(t.flat) + cap(t.ptrs) + cap(t.slots)*4
 		for _, id := range t.ids {
 			n += t.cols[id].(replicaColumn).storageBytes()
 		}
