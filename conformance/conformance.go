@@ -387,9 +387,6 @@ func (x *fixture) pair() (*ecs.World, deferral.Strategy) {
 	return w, x.on(w)
 }
 
-// newWorld returns an empty World on the check's storage.
-func (x *fixture) newWorld() *ecs.World { return ecs.NewWorld(ecs.WithStorage(x.store)) }
-
 // on returns a fresh strategy over w; the fixture closes it at the end.
 func (x *fixture) on(w *ecs.World) deferral.Strategy {
 	s := x.f(w)

@@ -33,9 +33,11 @@ func onStorages(t testing.TB, cs []check) []check {
 	var out []check
 	for _, c := range cs {
 		for _, s := range storages(t) {
-			c.storage = s
 			out = append(out, check{name: c.name + "/storage=" + s.String(), fn: c.fn, v: c.v, storage: s})
 		}
 	}
 	return out
 }
+
+// newWorld returns an empty World on the check's storage.
+func (x *fixture) newWorld() *ecs.World { return ecs.NewWorld(ecs.WithStorage(x.store)) }
