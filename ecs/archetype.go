@@ -33,7 +33,7 @@ func archCreate2[A, B any](w *World, a Component[A], va A, b Component[B], vb B)
 		return Entity{}, err
 	}
 	arch := w.arch
-	t, row := arch.place(arch.withID(arch.withID(0, min(a.id, b.id)), max(a.id, b.id)), slot)
+	t, row := arch.place(arch.tableOf(Mask(1)<<a.id|Mask(1)<<b.id), slot)
 	*(*A)(t.raw[a.id].at(row)) = va
 	*(*B)(t.raw[b.id].at(row)) = vb
 	return w.created(slot, Mask(1)<<a.id|Mask(1)<<b.id), nil

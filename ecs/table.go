@@ -1,6 +1,9 @@
 package ecs
 
-import "unsafe"
+import (
+	"slices"
+	"unsafe"
+)
 
 // table is one archetype of a World on archetype storage: the entities whose component set is
 // exactly mask, one row each, with a dense column per component of mask. Row i holds the
@@ -29,6 +32,10 @@ type archStore struct {
 	byMask map[Mask]int32
 	loc    []loc // per slot; meaningful while the slot is alive
 	moves  uint64
+	// lastMask's table is lastTable: tableOf's memo, for runs of creates of one set (the
+	// zero values are right: table 0 is the empty set's).
+	lastMask  Mask
+	lastTable int32
 }
 
 func newArchStore() *archStore {
@@ -100,10 +107,19 @@ func (a *archStore) remEdge(ti int32, id ComponentID) int32 {
 // tableOf returns the table of mask, walking the graph from the empty table: a few cached
 // edges instead of a map lookup.
 func (a *archStore) tableOf(mask Mask) int32 {
+	if mask == a.lastMask {
+		return a.lastTable
+	}
+	return a.walk(mask)
+}
+
+// walk is tableOf without the memo; it sets the memo.
+func (a *archStore) walk(mask Mask) int32 {
 	ti := int32(0)
 	for m := mask; m != 0; m &= m - 1 {
 		ti = a.withID(ti, trailingZeros(m))
 	}
+	a.lastMask, a.lastTable = mask, ti
 	return ti
 }
 
@@ -111,12 +127,19 @@ func (a *archStore) tableOf(mask Mask) int32 {
 // every column of the row.
 func (a *archStore) place(ti int32, slot uint32) (*table, uint32) {
 	if int(slot) >= len(a.loc) {
-		a.loc = append(a.loc, make([]loc, int(slot)+1-len(a.loc))...)
+		a.growLoc(int(slot) + 1)
 	}
 	t := a.tables[ti]
 	row := t.push(slot)
 	a.loc[slot] = loc{uint32(ti), row}
 	return t, row
+}
+
+// growLoc makes loc hold at least n slots, growing its capacity as append does and using
+// all of it, so that the next new slots find their place without a call.
+func (a *archStore) growLoc(n int) {
+	a.loc = slices.Grow(a.loc, n-len(a.loc))
+	a.loc = a.loc[:cap(a.loc)]
 }
 
 // push appends a row for slot, growing the columns by doubling, and returns it.
@@ -227,7 +250,7 @@ func (a *archStore) copyInto(d *archStore) *archStore {
 		d.byMask[m] = i
 	}
 	d.loc = append(d.loc[:0], a.loc...)
-	d.moves = a.moves
+	d.moves, d.lastMask, d.lastTable = a.moves, a.lastMask, a.lastTable
 	old := d.tables
 	d.tables = d.tables[:0]
 	for i, t := range a.tables {
