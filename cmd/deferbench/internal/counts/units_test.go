@@ -99,6 +99,12 @@ summary: 17355214 1200 800 5000000 40000 2000 3000000 10000 500
 	if d1 != 50000 || ll != 800+2000+500 {
 		t.Errorf("D1 misses %d, LL misses %d", d1, ll)
 	}
+	// The excluded functions' lines are summed per event, every fl= they appear under.
+	const two = "events: Ir Dr\nfl=a.go\nfn=runtime.(*pageAlloc).find\n10 3 1\n11 4\nfn=main.main\n1 100 7\nfl=b.go\nfn=runtime.(*pageAlloc).find\n5 2 2\nsummary: 1000 50\n"
+	tot, excl, err := ParseCachegrindExcluding(strings.NewReader(two), Excluded)
+	if err != nil || tot["Ir"] != 1000 || excl["Ir"] != 9 || excl["Dr"] != 3 {
+		t.Errorf("excluding: totals %v, excluded %v, %v", tot, excl, err)
+	}
 	// Trailing zero totals may be left out.
 	tot, err = ParseCachegrind(strings.NewReader("events: Ir D1mr\nsummary: 5\n"))
 	if err != nil || tot["Ir"] != 5 || tot["D1mr"] != 0 {
