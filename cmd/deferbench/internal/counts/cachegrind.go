@@ -56,8 +56,8 @@ type Options struct {
 	// Dir holds cachegrind's output files while Count runs; empty means os.TempDir().
 	Dir string
 	// MinDelta is the fewest instructions the difference between the two totals should
-	// hold, so that what varies in a total (about 2·10⁵ instructions of the runtime's own,
-	// the page allocator's search left out: see Excluded) stays a small fraction of it; 0 means DefaultMinDelta, negative means no minimum.
+	// hold, so that what varies in a total (1 to 2·10⁵ instructions of the runtime's own, once
+	// Excluded is left out) stays a small fraction of it; 0 means DefaultMinDelta, negative means no minimum.
 	// When the first repetition's difference is smaller, Count moves High to
 	// Low + m·(High−Low), the least m that reaches it (at most MaxHigh), and counts there.
 	MinDelta int64
@@ -67,11 +67,11 @@ type Options struct {
 const (
 	DefaultTimeout = 5 * time.Minute
 	// DefaultMinDelta: 3·10⁸ instructions, about a second of processor time under
-	// cachegrind. What varies in a child's total once the page allocator's search is left out
-	// (Excluded) is about 2·10⁵ instructions (3 runs of Stage handrolled closure-large at
-	// 1,574,912 commands: 1,034.30 to 1,034.55 million), 0.07 % of the difference. Before
-	// that exclusion it took 10⁹ to bring the allocating rows under 0.3 %, and they still read
-	// up to 0.47 % (Stage cmdbuffer closure-large over 5 repetitions).
+	// cachegrind. What varies in a child's total once Excluded is left out is 1 to 2·10⁵
+	// instructions (3 runs of Stage lazyguarded typed at 212,992 commands: 368.48 to 368.59
+	// million), under 0.1 % of the difference. Before those exclusions it took 10⁹ to bring
+	// the allocating rows under 0.3 %, and they still read up to 0.47 % (Stage cmdbuffer
+	// closure-large over 5 repetitions).
 	DefaultMinDelta = 300_000_000
 	// DefaultGOGC turns the collector off. Its work is paced by the clock (when a cycle
 	// starts, how it splits between assists and the background worker), so it is not the
@@ -398,17 +398,23 @@ func lastLine(b []byte) string {
 	return ""
 }
 
-// Excluded lists the functions whose counts Count leaves out of every total: work whose amount
-// depends on where the process's memory lies, not on the code counted.
+// Excluded lists the functions whose own counts (not their callees') Count leaves out of every
+// total: work whose amount depends on where the process's memory lies or on the clock, not on
+// the code counted. They were the functions whose counts moved most between runs of the same
+// child; with them left out, what is left varies by about 10⁵ instructions per child.
 //
-// runtime.(*pageAlloc).find is the page allocator's search for free pages. Under valgrind the
-// Go heap does not lie in one range (valgrind places some of the runtime's mappings itself),
-// and the search walks the empty summaries between the ranges a varying number of times: in
-// 3 runs of Stage handrolled closure-large at 1,574,912 commands, 5.2 to 8.2 million of the
-// 1,040 million instructions, and with it left out the totals agreed within 0.024 %. It was
-// the only function whose count moved by more than 0.01 % of the total. Allocation itself
-// (mallocgc, the span and page caches, the summaries' update) stays counted.
-var Excluded = []string{"runtime.(*pageAlloc).find"}
+//   - runtime.(*pageAlloc).find, the page allocator's search for free pages. Under valgrind
+//     the Go heap does not lie in one range, and the search walks the empty summaries between
+//     the ranges a varying number of times: in 3 runs of Stage handrolled closure-large at
+//     1,574,912 commands, 5.2 to 8.2 million of the 1,040 million instructions; with it left
+//     out the totals agreed within 0.024 %. Allocation itself (mallocgc, the span and page
+//     caches, the summaries' update) stays counted.
+//   - runtime.gcDrain and runtime.(*gcWork).balance, the mark loop of the collections testing
+//     forces before each run (the collector is otherwise off in a counting child): the loop
+//     polls the clock and hands work to waiting workers, so its own instructions varied by
+//     0.26 and 0.56 million in 3 runs of Stage lazyguarded typed, 0.2 % of the difference.
+//     Marking itself (scanobject and the functions it calls) stays counted.
+var Excluded = []string{"runtime.(*pageAlloc).find", "runtime.gcDrain", "runtime.(*gcWork).balance"}
 
 // ParseCachegrind reads a cachegrind output file and returns its totals by event name (Ir, and
 // with cache simulation I1mr, ILmr, Dr, D1mr, DLmr, Dw, D1mw, DLmw): the summary line (or
