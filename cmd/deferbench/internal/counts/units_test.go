@@ -2,7 +2,10 @@ package counts
 
 import (
 	"bytes"
+	"debug/elf"
+	"debug/gosym"
 	"math"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -161,6 +164,43 @@ func TestGrownHigh(t *testing.T) {
 		c.MaxHigh = tc.max
 		if got := grownHigh(c, tc.delta, tc.min); got != tc.want {
 			t.Errorf("grownHigh(%+v, %d, %d) = %d, want %d", c, tc.delta, tc.min, got, tc.want)
+		}
+	}
+}
+
+// TestExcludedNamesExist: every function Count leaves out is named as this Go version names
+// it (a renamed runtime function would silently stop being left out).
+func TestExcludedNamesExist(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	f, err := elf.Open(exe)
+	if err != nil {
+		t.Skipf("not an ELF binary: %v", err)
+	}
+	defer f.Close()
+	// The symbol table may be stripped (go test strips its binaries); the runtime's own table
+	// of functions is always there.
+	sec := f.Section(".gopclntab")
+	if sec == nil {
+		t.Skip("no .gopclntab section")
+	}
+	data, err := sec.Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := gosym.NewTable(nil, gosym.NewLineTable(data, f.Section(".text").Addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, fn := range tab.Funcs {
+		have[fn.Name] = true
+	}
+	for _, fn := range Excluded {
+		if !have[fn] {
+			t.Errorf("%s: no such function in this binary's symbol table (renamed in this Go version?)", fn)
 		}
 	}
 }
