@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 scripts/install-valgrind.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$tmp/deferbench" ./cmd/deferbench
+CGO_ENABLED=0 go build -trimpath -ldflags=-w -o "$tmp/deferbench" ./cmd/deferbench
 "$tmp/deferbench" run -measure instructions -repeats "${REPEATS:-3}" -scenarios Stage -out "$tmp/c"
 {
 	echo "Instruction counts .ci/run gates the count run against (docs/counts.md), from scripts/expect-counts.sh:"

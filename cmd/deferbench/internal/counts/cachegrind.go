@@ -56,9 +56,8 @@ type Options struct {
 	// Dir holds cachegrind's output files while Count runs; empty means os.TempDir().
 	Dir string
 	// MinDelta is the fewest instructions the difference between the two totals should
-	// hold, so that what varies in a total (10⁵ to 10⁶ instructions of the runtime's own:
-	// the collection testing forces before each run, the page allocator) stays a small
-	// fraction of it; 0 means DefaultMinDelta, negative means no minimum.
+	// hold, so that what varies in a total (1 to 2·10⁵ instructions of the runtime's own, once
+	// Excluded is left out) stays a small fraction of it; 0 means DefaultMinDelta, negative means no minimum.
 	// When the first repetition's difference is smaller, Count moves High to
 	// Low + m·(High−Low), the least m that reaches it (at most MaxHigh), and counts there.
 	MinDelta int64
@@ -67,14 +66,13 @@ type Options struct {
 // Defaults of Options.
 const (
 	DefaultTimeout = 5 * time.Minute
-	// DefaultMinDelta: 10⁹ instructions, a few seconds under cachegrind. With 2·10⁸ the
-	// rows that allocate varied most: over 5 repetitions under a load average of 15 on 2
-	// CPUs, Stage cmdbuffer closure-large read 0.60 %, lazyguarded closure 0.50 % and
-	// typed 0.41 %; with 10⁹, 0.18 % (lazyguarded typed) and 0.24 % (lazyguarded closure),
-	// for about 1.7 times the processor time per row. The totals of one child vary by 10⁵
-	// to 10⁶ instructions (the collection testing forces before each run, the page
-	// allocator), growing more slowly than the iteration count.
-	DefaultMinDelta = 1_000_000_000
+	// DefaultMinDelta: 3·10⁸ instructions, about a second of processor time under
+	// cachegrind. What varies in a child's total once Excluded is left out is 1 to 2·10⁵
+	// instructions (3 runs of Stage lazyguarded typed at 212,992 commands: 368.48 to 368.59
+	// million), under 0.1 % of the difference. Before those exclusions it took 10⁹ to bring
+	// the allocating rows under 0.3 %, and they still read up to 0.47 % (Stage cmdbuffer
+	// closure-large over 5 repetitions).
+	DefaultMinDelta = 300_000_000
 	// DefaultGOGC turns the collector off. Its work is paced by the clock (when a cycle
 	// starts, how it splits between assists and the background worker), so it is not the
 	// same from one run to the next: Stage's lazyguarded rows, which allocate per command,
@@ -325,9 +323,12 @@ func runCachegrind(ctx context.Context, vg string, c Child, n int, out string, o
 		return nil, fmt.Errorf("%s at %d iterations: cachegrind wrote no output: %w", c.Name, n, err)
 	}
 	defer f.Close()
-	tot, err := ParseCachegrind(f)
+	tot, excl, err := ParseCachegrindExcluding(f, Excluded)
 	if err != nil {
 		return nil, fmt.Errorf("%s at %d iterations: %s: %w", c.Name, n, out, err)
+	}
+	for e, x := range excl {
+		tot[e] -= x
 	}
 	return tot, nil
 }
@@ -397,19 +398,64 @@ func lastLine(b []byte) string {
 	return ""
 }
 
+// Excluded lists the functions whose own counts (not their callees') Count leaves out of every
+// total: work whose amount depends on where the process's memory lies or on the clock, not on
+// the code counted. They were the functions whose counts moved most between runs of the same
+// child; with them left out, what is left varies by about 10⁵ instructions per child.
+//
+//   - runtime.(*pageAlloc).find, the page allocator's search for free pages. Under valgrind
+//     the Go heap does not lie in one range, and the search walks the empty summaries between
+//     the ranges a varying number of times: in 3 runs of Stage handrolled closure-large at
+//     1,574,912 commands, 5.2 to 8.2 million of the 1,040 million instructions; with it left
+//     out the totals agreed within 0.024 %. Allocation itself (mallocgc, the span and page
+//     caches, the summaries' update) stays counted.
+//   - runtime.gcDrain and runtime.(*gcWork).balance, the mark loop of the collections testing
+//     forces before each run (the collector is otherwise off in a counting child): the loop
+//     polls the clock and hands work to waiting workers, so its own instructions varied by
+//     0.26 and 0.56 million in 3 runs of Stage lazyguarded typed, 0.2 % of the difference.
+//     Marking itself (scanobject and the functions it calls) stays counted.
+var Excluded = []string{"runtime.(*pageAlloc).find", "runtime.gcDrain", "runtime.(*gcWork).balance"}
+
 // ParseCachegrind reads a cachegrind output file and returns its totals by event name (Ir, and
 // with cache simulation I1mr, ILmr, Dr, D1mr, DLmr, Dw, D1mw, DLmw): the summary line (or
 // totals line) matched with the events line.
 func ParseCachegrind(r io.Reader) (map[string]int64, error) {
+	tot, _, err := ParseCachegrindExcluding(r, nil)
+	return tot, err
+}
+
+// ParseCachegrindExcluding is ParseCachegrind that also returns, by event name, the sum of
+// the per-line counts of the functions named in funcs (fn= lines; a function the binary has no
+// symbol for is named ???, so a stripped binary excludes nothing): the totals are returned as
+// the file states them, and the caller subtracts.
+func ParseCachegrindExcluding(r io.Reader, funcs []string) (tot, excluded map[string]int64, err error) {
 	var events []string
 	var totals []string
+	excl := map[string]bool{}
+	for _, f := range funcs {
+		excl[f] = true
+	}
+	var sums []int64
+	in := false
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
 		line := sc.Text()
 		switch {
+		case strings.HasPrefix(line, "fn="):
+			in = excl[line[len("fn="):]]
+		case in && line != "" && line[0] >= '0' && line[0] <= '9':
+			f := strings.Fields(line)
+			for i := 1; i < len(f) && i-1 < len(sums); i++ {
+				x, err := strconv.ParseInt(f[i], 10, 64)
+				if err != nil {
+					return nil, nil, fmt.Errorf("line %q: count %q is not an integer", line, f[i])
+				}
+				sums[i-1] += x
+			}
 		case strings.HasPrefix(line, "events:"):
 			events = strings.Fields(strings.TrimPrefix(line, "events:"))
+			sums = make([]int64, len(events))
 		case strings.HasPrefix(line, "summary:"):
 			totals = strings.Fields(strings.TrimPrefix(line, "summary:"))
 		case strings.HasPrefix(line, "totals:") && totals == nil:
@@ -417,28 +463,30 @@ func ParseCachegrind(r io.Reader) (map[string]int64, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(events) == 0 {
-		return nil, errors.New("no events: line (not a cachegrind output file?)")
+		return nil, nil, errors.New("no events: line (not a cachegrind output file?)")
 	}
 	if totals == nil {
-		return nil, errors.New("no summary: line (cachegrind did not finish?)")
+		return nil, nil, errors.New("no summary: line (cachegrind did not finish?)")
 	}
 	if len(totals) > len(events) {
-		return nil, fmt.Errorf("summary has %d totals for %d events", len(totals), len(events))
+		return nil, nil, fmt.Errorf("summary has %d totals for %d events", len(totals), len(events))
 	}
-	out := make(map[string]int64, len(events))
+	tot = make(map[string]int64, len(events))
+	excluded = make(map[string]int64, len(events))
 	for i, e := range events {
 		var v int64 // trailing zero totals may be omitted
 		if i < len(totals) {
 			x, err := strconv.ParseInt(totals[i], 10, 64)
 			if err != nil {
-				return nil, fmt.Errorf("total of %s: %q is not an integer", e, totals[i])
+				return nil, nil, fmt.Errorf("total of %s: %q is not an integer", e, totals[i])
 			}
 			v = x
 		}
-		out[e] = v
+		tot[e] = v
+		excluded[e] = sums[i]
 	}
-	return out, nil
+	return tot, excluded, nil
 }

@@ -2,7 +2,10 @@ package counts
 
 import (
 	"bytes"
+	"debug/elf"
+	"debug/gosym"
 	"math"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -99,6 +102,12 @@ summary: 17355214 1200 800 5000000 40000 2000 3000000 10000 500
 	if d1 != 50000 || ll != 800+2000+500 {
 		t.Errorf("D1 misses %d, LL misses %d", d1, ll)
 	}
+	// The excluded functions' lines are summed per event, every fl= they appear under.
+	const two = "events: Ir Dr\nfl=a.go\nfn=runtime.(*pageAlloc).find\n10 3 1\n11 4\nfn=main.main\n1 100 7\nfl=b.go\nfn=runtime.(*pageAlloc).find\n5 2 2\nsummary: 1000 50\n"
+	tot, excl, err := ParseCachegrindExcluding(strings.NewReader(two), Excluded)
+	if err != nil || tot["Ir"] != 1000 || excl["Ir"] != 9 || excl["Dr"] != 3 {
+		t.Errorf("excluding: totals %v, excluded %v, %v", tot, excl, err)
+	}
 	// Trailing zero totals may be left out.
 	tot, err = ParseCachegrind(strings.NewReader("events: Ir D1mr\nsummary: 5\n"))
 	if err != nil || tot["Ir"] != 5 || tot["D1mr"] != 0 {
@@ -155,6 +164,43 @@ func TestGrownHigh(t *testing.T) {
 		c.MaxHigh = tc.max
 		if got := grownHigh(c, tc.delta, tc.min); got != tc.want {
 			t.Errorf("grownHigh(%+v, %d, %d) = %d, want %d", c, tc.delta, tc.min, got, tc.want)
+		}
+	}
+}
+
+// TestExcludedNamesExist: every function Count leaves out is named as this Go version names
+// it (a renamed runtime function would silently stop being left out).
+func TestExcludedNamesExist(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	f, err := elf.Open(exe)
+	if err != nil {
+		t.Skipf("not an ELF binary: %v", err)
+	}
+	defer f.Close()
+	// The symbol table may be stripped (go test strips its binaries); the runtime's own table
+	// of functions is always there.
+	sec := f.Section(".gopclntab")
+	if sec == nil {
+		t.Skip("no .gopclntab section")
+	}
+	data, err := sec.Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := gosym.NewTable(nil, gosym.NewLineTable(data, f.Section(".text").Addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, fn := range tab.Funcs {
+		have[fn.Name] = true
+	}
+	for _, fn := range Excluded {
+		if !have[fn] {
+			t.Errorf("%s: no such function in this binary's symbol table (renamed in this Go version?)", fn)
 		}
 	}
 }

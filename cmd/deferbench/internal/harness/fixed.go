@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
+	"strings"
 
 	"golang.org/x/perf/benchfmt"
 )
@@ -30,6 +32,26 @@ func Countable(c Case) error {
 		return fmt.Errorf("%s: %w: GOMAXPROCS=%d runs several producers; counts are taken at GOMAXPROCS=1", c.FullName(), ErrNotCounted, c.Procs)
 	}
 	return nil
+}
+
+// countedEntities is the largest world (entities=N) that a run's plan counts: setting up a
+// world of 100,000 or 1,000,000 entities under cachegrind takes each child 3 to 13 s of
+// processor time, twice per row, for a per-frame count whose method the smaller worlds
+// already show (Frame's seven rows at 1,000,000 entities were 260 s of an 11-minute run).
+const countedEntities = 10_000
+
+// CountCost returns "" when a run's plan counts c (c is Countable), or the reason it leaves c
+// out for cost, one line: a world above countedEntities entities. The case can still be
+// counted by itself (deferbench count-child, counts.Count).
+func CountCost(c Case) string {
+	for _, part := range strings.Split(c.Name, "/") {
+		if v, ok := strings.CutPrefix(part, "entities="); ok {
+			if n, err := strconv.Atoi(v); err == nil && n > countedEntities {
+				return fmt.Sprintf("cost: a world of more than %d entities takes each counting child seconds to set up under cachegrind; the smaller worlds are counted", countedEntities)
+			}
+		}
+	}
+	return ""
 }
 
 // FixedIters are the iteration counts a case is counted at: the count tier runs it at Low

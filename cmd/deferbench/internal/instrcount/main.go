@@ -1,15 +1,24 @@
-// Command instrcount runs one named micro-workload a given number of times, for
-// scripts/count-instr.sh, which runs it under cachegrind at two iteration counts and divides
-// the difference in instructions by the difference in operations: instructions per op, with
-// the setup, the runtime's start-up and the warm-up cancelled out.
+// Command instrcount runs one named micro-workload a given number of times, and counts the
+// instructions per op of named workloads: scripts/count-instr.sh builds and runs it.
 //
 //	instrcount WORKLOAD N
 //	instrcount -list
+//	instrcount -count [-n1 N1] [-n2 N2] [WORKLOAD...]
 //	instrcount -bench COUNT WORKLOAD...
 //
 // Every workload does the same setup and warm-up whatever N, then N operations; what one
-// operation is depends on the workload (-list says). Run it with GOGC=off and GOMAXPROCS=1
-// (the script does), so that no collection lands in one count and not the other.
+// operation is depends on the workload (-list says).
+//
+// -count counts the named workloads (all of them when none is named) with the count tier's
+// cachegrind driver, counts.Count, the one deferbench run -measure instructions uses: each
+// runs as a child of this program (instrcount WORKLOAD N) under
+// valgrind --tool=cachegrind --cache-sim=no with counts.ControlEnv's settings, at N1 and N2
+// operations (default 400000 and 800000, multiples of 400: the add/remove workloads run whole
+// rounds of 400 component operations), and one line per workload says
+// (I(N2) − I(N1)) / (N2 − N1): setup, warm-up and the runtime's start-up cancel out. The
+// workloads are counted side by side on every CPU; the lines come in the order named. An
+// unknown workload or a bad count is one line on stderr and exit status 2; no valgrind, or a
+// child that fails, exit status 1.
 //
 // -bench times the named workloads instead, COUNT rounds of each in turn (interleaved, so
 // that a change in the machine's load lands on all of them), with testing.Benchmark, and
@@ -67,6 +76,9 @@ func main() {
 			fmt.Printf("%-28s %s\n", n, workloads[n].op)
 		}
 		return
+	}
+	if len(os.Args) >= 2 && os.Args[1] == "-count" {
+		os.Exit(countMain(os.Args[2:], os.Stdout, os.Stderr))
 	}
 	if len(os.Args) >= 4 && os.Args[1] == "-bench" {
 		bench(os.Args[2], os.Args[3:])

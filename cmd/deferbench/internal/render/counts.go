@@ -168,7 +168,7 @@ func writeCounts(b *strings.Builder, rs []*benchfmt.Result, meta ReportMeta) {
 			g.n++
 		}
 		sort.SliceStable(gs, func(i, j int) bool { return gs[i].scenario < gs[j].scenario })
-		fmt.Fprintf(b, "Not counted: their work depends on scheduling, so a count would measure the scheduler as much as the strategy.\n\n")
+		fmt.Fprintf(b, "Not counted: cases whose work depends on scheduling (a count would measure the scheduler as much as the strategy), and large worlds, for cost.\n\n")
 		for _, g := range gs {
 			fmt.Fprintf(b, "- %s (%d rows): %s\n", g.scenario, g.n, g.reason)
 		}

@@ -46,8 +46,9 @@ func (m Measure) String() string {
 }
 
 // CountPlan returns the cases the count tier counts for opt's scenarios and strategies, at
-// GOMAXPROCS=1 (where a case runs on one goroutine: harness.Countable), and the cases of
-// opt's plan and of that one it leaves out, by full name, each with the reason.
+// GOMAXPROCS=1 (where a case runs on one goroutine: harness.Countable, and is not left out
+// for cost: harness.CountCost), and the cases of opt's plan and of that one it leaves out, by
+// full name, each with the reason.
 func CountPlan(opt harness.Options) ([]harness.Case, []results.Uncounted) {
 	var cases []harness.Case
 	var out []results.Uncounted
@@ -64,6 +65,10 @@ func CountPlan(opt harness.Options) ([]harness.Case, []results.Uncounted) {
 			if _, r, ok := strings.Cut(reason, harness.ErrNotCounted.Error()+": "); ok {
 				reason = r
 			}
+			out = append(out, results.Uncounted{Name: name, Reason: reason})
+			return
+		}
+		if reason := harness.CountCost(c); reason != "" {
 			out = append(out, results.Uncounted{Name: name, Reason: reason})
 			return
 		}

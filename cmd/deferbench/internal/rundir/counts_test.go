@@ -41,3 +41,32 @@ func TestCountPlan(t *testing.T) {
 		t.Errorf("Measure.String = %q", got)
 	}
 }
+
+// TestCountPlanLeavesLargeWorlds: a full plan's Frame counts its worlds up to 10,000 entities
+// and lists the larger ones as left out for cost, with the reason.
+func TestCountPlanLeavesLargeWorlds(t *testing.T) {
+	sc, err := harness.SelectScenarios([]string{"Frame"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := harness.SelectStrategies([]string{"cmdbuffer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, left := CountPlan(harness.Options{Scenarios: sc, Strategies: st, Count: 1, Procs: []int{1}}.Planned())
+	var counted []string
+	for _, c := range cases {
+		counted = append(counted, c.Name)
+	}
+	if len(counted) != 2 || !strings.HasSuffix(counted[0], "entities=1000") || !strings.HasSuffix(counted[1], "entities=10000") {
+		t.Errorf("counted %v; want the worlds of 1000 and 10000 entities", counted)
+	}
+	if len(left) != 2 {
+		t.Fatalf("left out %v; want the worlds of 100000 and 1000000 entities", left)
+	}
+	for _, u := range left {
+		if !strings.Contains(u.Reason, "cost") {
+			t.Errorf("left out %s: %q; want the reason to name the cost", u.Name, u.Reason)
+		}
+	}
+}
