@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"strconv"
+	"time"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/ab"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/compare"
@@ -92,7 +93,7 @@ var abCommand = &command{
 				}
 				cfg.RunArgs = []string{"-measure", *measure, "-repeats", strconv.Itoa(*repeats)}
 			}
-			res, err := ab.Run(e.ctx, cfg)
+			res, err := abRun(e, cfg)
 			if err != nil {
 				return err
 			}
@@ -101,4 +102,32 @@ var abCommand = &command{
 				Output: o.output(), Gates: o.gates(e, "ab"), Stdout: e.stdout, Stderr: e.stderr})
 		}
 	},
+}
+
+// abHardWait bounds how long SIGTERM or a second interrupt waits for the round in progress
+// to stop: its run marks its files partial at once, and is killed after ab.RoundGrace.
+const abHardWait = ab.RoundGrace + 2*time.Second
+
+// abRun runs ab.Run as an interruptible run: each round is a deferbench run in a process
+// group of its own, which a terminal's Ctrl-C does not reach, so the first interrupt cancels
+// the context, which stops the round's run (its files marked partial) and returns
+// rundir.ErrInterrupted naming the finished rounds (exit status 130). SIGTERM or a second
+// interrupt also stops the round's run, waiting at most abHardWait for it, before the process
+// exits: without this the round's run was left orphaned with its files "in progress".
+func abRun(e *env, cfg ab.Config) (*ab.Result, error) {
+	if e.stop == nil {
+		return ab.Run(e.ctx, cfg)
+	}
+	finished := make(chan struct{})
+	e.stop.Begin()
+	e.stop.SetHard(func(string) {
+		e.stop.cancel()
+		select {
+		case <-finished:
+		case <-time.After(abHardWait):
+		}
+	})
+	defer e.stop.SetHard(nil)
+	defer close(finished)
+	return ab.Run(e.ctx, cfg)
 }

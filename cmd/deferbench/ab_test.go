@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // abBinary returns an executable that runs this test binary as deferbench (see TestMain),
@@ -183,4 +184,69 @@ func killedABDir(t *testing.T, tmp, name string) string {
 func fileExists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
+}
+
+// TestABStopsItsRound: an interrupt (SIGINT, once) or SIGTERM to deferbench ab stops the
+// round in progress, whose run runs in a process group of its own that a terminal's Ctrl-C
+// does not reach: the round's files are marked partial and its lock released, no run is
+// left orphaned, and the interrupt says where the finished rounds are (exit 130; 143 for
+// SIGTERM).
+func TestABStopsItsRound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs deferbench ab as a child process for several seconds")
+	}
+	bin := abBinary(t)
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+		say  string
+	}{
+		{syscall.SIGINT, 130, "interrupted in round 1; the finished rounds are in "},
+		{syscall.SIGTERM, 143, "terminated: stopping at once"},
+	} {
+		out := filepath.Join(t.TempDir(), "ab")
+		// One round of Stage alone lasts several seconds (-benchtime 2s per benchmark).
+		cmd := deferbenchCmd("ab", "-rounds", "2", "-benchtime", "2s", "-scenarios", "Stage", "-strategies", "baseline,cmdbuffer", "-seed", "1", "-out", out, bin, bin)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Wait until the first side's round has finished a benchmark (a run stopped before
+		// any removes its directory).
+		var round string
+		deadline := time.Now().Add(2 * time.Minute)
+		for round == "" && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+			for _, side := range []string{"base", "head"} {
+				dir := filepath.Join(out, side, "rounds", "001")
+				if b, _ := os.ReadFile(filepath.Join(dir, "bench.txt")); strings.Contains(string(b), "\nBenchmark") {
+					round = dir
+				}
+			}
+		}
+		if round == "" {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("%v: the first round never started:\n%s", tc.sig, stderr.String())
+		}
+		cmd.Process.Signal(tc.sig)
+		cmd.Wait()
+		if code := cmd.ProcessState.ExitCode(); code != tc.code {
+			t.Errorf("%v: exit status %d, want %d:\n%s", tc.sig, code, tc.code, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), tc.say) {
+			t.Errorf("%v: stderr lacks %q:\n%s", tc.sig, tc.say, stderr.String())
+		}
+		if fileExists(filepath.Join(round, ".deferbench.lock")) {
+			t.Errorf("%v: the round's run was left holding %s (orphaned or killed)", tc.sig, round)
+		}
+		b, err := os.ReadFile(filepath.Join(round, "env.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "stopped at once by SIGTERM") {
+			t.Errorf("%v: %s/env.json is not marked partial by the round's run:\n%s", tc.sig, round, b)
+		}
+	}
 }

@@ -267,6 +267,10 @@ func lastLines(s string, n int) string {
 	return strings.Join(ls[max(0, len(ls)-n):], " | ")
 }
 
+// RoundGrace is how long a round's run has, after SIGTERM, to mark its files partial
+// (summary.json, report.md and plots/ of what finished) before it is killed.
+const RoundGrace = 3 * time.Second
+
 // runRound runs one repetition of s into OUT/<side>/rounds/NN.
 func (cfg Config) runRound(ctx context.Context, s *Side, out string, r int) error {
 	dir := filepath.Join(out, s.Name, "rounds", fmt.Sprintf("%03d", r))
@@ -275,8 +279,9 @@ func (cfg Config) runRound(ctx context.Context, s *Side, out string, r int) erro
 		args = append(args, "-strategies", cfg.Strategies)
 	}
 	// The run is bounded by the context (a benchmark run has no fixed length); its
-	// process group goes with it, and its output is kept up to 64 MiB.
-	res, err := boundexec.Run(ctx, boundexec.Options{MaxOutput: 64 << 20, Stdout: io.Discard}, s.Bin, args...)
+	// process group goes with it, and its output is kept up to 64 MiB. When the context is
+	// done the run gets SIGTERM and RoundGrace to mark its files partial before SIGKILL.
+	res, err := boundexec.Run(ctx, boundexec.Options{MaxOutput: 64 << 20, Stdout: io.Discard, Grace: RoundGrace}, s.Bin, args...)
 	os.WriteFile(dir+".log", res.Stderr, 0o644)
 	if ctx.Err() != nil {
 		return ctx.Err()

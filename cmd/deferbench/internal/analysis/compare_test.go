@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -273,5 +274,23 @@ func TestPairedKeepsRoundOrder(t *testing.T) {
 	}
 	if wantP < 0.05 || r.Verdict == Worse || r.Gate == "fail" {
 		t.Errorf("A/A: verdict %s, gate %s at p %.4g; want no significant change", r.Verdict, r.Gate, r.P)
+	}
+}
+
+// TestGateErrInconclusiveNamesEachCommandsFlag: the inconclusive gate's error names the
+// flag that gives more samples with the command that has it (ab has -rounds, no -count).
+func TestGateErrInconclusiveNamesEachCommandsFlag(t *testing.T) {
+	c := &RunComparison{Rows: []Row{
+		{Name: "Stage/strategy=cmdbuffer", Unit: "sec/op", Gate: GateInconclusive},
+		{Name: "Stage/strategy=hybrid", Unit: "sec/op", Gate: GatePass},
+	}}
+	err := c.GateErr(true)
+	if !errors.Is(err, ErrGateInconclusive) {
+		t.Fatalf("GateErr: got %v, want ErrGateInconclusive", err)
+	}
+	for _, want := range []string{"1 metric of 2 gated", "-count (deferbench run, go test)", "-rounds (deferbench ab)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("GateErr: %q lacks %q", err, want)
+		}
 	}
 }

@@ -384,6 +384,10 @@ func (c *RunComparison) Gate(gated bool) string {
 	return GatePass
 }
 
+// MoreSamples names the fix for too few samples, per command that takes the samples:
+// deferbench compare reads what deferbench run or go test wrote, deferbench ab runs rounds.
+const MoreSamples = "raise -count (deferbench run, go test) or -rounds (deferbench ab)"
+
 // GateErr returns nil when the gate passed (or gated is false), an error wrapping
 // ErrGateFailed when a row failed, and one wrapping ErrGateInconclusive when no row failed
 // but some gated row could not be judged; the message counts the rows.
@@ -392,7 +396,7 @@ func (c *RunComparison) GateErr(gated bool) error {
 	case GateFail:
 		return fmt.Errorf("%w: %s worse beyond the -fail thresholds (of %d gated)", ErrGateFailed, metrics(len(c.Failed())), c.Gated())
 	case GateInconclusive:
-		return fmt.Errorf("%w: %s of %d gated could not be judged (too few samples), none failed: raise -count or -rounds", ErrGateInconclusive, metrics(len(c.Inconclusive())), c.Gated())
+		return fmt.Errorf("%w: %s of %d gated could not be judged (too few samples), none failed: %s", ErrGateInconclusive, metrics(len(c.Inconclusive())), c.Gated(), MoreSamples)
 	}
 	return nil
 }

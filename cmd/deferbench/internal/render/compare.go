@@ -268,8 +268,8 @@ func writeGateLine(w io.Writer, d *CompareDoc) error {
 	case analysis.GatePass:
 		_, err = fmt.Fprintf(w, "\ngate -fail %s: pass (%s checked, each judged%s)%s\n", d.Fail, results.Plural(checked, "metric"), d.holmClause(), d.trustShort())
 	case analysis.GateInconclusive:
-		_, err = fmt.Fprintf(w, "\ngate -fail %s: INCONCLUSIVE: %d of %s could not be judged (no verdict, or too few samples to fail at any outcome), none failed%s: raise -count or -rounds%s\n",
-			d.Fail, len(c.Inconclusive()), results.Plural(checked, "metric"), d.holmClause(), d.trustShort())
+		_, err = fmt.Fprintf(w, "\ngate -fail %s: INCONCLUSIVE: %d of %s could not be judged (no verdict, or too few samples to fail at any outcome), none failed%s: %s%s\n",
+			d.Fail, len(c.Inconclusive()), results.Plural(checked, "metric"), d.holmClause(), analysis.MoreSamples, d.trustShort())
 	default:
 		_, err = fmt.Fprintf(w, "\ngate -fail %s: FAIL: %d of %s worse beyond the threshold and significant at alpha %v (%s%s)%s\n",
 			d.Fail, len(c.Failed()), results.Plural(checked, "metric"), c.Alpha, strings.TrimPrefix(d.holmClause(), "; "), d.unjudged(), d.trustShort())
@@ -298,9 +298,9 @@ func (d *CompareDoc) holmClause() string {
 		s += fmt.Sprintf("; %s worse beyond the threshold at its own p, not after the adjustment", results.Plural(c.Spared, "row"))
 	}
 	if c.Unreachable == c.Tested {
-		s += "; with so few samples no tested row could fail: raise -count or -rounds"
+		s += "; with so few samples no tested row could fail: " + analysis.MoreSamples
 	} else if c.Unreachable > 0 {
-		s += fmt.Sprintf("; %d of them could not fail at any outcome with so few samples: raise -count or -rounds", c.Unreachable)
+		s += fmt.Sprintf("; %d of them could not fail at any outcome with so few samples: %s", c.Unreachable, analysis.MoreSamples)
 	}
 	return s
 }
@@ -319,7 +319,7 @@ func noCISamples(rows []analysis.Row) string {
 	if fewest < 0 {
 		return ""
 	}
-	return fmt.Sprintf("no 95%% confidence interval: a 95%% interval needs at least 6 samples and some medians have fewer (down to %d); raise -count (deferbench run) or -rounds (deferbench ab)", fewest)
+	return fmt.Sprintf("no 95%% confidence interval: a 95%% interval needs at least 6 samples and some medians have fewer (down to %d); %s", fewest, analysis.MoreSamples)
 }
 
 func fmtFloat(x float64) string {

@@ -25,7 +25,7 @@ func Rebuild(arg string, stderr io.Writer) error {
 	dir := arg
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return usage.Errorf("report: %s is not a results directory (no such file or directory)", arg)
+		return statError("report", arg, err)
 	}
 	if !fi.IsDir() {
 		dir = filepath.Dir(dir)
@@ -124,7 +124,7 @@ func Replot(arg string, stderr io.Writer) error {
 	dir := arg
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return usage.Errorf("plot: %s is not a results directory", dir)
+		return statError("plot", arg, err)
 	}
 	if !fi.IsDir() {
 		dir = filepath.Dir(dir) // a bench.txt: plot next to it
@@ -150,4 +150,18 @@ func Replot(arg string, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "deferbench: %s (%s as SVG and PNG) in %s\n", results.Plural(len(files), "plot file"), results.Plural(len(files)/2, "chart"), out)
 	return nil
+}
+
+// statError is the usage error of report or plot (cmd) for an argument that cannot be
+// looked at: it names the argument, why, and what to give instead.
+func statError(cmd, arg string, err error) error {
+	why := "no such file or directory"
+	if !errors.Is(err, fs.ErrNotExist) {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		why = "cannot read it (" + err.Error() + ")"
+	}
+	return usage.Errorf("%s: %s: %s: give a results directory deferbench run wrote, or its bench.txt", cmd, arg, why)
 }
