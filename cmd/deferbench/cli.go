@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/boundexec"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/usage"
 )
@@ -112,6 +113,7 @@ func (s *stopper) interrupt() {
 			hard("stopped at once by a second interrupt")
 		}
 	}
+	boundexec.KillAll() // children in process groups of their own (valgrind, ab's rounds)
 	s.exit(130)
 }
 
@@ -130,6 +132,7 @@ func (s *stopper) terminate() {
 			hard("stopped at once by SIGTERM")
 		}
 	}
+	boundexec.KillAll()
 	s.exit(143)
 }
 

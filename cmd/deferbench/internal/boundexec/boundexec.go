@@ -131,8 +131,10 @@ func Run(ctx context.Context, opt Options, name string, args ...string) (Result,
 
 	err := cmd.Start()
 	if err == nil {
+		untrack := track(g)
 		err = cmd.Wait()
 		g.kill() // whatever the command left behind
+		untrack()
 	}
 	var res Result
 	if out != nil {

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/boundexec"
 )
 
 // ErrNoValgrind is wrapped by the error Count returns when valgrind is not installed. The
@@ -352,7 +354,12 @@ func runBoundedOut(ctx context.Context, timeout time.Duration, prog string, args
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil {
+		untrack := boundexec.Track(cmd) // a deferbench killed by a signal kills the group too
+		err = cmd.Wait()
+		untrack()
+	}
 	if ps := cmd.ProcessState; ps != nil {
 		*cpu += ps.UserTime() + ps.SystemTime()
 	}
