@@ -82,7 +82,7 @@ var mutants = []mutant{
 	{id: "cmdbuffer-nested-in-same-commit", file: "strategies/cmdbuffer/buffer.go", old: "\t\tstop := r.end\n", new: "\t\tstop := r.typed()\n"},
 	{id: "cmdbuffer-keyed-seq-typed-only", file: "strategies/cmdbuffer/buffer.go", old: "seq: int64(r.next + r.funcsBefore(r.next))})", new: "seq: int64(r.next)})"},
 	{id: "cmdbuffer-keyed-flag-kept", file: "strategies/cmdbuffer/recorder.go", old: "\tr.keyed = r.key != 0 // what stays", new: "\tr.keyed = r.keyed || r.key != 0 // what stays",
-		unobservable: "equivalent: the recorder keeps staging keys (key 0) and the keyed commit gives the same order; only the unkeyed fast path is lost"},
+		unobservable: "equivalent: a drained recorder stays keyed, so every commit takes the keyed path (its stream decoded, a plan sorted), which gives the same order; only the unkeyed fast path is lost"},
 
 	// lazyguarded.
 	{id: "lazy-closure-not-counted", file: "strategies/lazyguarded/recorder.go", old: "\t\tif err := r.runFunc(t, r.at(), fn); err != nil {\n\t\t\treturn err\n\t\t}\n\t\tr.done++", new: "\t\tif err := r.runFunc(t, r.at(), fn); err != nil {\n\t\t\treturn err\n\t\t}"},
