@@ -210,6 +210,7 @@ func rows(caps deferral.Capabilities) []row {
 		{"SpikeReleasedTyped", checkSpikeReleased(spikeTyped), 0},
 		{"SpikeReleasedClosures", checkSpikeReleased(spikeClosure), 0},
 		{"SpikeReleasedMixed", checkSpikeReleased(spikeMixed), 0},
+		{"SpikeReleasedKeyed", checkSpikeReleased(spikeKeyed), 0},
 		{"SpikeWorkingSetKept", checkWorkingSetKept, 0},
 		{"ChurnMemoryBounded", checkChurnBounded, 0},
 		{allocsName(caps), checkTypedAllocs, 0},

@@ -53,13 +53,13 @@
 //
 // # Bounded memory
 //
-// The SpikeReleased rows stage one spike of typed commands, of closures, or of both, then
-// ordinary frames, and bound the live heap the strategy still holds after a collection (four
-// bytes per spike command; each commit also stages during itself, so a shrinking buffer must
-// keep what it holds). SpikeWorkingSetKept checks that a large frame coming every other
-// window allocates no more than one coming every window (deferral.Watermark keeps the
-// previous window's largest use). ChurnMemoryBounded creates and destroys 102,400 entities
-// through the strategy with none left alive and bounds the growth of the live heap.
+// The SpikeReleased rows stage one spike of typed commands (with no sort key, or with one), of
+// closures, or of both, then ordinary frames, and bound the live heap the strategy still holds
+// after a collection (four bytes per spike command; each commit also stages during itself, so a
+// shrinking buffer must keep what it holds). SpikeWorkingSetKept checks that a large frame
+// coming every other window allocates no more than one coming every window (deferral.Watermark
+// keeps the previous window's largest use). ChurnMemoryBounded creates and destroys 102,400
+// entities through the strategy with none left alive and bounds the growth of the live heap.
 //
 // # Replay
 //

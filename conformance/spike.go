@@ -16,6 +16,7 @@ const (
 	spikeTyped   spikeShape = iota // Set commands
 	spikeClosure                   // closures (Recorder.Do)
 	spikeMixed                     // Set and closure alternately
+	spikeKeyed                     // Set commands with a sort key (a keyed commit's storage)
 )
 
 // Sizes of the SpikeReleased rows: the spike, in commands (fewer under -short); the ordinary
@@ -50,6 +51,9 @@ func checkSpikeReleased(shape spikeShape) func(x *fixture) {
 		e := x.create(x.w, pt(0, 0))
 		late := x.create(x.w, pt(-2, 0)) // written by the Set staged during each commit
 		r := x.rec()
+		if shape == spikeKeyed {
+			r.SetSortKey(7) // the Sets staged during each commit as well
+		}
 		ran, lateRan := 0, -2
 		count := func(*ecs.World) error { ran++; return nil }
 		staged := 0 // closures staged by the frames (not during commits)
@@ -106,7 +110,7 @@ func checkSpikeReleased(shape spikeShape) func(x *fixture) {
 }
 
 func (s spikeShape) String() string {
-	return [...]string{"typed", "closures", "typed and closures"}[s]
+	return [...]string{"typed", "closures", "typed and closures", "typed with a sort key"}[s]
 }
 
 // liveHeap returns the live heap after a full collection, in bytes.
