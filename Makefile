@@ -7,13 +7,13 @@ BENCHFLAGS ?=
 # Both modules of the repository: the library (root) and the CLI with its harness (cmd/deferbench).
 PKGS    ?= ./... ./cmd/deferbench/...
 
-.PHONY: all help build test fmt-check vet test-go test-counts bench bench-quick clean cross test-arm
+.PHONY: all help build test fmt-check vet test-go mutants-check test-counts bench bench-quick clean cross test-arm
 
 all: build
 
 help:
 	@echo "make build        build $(BIN)/deferbench"
-	@echo "make test         gofmt check, go vet, go test -race -short"
+	@echo "make test         gofmt check, go vet, the mutants still apply, go test -race -short"
 	@echo "make test-counts  the count tier's tests under valgrind's cachegrind (installs Debian's valgrind when missing)"
 	@echo "make bench        run the default suite into results/<date>-<host>-<goarch>/ (BENCHFLAGS=...)"
 	@echo "make bench-quick  run the smoke suite (deferbench run -quick)"
@@ -23,7 +23,7 @@ help:
 build:
 	$(GO) build -o $(BIN)/deferbench ./cmd/deferbench
 
-test: fmt-check vet test-go
+test: fmt-check vet mutants-check test-go
 
 # gofmt check: fail listing the files that need formatting.
 fmt-check:
@@ -35,6 +35,11 @@ vet:
 
 test-go:
 	$(GO) test -race -short $(PKGS)
+
+# The hand-written mutants of scripts/mutants (the conformance suite's power) must still
+# apply to today's code: a mutant whose text moved away would be void, not killed.
+mutants-check:
+	$(GO) run scripts/mutants/main.go -check
 
 # The count tier's tests that run benchmarks under cachegrind: they skip under -race and
 # -short, which make test uses, so they run here, after installing valgrind when missing.

@@ -64,8 +64,9 @@ var mutants = []mutant{
 	// ecs: the World.
 	{id: "ecs-no-generation-bump", file: "ecs/world.go", old: "\t\tw.gens[slot]++\n\t\tw.free = append(w.free, slot)", new: "\t\tw.free = append(w.free, slot)"},
 	{id: "ecs-upsert-no-validate", file: "ecs/world.go", old: "\t\tcase w.raw[id].validate && !c.validIn(*b, i):", new: "\t\tcase false && w.raw[id].validate && !c.validIn(*b, i):"},
-	{id: "ecs-create-no-validate", file: "ecs/world.go", old: "\t\tif w.raw[id].validate && !c.validIn(b, i) {\n\t\t\treturn Entity{}, lookup(id).invalid\n\t\t}\n", new: ""},
-	{id: "ecs-remove-keeps-mask", file: "ecs/world.go", old: "\tw.masks[e.slot] &^= 1 << id\n", new: ""},
+	{id: "ecs-create-no-validate", file: "ecs/world.go", old: "\t\tif w.raw[id].validate && !c.validIn(*b, i) {\n\t\t\treturn lookup(id).invalid\n\t\t}\n", new: "\t\t_ = c\n"},
+	{id: "ecs-remove-keeps-mask", file: "ecs/world.go", old: "\tw.masks[e.slot] &^= 1 << id\n\tw.changes++\n\treturn nil\n", new: "\tw.changes++\n\treturn nil\n"},
+	{id: "ecs-arch-remove-keeps-mask", file: "ecs/archetype.go", old: "\tw.masks[slot] &^= 1 << id\n", new: ""},
 	{id: "ecs-stale-alive", file: "ecs/world.go", old: "\tcase w.alive[e.slot] && e.gen == w.gens[e.slot]:", new: "\tcase w.alive[e.slot] && e.gen+1 >= w.gens[e.slot]:"},
 	{id: "ecs-set-adds", file: "ecs/world.go", old: "\t\tcase !has && !add:\n\t\t\terr = ErrMissingComponent\n", new: ""},
 
