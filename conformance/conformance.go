@@ -45,7 +45,7 @@ func Test(t *testing.T, f Factory) {
 	}
 	seed := suiteSeed()
 	t.Logf("strategy %q: capabilities %+v; seed %d (set %s=%d to replay)", probe.Name(), caps, seed, SeedEnv, seed)
-	for _, c := range checks(caps) {
+	for _, c := range onStorages(t, checks(caps)) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Helper()
 			runCheck(t, f, c, seed, Timeout)
@@ -55,9 +55,10 @@ func Test(t *testing.T, f Factory) {
 
 // check is one subtest: a row of the contract, in one variant.
 type check struct {
-	name string
-	fn   func(x *fixture)
-	v    variant
+	name    string
+	fn      func(x *fixture)
+	v       variant
+	storage ecs.Storage // the storage of the check's worlds
 }
 
 // variant is a value of each parameter the contract varies that a row runs over: the sort key
@@ -338,7 +339,7 @@ func runCheck(t testing.TB, f Factory, c check, seed uint64, timeout time.Durati
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		x := newFixture(ct, f, seed)
+		x := newFixture(ct, f, seed, c.storage)
 		x.v = c.v
 		defer x.finish()
 		defer x.recoverPanic("check")
@@ -361,6 +362,7 @@ func runCheck(t testing.TB, f Factory, c check, seed uint64, timeout time.Durati
 type fixture struct {
 	testing.TB
 	f     Factory
+	store ecs.Storage // the storage of every World the check makes
 	w     *ecs.World
 	s     deferral.Strategy
 	caps  deferral.Capabilities
@@ -372,8 +374,8 @@ type fixture struct {
 	extra      deferral.Report
 }
 
-func newFixture(t testing.TB, f Factory, seed uint64) *fixture {
-	x := &fixture{TB: t, f: f, seed: seed}
+func newFixture(t testing.TB, f Factory, seed uint64, store ecs.Storage) *fixture {
+	x := &fixture{TB: t, f: f, seed: seed, store: store}
 	x.w, x.s = x.pair()
 	x.caps = x.s.Capabilities()
 	return x
@@ -381,7 +383,7 @@ func newFixture(t testing.TB, f Factory, seed uint64) *fixture {
 
 // pair returns a fresh World and a strategy over it; the fixture closes it at the end.
 func (x *fixture) pair() (*ecs.World, deferral.Strategy) {
-	w := ecs.NewWorld()
+	w := x.newWorld()
 	return w, x.on(w)
 }
 

@@ -28,6 +28,8 @@ type Determinism struct {
 	JitterSeed uint64
 	// Dt is the frame's time step in seconds; default 1/60.
 	Dt float64
+	// Storage is the storage of the runs' worlds; default ecs.Slots.
+	Storage ecs.Storage
 }
 
 // DistinctStates runs the order-sensitive parallel frame workload runs times for each
@@ -135,7 +137,7 @@ func (d Determinism) validate() error {
 // run runs one repetition and returns the final world hash. stream distinguishes the
 // repetition's jitter.
 func (d Determinism) run(f Factory, stream uint64) (uint64, error) {
-	w := ecs.NewWorld()
+	w := ecs.NewWorld(ecs.WithStorage(d.Storage))
 	if err := workload.Populate(w, d.Entities, d.Seed); err != nil {
 		return 0, err
 	}

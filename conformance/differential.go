@@ -59,7 +59,17 @@ func Differential(t *testing.T, programs int, factories ...Factory) {
 //		f.Add(uint64(1))
 //		f.Fuzz(func(t *testing.T, seed uint64) { conformance.DifferentialSeed(t, seed, mine.Factory) })
 //	}
+//
+// Each strategy runs the program on every storage of the World (StorageEnv restricts them);
+// the model's world is on slot storage, so the world hashes compared are also a check that
+// both storages digest the same state alike.
 func DifferentialSeed(t testing.TB, seed uint64, factories ...Factory) bool {
+	t.Helper()
+	return differentialSeed(t, seed, storages(t), factories...)
+}
+
+// differentialSeed is DifferentialSeed on the given storages.
+func differentialSeed(t testing.TB, seed uint64, stores []ecs.Storage, factories ...Factory) bool {
 	t.Helper()
 	progs := map[profile]*program{}
 	ok := true
@@ -79,9 +89,11 @@ func DifferentialSeed(t testing.TB, seed uint64, factories ...Factory) bool {
 			p = generate(seed, prof)
 			progs[prof] = p
 		}
-		if msg := p.run(f); msg != "" {
-			t.Errorf("differential: %s disagrees with the model on the program of seed %d (replay: conformance.DifferentialSeed(t, %d, …)):\n%s", name, seed, seed, msg)
-			ok = false
+		for _, s := range stores {
+			if msg := p.run(f, s); msg != "" {
+				t.Errorf("differential: %s on storage=%v disagrees with the model on the program of seed %d (replay: %s=%v and conformance.DifferentialSeed(t, %d, …)):\n%s", name, s, seed, StorageEnv, s, seed, msg)
+				ok = false
+			}
 		}
 	}
 	return ok
@@ -91,7 +103,7 @@ func DifferentialSeed(t testing.TB, seed uint64, factories ...Factory) bool {
 func checkDifferential(x *fixture) {
 	x.logSeed()
 	for i := range DifferentialPrograms {
-		if !DifferentialSeed(x, x.seed+uint64(i), x.f) {
+		if !differentialSeed(x, x.seed+uint64(i), []ecs.Storage{x.store}, x.f) {
 			return
 		}
 	}
@@ -368,8 +380,8 @@ func canonResolve(e ecs.Entity, err error) string {
 
 // run runs the program on a strategy f makes and returns the first disagreement with the
 // model, with the program up to it, or "".
-func (p *program) run(f Factory) (msg string) {
-	x := newStrategyActor(p, f)
+func (p *program) run(f Factory, s ecs.Storage) (msg string) {
+	x := newStrategyActor(p, f, s)
 	defer func() {
 		if r := recover(); r != nil {
 			msg = fmt.Sprintf("panicked: %v\n%s", r, p.listing(len(p.ops)-1))
@@ -420,9 +432,9 @@ func diffObs(got, want observation) string {
 	return strings.Join(d, "; ")
 }
 
-// setupWorld creates the program's setup entities with the World API.
-func setupWorld(p *program) (*ecs.World, []ecs.Entity) {
-	w := ecs.NewWorld()
+// setupWorld creates the program's setup entities with the World API, on storage s.
+func setupWorld(p *program, s ecs.Storage) (*ecs.World, []ecs.Entity) {
+	w := ecs.NewWorld(ecs.WithStorage(s))
 	var es []ecs.Entity
 	for _, vals := range p.setup {
 		e, err := w.Create(bundleOf(vals))

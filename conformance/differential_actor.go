@@ -22,13 +22,13 @@ type strategyActor struct {
 	fph, fe  ecs.Entity
 }
 
-func newStrategyActor(p *program, f Factory) *strategyActor {
-	w, setup := setupWorld(p)
+func newStrategyActor(p *program, f Factory, s ecs.Storage) *strategyActor {
+	w, setup := setupWorld(p, s)
 	x := &strategyActor{p: p, s: f(w), w: w, setup: setup, phs: map[int]ecs.Entity{}, captured: map[int]ecs.Entity{}, runs: map[int]int{}}
 	for range p.recs {
 		x.recs = append(x.recs, x.s.NewRecorder())
 	}
-	ow := ecs.NewWorld()
+	ow := ecs.NewWorld(ecs.WithStorage(s))
 	other := f(ow)
 	x.others = append(x.others, other)
 	x.fph = other.NewRecorder().Create(diffB.Value(1))

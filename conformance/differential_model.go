@@ -43,7 +43,7 @@ type mcmd struct {
 }
 
 func newModel(p *program) *model {
-	w, setup := setupWorld(p)
+	w, setup := setupWorld(p, ecs.Slots)
 	m := &model{p: p, w: w, setup: setup, minted: map[int]bool{}, res: map[int]mres{}, captured: map[int]ecs.Entity{},
 		seqs: make([]int, p.recs), nested: make([]int, p.recs), runs: map[int]int{}}
 	m.fe = ecs.Entity{} // a foreign entity is never alive in this world: any non-live handle does

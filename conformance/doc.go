@@ -11,6 +11,11 @@
 // contract rows: LeniencyAddOverwrites, SetMissingFails, PlaceholderOtherRecorder,
 // FailureRetryNoReplay, FrameOrder, and so on.
 //
+// Every row runs on both storages of ecs.World, as subtests named …/storage=slots and
+// …/storage=archetypes (a row's worlds, its strategy's and the ones it compares with, all on
+// that storage), and so does every program of the differential test; set StorageEnv
+// (DEFERBENCH_STORAGE=slots or archetypes) to run one.
+//
 // # Capabilities
 //
 // A strategy declares in deferral.Capabilities what its design guarantees about the order

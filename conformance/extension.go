@@ -20,7 +20,7 @@ func runRows(t *testing.T, suite string, f Factory, rows []row) {
 		}
 		cs = append(cs, expand(r.name, r.fn, r.vary)...)
 	}
-	for _, c := range cs {
+	for _, c := range onStorages(t, cs) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Helper()
 			runCheck(t, f, c, seed, Timeout)

@@ -22,7 +22,7 @@ func (x *fixture) populate(w *ecs.World, n int) {
 // twin returns a Sim over a copy of x.w made by the same populate, to compare frames against.
 func (x *fixture) twin(n int) (*ecs.World, *workload.Sim) {
 	x.Helper()
-	w := ecs.NewWorld()
+	w := x.newWorld()
 	x.populate(w, n)
 	return w, workload.NewSim(x.on(w))
 }

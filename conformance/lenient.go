@@ -102,7 +102,7 @@ func checkDestroyDeadIgnored(x *fixture) {
 			return e, reuse
 		}, 0, 1},
 		{"foreign", func(w *ecs.World) (ecs.Entity, ecs.Entity) {
-			other := ecs.NewWorld()
+			other := x.newWorld()
 			x.create(other, pt(0, 0))
 			f := x.create(other, pt(1, 1))
 			same := x.create(w, pt(2, 2)) // same slot and generation as f, other world

@@ -196,7 +196,7 @@ func (x *fixture) wantValidInterleaving(rep int, got []event) {
 // world makes: the strategy's world is one of the valid interleavings, the one it reported.
 func (x *fixture) wantWorldOf(rep int, w *ecs.World, got []event) {
 	x.Helper()
-	ref := ecs.NewWorld()
+	ref := x.newWorld()
 	for _, e := range got {
 		if !e.closure {
 			x.create(ref, pt(float64(e.g), float64(e.i)))
@@ -324,7 +324,7 @@ func (x *fixture) stageAndCommit(w *ecs.World, s deferral.Strategy, producers, p
 // distinct-states metric), but the runs must complete without error.
 func checkDeterminism(x *fixture) {
 	x.logSeed()
-	d := Determinism{Runs: 3, Frames: 4, Entities: 400, Producers: 4, Procs: []int{1, 2, 4}, JitterSeed: x.seed}
+	d := Determinism{Runs: 3, Frames: 4, Entities: 400, Producers: 4, Procs: []int{1, 2, 4}, JitterSeed: x.seed, Storage: x.store}
 	n, err := d.DistinctStates(x.f)
 	if !x.wantNil("distinct states", err) {
 		return

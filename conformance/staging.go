@@ -310,7 +310,7 @@ func checkWriteToMissingSkipped(x *fixture) {
 	if reuse.Slot() != gone.Slot() {
 		x.Fatalf("setup: the world did not reuse slot %d (got %d)", gone.Slot(), reuse.Slot())
 	}
-	other := ecs.NewWorld()
+	other := x.newWorld()
 	if err := other.Destroy(x.create(other, pt(0, 0))); err != nil {
 		x.Fatalf("setup: destroy: %v", err)
 	}

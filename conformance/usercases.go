@@ -82,7 +82,7 @@ func checkRemoveOnMissing(x *fixture) {
 	if d.Slot() != gone.Slot() {
 		x.Fatalf("setup: the world did not reuse slot %d (got %d)", gone.Slot(), d.Slot())
 	}
-	other := ecs.NewWorld()
+	other := x.newWorld()
 	x.create(other, pt(0, 0))
 	foreign := x.create(other, pt(5, 5).With(vl(5, 5)))
 	h, ho := x.w.Hash(), other.Hash()

@@ -151,8 +151,13 @@ type Writer struct {
 	base unsafe.Pointer
 	size uintptr
 	bit  Mask
-	put  bool // the column exists and has no validator
-	zero bool // the column exists and its values hold no pointers
+	put  bool // the column exists and has no validator (slot storage)
+	zero bool // the column exists and its values hold no pointers (slot storage)
+	// On archetype storage put and zero are false, so every call takes its out-of-line
+	// path, which writes the entity's row (archetype.go): aput when the column exists, has
+	// no validator and holds no pointers, acol when it exists.
+	aput, acol bool
+	id         ComponentID
 }
 
 // Writer returns the writer of component id; see Writer. The World keeps it current as its
@@ -167,8 +172,10 @@ func (w *World) Writer(id ComponentID) *Writer {
 // setWriter refreshes id's writer from its untyped view.
 func (w *World) setWriter(id ComponentID) {
 	r, bit := &w.raw[id], Mask(1)<<id
-	w.writers[id] = Writer{w: w, base: r.base, size: r.size, bit: bit,
-		put: w.hasCol&bit != 0 && w.validated&bit == 0, zero: w.hasCol&bit != 0 && r.noPtrs}
+	put, zero := w.hasCol&bit != 0 && w.validated&bit == 0, w.hasCol&bit != 0 && r.noPtrs
+	w.writers[id] = Writer{w: w, base: r.base, size: r.size, bit: bit, id: id,
+		put: put && w.arch == nil, zero: zero && w.arch == nil,
+		aput: put && r.noPtrs && w.arch != nil, acol: w.hasCol&bit != 0 && w.arch != nil}
 }
 
 // Set overwrites e's value with the size bytes at src (a value of the component's type),
@@ -181,7 +188,7 @@ func (x *Writer) Set(e Entity, src unsafe.Pointer) (live, done bool) {
 		return false, true
 	}
 	if !x.put || w.masks[e.slot]&x.bit == 0 {
-		return true, false
+		return true, w.arch != nil && x.archSet(e.slot, src)
 	}
 	x.copy(e.slot, src)
 	w.changes++
@@ -197,7 +204,7 @@ func (x *Writer) Upsert(e Entity, src unsafe.Pointer) (live, done bool) {
 	}
 	m := w.masks[e.slot]
 	if !x.put || (m&x.bit == 0 && w.iters.Load() > 0) {
-		return true, false
+		return true, w.arch != nil && x.archUpsert(e.slot, src)
 	}
 	x.copy(e.slot, src)
 	w.masks[e.slot] = m | x.bit
@@ -216,7 +223,7 @@ func (x *Writer) Remove(e Entity) (live, had, done bool) {
 		return true, false, true
 	}
 	if !x.zero || w.iters.Load() > 0 {
-		return true, true, false
+		return true, true, w.arch != nil && x.archRemove(e.slot)
 	}
 	dst := unsafe.Add(x.base, uintptr(e.slot)*x.size)
 	switch x.size {
@@ -285,6 +292,9 @@ type ValueRun struct {
 // structural change while a query iterates, or a Remove of a component holding pointers. It
 // never fails and never panics on records of that shape; words must hold whole records.
 func (w *World) ApplyValues(words []uint64, n int) (r ValueRun) {
+	if w.arch != nil {
+		return w.archApplyValues(words, n)
+	}
 	o := 0
 	for ; r.Records < n && o+2 <= len(words); r.Records++ {
 		p := unsafe.Pointer(&words[o])

@@ -149,6 +149,9 @@ func (c Component[T]) Get(w *World, e Entity) (T, error) {
 	if !w.masks[e.slot].Has(c.id) {
 		return zero, fmt.Errorf("get %s of %v: %w", c.Name(), e, ErrMissingComponent)
 	}
+	if w.arch != nil {
+		return *(*T)(w.arch.ptr(c.id, e.slot)), nil
+	}
 	return w.cols[c.id].(*typedColumn[T]).data[e.slot], nil
 }
 
@@ -160,6 +163,9 @@ func (c Component[T]) Get(w *World, e Entity) (T, error) {
 func (c Component[T]) Ptr(w *World, e Entity) *T {
 	if w.Check(e) != nil || !w.masks[e.slot].Has(c.id) {
 		return nil
+	}
+	if w.arch != nil {
+		return (*T)(w.arch.ptr(c.id, e.slot))
 	}
 	return &w.cols[c.id].(*typedColumn[T]).data[e.slot]
 }
@@ -201,6 +207,14 @@ func (c Component[T]) put(w *World, e Entity, v T, add, set bool) error {
 	}
 	if err != nil {
 		return fmt.Errorf("%s %s on %v: %w", verb, c.Name(), e, err)
+	}
+	if w.arch != nil {
+		if !has {
+			w.archAdd(e.slot, c.id)
+		}
+		*(*T)(w.arch.ptr(c.id, e.slot)) = v
+		w.changes++
+		return nil
 	}
 	tc.data[e.slot] = v
 	w.masks[e.slot] |= 1 << c.id

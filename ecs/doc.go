@@ -7,9 +7,12 @@
 //     [World.TryUpsert], [World.TrySet] and [World.TryRemove] do so for a target that may
 //     be gone (a deferred command's), without an error or an allocation; [World.Alive],
 //     [World.Check], [World.Has] and [World.MaskOf] inspect a handle; [World.Query] and
-//     [World.Entities] iterate in creation order, [NewQuery1] and [NewQuery2] likewise with
-//     typed column pointers for hot loops; [World.Hash] digests the whole state;
-//     [World.Freeze] refuses structural calls while decisions read.
+//     [World.Entities] iterate, [NewQuery1] and [NewQuery2] likewise with typed column
+//     pointers for hot loops; [World.Hash] digests the whole state; [World.Freeze] refuses
+//     structural calls while decisions read.
+//   - [Storage] is the layout, chosen with [WithStorage]: [Slots] (the default) or
+//     [Archetypes] (see Storage below); [World.Storage] reports it, [World.Moves] counts
+//     archetype row moves.
 //   - [Entity] is a generational handle; [NewPlaceholder] makes the handles deferral
 //     strategies hand out before an entity exists ([Entity.IsPlaceholder]).
 //   - [Component] is the typed handle of one registered component type ([NewComponent]):
@@ -21,22 +24,51 @@
 //     [ErrIterating], … (match with errors.Is).
 //
 // A World holds entities identified by generational handles (world, slot, generation) and
-// component values stored in slot-indexed columns, one column per component type, plus a
-// 64-bit component mask per slot. The API is strict and immediate: every misuse returns a
-// distinct sentinel error (match with errors.Is) and changes nothing.
+// their component values, plus a 64-bit component mask per slot. The API is strict and
+// immediate: every misuse returns a distinct sentinel error (match with errors.Is) and
+// changes nothing.
 //
-// Storage choice. Archetype tables (Unity, Flecs, Ark) make queries over dense rows fast but
-// move a row to another table on every Add or Remove. The changes this project measures are
-// exactly those structural changes, so the world keeps them O(1): Add and Remove flip a mask bit
-// and write one column slot, Create and Destroy touch one slot and the live-order list. Queries
-// walk the live-order list and test masks. Iteration order is creation order by construction:
-// a reused low slot is appended to the live order, it does not jump it.
+// # Storage
+//
+// A World stores component values in one of two layouts, chosen when it is made
+// (NewWorld(WithStorage(Archetypes)); Slots is the default). Both run the whole API with the
+// same results, errors, handles, Changes and Hash; they differ in cost and query order.
+//
+//   - Slots: one array per component type indexed by slot. Add and Remove flip a mask bit and
+//     write or clear one value, O(1) whatever the entity holds; Create and Destroy touch one
+//     slot and the live-order list. Queries walk the live entities in creation order and
+//     test each mask, so a query costs per live entity, matching or not. Iteration order is
+//     creation order: a reused low slot is appended to the live order, it does not jump it.
+//     Moves is always 0.
+//   - Archetypes: one table per component set, with a dense column per component and a row
+//     per entity; each slot records its table and row. Create places the entity straight into
+//     the table of its final set. Add and Remove (and Upsert, Set through Component.Add, a
+//     Writer, ApplyValues) that change the set move the row, once per call whatever the
+//     bundle holds, to the table of the new set, copying every value, and fill the old row
+//     with the table's last row (swap-remove); Destroy swap-removes. The table reached by
+//     adding or removing a component is cached per table and component (the archetype
+//     graph's edges), so finding it is an array load. Queries walk only the tables whose set
+//     matches, row by row: visiting an entity is a load and an index, and entities of other
+//     sets cost nothing. Query order is table order — tables in the order the world first
+//     needed them, each from its first row to its last — which moves as rows move; only
+//     Entities and Query(0) keep creation order. Moves counts the row moves.
+//
+// Hash digests the logical state only, the same on both storages: the live entities in
+// creation order (both storages keep the live order for it), each as slot, generation,
+// component set and values. Set, Get and writes through Component.Ptr or a typed query
+// never move a row, on either storage, and are allowed while a query iterates.
+//
+// The changes this project measures are structural changes: slot storage keeps them O(1),
+// archetype storage gives them the cost they have in archetype engines (Unity, Flecs, Bevy,
+// Ark), a row move per changing call, so that a strategy can be measured on both.
 //
 // Hot paths avoid a call per component: Create, Add, Set and Upsert test a whole bundle
 // against the entity's mask with a few mask operations, copy its values through each column's
 // untyped view (address and value size) instead of an interface call, and run a validator
 // only for components registered with one; the typed queries' Next and
-// Get inline, so visiting an entity is a slot load, a mask test and an index.
+// Get inline, so visiting an entity is a slot load, a mask test and an index (a row index
+// on archetype storage). Each World call tests the storage once; slot storage pays that
+// one predictable branch and nothing else.
 //
 // Structural calls (Create, Destroy, Add, Remove) are refused with ErrIterating while a query
 // is iterating; that refusal is why deferral exists. Set and Get are not structural and are

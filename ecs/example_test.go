@@ -64,3 +64,22 @@ func ExampleNewBundle() {
 	// 2 5 true
 	// false
 }
+
+// On archetype storage an entity's row lives in the table of its component set: a change of
+// the set moves the row, once per call, and Moves counts the moves. Results and Hash are
+// those of slot storage.
+func ExampleWithStorage() {
+	slots, arch := ecs.NewWorld(), ecs.NewWorld(ecs.WithStorage(ecs.Archetypes))
+	for _, w := range []*ecs.World{slots, arch} {
+		e, _ := w.Create(health.Value(Health{5})) // placed in its table: no move
+		_ = w.Add(e, Pos.Value(vec{1, 2}))        // one move
+		both := Vel.Value(vec{3, 4}).With(Small.Value(small{1}))
+		_, _ = w.TryChange(e, &both, ecs.MaskOf(Pos.ID())) // one move for the net change
+		fmt.Println(w.Storage(), w.Moves(), w.MaskOf(e) == ecs.MaskOf(health.ID(), Vel.ID(), Small.ID()))
+	}
+	fmt.Println(slots.Hash() == arch.Hash())
+	// Output:
+	// slots 0 true
+	// archetypes 2 true
+	// true
+}

@@ -11,11 +11,13 @@ import (
 var ErrNotReplica = errors.New("worlds are not replicas of each other")
 
 // Replica returns a deep copy of w that carries w's id, so every handle of w is valid in the
-// copy and names the same entity there: two replicas of one world. The copy has w's entities,
-// generations, free slots, creation order and component values (copied as Go assignment copies
-// them: a component holding a slice or pointer shares what it points to). From then on the two
-// evolve independently; the same calls in the same order on both keep them identical — equal
-// Hash, and equal handles returned by Create, because slots are allocated by the same rule.
+// copy and names the same entity there: two replicas of one world. The copy has w's storage,
+// entities, generations, free slots, creation order and component values, copied as Go
+// assignment copies them (a component holding a slice or pointer shares what it points to);
+// on archetype storage it has w's tables and rows, so its queries visit w's order. From then
+// on the two evolve independently; the same calls in the same order on both keep them
+// identical — equal Hash, and equal handles returned by Create, because slots are allocated
+// by the same rule.
 //
 // Replica only reads w, so it may run while other goroutines read w (Get, Query, Hash). A
 // handle of a third world is foreign to both replicas, as before. Keeping replicas apart is the
@@ -56,6 +58,11 @@ func (w *World) copyState(src *World) {
 	w.order = append(w.order[:0], src.order...)
 	w.free = append(w.free[:0], src.free...)
 	w.holes, w.live, w.dense = src.holes, src.live, src.dense
+	if src.arch != nil {
+		w.arch = src.arch.copyInto(w.arch)
+	} else {
+		w.arch = nil
+	}
 	for id, c := range src.cols {
 		if c == nil {
 			w.cols[id] = nil
@@ -99,7 +106,8 @@ func (w *World) MarkChanged() { w.changes++ }
 
 // StorageBytes returns the bytes w's storage holds, by capacity: the per-slot arrays
 // (generation, liveness, component set, position in the live order), the live order, the free
-// list, every component column and the World value itself. What pointer-holding component
+// list, every component column, on archetype storage every table (its columns, its row list,
+// its edges) and each slot's row, and the World value itself. What pointer-holding component
 // values point to is not counted. It reads w only.
 func (w *World) StorageBytes() int {
 	n := int(unsafe.Sizeof(*w)) +
@@ -108,6 +116,9 @@ func (w *World) StorageBytes() int {
 		if c != nil {
 			n += c.(replicaColumn).storageBytes()
 		}
+	}
+	if w.arch != nil {
+		n += w.arch.storageBytes()
 	}
 	return n
 }

@@ -2,8 +2,6 @@ package ecs
 
 import (
 	"fmt"
-	"hash/fnv"
-	"iter"
 	"math"
 	"math/bits"
 	"sync/atomic"
@@ -45,15 +43,28 @@ type World struct {
 	iters    atomic.Int32 // queries iterating now
 	// changes counts successful changing calls (Changes); replica.go reads and sets it.
 	changes uint64
+	// arch is the archetype storage (archetype.go, table.go), nil on slot storage. On
+	// archetype storage the per-slot arrays, the live order and the masks are kept as on
+	// slots, and cols holds each component's column without values, for its validator.
+	arch *archStore
 }
 
-// NewWorld returns an empty World with a process-unique id.
-func NewWorld() *World {
+// NewWorld returns an empty World with a process-unique id, on slot storage unless an
+// option (WithStorage) chooses otherwise.
+func NewWorld(opts ...Option) *World {
+	var cfg worldConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
 	id := worldIDs.Add(1)
 	if id == 0 { // wrapped after 2^32 worlds; 0 is reserved for the empty handle
 		id = worldIDs.Add(1)
 	}
 	w := &World{id: id}
+	if cfg.storage == Archetypes {
+		w.arch = newArchStore()
+		w.colLen = math.MaxInt // the columns hold no values: newSlot never grows them
+	}
 	w.noWriter.w = w
 	for i := range w.writers {
 		w.setWriter(ComponentID(i))
@@ -132,7 +143,9 @@ func (w *World) column(id ComponentID) (column, error) {
 		return nil, ErrUnknownComponent
 	}
 	c := info.newColumn()
-	c.grow(w.colLen)
+	if w.arch == nil {
+		c.grow(w.colLen)
+	}
 	w.cols[id] = c
 	w.setRaw(id)
 	return c, nil
@@ -170,8 +183,11 @@ func (w *World) growColumns(slots int) {
 func (w *World) refreshRaw() {
 	w.noWriter.w = w
 	w.colLen = len(w.gens)
+	if w.arch != nil {
+		w.colLen = math.MaxInt
+	}
 	for id, c := range w.cols {
-		if c != nil {
+		if c != nil && w.arch == nil {
 			c.grow(w.colLen)
 		}
 		w.setRaw(ComponentID(id))
@@ -182,6 +198,9 @@ func (w *World) refreshRaw() {
 // ErrIterating, ErrUnknownComponent, ErrDuplicateComponent, ErrInvalidValue (a validator
 // rejected a value), ErrWorldFull. On error nothing changed.
 func (w *World) Create(b Bundle) (Entity, error) {
+	if w.arch != nil {
+		return w.archCreate(&b)
+	}
 	mask, dup := b.maskDup()
 	if dup || mask&^w.hasCol != 0 || mask&w.validated != 0 || w.iters.Load() > 0 {
 		if err := w.createCheck(&b); err != nil {
@@ -207,6 +226,9 @@ func Create2[A, B any](w *World, a Component[A], va A, b Component[B], vb B) (En
 	mask := Mask(1)<<a.id | Mask(1)<<b.id
 	if !a.inline || !b.inline || a.id == b.id || mask&^w.hasCol != 0 || mask&w.validated != 0 || w.iters.Load() > 0 {
 		return w.Create(NewBundle(a.Value(va), b.Value(vb))) // checks, errors and panics as Create
+	}
+	if w.arch != nil {
+		return archCreate2(w, a, va, b, vb)
 	}
 	slot, err := w.newSlot()
 	if err != nil {
@@ -289,8 +311,12 @@ func (w *World) Destroy(e Entity) error {
 		return fmt.Errorf("destroy %v: %w", e, ErrIterating)
 	}
 	slot := e.slot
-	for m := w.masks[slot]; m != 0; m &= m - 1 {
-		w.cols[trailingZeros(m)].clear(slot)
+	if w.arch != nil {
+		w.archDestroy(slot)
+	} else {
+		for m := w.masks[slot]; m != 0; m &= m - 1 {
+			w.cols[trailingZeros(m)].clear(slot)
+		}
 	}
 	w.masks[slot] = 0
 	w.alive[slot] = false
@@ -376,6 +402,9 @@ func (w *World) put(e Entity, b *Bundle, add, set bool) error {
 func (w *World) tryPut(e Entity, b *Bundle, add, set bool) (live bool, err error) {
 	if !w.isLive(e) {
 		return false, nil
+	}
+	if w.arch != nil {
+		return true, w.archPut(e, b, add, set)
 	}
 	have := w.masks[e.slot]
 	mask, dup := b.maskDup()
@@ -464,6 +493,11 @@ func (w *World) Remove(e Entity, id ComponentID) error {
 	if !w.isLive(e) || !w.masks[e.slot].Has(id) || w.iters.Load() > 0 {
 		return w.removeError(e, id)
 	}
+	if w.arch != nil {
+		w.archRemove(e.slot, id)
+		w.changes++
+		return nil
+	}
 	// The removal itself is written out here and in TryRemove: a shared helper is above
 	// the inlining budget, and its call cost either path about 5% of an add+remove.
 	if r := &w.raw[id]; !r.noPtrs || !r.zeroWord(e.slot) {
@@ -487,6 +521,11 @@ func (w *World) TryRemove(e Entity, id ComponentID) (live, had bool, err error) 
 	}
 	if w.iters.Load() > 0 {
 		return true, true, w.removeError(e, id)
+	}
+	if w.arch != nil {
+		w.archRemove(e.slot, id)
+		w.changes++
+		return true, true, nil
 	}
 	if r := &w.raw[id]; !r.noPtrs || !r.zeroWord(e.slot) { // as in Remove
 		w.clearValue(id, e.slot)
@@ -521,57 +560,6 @@ func (w *World) removeError(e Entity, id ComponentID) error {
 	}
 	return fmt.Errorf("remove %s from %v: %w", ComponentName(id), e, ErrIterating)
 }
-
-// Query returns the live entities having every component in m, in creation order. While the
-// sequence is being ranged over, structural calls on w return ErrIterating; breaking out of
-// the loop (or a panic in its body) ends the iteration. Several queries may iterate at once,
-// from several goroutines, as long as nothing mutates w.
-func (w *World) Query(m Mask) iter.Seq[Entity] {
-	return func(yield func(Entity) bool) {
-		w.iters.Add(1)
-		defer w.iters.Add(-1)
-		for _, slot := range w.order {
-			if slot == tombstone || w.masks[slot]&m != m {
-				continue
-			}
-			if !yield(Entity{world: w.id, slot: slot, gen: w.gens[slot]}) {
-				return
-			}
-		}
-	}
-}
-
-// Entities returns every live entity in creation order (a Query with the empty mask).
-func (w *World) Entities() iter.Seq[Entity] { return w.Query(0) }
-
-// Hash returns a 64-bit FNV-1a digest of the whole state: live entities in creation order,
-// with slot, generation, component set and component values (raw bytes for pointer-free
-// components, their Go syntax otherwise). Two worlds that received the same operations in the
-// same order hash alike, in any process on any machine of the same byte order; the world id
-// is not part of the digest.
-func (w *World) Hash() uint64 {
-	h := fnv.New64a()
-	var buf [16]byte
-	for _, slot := range w.order {
-		if slot == tombstone {
-			continue
-		}
-		m := w.masks[slot]
-		putU32(buf[0:], slot)
-		putU32(buf[4:], w.gens[slot])
-		putU64(buf[8:], uint64(m))
-		h.Write(buf[:])
-		for ; m != 0; m &= m - 1 {
-			w.cols[trailingZeros(m)].hash(h, slot)
-		}
-	}
-	return h.Sum64()
-}
-
-func putU32(b []byte, v uint32) {
-	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
-}
-func putU64(b []byte, v uint64) { putU32(b, uint32(v)); putU32(b[4:], uint32(v>>32)) }
 
 // Freeze refuses structural calls (ErrIterating) until the returned thaw function is called,
 // as if a query were iterating. A frame uses it to run decision callbacks against a world they

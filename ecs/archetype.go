@@ -1,0 +1,210 @@
+package ecs
+
+import "unsafe"
+
+// This file holds the World calls' paths on archetype storage (World.arch != nil); each
+// World call branches here once, at its start or after its checks.
+
+// archCreate is Create on archetype storage: the entity's row goes straight into the table
+// of its final component set.
+func (w *World) archCreate(b *Bundle) (Entity, error) {
+	mask, dup := b.maskDup()
+	if dup || mask&^w.hasCol != 0 || mask&w.validated != 0 || w.iters.Load() > 0 {
+		if err := w.createCheck(b); err != nil {
+			return Entity{}, err
+		}
+	}
+	slot, err := w.newSlot()
+	if err != nil {
+		return Entity{}, err
+	}
+	t, row := w.arch.place(w.arch.tableOf(mask), slot)
+	for i := range int(b.n) {
+		t.raw[b.ids[i]].put(row, unsafe.Pointer(&b.data[b.offs[i]]))
+	}
+	return w.created(slot, mask), nil
+}
+
+// archCreate2 is Create2 on archetype storage, for inline, distinct components with columns
+// and no validator while no query iterates.
+func archCreate2[A, B any](w *World, a Component[A], va A, b Component[B], vb B) (Entity, error) {
+	slot, err := w.newSlot()
+	if err != nil {
+		return Entity{}, err
+	}
+	arch := w.arch
+	t, row := arch.place(arch.tableOf(Mask(1)<<a.id|Mask(1)<<b.id), slot)
+	*(*A)(t.raw[a.id].at(row)) = va
+	*(*B)(t.raw[b.id].at(row)) = vb
+	return w.created(slot, Mask(1)<<a.id|Mask(1)<<b.id), nil
+}
+
+// archPut is tryPut on archetype storage for a live e: a bundle that adds components moves
+// e's row once, to the table of its whole new set, then every value is written there.
+func (w *World) archPut(e Entity, b *Bundle, add, set bool) error {
+	slot := e.slot
+	have := w.masks[slot]
+	mask, dup := b.maskDup()
+	if dup || mask&^w.hasCol != 0 || mask&w.validated != 0 || (!set && mask&have != 0) ||
+		(mask&^have != 0 && (!add || w.iters.Load() > 0)) {
+		if err := w.putCheck(e, b, add, set); err != nil {
+			return err
+		}
+	}
+	a := w.arch
+	if n := mask &^ have; n != 0 {
+		ti := int32(a.loc[slot].t)
+		for ; n != 0; n &= n - 1 {
+			ti = a.withID(ti, trailingZeros(n))
+		}
+		a.move(slot, ti)
+	}
+	l := a.loc[slot]
+	t := a.tables[l.t]
+	for i := range int(b.n) {
+		t.raw[b.ids[i]].put(l.row, unsafe.Pointer(&b.data[b.offs[i]]))
+	}
+	w.masks[slot] = have | mask
+	w.changes++
+	return nil
+}
+
+// archAdd moves live slot, which lacks id, to the table with id; the caller writes the value.
+func (w *World) archAdd(slot uint32, id ComponentID) {
+	a := w.arch
+	a.move(slot, a.withID(int32(a.loc[slot].t), id))
+	w.masks[slot] |= 1 << id
+}
+
+// archRemove moves live slot, which has id, to the table without id.
+func (w *World) archRemove(slot uint32, id ComponentID) {
+	a := w.arch
+	a.move(slot, a.withoutID(int32(a.loc[slot].t), id))
+	w.masks[slot] &^= 1 << id
+}
+
+// archDestroy swap-removes live slot's row.
+func (w *World) archDestroy(slot uint32) {
+	l := w.arch.loc[slot]
+	w.arch.drop(w.arch.tables[l.t], l.row)
+}
+
+// archQuery is Query's loop on archetype storage: the matching tables in the order they were
+// made, each from its first row to its last.
+func (w *World) archQuery(m Mask, yield func(Entity) bool) {
+	for _, t := range w.arch.tables {
+		if t.mask&m != m {
+			continue
+		}
+		for _, slot := range t.slots {
+			if !yield(Entity{world: w.id, slot: slot, gen: w.gens[slot]}) {
+				return
+			}
+		}
+	}
+}
+
+// nextTable is the typed queries' nextRun on archetype storage: the next matching table with
+// rows becomes the run, its rows 0…n-1, with the queried columns' addresses loaded.
+func (c *cursor) nextTable() bool {
+	for c.next < len(c.tables) {
+		t := c.tables[c.next]
+		c.next++
+		if t.mask&c.mask != c.mask || len(t.slots) == 0 {
+			continue
+		}
+		c.tab = t
+		c.a, c.b = t.raw[c.ida].base, t.raw[c.idb].base
+		c.slot, c.end = 0, uint32(len(t.slots))
+		return true
+	}
+	c.Close()
+	return false
+}
+
+// archSet is a Writer's Set on archetype storage for live slot: done when the column needs
+// no check (no validator, pointer-free) and slot has the component.
+func (x *Writer) archSet(slot uint32, src unsafe.Pointer) (done bool) {
+	w := x.w
+	if !x.aput || w.masks[slot]&x.bit == 0 {
+		return false
+	}
+	copyBytes(w.arch.ptr(x.id, slot), src, x.size)
+	w.changes++
+	return true
+}
+
+// archUpsert is a Writer's Upsert on archetype storage for live slot.
+func (x *Writer) archUpsert(slot uint32, src unsafe.Pointer) (done bool) {
+	w := x.w
+	if !x.aput {
+		return false
+	}
+	if w.masks[slot]&x.bit == 0 {
+		if w.iters.Load() > 0 {
+			return false
+		}
+		w.archAdd(slot, x.id)
+	}
+	copyBytes(w.arch.ptr(x.id, slot), src, x.size)
+	w.changes++
+	return true
+}
+
+// archRemove is a Writer's Remove on archetype storage for live slot, which has the
+// component: done unless a query iterates or the component has no column.
+func (x *Writer) archRemove(slot uint32) (done bool) {
+	w := x.w
+	if !x.acol || w.iters.Load() > 0 {
+		return false
+	}
+	w.archRemove(slot, x.id)
+	w.changes++
+	return true
+}
+
+// archApplyValues is ApplyValues on archetype storage: the same records, rules and stops,
+// each record applied through the component's Writer.
+func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
+	o := 0
+	for ; r.Records < n && o+2 <= len(words); r.Records++ {
+		p := unsafe.Pointer(&words[o])
+		h := *(*uint32)(p)
+		e := (*Entity)(unsafe.Add(p, 4))
+		k := 2 + int(h>>11&0x1f)
+		if h&0xffc0_0000 != 0 || h&0xff-RecordAdd > RecordSet-RecordAdd || e.gen&placeholderBit != 0 || o+k > len(words) {
+			break
+		}
+		if !w.isLive(*e) {
+			r.Dead++
+			o += k
+			continue
+		}
+		x := &w.writers[h>>16&0x3f]
+		s := e.slot
+		switch {
+		case h&0xff == RecordRemove && w.masks[s]&x.bit == 0:
+			r.NoopRemoves++
+			o += k
+			continue
+		case h&0xff == RecordRemove:
+			if !x.archRemove(s) {
+				r.Words = o
+				return r
+			}
+		case h&0xff == RecordSet:
+			if !x.archSet(s, unsafe.Add(p, 16)) {
+				r.Words = o
+				return r
+			}
+		default:
+			if !x.archUpsert(s, unsafe.Add(p, 16)) {
+				r.Words = o
+				return r
+			}
+		}
+		o += k
+	}
+	r.Words = o
+	return r
+}

@@ -1,0 +1,41 @@
+package ecs
+
+import "hash/fnv"
+
+// Hash returns a 64-bit FNV-1a digest of the whole state: live entities in creation order,
+// with slot, generation, component set and component values (raw bytes for pointer-free
+// components, their Go syntax otherwise). Two worlds that received the same operations in the
+// same order hash alike, in any process on any machine of the same byte order, whatever their
+// storage (slots or archetypes: the table layout is not part of the digest); the world id is
+// not part of the digest.
+func (w *World) Hash() uint64 {
+	h := fnv.New64a()
+	var buf [16]byte
+	for _, slot := range w.order {
+		if slot == tombstone {
+			continue
+		}
+		m := w.masks[slot]
+		putU32(buf[0:], slot)
+		putU32(buf[4:], w.gens[slot])
+		putU64(buf[8:], uint64(m))
+		h.Write(buf[:])
+		if w.arch != nil {
+			l := w.arch.loc[slot]
+			t := w.arch.tables[l.t]
+			for ; m != 0; m &= m - 1 {
+				t.cols[trailingZeros(m)].hash(h, l.row)
+			}
+			continue
+		}
+		for ; m != 0; m &= m - 1 {
+			w.cols[trailingZeros(m)].hash(h, slot)
+		}
+	}
+	return h.Sum64()
+}
+
+func putU32(b []byte, v uint32) {
+	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+}
+func putU64(b []byte, v uint64) { putU32(b, uint32(v)); putU32(b[4:], uint32(v>>32)) }

@@ -1,0 +1,78 @@
+package ecs
+
+import "fmt"
+
+// Storage is how a World lays out its component values; choose it with WithStorage. Both
+// storages implement the whole World API with the same results, errors and Hash; they differ
+// in cost and in the order queries visit entities (see the package documentation).
+type Storage uint8
+
+const (
+	// Slots, the default, keeps one array per component indexed by slot, and a component
+	// mask per slot: Add and Remove flip a mask bit and write or clear one value, queries
+	// walk the live entities in creation order and test each mask.
+	Slots Storage = iota
+	// Archetypes keeps one table per component set (an archetype), with a dense column per
+	// component: Add and Remove move the entity's row to the table of its new set and
+	// swap-remove its old row, queries walk only the tables whose set matches.
+	Archetypes
+)
+
+// String returns "slots" or "archetypes", the names ParseStorage accepts.
+func (s Storage) String() string {
+	switch s {
+	case Slots:
+		return "slots"
+	case Archetypes:
+		return "archetypes"
+	default:
+		return fmt.Sprintf("storage#%d", uint8(s))
+	}
+}
+
+// ParseStorage returns the Storage named s ("slots" or "archetypes"). Errors: an error naming
+// s and the accepted names.
+func ParseStorage(s string) (Storage, error) {
+	switch s {
+	case "slots":
+		return Slots, nil
+	case "archetypes":
+		return Archetypes, nil
+	}
+	return 0, fmt.Errorf("unknown storage %q: use slots or archetypes", s)
+}
+
+// Option configures NewWorld; WithStorage makes one.
+type Option func(*worldConfig)
+
+type worldConfig struct{ storage Storage }
+
+// WithStorage selects the world's storage (Slots when the option is absent). It panics for a
+// value that is neither Slots nor Archetypes.
+func WithStorage(s Storage) Option {
+	if s != Slots && s != Archetypes {
+		panic(fmt.Sprintf("ecs: WithStorage(%v): use ecs.Slots or ecs.Archetypes", s))
+	}
+	return func(c *worldConfig) { c.storage = s }
+}
+
+// Storage returns the storage w was created with (a replica has its world's).
+func (w *World) Storage() Storage {
+	if w.arch != nil {
+		return Archetypes
+	}
+	return Slots
+}
+
+// Moves returns the number of rows w moved from one table to another since it was created:
+// one per Add, Upsert or Remove that changed an entity's component set (however many
+// components it added or removed), on archetype storage; always 0 on slot storage, which moves
+// nothing. Destroy's swap-remove, which refills the freed row with the table's last row, is
+// not a move between tables and is not counted. A replica starts with its world's count, and
+// CopyFrom copies it.
+func (w *World) Moves() uint64 {
+	if w.arch == nil {
+		return 0
+	}
+	return w.arch.moves
+}
