@@ -61,6 +61,8 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "-procs", "2,"},
 		{"run", "-procs", "x"},
 		{"run", "-procs", "1,100000"},
+		{"run", "-storages", "chunks"},
+		{"run", "-storages", ""},
 		{"run", "extra"},
 		{"run", "-out", ""},
 		{"run", "-measure", "cycles"},
