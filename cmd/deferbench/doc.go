@@ -67,6 +67,8 @@
 //	    	with -measure instructions: times each row is counted; the spread, (max − min) / median, is over them (1: not measured) (default 1)
 //	  -scenarios string
 //	    	comma-separated scenarios to run (default all; see deferbench list)
+//	  -storages string
+//	    	comma-separated ecs.World storages the storage-dependent scenarios (StageApply, Frame, Peer) run on: slots, archetypes (default both; rows on archetypes are named storage=archetypes)
 //	  -strategies string
 //	    	comma-separated strategies to run (default all; see deferbench list)
 //

@@ -61,6 +61,8 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "-procs", "2,"},
 		{"run", "-procs", "x"},
 		{"run", "-procs", "1,100000"},
+		{"run", "-storages", "chunks"},
+		{"run", "-storages", ""},
 		{"run", "extra"},
 		{"run", "-out", ""},
 		{"run", "-measure", "cycles"},
@@ -474,14 +476,14 @@ func TestTinyRun(t *testing.T) {
 		"Stage/strategy=baseline/cmd=typed", "Stage/strategy=cmdbuffer/cmd=typed",
 		"Stage/strategy=baseline/cmd=closure", "Stage/strategy=cmdbuffer/cmd=closure",
 		"Stage/strategy=baseline/cmd=closure-large", "Stage/strategy=cmdbuffer/cmd=closure-large",
-		"Frame/strategy=cmdbuffer/entities=1000",
+		"Frame/strategy=cmdbuffer/entities=1000", "Frame/strategy=cmdbuffer/entities=1000/storage=archetypes",
 	} {
 		if count[name+suffix] != 2 {
 			t.Errorf("bench.txt has %d results for %s, want 2 (have %v)", count[name+suffix], name+suffix, count)
 		}
 	}
-	if len(count) != 7 {
-		t.Errorf("bench.txt has %d distinct benchmarks, want 7: %v", len(count), count)
+	if len(count) != 8 {
+		t.Errorf("bench.txt has %d distinct benchmarks, want 8: %v", len(count), count)
 	}
 	var env struct {
 		Partial string          `json:"partial"`

@@ -136,8 +136,8 @@ func (x *sliceStager) commit() error {
 }
 
 // stageApplyAddRemove is StageApply's mix=addremove2x100.
-func stageApplyAddRemove(b B, f deferral.Factory, meters []Meter) error {
-	w := ecs.NewWorld()
+func stageApplyAddRemove(b B, f deferral.Factory, s ecs.Storage, meters []Meter) error {
+	w := ecs.NewWorld(ecs.WithStorage(s))
 	ents := make([]ecs.Entity, addRemoveEntities)
 	for i := range ents {
 		e, err := w.Create(workload.Position.Value(workload.Vec2{X: float64(i)}))
@@ -162,6 +162,8 @@ func stageApplyAddRemove(b B, f deferral.Factory, meters []Meter) error {
 			m.Start(st)
 		}
 	}
+	var moves movesMeter
+	moves.begin(w)
 	b.ReportAllocs()
 	b.ResetTimer()
 	j, err := runAddRemove(x, ents, 0, b.N())
@@ -169,6 +171,7 @@ func stageApplyAddRemove(b B, f deferral.Factory, meters []Meter) error {
 	if err != nil {
 		return err
 	}
+	moves.report(b)
 	if st != nil {
 		for _, m := range meters {
 			m.Report(b)

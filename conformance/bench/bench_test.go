@@ -229,3 +229,29 @@ func TestContentionFloor(t *testing.T) {
 		}
 	}
 }
+
+// TestMovesPerOp: on archetype storage StageApplyOn reports the rows its timed commits moved
+// per op (MovesUnit): one per component operation for the one-by-one reference and the
+// baseline in addremove2x100 (whole rounds: 400 iterations), none for Sets; on slots storage
+// no such metric.
+func TestMovesPerOp(t *testing.T) {
+	setBenchtime(t, "400x")
+	for _, f := range []struct {
+		name string
+		fac  deferral.Factory
+	}{{"reference", factory}, {Baseline, nil}} {
+		for _, c := range []struct {
+			mix  string
+			want float64
+		}{{"addremove2x100", 1}, {"homogeneous", 0}} {
+			res := measure(t, c.mix, func(b B) error { return StageApplyOn(b, f.fac, c.mix, ecs.Archetypes) })
+			if got, ok := res.Extra[MovesUnit]; !ok || got != c.want {
+				t.Errorf("%s %s on archetypes: %s = %v (reported %v), want %v", f.name, c.mix, MovesUnit, got, ok, c.want)
+			}
+			res = measure(t, c.mix, func(b B) error { return StageApplyOn(b, f.fac, c.mix, ecs.Slots) })
+			if v, ok := res.Extra[MovesUnit]; ok {
+				t.Errorf("%s %s on slots: reports %s = %v, want no such metric", f.name, c.mix, MovesUnit, v)
+			}
+		}
+	}
+}

@@ -17,10 +17,13 @@ const Baseline = "baseline"
 // for (NewTargets); it is a power of two, so command i names entity i&(Targets-1).
 const Targets = 1024
 
-// NewTargets returns a world with Targets entities having a workload.Position, and those
-// entities in creation order.
-func NewTargets() (*ecs.World, []ecs.Entity, error) {
-	w := ecs.NewWorld()
+// NewTargets returns a world of the default storage (ecs.Slots) with Targets entities having
+// a workload.Position, and those entities in creation order.
+func NewTargets() (*ecs.World, []ecs.Entity, error) { return NewTargetsOn(ecs.Slots) }
+
+// NewTargetsOn is NewTargets on storage s (ecs.Slots or ecs.Archetypes).
+func NewTargetsOn(s ecs.Storage) (*ecs.World, []ecs.Entity, error) {
+	w := ecs.NewWorld(ecs.WithStorage(s))
 	ents := make([]ecs.Entity, Targets)
 	for i := range ents {
 		e, err := w.Create(workload.Position.Value(workload.Vec2{X: float64(i)}))
@@ -92,6 +95,27 @@ func liveHeap() uint64 {
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
+}
+
+// MovesUnit is the metric StageApplyOn reports on archetype storage: the row moves
+// (ecs.World.Moves) the timed loop's commits made, per op. Slots storage moves no rows, so its
+// rows carry no such metric.
+const MovesUnit = "moves/op"
+
+// movesMeter counts the row moves of w over a body's timed part and reports them per op
+// (MovesUnit); on slots storage it reports nothing.
+type movesMeter struct {
+	w     *ecs.World
+	start uint64
+}
+
+func (m *movesMeter) begin(w *ecs.World) { m.w, m.start = w, w.Moves() }
+
+func (m *movesMeter) report(b B) {
+	if m.w == nil || m.w.Storage() != ecs.Archetypes || b.N() == 0 {
+		return
+	}
+	b.ReportMetric(float64(m.w.Moves()-m.start)/float64(b.N()), MovesUnit)
 }
 
 // nameOf returns the strategy= name of the rows f measures.

@@ -17,10 +17,14 @@
 //
 //	Stage/strategy=NAME/cmd=typed|closure|closure-large          Stage(b, f, cmd)
 //	StageApply/strategy=NAME/mix=homogeneous|…|addremove2x100     StageApply(b, f, mix)
+//	StageApply/strategy=NAME/mix=…/storage=archetypes             StageApplyOn(b, f, mix, ecs.Archetypes)
 //	Contention/strategy=NAME/producers=1|2|4|8|16                 Contention(b, f, producers)
 //	Spike/strategy=NAME/spike=N/frames=40                         Spike(b, f, n)
 //
-// and Contention/strategy=noop/producers=P (ContentionNoop), the control row.
+// and Contention/strategy=noop/producers=P (ContentionNoop), the control row. The bodies build
+// their worlds on ecs.Slots, the ecs.NewWorld default, and those rows carry no storage key;
+// StageApplyOn (and NewTargetsOn) take the storage, and on ecs.Archetypes StageApplyOn also
+// reports moves/op (MovesUnit), the row moves of the timed commits per op.
 //
 // A strategy whose producers hand their work over when they are done (handrolled) implements
 // Handover(*deferral.Recorder); the bodies call it where a producer finishes. A strategy with

@@ -49,22 +49,31 @@ const (
 // buffers: add 2 components to each of 100 entities, commit, remove both from each, commit;
 // its ns/op is per component operation (400 a round). f nil times the baseline: the same
 // records appended to a slice and applied with deferral.Core. The meters, when given, measure
-// the timed part. Errors: an unknown mix, a commit's error, the strategy's Close.
+// the timed part. The world has the default storage (ecs.Slots); StageApplyOn chooses it.
+// Errors: an unknown mix, a commit's error, the strategy's Close.
 func StageApply(b B, f deferral.Factory, mix string, meters ...Meter) error {
+	return StageApplyOn(b, f, mix, ecs.Slots, meters...)
+}
+
+// StageApplyOn is StageApply on a world of storage s (ecs.Slots or ecs.Archetypes). On
+// archetype storage it also reports moves/op (MovesUnit): the rows the timed commits moved
+// between tables (ecs.World.Moves), per op.
+func StageApplyOn(b B, f deferral.Factory, mix string, s ecs.Storage, meters ...Meter) error {
 	if mix == "addremove2x100" {
-		return stageApplyAddRemove(b, f, meters)
+		return stageApplyAddRemove(b, f, s, meters)
 	}
 	seq, err := mixSequence(mix)
 	if err != nil {
 		return err
 	}
-	a, err := newApplyWorld()
+	a, err := newApplyWorld(s)
 	if err != nil {
 		return err
 	}
 	if f == nil {
 		return stageApplyBaseline(b, a, seq)
 	}
+	var moves movesMeter
 	st := f(a.w)
 	r := st.NewRecorder()
 	commit := func() error {
@@ -85,6 +94,7 @@ func StageApply(b B, f deferral.Factory, mix string, meters ...Meter) error {
 			for _, m := range meters { // the timed pass only
 				m.Start(st)
 			}
+			moves.begin(a.w)
 			b.ReportAllocs()
 			b.ResetTimer()
 			n = b.N()
@@ -113,6 +123,7 @@ func StageApply(b B, f deferral.Factory, mix string, meters ...Meter) error {
 		}
 	}
 	b.StopTimer()
+	moves.report(b)
 	for _, m := range meters {
 		m.Report(b)
 	}
@@ -153,8 +164,8 @@ type applyWorld struct {
 	head    int
 }
 
-func newApplyWorld() (*applyWorld, error) {
-	a := &applyWorld{w: ecs.NewWorld()}
+func newApplyWorld(s ecs.Storage) (*applyWorld, error) {
+	a := &applyWorld{w: ecs.NewWorld(ecs.WithStorage(s))}
 	for i := range 2 * applyTargets {
 		e, err := a.w.Create(workload.Position.Value(workload.Vec2{X: float64(i)}).With(workload.Velocity.Value(workload.Vec2{Y: 1})))
 		if err != nil {
@@ -236,9 +247,11 @@ func stageApplyBaseline(b B, a *applyWorld, seq []uint8) error {
 		a.created(rep.Created)
 		return nil
 	}
+	var moves movesMeter
 	for pass := range 2 {
 		n := applyBatch
 		if pass == 1 {
+			moves.begin(a.w)
 			b.ReportAllocs()
 			b.ResetTimer()
 			n = b.N()
@@ -253,6 +266,7 @@ func stageApplyBaseline(b B, a *applyWorld, seq []uint8) error {
 		}
 	}
 	b.StopTimer()
+	moves.report(b)
 	return commit()
 }
 

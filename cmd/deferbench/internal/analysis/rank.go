@@ -333,6 +333,13 @@ func (d *Run) rank(h suite.Headline, id RowID) (Ranking, bool) {
 		}
 	}
 	k.Need = strings.ReplaceAll(FillParams(h.Need, k.Params), "{GOMAXPROCS}", strconv.Itoa(id.Procs))
+	// A row measured on archetype storage says so in its requirement: a verdict holds for the
+	// storage it was measured on (rows without the parameter are on slots, the default).
+	for _, p := range k.Params {
+		if p.Key == "storage" && !strings.Contains(h.Need, "{storage}") {
+			k.Need += " on " + p.Value + " storage"
+		}
+	}
 	return k, true
 }
 

@@ -13,7 +13,7 @@ func TestFindCase(t *testing.T) {
 		"Stage/strategy=cmdbuffer/cmd=typed",
 		"Frame/strategy=cmdbuffer/entities=1000",
 		"Spike/strategy=cmdbuffer/spike=65536/frames=40", // a quick size
-		"Peer/strategy=ark/op=add-remove",
+		"Peer/strategy=ark/op=add-remove/storage=archetypes",
 	} {
 		c, err := FindCase(name)
 		if err != nil {

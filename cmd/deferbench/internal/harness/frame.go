@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 
 	"github.com/deferbench/deferbench/conformance/bench"
@@ -26,6 +27,11 @@ const (
 
 var frameSizes = []int{1000, 10000, 100000, 1000000}
 
+// frameArchetypeSizes are the entity counts Frame also runs on archetype storage (the quick
+// run's one size always): the middle of frameSizes, which keeps a default run's time within
+// budget (the 1000000 row's setup dominates its wall time).
+var frameArchetypeSizes = []int{10000, 100000}
+
 var frameScenario = Scenario{
 	Scenario: suite.Frame,
 	Variants: func(cfg VariantConfig) []Variant {
@@ -35,33 +41,48 @@ var frameScenario = Scenario{
 		}
 		var vs []Variant
 		for _, n := range sizes {
-			vs = append(vs, Variant{Params: []Param{{"entities", strconv.Itoa(n)}}, Arg: n})
+			vs = append(vs, Variant{Params: []Param{{"entities", strconv.Itoa(n)}}, Arg: frameArg{n: n}})
 		}
-		return vs
+		all := onStorages(vs, func(v Variant, st ecs.Storage) any { a := v.Arg.(frameArg); a.storage = st; return a })
+		var out []Variant // on archetypes only the sizes of frameArchetypeSizes, or the quick one
+		for _, v := range all {
+			if a := v.Arg.(frameArg); a.storage == ecs.Slots || cfg.Quick || slices.Contains(frameArchetypeSizes, a.n) {
+				out = append(out, v)
+			}
+		}
+		return out
 	},
 	Bench: func(s StrategyInfo, v Variant) BenchFunc {
 		if s.Baseline() {
 			return nil // a frame needs a deferral.Strategy
 		}
-		n := v.Arg.(int)
-		return func(b bench.B) error { return frame(b, s, n) }
+		a := v.Arg.(frameArg)
+		return func(b bench.B) error { return frame(b, s, a) }
 	},
+}
+
+// frameArg is a Frame variant: the entity count and the world's storage.
+type frameArg struct {
+	n       int
+	storage ecs.Storage
 }
 
 // frameSim is one segment's simulation.
 type frameSim struct {
+	w    *ecs.World
 	st   deferral.Strategy
 	step func(dt float64) error
 }
 
-func newFrameSim(s StrategyInfo, n int) (*frameSim, error) {
-	w := ecs.NewWorld()
+func newFrameSim(s StrategyInfo, a frameArg) (*frameSim, error) {
+	n := a.n
+	w := ecs.NewWorld(ecs.WithStorage(a.storage))
 	if err := workload.Populate(w, n, frameSeed); err != nil {
 		return nil, fmt.Errorf("frame setup: %w", err)
 	}
 	st := s.Factory(w)
 	procs, decide := runtime.GOMAXPROCS(0), workload.Replace(frameSeed, frameRate)
-	fs := &frameSim{st: st}
+	fs := &frameSim{w: w, st: st}
 	if s.FrameStepper != nil {
 		step, err := s.FrameStepper(st, procs, decide)
 		if err != nil {
@@ -96,11 +117,15 @@ func (f *frameSim) close() error {
 	return nil
 }
 
-func frame(b bench.B, s StrategyInfo, n int) error {
-	fs, err := newFrameSim(s, n)
+func frame(b bench.B, s StrategyInfo, a frameArg) error {
+	fs, err := newFrameSim(s, a)
 	if err != nil {
 		return err
 	}
+	// moves/frame, on archetype storage: the rows the timed frames' commits moved between
+	// tables (ecs.World.Moves), summed over the segments.
+	var moves uint64
+	moves0 := fs.w.Moves()
 	// gc/frame counts the collections that completed during timed frames.
 	var ms runtime.MemStats
 	gcs := uint32(0)
@@ -116,12 +141,14 @@ func frame(b bench.B, s StrategyInfo, n int) error {
 			pm.stop()
 			runtime.ReadMemStats(&ms)
 			gcs += ms.NumGC - gc0
+			moves += fs.w.Moves() - moves0
 			if err := fs.close(); err != nil {
 				return err
 			}
-			if fs, err = newFrameSim(s, n); err != nil {
+			if fs, err = newFrameSim(s, a); err != nil {
 				return err
 			}
+			moves0 = fs.w.Moves()
 			runtime.ReadMemStats(&ms)
 			gc0 = ms.NumGC
 			pm.start(fs.st)
@@ -135,6 +162,10 @@ func frame(b bench.B, s StrategyInfo, n int) error {
 	runtime.ReadMemStats(&ms)
 	gcs += ms.NumGC - gc0
 	b.ReportMetric(float64(gcs)/float64(b.N()), "gc/frame")
+	if a.storage == ecs.Archetypes {
+		moves += fs.w.Moves() - moves0
+		b.ReportMetric(float64(moves)/float64(b.N()), "moves/frame")
+	}
 	pm.report(b)
 	return fs.close()
 }

@@ -194,3 +194,56 @@ func TestTablesMatchSuite(t *testing.T) {
 		}
 	}
 }
+
+// TestStorageRows: StageApply and Peer plan every slots row under its name without a storage
+// parameter and a twin with storage=archetypes (Ark only there: it is an archetype ECS);
+// OnStorages keeps the rows of the storages asked for and every row that does not depend on
+// one.
+func TestStorageRows(t *testing.T) {
+	sc, err := SelectScenarios([]string{"Stage", "StageApply", "Peer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := Plan(sc, Strategies, true, []int{1})
+	names := map[string]bool{}
+	for _, c := range cases {
+		names[c.Name] = true
+	}
+	for _, c := range cases {
+		arch := strings.HasSuffix(c.Name, "/storage=archetypes")
+		switch {
+		case c.Scenario == "Stage":
+			if c.Storage != "" || strings.Contains(c.Name, "storage=") {
+				t.Errorf("%s: storage %q, want none (Stage builds no world per storage)", c.Name, c.Storage)
+			}
+		case arch != (c.Storage == "archetypes") || (!arch && c.Storage != "slots"):
+			t.Errorf("%s: Storage %q disagrees with its name", c.Name, c.Storage)
+		case arch && c.Strategy != suite.PeerArk && !names[strings.TrimSuffix(c.Name, "/storage=archetypes")]:
+			t.Errorf("%s has no slots twin", c.Name)
+		case !arch && c.Strategy == suite.PeerArk:
+			t.Errorf("%s: Ark runs on slots", c.Name)
+		case !arch && !names[c.Name+"/storage=archetypes"]:
+			t.Errorf("%s has no archetypes twin", c.Name)
+		}
+	}
+	for _, keep := range [][]ecs.Storage{{ecs.Slots}, {ecs.Archetypes}} {
+		got := OnStorages(cases, keep)
+		for _, c := range got {
+			if c.Storage != "" && c.Storage != keep[0].String() {
+				t.Errorf("OnStorages(%v) kept %s", keep, c.Name)
+			}
+		}
+		stage := 0
+		for _, c := range got {
+			if c.Scenario == "Stage" {
+				stage++
+			}
+		}
+		if stage == 0 || len(got) == len(cases) {
+			t.Errorf("OnStorages(%v): %d of %d cases, %d of Stage", keep, len(got), len(cases), stage)
+		}
+	}
+	if got := OnStorages(cases, nil); len(got) != len(cases) {
+		t.Errorf("OnStorages(nil) kept %d of %d cases", len(got), len(cases))
+	}
+}

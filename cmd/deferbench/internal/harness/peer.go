@@ -18,7 +18,10 @@ import (
 // deferral). It is the tool's comparison only: no library package depends on Ark.
 //
 // The rows are strategy=ecs and strategy=ark, so `benchstat -col /strategy` puts the two
-// worlds side by side; they run in Peer only.
+// worlds side by side; they run in Peer only. ecs runs on both storages: on slots (rows
+// without a storage parameter, as before archetype storage existed) and on archetypes
+// (storage=archetypes). Ark is an archetype ECS, so its rows are storage=archetypes, beside
+// the ecs rows they compare like with like; it runs once per op.
 var peerScenario = Scenario{
 	Scenario:       suite.Peer,
 	ReferencesOnly: true,
@@ -27,11 +30,16 @@ var peerScenario = Scenario{
 		if cfg.Quick {
 			n = 10_000
 		}
-		return []Variant{
+		vs := []Variant{
 			{Params: []Param{{"op", "create-destroy"}}, Arg: peerOp{op: "create-destroy"}},
 			{Params: []Param{{"op", "add-remove"}}, Arg: peerOp{op: "add-remove"}},
 			{Params: []Param{{"op", "query"}, {"entities", strconv.Itoa(n)}}, Arg: peerOp{op: "query", n: n}},
 		}
+		return onStorages(vs, func(v Variant, s ecs.Storage) any {
+			op := v.Arg.(peerOp)
+			op.storage = s
+			return op
+		})
 	},
 	Bench: func(s StrategyInfo, v Variant) BenchFunc {
 		op := v.Arg.(peerOp)
@@ -39,6 +47,9 @@ var peerScenario = Scenario{
 		case peerECS:
 			return func(b bench.B) error { return peerWorld(b, op) }
 		case peerArk:
+			if op.storage != ecs.Archetypes {
+				return nil
+			}
 			return func(b bench.B) error { return peerArkWorld(b, op) }
 		}
 		return nil
@@ -52,8 +63,9 @@ const (
 )
 
 type peerOp struct {
-	op string
-	n  int // query: entities
+	op      string
+	n       int         // query: entities
+	storage ecs.Storage // ecs's world
 }
 
 // peerBatch is how many entities create-destroy creates before destroying them.
@@ -84,7 +96,7 @@ func batches(b bench.B, body func(n int) (create, destroy time.Duration, err err
 }
 
 func peerWorld(b bench.B, op peerOp) error {
-	w := ecs.NewWorld()
+	w := ecs.NewWorld(ecs.WithStorage(op.storage))
 	pos, vel := workload.Position, workload.Velocity
 	b.ReportAllocs()
 	switch op.op {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/deferbench/deferbench/ecs"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -19,6 +20,9 @@ type Options struct {
 	Count      int       // repetitions of every case; ≥ 1
 	Benchtime  Benchtime // per benchmark, as go test -benchtime
 	Procs      []int     // GOMAXPROCS values; empty means the current GOMAXPROCS
+	// Storages are the world storages the storage-dependent variants run on (OnStorages);
+	// nil means both.
+	Storages []ecs.Storage
 	// Cases is the plan (Plan of the fields above), computed once by Planned; nil means Run
 	// and ProfileRun compute it.
 	Cases []Case
@@ -29,7 +33,7 @@ type Options struct {
 // Planned returns opt with Cases set: the plan is computed once per run, and the count
 // check, the progress total, the run and the profiles all use it.
 func (opt Options) Planned() Options {
-	opt.Cases = Plan(opt.Scenarios, opt.Strategies, opt.Quick, opt.Procs)
+	opt.Cases = OnStorages(Plan(opt.Scenarios, opt.Strategies, opt.Quick, opt.Procs), opt.Storages)
 	return opt
 }
 
@@ -38,7 +42,7 @@ func (opt Options) plan() []Case {
 	if opt.Cases != nil {
 		return opt.Cases
 	}
-	return Plan(opt.Scenarios, opt.Strategies, opt.Quick, opt.Procs)
+	return OnStorages(Plan(opt.Scenarios, opt.Strategies, opt.Quick, opt.Procs), opt.Storages)
 }
 
 // Event reports the runner's progress: case Done+1 of Total is starting (Result nil) or case

@@ -2,12 +2,14 @@ package harness
 
 import (
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/deferbench/deferbench/conformance/bench"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
+	"github.com/deferbench/deferbench/ecs"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -22,6 +24,32 @@ type Variant struct {
 	// Procs, when not 0, is the GOMAXPROCS this variant runs at (a scenario that sweeps
 	// GOMAXPROCS itself); 0 runs it at every value of the run's -procs list.
 	Procs int
+	// Storage is the ecs.Storage name ("slots" or "archetypes") of the world the variant
+	// builds, or "" when it does not depend on one; Options.Storages selects by it.
+	Storage string
+}
+
+// StorageParam is the name parameter of the rows measured on archetype storage:
+// storage=archetypes. Rows on slots storage, the ecs.NewWorld default, carry no storage
+// parameter, so they keep the names go test's conformance.Benchmark* give them (a user's
+// benchmark lines up with a run) and the names of runs made before archetype storage existed.
+const StorageParam = "storage"
+
+// onStorages returns each variant of vs once per storage: as given on ecs.Slots, and with
+// storage=archetypes appended to its parameters on ecs.Archetypes; arg makes each one's Arg.
+func onStorages(vs []Variant, arg func(v Variant, s ecs.Storage) any) []Variant {
+	var out []Variant
+	for _, s := range []ecs.Storage{ecs.Slots, ecs.Archetypes} {
+		for _, v := range vs {
+			v.Storage = s.String()
+			if s != ecs.Slots {
+				v.Params = append(slices.Clip(v.Params), Param{StorageParam, s.String()})
+			}
+			v.Arg = arg(v, s)
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // VariantConfig is what a scenario's variants depend on.
@@ -60,6 +88,7 @@ type Case struct {
 	Strategy string
 	Procs    int // GOMAXPROCS
 	Run      BenchFunc
+	Storage  string // its Variant's Storage
 	Derive   func(r *benchfmt.Result, earlier func(name string) *benchfmt.Result)
 }
 
@@ -104,10 +133,25 @@ func Plan(scenarios []Scenario, strategies []StrategyInfo, quick bool, procs []i
 					for _, p := range v.Params {
 						name.WriteString("/" + p.Key + "=" + p.Value)
 					}
-					cases = append(cases, Case{Name: name.String(), Scenario: sc.Name, Strategy: st.Name, Procs: p, Run: f, Derive: sc.Derive})
+					cases = append(cases, Case{Name: name.String(), Scenario: sc.Name, Strategy: st.Name, Procs: p, Run: f, Storage: v.Storage, Derive: sc.Derive})
 				}
 			}
 		}
 	}
 	return cases
+}
+
+// OnStorages returns the cases of cs whose world storage is one of storages, and those that do
+// not depend on one; nil storages keeps every case.
+func OnStorages(cs []Case, storages []ecs.Storage) []Case {
+	if storages == nil {
+		return cs
+	}
+	var out []Case
+	for _, c := range cs {
+		if c.Storage == "" || slices.ContainsFunc(storages, func(s ecs.Storage) bool { return s.String() == c.Storage }) {
+			out = append(out, c)
+		}
+	}
+	return out
 }

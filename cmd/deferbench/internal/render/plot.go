@@ -237,20 +237,28 @@ func PlotWith(rs []*benchfmt.Result, dir string, opt PlotOptions) ([]string, err
 				pts = perParam(pts, sc, ch.Against)
 			}
 			procs := procsOf(pts, sc)
-			for _, g := range procs {
-				p, logY, clipped := linePlot(pts, sc, ch.Against, g, ch.Units[0], strategies, style)
-				if p == nil {
-					continue
+			// One chart per world storage: a line joins points of one storage only (rows
+			// without a storage parameter are on slots, and keep the chart's own name).
+			for _, store := range storagesOf(pts, sc) {
+				spts, sname, stitle := onStorage(pts, store), name, title
+				if store != "" {
+					sname, stitle = name+"-"+store, title+" on "+store+" storage"
 				}
-				file, t := name, title
-				if ch.PerProcs || len(procs) > 1 {
-					file = fmt.Sprintf("%s-%d", name, g)
-					t = fmt.Sprintf("%s at GOMAXPROCS=%d%s", title, g, over(g))
-				}
-				p.Title.Text = t + logNote2(true, logY) + clipNote(clipped) + flagged
-				p.Y.Label.Text = ch.YLabel
-				if err := save(p, file); err != nil {
-					return files, err
+				for _, g := range procs {
+					p, logY, clipped := linePlot(spts, sc, ch.Against, g, ch.Units[0], strategies, style)
+					if p == nil {
+						continue
+					}
+					file, t := sname, stitle
+					if ch.PerProcs || len(procs) > 1 {
+						file = fmt.Sprintf("%s-%d", sname, g)
+						t = fmt.Sprintf("%s at GOMAXPROCS=%d%s", stitle, g, over(g))
+					}
+					p.Title.Text = t + logNote2(true, logY) + clipNote(clipped) + flagged
+					p.Y.Label.Text = ch.YLabel
+					if err := save(p, file); err != nil {
+						return files, err
+					}
 				}
 			}
 		}
@@ -332,6 +340,31 @@ func perParam(pts []point, sc, key string) []point {
 }
 
 // procsOf is the GOMAXPROCS values of scenario sc among pts, ascending.
+// storagesOf returns the storage parameter values of sc's points, first seen first ("" for
+// rows without one: slots storage).
+func storagesOf(pts []point, sc string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, pt := range pts {
+		if v := pt.n.Param("storage"); pt.n.Scenario == sc && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// onStorage returns the points whose storage parameter is store.
+func onStorage(pts []point, store string) []point {
+	var out []point
+	for _, pt := range pts {
+		if pt.n.Param("storage") == store {
+			out = append(out, pt)
+		}
+	}
+	return out
+}
+
 func procsOf(pts []point, sc string) []int {
 	seen := map[int]bool{}
 	var ps []int

@@ -172,3 +172,32 @@ func TestHumanTicks(t *testing.T) {
 		}
 	}
 }
+
+// TestPlotPerStorage: Frame rows on archetype storage (storage=archetypes) get scaling charts of
+// their own, so that no line joins a slots point and an archetypes point at one entity count.
+func TestPlotPerStorage(t *testing.T) {
+	rs := runFixture()
+	for _, r := range slices.Clone(rs) {
+		if strings.HasPrefix(string(r.Name), "Frame/") {
+			c := *r
+			c.Name = benchfmt.Name(strings.Replace(string(r.Name), "-2", "/storage=archetypes-2", 1))
+			rs = append(rs, &c)
+		}
+	}
+	files, err := Plot(rs, filepath.Join(t.TempDir(), "plots"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, filepath.Base(f))
+	}
+	for _, n := range []string{"Frame-scaling.svg", "Frame-scaling-archetypes.svg", "Frame-per-entity.svg", "Frame-per-entity-archetypes.svg"} {
+		if !slices.Contains(names, n) {
+			t.Errorf("Plot wrote %v, no %s", names, n)
+		}
+	}
+	if slices.Contains(names, "Stage-archetypes.svg") {
+		t.Errorf("Plot wrote a per-storage chart for Stage, which has no storage rows: %v", names)
+	}
+}

@@ -75,7 +75,7 @@ func CountPlan(opt harness.Options) ([]harness.Case, []results.Uncounted) {
 		cases = append(cases, c)
 		counted[c.Name] = true
 	}
-	for _, c := range harness.Plan(opt.Scenarios, opt.Strategies, opt.Quick, []int{1}) {
+	for _, c := range harness.OnStorages(harness.Plan(opt.Scenarios, opt.Strategies, opt.Quick, []int{1}), opt.Storages) {
 		consider(c, true)
 	}
 	for _, c := range opt.Cases {

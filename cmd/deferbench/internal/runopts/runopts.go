@@ -22,6 +22,7 @@ import (
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/usage"
+	"github.com/deferbench/deferbench/ecs"
 )
 
 // Defaults of deferbench run, and of deferbench run -quick.
@@ -80,6 +81,7 @@ type Flags struct {
 	Count                        int
 	Benchtime                    string
 	Scenarios, Strategies, Procs string
+	Storages                     string
 	Out                          string
 	Profile                      bool
 	Measure                      string
@@ -147,6 +149,24 @@ func (o Flags) parseProcs() ([]int, error) {
 	return procs, nil
 }
 
+// parseStorages parses -storages: world storages (ecs.ParseStorage names), repeats dropped; not
+// given means both (nil).
+func (o Flags) parseStorages() ([]ecs.Storage, error) {
+	names, err := o.parseNames("storages", o.Storages, []string{ecs.Slots.String(), ecs.Archetypes.String()})
+	if err != nil || names == nil {
+		return nil, err
+	}
+	var out []ecs.Storage
+	for _, n := range names {
+		s, err := ecs.ParseStorage(n)
+		if err != nil {
+			return nil, usage.Errorf("run: -storages: unknown storage %q (valid: slots, archetypes; omit -storages for both)", n)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
 // options validates o into harness options; every problem is a usage error.
 func (o Flags) options() (harness.Options, error) {
 	var opt harness.Options
@@ -180,7 +200,11 @@ func (o Flags) options() (harness.Options, error) {
 	if err != nil {
 		return opt, err
 	}
-	opt = harness.Options{Scenarios: sc, Strategies: st, Quick: o.Quick, Count: o.Count, Benchtime: bt, Procs: procs}.Planned()
+	storages, err := o.parseStorages()
+	if err != nil {
+		return opt, err
+	}
+	opt = harness.Options{Scenarios: sc, Strategies: st, Quick: o.Quick, Count: o.Count, Benchtime: bt, Procs: procs, Storages: storages}.Planned()
 	per := len(opt.Cases)
 	if per == 0 {
 		return opt, usage.Errorf("run: no benchmark matches -scenarios %q and -strategies %q: none of those strategies runs in those scenarios (deferbench list says where each runs); add a scenario or a strategy", o.Scenarios, o.Strategies)
