@@ -58,11 +58,24 @@ func TestCountPlanLeavesLargeWorlds(t *testing.T) {
 	for _, c := range cases {
 		counted = append(counted, c.Name)
 	}
-	if len(counted) != 2 || !strings.HasSuffix(counted[0], "entities=1000") || !strings.HasSuffix(counted[1], "entities=10000") {
-		t.Errorf("counted %v; want the worlds of 1000 and 10000 entities", counted)
+	// Frame runs on both storages (archetypes at 10,000 and 100,000 entities only).
+	want := []string{"entities=1000", "entities=10000", "entities=10000/storage=archetypes"}
+	if len(counted) != len(want) {
+		t.Errorf("counted %v; want the worlds of 1000 and 10000 entities on both storages", counted)
 	}
-	if len(left) != 2 {
+	for i := range min(len(counted), len(want)) {
+		if !strings.HasSuffix(counted[i], "/"+want[i]) {
+			t.Errorf("counted %v; want the worlds of 1000 and 10000 entities on both storages", counted)
+			break
+		}
+	}
+	if len(left) != 3 {
 		t.Fatalf("left out %v; want the worlds of 100000 and 1000000 entities", left)
+	}
+	for _, u := range left {
+		if !strings.Contains(u.Name, "entities=100000") { // 100000 and 1000000
+			t.Errorf("left out %s; want only the worlds above 10000 entities", u.Name)
+		}
 	}
 	for _, u := range left {
 		if !strings.Contains(u.Reason, "cost") {
