@@ -328,7 +328,13 @@ func (g *Gather[T, C]) Discard() (int, error) {
 		items, fns := r.local, r.fns
 		r.local, r.fns = nil, nil
 		r.reuse(items, fns)
-		r.st.Drop(r.st.Len(), len(r.st.Words()))
+		if r.st.Len() > 0 {
+			// Not after a hand-over, which took the records and left the spare array: that
+			// empty stream is no cycle of its own, and counting it as one cut the spare array
+			// every ShrinkWindow discards, so staging grew it again (allocations in steady
+			// state). The arrays' shrink policy is the hand-over's (handout.release).
+			r.st.Drop(r.st.Len(), len(r.st.Words()))
+		}
 		r.unlist()
 		r.handed, r.inCommit = 0, 0
 	}
