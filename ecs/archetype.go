@@ -171,8 +171,8 @@ func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
 		p := unsafe.Pointer(&words[o])
 		h := *(*uint32)(p)
 		e := (*Entity)(unsafe.Add(p, 4))
-		k := 2 + int(h>>11&0x1f)
-		if h&0xffc0_0000 != 0 || h&0xff-RecordAdd > RecordSet-RecordAdd || e.gen&placeholderBit != 0 || o+k > len(words) {
+		k, ok := valueRecord(h, e)
+		if !ok || o+k > len(words) {
 			break
 		}
 		if !w.isLive(*e) {

@@ -271,6 +271,15 @@ const (
 	RecordSet    = 5
 )
 
+// valueRecord returns the length in words of the record with header h and target e, and
+// whether ApplyValues may apply it: one test for the shape (form 0 and an id below
+// MaxComponents (64) in the top ten bits, a verb from RecordAdd to RecordSet, a real
+// handle). The caller checks that the whole record lies within its words.
+func valueRecord(h uint32, e *Entity) (k int, ok bool) {
+	k = 2 + int(h>>11&0x1f)
+	return k, h&0xffc0_0000 == 0 && h&0xff-RecordAdd <= RecordSet-RecordAdd && e.gen&placeholderBit == 0
+}
+
 // ValueRun is what ApplyValues applied: Records records using Words words, of which Dead
 // named no live entity of the world (they changed nothing) and NoopRemoves removed a component
 // the entity lacked.
@@ -300,11 +309,8 @@ func (w *World) ApplyValues(words []uint64, n int) (r ValueRun) {
 		p := unsafe.Pointer(&words[o])
 		h := *(*uint32)(p)
 		e := (*Entity)(unsafe.Add(p, 4))
-		// One test for the shape: form 0 and an id below MaxComponents (64) in the top ten
-		// bits, a verb from RecordAdd to RecordSet, a real handle, and the whole record
-		// within words.
-		k := 2 + int(h>>11&0x1f)
-		if h&0xffc0_0000 != 0 || h&0xff-RecordAdd > RecordSet-RecordAdd || e.gen&placeholderBit != 0 || o+k > len(words) {
+		k, ok := valueRecord(h, e)
+		if !ok || o+k > len(words) {
 			break
 		}
 		s := e.slot
