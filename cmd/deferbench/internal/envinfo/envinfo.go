@@ -72,6 +72,11 @@ type Env struct {
 	// CPUModel is /proc/cpuinfo's "model name", or on ARM the core named by
 	// its implementer and part numbers (e.g. "Cortex-A76").
 	CPUModel string `json:"cpu_model"`
+	// GoCPU is the CPU name `go test` prints on its "cpu:" line here ([GoCPUName]); "" when
+	// go test prints none, or in a capture that is not of the running machine
+	// ([CaptureFrom]). bench.txt's cpu line is GoCPU, or CPUModel when GoCPU is "", so that
+	// deferbench's results and go test's of one machine compare as one machine.
+	GoCPU string `json:"go_cpu,omitempty"`
 	// Cores is runtime.NumCPU: the logical CPUs this process may use.
 	Cores      int `json:"cores"`
 	GOMAXPROCS int `json:"gomaxprocs"`
@@ -249,6 +254,9 @@ func (s Source) Capture() Env {
 	}
 	if runtime.GOARCH == "arm64" && filepath.Clean(root) == "/" {
 		e.LSEAtomics = yesNo(cpu.ARM64.HasATOMICS)
+	}
+	if filepath.Clean(root) == "/" {
+		e.GoCPU = GoCPUName()
 	}
 	e.PageSize = Unknown
 	if smaps, ok := rd("proc/self/smaps"); ok {

@@ -313,7 +313,9 @@ func parseResults(src io.ReadSeeker, size int64, path string, skip func(Skipped)
 			if len(rs) == MaxResults {
 				return nil, fmt.Errorf("%s: %w: more than %d benchmark lines", path, ErrTooLarge, MaxResults)
 			}
-			rs = append(rs, rec.Clone())
+			rec = rec.Clone()
+			trimConfig(rec)
+			rs = append(rs, rec)
 		case *benchfmt.SyntaxError:
 			bad := fmt.Errorf("%s:%d: %w: %s: correct or delete that line", rec.FileName, rec.Line, ErrMalformed, rec.Msg)
 			if skip == nil {
@@ -343,4 +345,15 @@ func parseResults(src io.ReadSeeker, size int64, path string, skip func(Skipped)
 		return nil, fmt.Errorf("%s: %w (no benchmark lines)", path, ErrNotResults)
 	}
 	return rs, nil
+}
+
+// trimConfig cuts trailing blanks from rec's file-level configuration values: go test pads
+// some CPU brand strings ("cpu: … Processor        "), and an editor or a copy that strips
+// trailing blanks from a saved file must not make it a different machine.
+func trimConfig(rec *benchfmt.Result) {
+	for i := range rec.Config {
+		if c := &rec.Config[i]; c.File {
+			c.Value = bytes.TrimRight(c.Value, " \t")
+		}
+	}
 }

@@ -104,7 +104,7 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 	}
 	bf := results.NewBenchFile(benchPath)
 	caps := harness.Capabilities(opt.Strategies) // what the verdicts read, not today's code
-	bf.Config = append(results.RunConfig(before.CPUModel, before.ConfigLines()), caps...)
+	bf.Config = append(results.RunConfig(before.BenchCPU(), before.ConfigLines()), caps...)
 	e.stop.Begin()
 	if err := results.WriteJSON(envPath, doc); err != nil {
 		rd.Discard()
@@ -177,7 +177,7 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 	}
 	th, _ := envinfo.Throttled(before, after)
 	doc.Throttled = &th
-	bf.Config = append(results.RunConfig(before.CPUModel, envinfo.RunConfigLines(before, after)), caps...)
+	bf.Config = append(results.RunConfig(before.BenchCPU(), envinfo.RunConfigLines(before, after)), caps...)
 	fin.mu.Unlock()
 
 	// With -profile, the profiles come before the files are finished, so that an interrupted
