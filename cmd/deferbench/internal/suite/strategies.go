@@ -27,12 +27,12 @@ const (
 // The rows of the strategy table.
 var (
 	Baseline        = Strategy{Name: BaselineName, Description: "lower bound: append the record a recorder writes (Stage, Contention: the compact stream record, deferral.AppendSet; StageApply: a deferral.Command, applied with deferral.Core) or the closure to a preallocated slice"}
-	CmdBuffer       = Strategy{Name: "cmdbuffer", Description: "design 2: per-recorder private buffers of typed POD records plus a closure tier; commit in (sort key, recorder, FIFO) order"}
-	LazyGuarded     = Strategy{Name: "lazyguarded", Description: "design 1: every staged command is a task on the target's mutex-guarded FIFO pipe; readers wait behind parked writes"}
-	LazyGuardedPass = Strategy{Name: "lazyguarded-pass", Description: "design 1, readers pass parked writes (stale reads, opt-in)"}
-	HandRolled      = Strategy{Name: "handrolled", Description: "design 3: producers fill their own slices and hand them over; commit gathers in hand-over order and applies"}
-	Hybrid          = Strategy{Name: "hybrid", Description: "design 4: cmdbuffer's buffers with a recorder per graph node; commit in (sort key, recorder, FIFO) order"}
-	Versioned       = Strategy{Name: "versioned", Description: "design 5: cmdbuffer's staging, published to a second replica of the world that readers read lock-free; commit = apply, swap, resync (replay)"}
+	CmdBuffer       = Strategy{Name: "cmdbuffer", Description: "command buffers: per-recorder private buffers of typed POD records plus a closure tier; commit in (sort key, recorder, FIFO) order"}
+	LazyGuarded     = Strategy{Name: "lazyguarded", Description: "lazy guarded target: every staged command is a task on the target's mutex-guarded FIFO pipe; readers wait behind parked writes"}
+	LazyGuardedPass = Strategy{Name: "lazyguarded-pass", Description: "lazyguarded, but readers pass parked writes (stale reads, opt-in)"}
+	HandRolled      = Strategy{Name: "handrolled", Description: "hand-rolled: producers fill their own slices and hand them over; commit gathers in hand-over order and applies"}
+	Hybrid          = Strategy{Name: "hybrid", Description: "command buffers in a static task graph: cmdbuffer's buffers with a recorder per graph node, committed by a flush node the graph derives; commit in (sort key, recorder, FIFO) order"}
+	Versioned       = Strategy{Name: "versioned", Description: "double-buffered replicas: cmdbuffer's staging, published to a second replica of the world that readers read lock-free; commit = apply, swap, resync (replay)"}
 	Noop            = Strategy{Name: NoopName, Description: "control, not a strategy (Contention only): each producer runs a register-only loop, one step per command, touching no memory; its efficiency is the ceiling the harness itself allows", ControlOf: "Contention"}
 	ECS             = Strategy{Name: PeerECS, Description: "reference, not a strategy (Peer only): ecs.World called immediately", ControlOf: "Peer"}
 	Ark             = Strategy{Name: PeerArk, Description: "reference, not a strategy (Peer only): Ark (github.com/mlange-42/ark) called immediately", ControlOf: "Peer"}
