@@ -254,6 +254,19 @@ func TestCompareSelf(t *testing.T) {
 			t.Errorf("compare %q: exit %d, stderr %q:\n%s", args, code, errOut, out)
 		}
 	}
+	// A file read once for both sides notes its skipped lines once.
+	bench := filepath.Join(dir, "bench.txt")
+	b, err := os.ReadFile(bench)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bench, append(b, "BenchmarkBad 1 x ns/op\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := cli("compare", dir, bench)
+	if n := strings.Count(errOut, "skipped, not a well-formed"); code != 0 || n != 1 {
+		t.Errorf("compare of one file with a malformed line, twice: exit %d, the skip noted %d times, want once:\n%s", code, n, errOut)
+	}
 }
 
 // stagingRun is a bench.txt of typed staging for cmdbuffer: ns per command and allocs/op

@@ -86,8 +86,13 @@ func Run(ctx context.Context, r Request) error {
 	if err != nil {
 		return err
 	}
-	new, err := input.ReadInput(ctx, r.Stdin, r.Stderr, cmd, args[1])
-	if err != nil {
+	var new []*benchfmt.Result
+	if args[0] != "-" && args[1] != "-" && input.Same(args[0], args[1]) {
+		// One file given twice is read once, so that its notes are printed once.
+		for _, rs := range old {
+			new = append(new, rs.Clone())
+		}
+	} else if new, err = input.ReadInput(ctx, r.Stdin, r.Stderr, cmd, args[1]); err != nil {
 		return err
 	}
 	opt := r.Options
