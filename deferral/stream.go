@@ -425,7 +425,8 @@ func Set[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 	s := r.st
 	k := headWords + int((unsafe.Sizeof(v)+7)/8)
 	if n := s.n; n+k <= s.lim && c.Inline() {
-		s.n, s.count = n+k, s.count+1
+		s.n = n + k
+		s.count++ // one read-modify-write
 		p := unsafe.Add(s.base, uintptr(n)*8)
 		*(*recordHead)(p) = recordHead{uint32(VerbSet) | uint32(k-headWords)<<11 | uint32(c.ID())<<16, e}
 		if unsafe.Sizeof(v) > 0 { // p+16 may be the end of the array
@@ -442,7 +443,8 @@ func Add[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 	s := r.st
 	k := headWords + int((unsafe.Sizeof(v)+7)/8)
 	if n := s.n; n+k <= s.lim && c.Inline() {
-		s.n, s.count = n+k, s.count+1
+		s.n = n + k
+		s.count++ // one read-modify-write
 		p := unsafe.Add(s.base, uintptr(n)*8)
 		*(*recordHead)(p) = recordHead{uint32(VerbAdd) | uint32(k-headWords)<<11 | uint32(c.ID())<<16, e}
 		if unsafe.Sizeof(v) > 0 { // p+16 may be the end of the array
