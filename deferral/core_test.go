@@ -431,3 +431,34 @@ func TestAppendSetMatchesStream(t *testing.T) {
 		t.Errorf("AppendSet wrote %x; the stream holds %x", got, want)
 	}
 }
+
+// TestReusedStreamRecordsAreClean: a record staged over words a dropped record used holds
+// its own bytes only — the words of a value smaller than a word are padded with zeros, as
+// Component.Value pads them — so that it decodes to the command Recorder.Set would have
+// staged, and AppendSet still writes the same words.
+func TestReusedStreamRecordsAreClean(t *testing.T) {
+	c4 := ecs.NewComponent[uint32]("clean.u32", nil)
+	c12 := ecs.NewComponent[[3]uint32]("clean.u96", nil)
+	c24 := ecs.NewComponent[[3]uint64]("clean.w3", nil)
+	var s deferral.Stream
+	r := deferral.NewCore(ecs.NewWorld()).NewRecorder(streamSink{&s})
+	e := ecs.NewPlaceholder(3, 4, 5)
+	for range 2 {
+		deferral.Set(r, e, c24, [3]uint64{^uint64(0), ^uint64(0), ^uint64(0)})
+		deferral.Add(r, e, c24, [3]uint64{^uint64(0), ^uint64(0), ^uint64(0)})
+	}
+	s.Drop(s.Len(), len(s.Words()))
+	deferral.Set(r, e, c4, 7)
+	deferral.Add(r, e, c12, [3]uint32{1, 2, 3})
+	got := deferral.AppendCommands(&s, nil)
+	want := []deferral.Command{
+		{Verb: deferral.VerbSet, Entity: e, Bundle: c4.Value(7)},
+		{Verb: deferral.VerbAdd, Entity: e, Bundle: c12.Value([3]uint32{1, 2, 3})},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("records staged over dropped ones decode to %+v; want %+v", got, want)
+	}
+	if w := deferral.AppendSet(nil, e, c4, 7); !slices.Equal(w, s.Words()[:len(w)]) {
+		t.Errorf("AppendSet wrote %x; the stream holds %x", w, s.Words()[:len(w)])
+	}
+}

@@ -183,7 +183,8 @@ func (r *Recorder) Add(e ecs.Entity, b ecs.Bundle) {
 func (r *Recorder) Remove(e ecs.Entity, id ecs.ComponentID) {
 	if s := r.st; s.n+headWords <= s.lim {
 		n := s.n
-		s.n, s.count = n+headWords, s.count+1
+		s.n = n + headWords
+		s.count++ // one read-modify-write
 		*(*recordHead)(unsafe.Add(s.base, uintptr(n)*8)) = recordHead{header(VerbRemove, id, 0, formValue), e}
 		return
 	}

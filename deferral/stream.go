@@ -416,18 +416,25 @@ func (r *Recorder) putSlow(v Verb, id ecs.ComponentID, e ecs.Entity, b *ecs.Bund
 
 // Set stages overwriting e's value of component c with v: Recorder.Set(e, c.Value(v)),
 // written into the recorder's stream as a record of the value's own size, with no Bundle
-// built. It is a function, not a method, because Go methods take no type parameters. It is
-// small enough to inline into the caller: per value type it compiles to a room test and the
-// record's stores, with v kept in registers; growth, a held stream and a component that is
-// not inline go out of line. It panics, as Component.Value does, when the component is not
-// inline.
+// built. It is a function, not a method, because Go methods take no type parameters. Per
+// value shape it is one small function, called with v in registers: a room test, the
+// record's stores and two counter updates; growth, a held stream and a component that is not
+// inline go further out of line. It is not inlined: the room test, stores and counters alone
+// exceed the compiler's inlining budget, before any call to the out-of-line path. It panics,
+// as Component.Value does, when the component is not inline.
 func Set[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 	s := r.st
 	k := headWords + int((unsafe.Sizeof(v)+7)/8)
 	if n := s.n; n+k <= s.lim && c.Inline() {
-		s.n, s.count = n+k, s.count+1
+		s.n = n + k
+		s.count++ // one read-modify-write
 		p := unsafe.Add(s.base, uintptr(n)*8)
 		*(*recordHead)(p) = recordHead{uint32(VerbSet) | uint32(k-headWords)<<11 | uint32(c.ID())<<16, e}
+		if unsafe.Sizeof(v)%8 != 0 {
+			// Zeros after the value, as Component.Value pads it: the words may still hold
+			// a dropped record's bytes.
+			*(*uint64)(unsafe.Add(p, 16+unsafe.Sizeof(v)&^7)) = 0
+		}
 		if unsafe.Sizeof(v) > 0 { // p+16 may be the end of the array
 			*(*T)(unsafe.Add(p, 16)) = v
 		}
@@ -442,9 +449,15 @@ func Add[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 	s := r.st
 	k := headWords + int((unsafe.Sizeof(v)+7)/8)
 	if n := s.n; n+k <= s.lim && c.Inline() {
-		s.n, s.count = n+k, s.count+1
+		s.n = n + k
+		s.count++ // one read-modify-write
 		p := unsafe.Add(s.base, uintptr(n)*8)
 		*(*recordHead)(p) = recordHead{uint32(VerbAdd) | uint32(k-headWords)<<11 | uint32(c.ID())<<16, e}
+		if unsafe.Sizeof(v)%8 != 0 {
+			// Zeros after the value, as Component.Value pads it: the words may still hold
+			// a dropped record's bytes.
+			*(*uint64)(unsafe.Add(p, 16+unsafe.Sizeof(v)&^7)) = 0
+		}
 		if unsafe.Sizeof(v) > 0 { // p+16 may be the end of the array
 			*(*T)(unsafe.Add(p, 16)) = v
 		}
