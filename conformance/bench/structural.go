@@ -47,7 +47,7 @@ func Structural(b B, f deferral.Factory, wl string, s ecs.Storage, meters ...Met
 		return errors.New("structural: no baseline: the workload measures a strategy's commit; give a strategy")
 	}
 	var stage func(r *deferral.Recorder, i int) int // stages op i, returns its command count
-	var afterCommit func(rep deferral.Report) bool // true: a cleanup is due
+	var afterCommit func(rep deferral.Report) bool  // true: a cleanup is due
 	w := ecs.NewWorld(ecs.WithStorage(s))
 	var spawned []ecs.Entity
 	switch wl {
