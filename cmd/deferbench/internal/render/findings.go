@@ -214,7 +214,8 @@ func writeFindings(b *strings.Builder, rs []*benchfmt.Result, meta ReportMeta) {
 		analysis.FindingsAlpha, np, nu, pctOrNone(pw), pctOrNone(uw))
 	var vs []storageVerdict
 	for _, k := range ks {
-		vs = append(vs, newStorageVerdict(k, bestGroup(k)))
+		names, undecided := bestGroup(k)
+		vs = append(vs, newStorageVerdict(k, names, undecided))
 	}
 	byStorage := storageVerdicts(vs)
 	for i, k := range ks {
@@ -416,7 +417,7 @@ func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]defe
 			why = "a cost, not a requirement: the strategies that pay it, and what"
 		}
 		rows = append(rows, [4]string{k.Need, strings.Join(names, ", "), fig, why})
-		vs = append(vs, newStorageVerdict(k, names))
+		vs = append(vs, newStorageVerdict(k, names, h.Meets == nil && len(g.Untested) > 0 && g.Untested[0]))
 		if !h.Cost {
 			met = append(met, names)
 		}

@@ -82,6 +82,27 @@ func TestStorageVerdicts(t *testing.T) {
 			t.Errorf("%d Findings rankings say %q, want 2:\n%s", n, note, rep)
 		}
 	})
+	t.Run("undecided", func(t *testing.T) {
+		var keep []string // 3 repetitions: too few for a test
+		seen := map[string]int{}
+		for _, l := range strings.Split(storageRun("cmdbuffer", "cmdbuffer"), "\n") {
+			if name, _, ok := strings.Cut(l, " "); !ok || !strings.HasPrefix(name, "Benchmark") || seen[name] < 3 {
+				seen[name]++
+				keep = append(keep, l)
+			}
+		}
+		rep := reportOf(t, strings.Join(keep, "\n"))
+		if strings.Contains(rep, "holds on both") || strings.Contains(rep, "differs on") {
+			t.Errorf("an undecided verdict is said to hold or differ:\n%s", rep)
+		}
+		pick := section(rep, "## Which to pick")
+		for _, w := range []string{"; 1 undecided on a storage (too few repetitions), not compared.",
+			"; not compared across storages: undecided on slots and archetypes storage |"} {
+			if !strings.Contains(pick, w) {
+				t.Errorf("Which to pick lacks %q:\n%s", w, pick)
+			}
+		}
+	})
 	t.Run("one storage", func(t *testing.T) {
 		text := storageRun("cmdbuffer", "handrolled")
 		var keep []string
