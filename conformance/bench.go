@@ -8,8 +8,8 @@ import (
 	"github.com/deferbench/deferbench/ecs"
 )
 
-// Benchmark runs the Stage, StageApply, Contention and Spike benchmarks of deferbench on the
-// strategies f makes, as sub-benchmarks named like a deferbench run's results
+// Benchmark runs the Stage, StageApply, Contention, Spike and Structural benchmarks of
+// deferbench on the strategies f makes, as sub-benchmarks named like a deferbench run's results
 // (Stage/strategy=NAME/cmd=typed, …). To line a strategy up with a deferbench run, give each
 // scenario its top-level benchmark of the run's name instead:
 //
@@ -29,6 +29,7 @@ func Benchmark(b *testing.B, f Factory) {
 	b.Run("Contention", func(b *testing.B) { BenchmarkContention(b, f) })
 	if f != nil {
 		b.Run("Spike", func(b *testing.B) { BenchmarkSpike(b, f) })
+		b.Run("Structural", func(b *testing.B) { BenchmarkStructural(b, f) })
 	}
 }
 
@@ -100,4 +101,18 @@ func BenchmarkSpike(b *testing.B, f Factory) {
 		func(b bench.B) error { return bench.Spike(b, f, bench.SpikeSize) })
 	run(b, "strategy="+name+"/spike="+strconv.Itoa(bench.SpikeSize)+"/frames="+strconv.Itoa(bench.SpikeFrames)+"/tier=closure",
 		func(b bench.B) error { return bench.SpikeClosures(b, f, bench.SpikeSize) })
+}
+
+// BenchmarkStructural runs bench.Structural for each of bench.StructuralWorkloads as the
+// sub-benchmarks strategy=NAME/workload=WL, on the default storage (ecs.Slots), as a
+// deferbench run names its slots rows: ns/op per spawn or per entity's status change, cmds/op.
+// f must not be nil (the workloads measure a strategy's commit).
+func BenchmarkStructural(b *testing.B, f Factory) {
+	if f == nil {
+		b.Fatal("conformance: BenchmarkStructural: factory is nil (the workloads measure a strategy's commit)")
+	}
+	name := strategyName(b, f)
+	for _, wl := range bench.StructuralWorkloads {
+		run(b, "strategy="+name+"/workload="+wl, func(b bench.B) error { return bench.Structural(b, f, wl, ecs.Slots) })
+	}
 }

@@ -46,6 +46,18 @@
 //
 // Populate fills a world with seeded particles (math/rand/v2's PCG), reproducibly.
 //
+// # Structural changes per entity
+//
+// Two workloads stage several structural commands for one entity, adjacent in commit order,
+// which together are one change of its component set: on archetype storage
+// (ecs.WithStorage(ecs.Archetypes)) a commit that applies them one by one moves the entity's
+// row once per command, one that merges them per entity moves it once. Spawn is a create
+// carrying Position followed by two adds (Velocity, Lifetime) through its placeholder;
+// EffectChurn toggles 1 to 3 of six status effects (the tags Stunned, Burning and Rooted, and
+// Poisoned, Slowed and Shielded, which carry data) on each of its entities per frame, the
+// choice a hash of the seed, the frame and the entity, so two runs with one seed stage the same
+// commands.
+//
 // # The render queue
 //
 // RenderQueue is a plain slice of draw commands. ApplyDraw has the shape of a generic

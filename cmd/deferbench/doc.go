@@ -68,7 +68,7 @@
 //	  -scenarios string
 //	    	comma-separated scenarios to run (default all; see deferbench list)
 //	  -storages string
-//	    	comma-separated ecs.World storages the storage-dependent scenarios (StageApply, Frame, Peer) run on: slots, archetypes (default both; rows on archetypes are named storage=archetypes)
+//	    	comma-separated ecs.World storages the storage-dependent scenarios (StageApply, Structural, Frame, Spike, Peer) run on: slots, archetypes (default both; rows on archetypes are named storage=archetypes)
 //	  -strategies string
 //	    	comma-separated strategies to run (default all; see deferbench list)
 //

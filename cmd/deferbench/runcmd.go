@@ -46,7 +46,7 @@ var runCommand = &command{
 		fs.StringVar(&o.Benchtime, "benchtime", runopts.DefaultBenchtime, "time (\"100ms\") or iterations (\"1000x\") per benchmark, as go test -benchtime")
 		fs.StringVar(&o.Scenarios, "scenarios", "", "comma-separated scenarios to run (default all; see deferbench list)")
 		fs.StringVar(&o.Strategies, "strategies", "", "comma-separated strategies to run (default all; see deferbench list)")
-		fs.StringVar(&o.Storages, "storages", "", "comma-separated ecs.World storages the storage-dependent scenarios (StageApply, Frame, Peer) run on: slots, archetypes (default both; rows on archetypes are named storage=archetypes)")
+		fs.StringVar(&o.Storages, "storages", "", "comma-separated ecs.World storages the storage-dependent scenarios (StageApply, Structural, Frame, Spike, Peer) run on: slots, archetypes (default both; rows on archetypes are named storage=archetypes)")
 		fs.StringVar(&o.Procs, "procs", "", "comma-separated GOMAXPROCS values to run every benchmark at, each at most max(256, 4×NumCPU) (default the current GOMAXPROCS)")
 		fs.StringVar(&o.Out, "out", "", "results directory, new or empty (default results/<yyyymmdd-hhmmss>-<host>-<goarch>[-N])")
 		fs.StringVar(&o.Measure, "measure", "time", "what to measure: time, instructions (instr/op counted under valgrind's cachegrind at GOMAXPROCS=1; docs/counts.md), or time,instructions; add cachesim for cachegrind's simulated cache misses (sim-D1-miss/op, sim-LL-miss/op)")

@@ -75,7 +75,14 @@ func TestBodiesReportTheirUnits(t *testing.T) {
 	}
 	rows = append(rows,
 		row{"Contention/noop/2", func(b B) error { return ContentionNoop(b, 2) }, []string{"cmds/s", "efficiency", "ns/op", "B/op", "allocs/op"}},
-		row{"Spike/reference", func(b B) error { return Spike(b, factory, 1<<12) }, []string{"retained-B", "steady-B", "retained-x"}})
+		row{"Spike/reference", func(b B) error { return Spike(b, factory, 1<<12) }, []string{"retained-B", "steady-B", "retained-x"}},
+		row{"Spike/reference/archetypes", func(b B) error { return SpikeOn(b, factory, 1<<12, ecs.Archetypes) }, []string{"retained-B", "steady-B", "retained-x"}},
+		row{"SpikeClosures/reference/archetypes", func(b B) error { return SpikeClosuresOn(b, factory, 1<<12, ecs.Archetypes) }, []string{"retained-B", "steady-B", "retained-x"}})
+	for _, wl := range StructuralWorkloads {
+		for _, s := range []ecs.Storage{ecs.Slots, ecs.Archetypes} {
+			rows = append(rows, row{"Structural/reference/" + wl + "/" + s.String(), func(b B) error { return Structural(b, factory, wl, s) }, []string{CmdsUnit}})
+		}
+	}
 	for _, r := range rows {
 		res := measure(t, r.name, r.body)
 		for _, u := range r.units {
@@ -252,6 +259,57 @@ func TestMovesPerOp(t *testing.T) {
 			if v, ok := res.Extra[MovesUnit]; ok {
 				t.Errorf("%s %s on slots: reports %s = %v, want no such metric", f.name, c.mix, MovesUnit, v)
 			}
+		}
+	}
+}
+
+// TestStructuralMoves: on archetype storage Structural reports moves/op as the strategy applies
+// the commands; the reference applies them one by one, so a spawn moves its row twice (the two
+// adds; the create places it) and a status change once per command (every add adds a component
+// the entity lacks, every remove removes one it has): moves/op equals cmds/op. b.N values that
+// end inside a commit batch and a frame count too. On slots storage no moves/op.
+func TestStructuralMoves(t *testing.T) {
+	for _, bt := range []string{"1x", "300x", "5000x"} {
+		setBenchtime(t, bt)
+		for _, wl := range StructuralWorkloads {
+			res := measure(t, wl, func(b B) error { return Structural(b, factory, wl, ecs.Archetypes) })
+			moves, ok := res.Extra[MovesUnit]
+			cmds := res.Extra[CmdsUnit]
+			want := cmds
+			if wl == "spawn" {
+				want = 2
+				if cmds != 3 {
+					t.Errorf("%s %s: %s = %v, want 3", bt, wl, CmdsUnit, cmds)
+				}
+			} else if cmds < 1 || cmds > 3 {
+				t.Errorf("%s %s: %s = %v, want 1 to 3", bt, wl, CmdsUnit, cmds)
+			}
+			if !ok || moves != want {
+				t.Errorf("%s %s on archetypes: %s = %v (reported %v), want %v", bt, wl, MovesUnit, moves, ok, want)
+			}
+			res = measure(t, wl, func(b B) error { return Structural(b, factory, wl, ecs.Slots) })
+			if v, ok := res.Extra[MovesUnit]; ok {
+				t.Errorf("%s %s on slots: reports %s = %v, want no such metric", bt, wl, MovesUnit, v)
+			}
+		}
+	}
+}
+
+// TestStructuralBadInput: Structural without a strategy, or of an unknown workload, is an
+// error naming the input.
+func TestStructuralBadInput(t *testing.T) {
+	setBenchtime(t, "1x")
+	for _, c := range []struct {
+		body func(b B) error
+		want string
+	}{
+		{func(b B) error { return Structural(b, nil, "spawn", ecs.Slots) }, "give a strategy"},
+		{func(b B) error { return Structural(b, factory, "typo", ecs.Archetypes) }, `unknown workload "typo"`},
+	} {
+		var err error
+		testing.Benchmark(func(b *testing.B) { err = c.body(Testing(b)) })
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want an error containing %q", err, c.want)
 		}
 	}
 }

@@ -20,11 +20,15 @@
 //	StageApply/strategy=NAME/mix=…/storage=archetypes             StageApplyOn(b, f, mix, ecs.Archetypes)
 //	Contention/strategy=NAME/producers=1|2|4|8|16                 Contention(b, f, producers)
 //	Spike/strategy=NAME/spike=N/frames=40                         Spike(b, f, n)
+//	Spike/strategy=NAME/spike=N/frames=40/storage=archetypes      SpikeOn(b, f, n, ecs.Archetypes)
+//	Structural/strategy=NAME/workload=spawn|effects               Structural(b, f, wl, ecs.Slots)
+//	Structural/strategy=NAME/workload=…/storage=archetypes        Structural(b, f, wl, ecs.Archetypes)
 //
 // and Contention/strategy=noop/producers=P (ContentionNoop), the control row. The bodies build
 // their worlds on ecs.Slots, the ecs.NewWorld default, and those rows carry no storage key;
-// StageApplyOn (and NewTargetsOn) take the storage, and on ecs.Archetypes StageApplyOn also
-// reports moves/op (MovesUnit), the row moves of the timed commits per op.
+// StageApplyOn, SpikeOn, SpikeClosuresOn, Structural (and NewTargetsOn) take the storage, and on
+// ecs.Archetypes StageApplyOn and Structural also report moves/op (MovesUnit), the row moves of
+// the timed commits per op.
 //
 // A strategy whose producers hand their work over when they are done (handrolled) implements
 // Handover(*deferral.Recorder); the bodies call it where a producer finishes. A strategy with

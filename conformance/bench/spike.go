@@ -30,27 +30,37 @@ const SpikeSize = 1 << 20
 // SpikeFrames ordinary frames; steady-B, after SpikeFrames+1 ordinary frames; and retained-x
 // = RetainedX(retained-B, steady-B). The baseline has no shrink policy to measure: f nil is an
 // error, as are n < 1 and the strategy's commit and Close errors.
-func Spike(b B, f deferral.Factory, n int) error { return spike(b, f, n, false) }
+func Spike(b B, f deferral.Factory, n int) error { return spike(b, f, n, false, ecs.Slots) }
+
+// SpikeOn is Spike on a world of storage s (ecs.Slots or ecs.Archetypes): the targets the
+// frames' Set commands name live in that storage's columns. deferbench names its rows on
+// archetypes storage=archetypes.
+func SpikeOn(b B, f deferral.Factory, n int, s ecs.Storage) error { return spike(b, f, n, false, s) }
 
 // SpikeClosures is Spike with a spike frame that stages n closures (Recorder.Do of one shared
 // function, so the heap measured is the strategy's storage, not the closures') instead of
 // typed Set commands: the closure tier must shrink back after a spike as the typed tier does.
 // Its ordinary frames, metrics and errors are Spike's; deferbench names its rows tier=closure.
-func SpikeClosures(b B, f deferral.Factory, n int) error { return spike(b, f, n, true) }
+func SpikeClosures(b B, f deferral.Factory, n int) error { return spike(b, f, n, true, ecs.Slots) }
 
-func spike(b B, f deferral.Factory, n int, closures bool) error {
+// SpikeClosuresOn is SpikeClosures on a world of storage s.
+func SpikeClosuresOn(b B, f deferral.Factory, n int, s ecs.Storage) error {
+	return spike(b, f, n, true, s)
+}
+
+func spike(b B, f deferral.Factory, n int, closures bool, s ecs.Storage) error {
 	if f == nil {
 		return errors.New("spike: the baseline has no shrink policy to measure: give a strategy")
 	}
 	if n < 1 {
 		return fmt.Errorf("spike: size %d: want at least 1", n)
 	}
-	x, err := newSpikeRun(f)
+	x, err := newSpikeRun(f, s)
 	if err != nil {
 		return err
 	}
-	v, err := measureOnce("Spike/"+x.st.Name()+"/"+strconv.Itoa(n)+"/"+strconv.FormatBool(closures), func() ([]float64, error) {
-		held, err := heldAfter(f, func(x *spikeRun) error {
+	v, err := measureOnce("Spike/"+x.st.Name()+"/"+strconv.Itoa(n)+"/"+strconv.FormatBool(closures)+"/"+s.String(), func() ([]float64, error) {
+		held, err := heldAfter(f, s, func(x *spikeRun) error {
 			if err := x.spikeFrame(n, closures); err != nil {
 				return err
 			}
@@ -64,7 +74,7 @@ func spike(b B, f deferral.Factory, n int, closures bool) error {
 		if err != nil {
 			return nil, err
 		}
-		steady, err := heldAfter(f, func(x *spikeRun) error {
+		steady, err := heldAfter(f, s, func(x *spikeRun) error {
 			for range SpikeFrames + 1 {
 				if err := x.frame(SpikeFrame); err != nil {
 					return err
@@ -141,8 +151,8 @@ func (x *spikeRun) spikeFrame(n int, closures bool) error {
 	return err
 }
 
-func newSpikeRun(f deferral.Factory) (*spikeRun, error) {
-	w, ents, err := NewTargets()
+func newSpikeRun(f deferral.Factory, s ecs.Storage) (*spikeRun, error) {
+	w, ents, err := NewTargetsOn(s)
 	if err != nil {
 		return nil, err
 	}
@@ -152,8 +162,8 @@ func newSpikeRun(f deferral.Factory) (*spikeRun, error) {
 
 // heldAfter returns the heap a fresh strategy holds (live heap over what it held before its
 // first frame) after running frames.
-func heldAfter(f deferral.Factory, frames func(x *spikeRun) error) (float64, error) {
-	x, err := newSpikeRun(f)
+func heldAfter(f deferral.Factory, s ecs.Storage, frames func(x *spikeRun) error) (float64, error) {
+	x, err := newSpikeRun(f, s)
 	if err != nil {
 		return 0, err
 	}

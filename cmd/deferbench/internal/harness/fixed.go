@@ -58,7 +58,8 @@ func CountCost(c Case) string {
 // and at High and divides the difference of the totals by High−Low, so set-up and start-up
 // cancel. High−Low holds whole batches of the case (Stage drops its buffers every 1024
 // commands; StageApply commits every 256 of a 1024-command sequence, or runs rounds of 400
-// component operations; Peer creates and destroys 1024 entities at a time), and so does
+// component operations; Structural destroys its spawns every 4096 and changes 1024 entities
+// a frame; Peer creates and destroys 1024 entities at a time), and so does
 // Low + m·(High−Low) for any m: a counter that needs a longer difference to rise above its
 // noise may grow High that way up to MaxHigh (0: no limit). Frame stays inside one segment
 // of 50 frames (MaxHigh 50), so no rebuild of the world, which is not timed, is counted.
@@ -69,6 +70,7 @@ var fixedIters = map[string]FixedIters{
 	"Stage":      {Low: 2 * stageBatch, High: 258 * stageBatch},
 	"StageApply": {Low: 25600, High: 10 * 25600}, // lcm(1024, 400) = 6400, and commits at 256
 	"Frame":      {Low: 2, High: 10, MaxHigh: frameSegment},
+	"Structural": {Low: 8192, High: 10 * 8192}, // spawn's cleanup every 4096, effects' frame of 1024
 	"Spike":      {Low: 2, High: 130},
 	"Peer":       {Low: 2 * peerBatch, High: 258 * peerBatch},
 }

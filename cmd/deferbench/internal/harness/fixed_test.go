@@ -35,7 +35,7 @@ func TestCountable(t *testing.T) {
 	counted := map[string]bool{}
 	for _, c := range Plan(Scenarios, Strategies, true, []int{1, 2}) {
 		err := Countable(c)
-		single := map[string]bool{"Stage": true, "StageApply": true, "Frame": true, "Spike": true, "Peer": true}[c.Scenario]
+		single := map[string]bool{"Stage": true, "StageApply": true, "Structural": true, "Frame": true, "Spike": true, "Peer": true}[c.Scenario]
 		switch {
 		case single && c.Procs == 1 && err != nil:
 			t.Errorf("%s: %v, want it counted", c.FullName(), err)
@@ -48,8 +48,8 @@ func TestCountable(t *testing.T) {
 			counted[c.Scenario] = true
 		}
 	}
-	if len(counted) != 5 {
-		t.Errorf("scenarios counted: %v, want Stage, StageApply, Frame, Spike, Peer", counted)
+	if len(counted) != 6 {
+		t.Errorf("scenarios counted: %v, want Stage, StageApply, Structural, Frame, Spike, Peer", counted)
 	}
 }
 
@@ -80,7 +80,7 @@ func TestRunFixed(t *testing.T) {
 		if it.Low < 1 || it.High <= it.Low {
 			t.Errorf("%s: iteration counts %+v", c.FullName(), it)
 		}
-		batch := map[string]int{"Stage": stageBatch, "StageApply": 25600, "Peer": peerBatch}[c.Scenario]
+		batch := map[string]int{"Stage": stageBatch, "StageApply": 25600, "Structural": 4096, "Peer": peerBatch}[c.Scenario]
 		if batch > 0 && ((it.High-it.Low)%batch != 0 || 25600%bench.ApplyBatch != 0 || 25600%bench.AddRemoveRound != 0) {
 			t.Errorf("%s: iteration counts %+v are not whole batches of %d", c.FullName(), it, batch)
 		}

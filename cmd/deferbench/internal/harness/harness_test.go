@@ -195,12 +195,12 @@ func TestTablesMatchSuite(t *testing.T) {
 	}
 }
 
-// TestStorageRows: StageApply and Peer plan every slots row under its name without a storage
+// TestStorageRows: StageApply, Structural, Spike and Peer plan every slots row under its name without a storage
 // parameter and a twin with storage=archetypes (Ark only there: it is an archetype ECS);
 // OnStorages keeps the rows of the storages asked for and every row that does not depend on
 // one.
 func TestStorageRows(t *testing.T) {
-	sc, err := SelectScenarios([]string{"Stage", "StageApply", "Peer"})
+	sc, err := SelectScenarios([]string{"Stage", "StageApply", "Structural", "Spike", "Peer"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 var Scenarios = []Scenario{
 	stageScenario,
 	stageApplyScenario,
+	structuralScenario,
 	frameScenario,
 	contentionScenario,
 	readersScenario,

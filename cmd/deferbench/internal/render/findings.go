@@ -212,8 +212,17 @@ func writeFindings(b *strings.Builder, rs []*benchfmt.Result, meta ReportMeta) {
 		"Each scenario uses paired ratios unless their intervals are wider over its ratios (a ratio falls back to the other where the chosen one has no interval; such cells are marked). "+
 		"This run: %d ratios paired, %d unpaired; median CI half-width %s paired against %s unpaired over the same ratios.\n\n",
 		analysis.FindingsAlpha, np, nu, pctOrNone(pw), pctOrNone(uw))
+	var vs []storageVerdict
 	for _, k := range ks {
+		names, undecided := bestGroup(k)
+		vs = append(vs, newStorageVerdict(k, names, undecided))
+	}
+	byStorage := storageVerdicts(vs)
+	for i, k := range ks {
 		writeRanking(b, k, cores)
+		if note := byStorage.note(vs[i]); note != "" {
+			fmt.Fprintf(b, "Storage: %s.\n\n", note)
+		}
 		writeCountNote(b, cx, k)
 	}
 }
@@ -313,6 +322,7 @@ func withUnit(s results.Summary, u string) results.Summary { s.Unit = u; return 
 func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]deferral.Capabilities, caveats map[string]string) {
 	var rows [][4]string
 	var met [][]string // per requirement (not cost), the strategies that meet it
+	var vs []storageVerdict
 	for _, k := range ks {
 		h := k.Headline
 		if h.Need == "" {
@@ -407,6 +417,7 @@ func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]defe
 			why = "a cost, not a requirement: the strategies that pay it, and what"
 		}
 		rows = append(rows, [4]string{k.Need, strings.Join(names, ", "), fig, why})
+		vs = append(vs, newStorageVerdict(k, names, h.Meets == nil && len(g.Untested) > 0 && g.Untested[0]))
 		if !h.Cost {
 			met = append(met, names)
 		}
@@ -414,8 +425,17 @@ func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]defe
 	if len(rows) == 0 {
 		return
 	}
+	byStorage := storageVerdicts(vs)
+	for i := range rows {
+		if note := byStorage.note(vs[i]); note != "" {
+			rows[i][2] += "; " + note
+		}
+	}
 	fmt.Fprintf(b, "## Which to pick\n\n")
 	if line := pickSummary(met); line != "" {
+		fmt.Fprintf(b, "%s\n\n", line)
+	}
+	if line := byStorage.summary(vs); line != "" {
 		fmt.Fprintf(b, "%s\n\n", line)
 	}
 	fmt.Fprintf(b, "| requirement | strategies that meet it in this run | figure | rests on |\n|---|---|---|---|\n")

@@ -27,6 +27,17 @@ var StageApply = Scenario{
 	},
 }
 
+// Structural declares the Structural scenario.
+var Structural = Scenario{
+	Name: "Structural",
+	Description: "structural changes a commit can apply entity by entity or merge per entity; one producer, commit every 256 ops; " +
+		"workload=spawn: one op = a create with Position and two adds (Velocity, Lifetime) through its placeholder (workload.Spawn); " +
+		"workload=effects: one op = one entity's status change, 1 to 3 of six tag and data components added or removed (workload.EffectChurn, 1024 entities a frame); " +
+		"ns/op per op; cmds/op = commands staged per op; on archetype storage moves/op = rows moved between tables per op " +
+		"(one per add or remove applied one by one; fewer where a commit merges an entity's commands)",
+	Headlines: []Headline{{Unit: "ns/op", Need: "lowest cost of structural changes (workload = {workload})"}},
+}
+
 // Frame declares the Frame scenario.
 var Frame = Scenario{
 	Name: "Frame",
@@ -152,7 +163,7 @@ var Fleet = []Figure{
 }
 
 // Scenarios is the scenario table, in run order.
-var Scenarios = []Scenario{Stage, StageApply, Frame, Contention, Readers, Determinism, Spike, Peer}
+var Scenarios = []Scenario{Stage, StageApply, Structural, Frame, Contention, Readers, Determinism, Spike, Peer}
 
 // Lookup returns the scenario named name, or one with only that name (a bench.txt of another
 // version, or of go test).
