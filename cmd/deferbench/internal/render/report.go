@@ -44,7 +44,7 @@ func WriteReport(w io.Writer, rs []*benchfmt.Result, meta ReportMeta) error {
 			if results.IsCapabilityKey(c.Key) {
 				continue // the strategies' declarations: "Which to pick" quotes them
 			}
-			fmt.Fprintf(b, "| %s | %s |\n", c.Key, c.Value)
+			fmt.Fprintf(b, "| %s | %s |\n", c.Key, strings.TrimSpace(c.Value)) // go test pads some cpu names
 		}
 		fmt.Fprintln(b)
 	}
