@@ -304,61 +304,195 @@ func (w *World) ApplyValues(words []uint64, n int) (r ValueRun) {
 	if w.arch != nil {
 		return w.archApplyValues(words, n)
 	}
-	o := 0
-	for ; r.Records < n && o+2 <= len(words); r.Records++ {
-		p := unsafe.Pointer(&words[o])
+	for {
+		switch w.applyValues(words, n, &r) {
+		case stopOdd:
+			w.applyOdd(words, &r)
+		case stopRun:
+			w.applyRun(words, n, &r)
+		default:
+			w.changes += uint64(r.Records - r.Dead - r.NoopRemoves)
+			return r
+		}
+	}
+}
+
+// Why applyValues returned.
+const (
+	stopDone = iota // r.Records is n, or the record there needs the checked path
+	stopOdd         // the record at r.Words passed the checks; its value takes a call (applyOdd)
+	stopRun         // the record at r.Words has the header of the Set or Add just applied (applyRun)
+)
+
+// applyValues is ApplyValues on slot storage from record r.Records at word r.Words, without
+// a call, so that its values stay in registers: it returns (stopOdd, stopRun) where a call
+// is due; changes is left to the caller.
+//
+// The loop keeps the cursor and the bounds in locals and reads the world's arrays through
+// their base addresses: every slot below len(liveGen) indexes masks too (one length for
+// every per-slot array). What a record may do without the checked path is three masks,
+// computed once: put (a column, no validator), add (put, and no query iterates: an Add may
+// add the component) and zero (a pointer-free column, and no query iterates: a Remove may
+// clear it). The counters of records that changed nothing stay in r, off the common path.
+func (w *World) applyValues(words []uint64, n int, r *ValueRun) int {
+	put, add, zero := w.hasCol&^w.validated, Mask(0), Mask(0)
+	if w.iters.Load() == 0 {
+		add, zero = put, w.zeroable
+	}
+	base := unsafe.Pointer(unsafe.SliceData(words))
+	nw, o, i := len(words), r.Words, r.Records
+	for ; i < n && o < nw; i++ {
+		p := unsafe.Add(base, o*8)
 		h := *(*uint32)(p)
-		e := (*Entity)(unsafe.Add(p, 4))
-		k, ok := valueRecord(h, e)
-		if !ok || o+k > len(words) {
+		// One test for the shape: form 0, an id below 64 (the top ten bits clear) and a
+		// verb from RecordAdd to RecordSet; a placeholder fails the liveness test.
+		v, end := h&0xffc0_00ff-RecordAdd, o+2+int(h>>11&0x1f)
+		if v > RecordSet-RecordAdd || end > nw {
 			break
 		}
-		s := e.slot
-		if e.world != w.id || int(s) >= len(w.gens) || e.gen != w.gens[s] || !w.alive[s] {
+		e := (*Entity)(unsafe.Add(p, 4))
+		s := uintptr(e.slot)
+		if e.world != w.id || s >= uintptr(len(w.liveGen)) || e.gen != *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.liveGen)), s*4)) {
+			if e.gen&placeholderBit != 0 {
+				break
+			}
 			r.Dead++
-			o += k
+			o = end
 			continue
 		}
 		x := &w.writers[h>>16&0x3f]
-		m := w.masks[s]
-		if h&0xff == RecordRemove {
+		mp := (*Mask)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.masks)), s*8))
+		if v == RecordRemove-RecordAdd {
+			m := *mp
 			if m&x.bit == 0 {
 				r.NoopRemoves++
-				o += k
+				o = end
 				continue
 			}
-			if !x.zero || w.iters.Load() > 0 {
+			if zero&x.bit == 0 {
 				break
 			}
-			x.clear(s)
-			w.masks[s] = m &^ x.bit
+			dst, sz := unsafe.Add(x.base, s*x.size), x.size
+			if sz == 16 {
+				*(*[2]uint64)(dst) = [2]uint64{}
+			} else if sz == 8 {
+				*(*uint64)(dst) = 0
+			} else if sz == 4 {
+				*(*uint32)(dst) = 0
+			} else {
+				r.Records, r.Words = i, o
+				return stopOdd
+			}
+			*mp = m &^ x.bit
 		} else {
-			if !x.put {
+			// A Set needs the component; an Add adds it when add allows.
+			m := *mp & put
+			if v == RecordAdd-RecordAdd {
+				m |= add
+			}
+			if m&x.bit == 0 {
 				break
 			}
-			if m&x.bit == 0 { // an Add that adds (not while a query iterates); a Set fails
-				if h&0xff == RecordSet || w.iters.Load() > 0 {
-					break
-				}
-				w.masks[s] = m | x.bit
-			}
-			dst, src := unsafe.Add(x.base, uintptr(s)*x.size), unsafe.Add(p, 16)
-			switch x.size { // the common sizes as moves, without a memmove call
-			case 4:
-				*(*uint32)(dst) = *(*uint32)(src)
-			case 8:
-				*(*uint64)(dst) = *(*uint64)(src)
-			case 16:
+			dst, src, sz := unsafe.Add(x.base, s*x.size), unsafe.Add(p, 16), x.size
+			if sz == 16 {
 				*(*[2]uint64)(dst) = *(*[2]uint64)(src)
-			default:
-				copyBytes(dst, src, x.size)
+			} else if sz == 8 {
+				*(*uint64)(dst) = *(*uint64)(src)
+			} else if sz == 4 {
+				*(*uint32)(dst) = *(*uint32)(src)
+			} else {
+				r.Records, r.Words = i, o
+				return stopOdd
+			}
+			*mp |= x.bit
+			// A run of records with this header goes on without the decoding (applyRun).
+			if end < nw && *(*uint32)(unsafe.Add(base, end*8)) == h && i+1 < n {
+				r.Records, r.Words = i+1, end
+				return stopRun
 			}
 		}
-		w.changes++
-		o += k
+		o = end
 	}
-	r.Words = o
-	return r
+	r.Records, r.Words = i, o
+	return stopDone
+}
+
+// applyRun applies the records from r.Words on that have the header of the one before it, a
+// Set or Add that applyValues applied (of a component with a column, no validator and a value
+// of 4, 8 or 16 bytes), as long as each target is live and has the component; it leaves the
+// rest to applyValues.
+//
+//go:noinline
+func (w *World) applyRun(words []uint64, n int, r *ValueRun) {
+	o := r.Words
+	h := *(*uint32)(unsafe.Pointer(&words[o]))
+	k := 2 + int(h>>11&0x1f)
+	x := &w.writers[h>>16&0x3f]
+	// The last word a record of the run may start at: within words, and within n records.
+	lim := min(len(words)-k, o+(min(n-r.Records, len(words))-1)*k)
+	// An Add run adds the component where it is missing, unless a query iterates (the
+	// record before passed the column and validator tests).
+	var grow Mask
+	if h&0xff == RecordAdd && w.iters.Load() == 0 {
+		grow = x.bit
+	}
+	var end int
+	switch x.size {
+	case 16:
+		end = valueRun[[2]uint64](w, words, o, lim, k, h, x.bit, grow, x.base)
+	case 8:
+		end = valueRun[uint64](w, words, o, lim, k, h, x.bit, grow, x.base)
+	default:
+		end = valueRun[uint32](w, words, o, lim, k, h, x.bit, grow, x.base)
+	}
+	r.Records += (end - o) / k
+	r.Words = end
+}
+
+// valueRun is applyRun's loop for values of type T: a header compare, a liveness and
+// generation check, a mask test and a move per record. A target that lacks the component
+// gets it when grow (its bit) allows, and ends the run otherwise. It returns the word after
+// the last record it applied.
+func valueRun[T any](w *World, words []uint64, o, lim, k int, h uint32, bit, grow Mask, col unsafe.Pointer) int {
+	base := unsafe.Pointer(unsafe.SliceData(words))
+	for ; o <= lim; o += k {
+		p := unsafe.Add(base, o*8)
+		e := (*Entity)(unsafe.Add(p, 4))
+		s := uintptr(e.slot)
+		if *(*uint32)(p) != h || e.world != w.id || s >= uintptr(len(w.liveGen)) ||
+			e.gen != *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.liveGen)), s*4)) {
+			break
+		}
+		if mp := (*Mask)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.masks)), s*8)); *mp&bit == 0 {
+			if grow == 0 {
+				break
+			}
+			*mp |= grow
+		}
+		*(*T)(unsafe.Add(col, s*unsafe.Sizeof(*new(T)))) = *(*T)(unsafe.Add(p, 16))
+	}
+	return o
+}
+
+// applyOdd applies the record at r.Words, which applyValues checked and returned as odd: its
+// value is copied or cleared by a call.
+//
+//go:noinline
+func (w *World) applyOdd(words []uint64, r *ValueRun) {
+	p := unsafe.Pointer(&words[r.Words])
+	h := *(*uint32)(p)
+	s := (*Entity)(unsafe.Add(p, 4)).slot
+	x := &w.writers[h>>16&0x3f]
+	dst := unsafe.Add(x.base, uintptr(s)*x.size)
+	if h&0xff == RecordRemove {
+		clear(unsafe.Slice((*byte)(dst), x.size))
+		w.masks[s] &^= x.bit
+	} else {
+		copyBytes(dst, unsafe.Add(p, 16), x.size)
+		w.masks[s] |= x.bit
+	}
+	r.Records++
+	r.Words += 2 + int(h>>11&0x1f)
 }
 
 // clear zeroes the value of slot.
