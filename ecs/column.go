@@ -340,8 +340,8 @@ func (w *World) applyValues(words []uint64, n int, r *ValueRun) int {
 		add, zero = put, w.zeroable
 	}
 	base := unsafe.Pointer(unsafe.SliceData(words))
-	nw, o, i := len(words), r.Words, r.Records
-	for ; i < n && o < nw; i++ {
+	nw, o, left := len(words), r.Words, n-r.Records
+	for ; left > 0 && o < nw; left-- {
 		p := unsafe.Add(base, o*8)
 		h := *(*uint32)(p)
 		// One test for the shape: form 0, an id below 64 (the top ten bits clear) and a
@@ -380,7 +380,7 @@ func (w *World) applyValues(words []uint64, n int, r *ValueRun) int {
 			} else if sz == 4 {
 				*(*uint32)(dst) = 0
 			} else {
-				r.Records, r.Words = i, o
+				r.Records, r.Words = n-left, o
 				return stopOdd
 			}
 			*mp = m &^ x.bit
@@ -401,19 +401,19 @@ func (w *World) applyValues(words []uint64, n int, r *ValueRun) int {
 			} else if sz == 4 {
 				*(*uint32)(dst) = *(*uint32)(src)
 			} else {
-				r.Records, r.Words = i, o
+				r.Records, r.Words = n-left, o
 				return stopOdd
 			}
 			*mp |= x.bit
 			// A run of records with this header goes on without the decoding (applyRun).
-			if end < nw && *(*uint32)(unsafe.Add(base, end*8)) == h && i+1 < n {
-				r.Records, r.Words = i+1, end
+			if end < nw && *(*uint32)(unsafe.Add(base, end*8)) == h && left > 1 {
+				r.Records, r.Words = n-left+1, end
 				return stopRun
 			}
 		}
 		o = end
 	}
-	r.Records, r.Words = i, o
+	r.Records, r.Words = n-left, o
 	return stopDone
 }
 
