@@ -23,12 +23,13 @@ var (
 // TestApplyValuesRuns holds ApplyValues over a whole stream (where runs of records with one
 // header take the run loop) to ApplyValues one record at a time (never a run): the same
 // records applied, dead and no-op removes, the same stop, and the same world (hash, Changes).
-// The streams mix runs and single records of Add, Set and Remove on values of 0, 4, 8, 16
+// The streams mix runs, runs of pairs (two components on one entity, entity after
+// entity) and single records of Add, Set and Remove on values of 0, 4, 8, 16
 // and 24 bytes, a validated component (a stop), live, dead and stale targets, and placeholders
 // (a stop); some are applied while the world is frozen (adds and removes stop).
 func TestApplyValuesRuns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(22, 7))
-	for round := range 300 {
+	for round := range 600 {
 		frozen := round%5 == 4
 		build := func() (*ecs.World, []ecs.Entity) { // a world and handles: live, stale, dead, a placeholder
 			w := ecs.NewWorld()
@@ -59,26 +60,47 @@ func TestApplyValuesRuns(t *testing.T) {
 		wb := wa.Replica()
 		var words []uint64
 		n := 0
-		for len(words) < 120 {
+		add := func(c struct {
+			id    ecs.ComponentID
+			words int
+		}, verb uint32, e ecs.Entity) {
+			rec := make([]uint64, 2+c.words)
+			*(*uint32)(unsafe.Pointer(&rec[0])) = verb | uint32(c.words*8)<<8 | uint32(c.id)<<16
+			*(*ecs.Entity)(unsafe.Add(unsafe.Pointer(&rec[0]), 4)) = e
+			for j := 2; j < len(rec); j++ {
+				rec[j] = rng.Uint64() & 0x7fff_ffff // HP's validator wants N >= 0
+			}
+			words = append(words, rec...)
+			n++
+		}
+		pick := func(k int) ecs.Entity {
+			e := es[rng.IntN(len(es))]
+			if rng.IntN(3) > 0 {
+				e = es[k%6]
+			}
+			if e.IsPlaceholder() && rng.IntN(4) > 0 {
+				e = es[0]
+			}
+			return e
+		}
+		for len(words) < 160 {
 			c := avComp[rng.IntN(len(avComp))]
 			verb := []uint32{ecs.RecordAdd, ecs.RecordRemove, ecs.RecordSet}[rng.IntN(3)]
 			run := 1 + rng.IntN(6)
+			if rng.IntN(2) == 0 { // a run of pairs: two components on one entity, entity after entity
+				c2 := avComp[rng.IntN(len(avComp))]
+				for k := range run {
+					e := pick(k)
+					add(c, verb, e)
+					if rng.IntN(8) == 0 { // now and then the pattern breaks
+						e = pick(k + 1)
+					}
+					add(c2, verb, e)
+				}
+				continue
+			}
 			for k := range run {
-				e := es[rng.IntN(len(es))]
-				if rng.IntN(3) > 0 {
-					e = es[k%6]
-				}
-				if e.IsPlaceholder() && rng.IntN(4) > 0 {
-					e = es[0]
-				}
-				rec := make([]uint64, 2+c.words)
-				*(*uint32)(unsafe.Pointer(&rec[0])) = verb | uint32(c.words*8)<<8 | uint32(c.id)<<16
-				*(*ecs.Entity)(unsafe.Add(unsafe.Pointer(&rec[0]), 4)) = e
-				for j := 2; j < len(rec); j++ {
-					rec[j] = rng.Uint64() & 0x7fff_ffff // HP's validator wants N >= 0
-				}
-				words = append(words, rec...)
-				n++
+				add(c, verb, pick(k))
 			}
 		}
 		if frozen {

@@ -310,6 +310,8 @@ func (w *World) ApplyValues(words []uint64, n int) (r ValueRun) {
 			w.applyOdd(words, &r)
 		case stopRun:
 			w.applyRun(words, n, &r)
+		case stopPairs:
+			w.applyPairs(words, n, &r)
 		default:
 			w.changes += uint64(r.Records - r.Dead - r.NoopRemoves)
 			return r
@@ -319,9 +321,10 @@ func (w *World) ApplyValues(words []uint64, n int) (r ValueRun) {
 
 // Why applyValues returned.
 const (
-	stopDone = iota // r.Records is n, or the record there needs the checked path
-	stopOdd         // the record at r.Words passed the checks; its value takes a call (applyOdd)
-	stopRun         // the record at r.Words has the header of the Set or Add just applied (applyRun)
+	stopDone  = iota // r.Records is n, or the record there needs the checked path
+	stopOdd          // the record at r.Words passed the checks; its value takes a call (applyOdd)
+	stopRun          // the record at r.Words has the header of the Set or Add just applied (applyRun)
+	stopPairs        // the records from r.Words repeat the pair of records just applied (applyPairs)
 )
 
 // applyValues is ApplyValues on slot storage from record r.Records at word r.Words, without
@@ -341,6 +344,7 @@ func (w *World) applyValues(words []uint64, n int, r *ValueRun) int {
 	}
 	base := unsafe.Pointer(unsafe.SliceData(words))
 	nw, o, left := len(words), r.Words, n-r.Records
+	po := -1 // the word of the record before, when this loop applied it
 	for ; left > 0 && o < nw; left-- {
 		p := unsafe.Add(base, o*8)
 		h := *(*uint32)(p)
@@ -357,7 +361,7 @@ func (w *World) applyValues(words []uint64, n int, r *ValueRun) int {
 				break
 			}
 			r.Dead++
-			o = end
+			o, po = end, -1
 			continue
 		}
 		x := &w.writers[h>>16&0x3f]
@@ -366,7 +370,7 @@ func (w *World) applyValues(words []uint64, n int, r *ValueRun) int {
 			m := *mp
 			if m&x.bit == 0 {
 				r.NoopRemoves++
-				o = end
+				o, po = end, -1
 				continue
 			}
 			if zero&x.bit == 0 {
@@ -411,7 +415,18 @@ func (w *World) applyValues(words []uint64, n int, r *ValueRun) int {
 				return stopRun
 			}
 		}
-		o = end
+		// The record before and this one, of one verb on one entity, and the next two
+		// records with their headers: a run of such pairs (an entity given or stripped of
+		// the same two components, entity after entity) goes on in applyPairs.
+		if po >= 0 && left > 2 {
+			hp, kp := *(*uint32)(unsafe.Add(base, po*8)), o-po
+			if hp != h && uint8(hp) == uint8(h) && end+kp < nw && *(*Entity)(unsafe.Add(base, po*8+4)) == *e &&
+				*(*uint32)(unsafe.Add(base, end*8)) == hp && *(*uint32)(unsafe.Add(base, (end+kp)*8)) == h {
+				r.Records, r.Words = n-left+1, end
+				return stopPairs
+			}
+		}
+		o, po = end, o
 	}
 	r.Records, r.Words = n-left, o
 	return stopDone
@@ -447,6 +462,84 @@ func (w *World) applyRun(words []uint64, n int, r *ValueRun) {
 	}
 	r.Records += (end - o) / k
 	r.Words = end
+}
+
+// applyPairs applies the records from r.Words on that repeat, pair by pair, the two records
+// before them, which applyValues applied: one-value records of one verb and two headers on one
+// entity (components with a column, without a validator, of 4, 8 or 16 bytes; for a Remove,
+// pointer-free), as long as each pair's entity is live and has both components or, for an
+// Add while no query iterates, gets them. It leaves the rest to applyValues.
+//
+//go:noinline
+func (w *World) applyPairs(words []uint64, n int, r *ValueRun) {
+	o := r.Words
+	hA := *(*uint32)(unsafe.Pointer(&words[o]))
+	kA := 2 + int(hA>>11&0x1f)
+	hB := *(*uint32)(unsafe.Pointer(&words[o+kA]))
+	k := kA + 2 + int(hB>>11&0x1f)
+	xA, xB := &w.writers[hA>>16&0x3f], &w.writers[hB>>16&0x3f]
+	// The last word a pair may start at: within words, and within n records.
+	lim := min(len(words)-k, o+(min((n-r.Records)/2, len(words))-1)*k)
+	both, grow, rm := xA.bit|xB.bit, Mask(0), hA&0xff == RecordRemove
+	if hA&0xff == RecordAdd && w.iters.Load() == 0 {
+		grow = both
+	}
+	var end int
+	switch xA.size {
+	case 16:
+		end = pairsOf[[2]uint64](w, words, o, lim, kA, k, hA, hB, both, grow, rm, xA.base, xB.base, xB.size)
+	case 8:
+		end = pairsOf[uint64](w, words, o, lim, kA, k, hA, hB, both, grow, rm, xA.base, xB.base, xB.size)
+	default:
+		end = pairsOf[uint32](w, words, o, lim, kA, k, hA, hB, both, grow, rm, xA.base, xB.base, xB.size)
+	}
+	r.Records += 2 * ((end - o) / k)
+	r.Words = end
+}
+
+// pairsOf is applyPairs for a first value of type A: it picks the loop by the second value's
+// size.
+func pairsOf[A any](w *World, words []uint64, o, lim, kA, k int, hA, hB uint32, both, grow Mask, rm bool, colA, colB unsafe.Pointer, sizeB uintptr) int {
+	switch sizeB {
+	case 16:
+		return valuePairs[A, [2]uint64](w, words, o, lim, kA, k, hA, hB, both, grow, rm, colA, colB)
+	case 8:
+		return valuePairs[A, uint64](w, words, o, lim, kA, k, hA, hB, both, grow, rm, colA, colB)
+	default:
+		return valuePairs[A, uint32](w, words, o, lim, kA, k, hA, hB, both, grow, rm, colA, colB)
+	}
+}
+
+// valuePairs is applyPairs' loop: per pair two header compares, an entity compare, one
+// liveness and generation check, one mask test and update, and two moves (of the values, or
+// of zeros for Removes). It returns the word after the last pair it applied.
+func valuePairs[A, B any](w *World, words []uint64, o, lim, kA, k int, hA, hB uint32, both, grow Mask, rm bool, colA, colB unsafe.Pointer) int {
+	base := unsafe.Pointer(unsafe.SliceData(words))
+	for ; o <= lim; o += k {
+		p := unsafe.Add(base, o*8)
+		q := unsafe.Add(p, kA*8)
+		e := (*Entity)(unsafe.Add(p, 4))
+		s := uintptr(e.slot)
+		if *(*uint32)(p) != hA || *(*uint32)(q) != hB || *(*Entity)(unsafe.Add(q, 4)) != *e ||
+			e.world != w.id || s >= uintptr(len(w.liveGen)) ||
+			e.gen != *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.liveGen)), s*4)) {
+			break
+		}
+		mp := (*Mask)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.masks)), s*8))
+		m := *mp
+		if m&both != both && grow == 0 {
+			break
+		}
+		da, db := unsafe.Add(colA, s*unsafe.Sizeof(*new(A))), unsafe.Add(colB, s*unsafe.Sizeof(*new(B)))
+		if rm {
+			*(*A)(da), *(*B)(db) = *new(A), *new(B)
+			*mp = m &^ both
+		} else {
+			*(*A)(da), *(*B)(db) = *(*A)(unsafe.Add(p, 16)), *(*B)(unsafe.Add(q, 16))
+			*mp = m | both
+		}
+	}
+	return o
 }
 
 // valueRun is applyRun's loop for values of type T: a header compare, a liveness and
