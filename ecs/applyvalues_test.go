@@ -92,8 +92,12 @@ func TestApplyValuesRuns(t *testing.T) {
 				for k := range run {
 					e := pick(k)
 					add(c, verb, e)
-					if rng.IntN(8) == 0 { // now and then the pattern breaks
+					switch rng.IntN(8) { // now and then the pattern breaks
+					case 0:
 						e = pick(k + 1)
+					case 1:
+						add(avComp[rng.IntN(len(avComp))], verb, e)
+						continue
 					}
 					add(c2, verb, e)
 				}

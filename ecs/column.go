@@ -497,47 +497,88 @@ func (w *World) applyPairs(words []uint64, n int, r *ValueRun) {
 	r.Words = end
 }
 
-// pairsOf is applyPairs for a first value of type A: it picks the loop by the second value's
-// size.
+// pairsOf is applyPairs for a first value of type A: it picks the loop by the verb and the
+// second value's size.
 func pairsOf[A any](w *World, words []uint64, o, lim, kA, k int, hA, hB uint32, both, grow Mask, rm bool, colA, colB unsafe.Pointer, sizeB uintptr) int {
-	switch sizeB {
-	case 16:
-		return valuePairs[A, [2]uint64](w, words, o, lim, kA, k, hA, hB, both, grow, rm, colA, colB)
-	case 8:
-		return valuePairs[A, uint64](w, words, o, lim, kA, k, hA, hB, both, grow, rm, colA, colB)
+	switch {
+	case rm && sizeB == 16:
+		return removePairs[A, [2]uint64](w, words, o, lim, kA, k, hA, hB, both, colA, colB)
+	case rm && sizeB == 8:
+		return removePairs[A, uint64](w, words, o, lim, kA, k, hA, hB, both, colA, colB)
+	case rm:
+		return removePairs[A, uint32](w, words, o, lim, kA, k, hA, hB, both, colA, colB)
+	case sizeB == 16:
+		return putPairs[A, [2]uint64](w, words, o, lim, kA, k, hA, hB, both, grow, colA, colB)
+	case sizeB == 8:
+		return putPairs[A, uint64](w, words, o, lim, kA, k, hA, hB, both, grow, colA, colB)
 	default:
-		return valuePairs[A, uint32](w, words, o, lim, kA, k, hA, hB, both, grow, rm, colA, colB)
+		return putPairs[A, uint32](w, words, o, lim, kA, k, hA, hB, both, grow, colA, colB)
 	}
 }
 
-// valuePairs is applyPairs' loop: per pair two header compares, an entity compare, one
-// liveness and generation check, one mask test and update, and two moves (of the values, or
-// of zeros for Removes). It returns the word after the last pair it applied.
-func valuePairs[A, B any](w *World, words []uint64, o, lim, kA, k int, hA, hB uint32, both, grow Mask, rm bool, colA, colB unsafe.Pointer) int {
-	base := unsafe.Pointer(unsafe.SliceData(words))
+// pairAt returns the slot of the pair of records at p and q when their headers are hA and
+// hB, they name one entity, and it is a live entity of w; ok is false otherwise. hx is
+// pairXor(hA, hB): a record's first two words are the header and the world id, then the slot
+// and the generation, so the word compares test both headers and the entity in three.
+func pairAt(w *World, p, q unsafe.Pointer, hA uint32, hx uint64) (s uintptr, ok bool) {
+	e := (*Entity)(unsafe.Add(p, 4))
+	s = uintptr(e.slot)
+	return s, *(*uint32)(p) == hA && *(*uint64)(p)^*(*uint64)(q) == hx &&
+		*(*uint64)(unsafe.Add(p, 8)) == *(*uint64)(unsafe.Add(q, 8)) && e.world == w.id &&
+		s < uintptr(len(w.liveGen)) && e.gen == *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.liveGen)), s*4))
+}
+
+// pairXor returns the xor of the first words of two records with headers hA and hB on one
+// entity, in the machine's byte order.
+func pairXor(hA, hB uint32) uint64 {
+	var x uint64
+	*(*uint32)(unsafe.Pointer(&x)) = hA ^ hB // the header's half of the word
+	return x
+}
+
+// putPairs is applyPairs' loop for Sets and Adds: per pair the header and entity compares
+// and one liveness and generation check (pairAt), one mask test and update, and two moves. An
+// entity lacking either component gets both when grow (both bits) allows, and ends the run
+// otherwise. It returns the word after the last pair it applied.
+func putPairs[A, B any](w *World, words []uint64, o, lim, kA, k int, hA, hB uint32, both, grow Mask, colA, colB unsafe.Pointer) int {
+	base, hx := unsafe.Pointer(unsafe.SliceData(words)), pairXor(hA, hB)
 	for ; o <= lim; o += k {
 		p := unsafe.Add(base, o*8)
 		q := unsafe.Add(p, kA*8)
-		e := (*Entity)(unsafe.Add(p, 4))
-		s := uintptr(e.slot)
-		if *(*uint32)(p) != hA || *(*uint32)(q) != hB || *(*Entity)(unsafe.Add(q, 4)) != *e ||
-			e.world != w.id || s >= uintptr(len(w.liveGen)) ||
-			e.gen != *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.liveGen)), s*4)) {
+		s, ok := pairAt(w, p, q, hA, hx)
+		if !ok {
+			break
+		}
+		mp := (*Mask)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.masks)), s*8))
+		if m := *mp; m&both != both {
+			if grow == 0 {
+				break
+			}
+			*mp = m | grow
+		}
+		*(*A)(unsafe.Add(colA, s*unsafe.Sizeof(*new(A)))) = *(*A)(unsafe.Add(p, 16))
+		*(*B)(unsafe.Add(colB, s*unsafe.Sizeof(*new(B)))) = *(*B)(unsafe.Add(q, 16))
+	}
+	return o
+}
+
+// removePairs is applyPairs' loop for Removes: as putPairs, with zeros moved and both bits
+// dropped; an entity lacking either component ends the run.
+func removePairs[A, B any](w *World, words []uint64, o, lim, kA, k int, hA, hB uint32, both Mask, colA, colB unsafe.Pointer) int {
+	base, hx := unsafe.Pointer(unsafe.SliceData(words)), pairXor(hA, hB)
+	for ; o <= lim; o += k {
+		s, ok := pairAt(w, unsafe.Add(base, o*8), unsafe.Add(base, (o+kA)*8), hA, hx)
+		if !ok {
 			break
 		}
 		mp := (*Mask)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.masks)), s*8))
 		m := *mp
-		if m&both != both && grow == 0 {
+		if m&both != both {
 			break
 		}
-		da, db := unsafe.Add(colA, s*unsafe.Sizeof(*new(A))), unsafe.Add(colB, s*unsafe.Sizeof(*new(B)))
-		if rm {
-			*(*A)(da), *(*B)(db) = *new(A), *new(B)
-			*mp = m &^ both
-		} else {
-			*(*A)(da), *(*B)(db) = *(*A)(unsafe.Add(p, 16)), *(*B)(unsafe.Add(q, 16))
-			*mp = m | both
-		}
+		*(*A)(unsafe.Add(colA, s*unsafe.Sizeof(*new(A)))) = *new(A)
+		*(*B)(unsafe.Add(colB, s*unsafe.Sizeof(*new(B)))) = *new(B)
+		*mp = m &^ both
 	}
 	return o
 }
