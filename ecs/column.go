@@ -516,23 +516,22 @@ func pairsOf[A any](w *World, words []uint64, o, lim, kA, k int, hA, hB uint32, 
 	}
 }
 
-// pairAt returns the slot of the pair of records at p and q when their headers are hA and
-// hB, they name one entity, and it is a live entity of w; ok is false otherwise. hx is
-// pairXor(hA, hB): a record's first two words are the header and the world id, then the slot
-// and the generation, so the word compares test both headers and the entity in three.
-func pairAt(w *World, p, q unsafe.Pointer, hA uint32, hx uint64) (s uintptr, ok bool) {
+// pairAt returns the slot of the pair of records at p and q when their first words are a
+// and b (headWord: the headers and the world's id), they name one slot, and the entity is
+// live there at the records' generation; ok is false otherwise. A record's second word holds
+// the slot and the generation, so three word compares test both headers and the entity.
+func pairAt(w *World, p, q unsafe.Pointer, a, b uint64) (s uintptr, ok bool) {
 	e := (*Entity)(unsafe.Add(p, 4))
 	s = uintptr(e.slot)
-	return s, *(*uint32)(p) == hA && *(*uint64)(p)^*(*uint64)(q) == hx &&
-		*(*uint64)(unsafe.Add(p, 8)) == *(*uint64)(unsafe.Add(q, 8)) && e.world == w.id &&
+	return s, *(*uint64)(p) == a && *(*uint64)(q) == b && *(*uint64)(unsafe.Add(p, 8)) == *(*uint64)(unsafe.Add(q, 8)) &&
 		s < uintptr(len(w.liveGen)) && e.gen == *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.liveGen)), s*4))
 }
 
-// pairXor returns the xor of the first words of two records with headers hA and hB on one
-// entity, in the machine's byte order.
-func pairXor(hA, hB uint32) uint64 {
+// headWord returns the first word of a record with header h on an entity of world id, in the
+// machine's byte order.
+func headWord(h, id uint32) uint64 {
 	var x uint64
-	*(*uint32)(unsafe.Pointer(&x)) = hA ^ hB // the header's half of the word
+	*(*[2]uint32)(unsafe.Pointer(&x)) = [2]uint32{h, id}
 	return x
 }
 
@@ -541,11 +540,11 @@ func pairXor(hA, hB uint32) uint64 {
 // entity lacking either component gets both when grow (both bits) allows, and ends the run
 // otherwise. It returns the word after the last pair it applied.
 func putPairs[A, B any](w *World, words []uint64, o, lim, kA, k int, hA, hB uint32, both, grow Mask, colA, colB unsafe.Pointer) int {
-	base, hx := unsafe.Pointer(unsafe.SliceData(words)), pairXor(hA, hB)
+	base, a, b := unsafe.Pointer(unsafe.SliceData(words)), headWord(hA, w.id), headWord(hB, w.id)
 	for ; o <= lim; o += k {
 		p := unsafe.Add(base, o*8)
 		q := unsafe.Add(p, kA*8)
-		s, ok := pairAt(w, p, q, hA, hx)
+		s, ok := pairAt(w, p, q, a, b)
 		if !ok {
 			break
 		}
@@ -565,9 +564,9 @@ func putPairs[A, B any](w *World, words []uint64, o, lim, kA, k int, hA, hB uint
 // removePairs is applyPairs' loop for Removes: as putPairs, with zeros moved and both bits
 // dropped; an entity lacking either component ends the run.
 func removePairs[A, B any](w *World, words []uint64, o, lim, kA, k int, hA, hB uint32, both Mask, colA, colB unsafe.Pointer) int {
-	base, hx := unsafe.Pointer(unsafe.SliceData(words)), pairXor(hA, hB)
+	base, a, b := unsafe.Pointer(unsafe.SliceData(words)), headWord(hA, w.id), headWord(hB, w.id)
 	for ; o <= lim; o += k {
-		s, ok := pairAt(w, unsafe.Add(base, o*8), unsafe.Add(base, (o+kA)*8), hA, hx)
+		s, ok := pairAt(w, unsafe.Add(base, o*8), unsafe.Add(base, (o+kA)*8), a, b)
 		if !ok {
 			break
 		}
@@ -588,12 +587,12 @@ func removePairs[A, B any](w *World, words []uint64, o, lim, kA, k int, hA, hB u
 // gets it when grow (its bit) allows, and ends the run otherwise. It returns the word after
 // the last record it applied.
 func valueRun[T any](w *World, words []uint64, o, lim, k int, h uint32, bit, grow Mask, col unsafe.Pointer) int {
-	base := unsafe.Pointer(unsafe.SliceData(words))
+	base, hw := unsafe.Pointer(unsafe.SliceData(words)), headWord(h, w.id)
 	for ; o <= lim; o += k {
 		p := unsafe.Add(base, o*8)
 		e := (*Entity)(unsafe.Add(p, 4))
 		s := uintptr(e.slot)
-		if *(*uint32)(p) != h || e.world != w.id || s >= uintptr(len(w.liveGen)) ||
+		if *(*uint64)(p) != hw || s >= uintptr(len(w.liveGen)) ||
 			e.gen != *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.liveGen)), s*4)) {
 			break
 		}
