@@ -295,7 +295,10 @@ type ValueRun struct {
 //
 // Each record is a liveness and generation check, a mask test and a copy, with the column
 // resolved through the component's Writer; a record on an entity that is not live is counted
-// Dead and changes nothing. ApplyValues stops before the first record it cannot finish, so
+// Dead and changes nothing. A run of records with one header (Sets or Adds of one component)
+// and a run of record pairs (one verb, two components, one entity, entity after entity: an
+// entity given or stripped of the same two components) resolve their columns once per run
+// and go through a loop typed by the values' sizes. ApplyValues stops before the first record it cannot finish, so
 // that the caller takes the checked path for it: another verb or form, a placeholder, an
 // unknown component, a missing column, a validator, a Set of a component the entity lacks, a
 // structural change while a query iterates, or a Remove of a component holding pointers. It
