@@ -295,7 +295,10 @@ type ValueRun struct {
 //
 // Each record is a liveness and generation check, a mask test and a copy, with the column
 // resolved through the component's Writer; a record on an entity that is not live is counted
-// Dead and changes nothing. ApplyValues stops before the first record it cannot finish, so
+// Dead and changes nothing. A run of records with one header (Sets or Adds of one component)
+// and a run of record pairs (one verb, two components, one entity, entity after entity: an
+// entity given or stripped of the same two components) resolve their columns once per run
+// and go through a loop typed by the values' sizes. ApplyValues stops before the first record it cannot finish, so
 // that the caller takes the checked path for it: another verb or form, a placeholder, an
 // unknown component, a missing column, a validator, a Set of a component the entity lacks, a
 // structural change while a query iterates, or a Remove of a component holding pointers. It
@@ -304,61 +307,328 @@ func (w *World) ApplyValues(words []uint64, n int) (r ValueRun) {
 	if w.arch != nil {
 		return w.archApplyValues(words, n)
 	}
-	o := 0
-	for ; r.Records < n && o+2 <= len(words); r.Records++ {
-		p := unsafe.Pointer(&words[o])
+	for {
+		switch w.applyValues(words, n, &r) {
+		case stopOdd:
+			w.applyOdd(words, &r)
+		case stopRun:
+			w.applyRun(words, n, &r)
+		case stopPairs:
+			w.applyPairs(words, n, &r)
+		default:
+			w.changes += uint64(r.Records - r.Dead - r.NoopRemoves)
+			return r
+		}
+	}
+}
+
+// Why applyValues returned.
+const (
+	stopDone  = iota // r.Records is n, or the record there needs the checked path
+	stopOdd          // the record at r.Words passed the checks; its value takes a call (applyOdd)
+	stopRun          // the record at r.Words has the header of the Set or Add just applied (applyRun)
+	stopPairs        // the records from r.Words repeat the pair of records just applied (applyPairs)
+)
+
+// applyValues is ApplyValues on slot storage from record r.Records at word r.Words, without
+// a call, so that its values stay in registers: it returns (stopOdd, stopRun) where a call
+// is due; changes is left to the caller.
+//
+// The loop keeps the cursor and the bounds in locals and reads the world's arrays through
+// their base addresses: every slot below len(liveGen) indexes masks too (one length for
+// every per-slot array). What a record may do without the checked path is three masks,
+// computed once: put (a column, no validator), add (put, and no query iterates: an Add may
+// add the component) and zero (a pointer-free column, and no query iterates: a Remove may
+// clear it). The counters of records that changed nothing stay in r, off the common path.
+func (w *World) applyValues(words []uint64, n int, r *ValueRun) int {
+	put, add, zero := w.hasCol&^w.validated, Mask(0), Mask(0)
+	if w.iters.Load() == 0 {
+		add, zero = put, w.zeroable
+	}
+	base := unsafe.Pointer(unsafe.SliceData(words))
+	nw, o, left := len(words), r.Words, n-r.Records
+	po := -1 // the word of the record before, when this loop applied it
+	for ; left > 0 && o < nw; left-- {
+		p := unsafe.Add(base, o*8)
 		h := *(*uint32)(p)
-		e := (*Entity)(unsafe.Add(p, 4))
-		k, ok := valueRecord(h, e)
-		if !ok || o+k > len(words) {
+		// One test for the shape: form 0, an id below 64 (the top ten bits clear) and a
+		// verb from RecordAdd to RecordSet; a placeholder fails the liveness test.
+		v, end := h&0xffc0_00ff-RecordAdd, o+2+int(h>>11&0x1f)
+		if v > RecordSet-RecordAdd || end > nw {
 			break
 		}
-		s := e.slot
-		if e.world != w.id || int(s) >= len(w.gens) || e.gen != w.gens[s] || !w.alive[s] {
+		e := (*Entity)(unsafe.Add(p, 4))
+		s := uintptr(e.slot)
+		if e.world != w.id || s >= uintptr(len(w.liveGen)) || e.gen != *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.liveGen)), s*4)) {
+			if e.gen&placeholderBit != 0 {
+				break
+			}
 			r.Dead++
-			o += k
+			o, po = end, -1
 			continue
 		}
 		x := &w.writers[h>>16&0x3f]
-		m := w.masks[s]
-		if h&0xff == RecordRemove {
+		mp := (*Mask)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.masks)), s*8))
+		if v == RecordRemove-RecordAdd {
+			m := *mp
 			if m&x.bit == 0 {
 				r.NoopRemoves++
-				o += k
+				o, po = end, -1
 				continue
 			}
-			if !x.zero || w.iters.Load() > 0 {
+			if zero&x.bit == 0 {
 				break
 			}
-			x.clear(s)
-			w.masks[s] = m &^ x.bit
+			dst, sz := unsafe.Add(x.base, s*x.size), x.size
+			if sz == 16 {
+				*(*[2]uint64)(dst) = [2]uint64{}
+			} else if sz == 8 {
+				*(*uint64)(dst) = 0
+			} else if sz == 4 {
+				*(*uint32)(dst) = 0
+			} else {
+				r.Records, r.Words = n-left, o
+				return stopOdd
+			}
+			*mp = m &^ x.bit
 		} else {
-			if !x.put {
+			// A Set needs the component; an Add adds it when add allows.
+			m := *mp & put
+			if v == RecordAdd-RecordAdd {
+				m |= add
+			}
+			if m&x.bit == 0 {
 				break
 			}
-			if m&x.bit == 0 { // an Add that adds (not while a query iterates); a Set fails
-				if h&0xff == RecordSet || w.iters.Load() > 0 {
-					break
-				}
-				w.masks[s] = m | x.bit
-			}
-			dst, src := unsafe.Add(x.base, uintptr(s)*x.size), unsafe.Add(p, 16)
-			switch x.size { // the common sizes as moves, without a memmove call
-			case 4:
-				*(*uint32)(dst) = *(*uint32)(src)
-			case 8:
-				*(*uint64)(dst) = *(*uint64)(src)
-			case 16:
+			dst, src, sz := unsafe.Add(x.base, s*x.size), unsafe.Add(p, 16), x.size
+			if sz == 16 {
 				*(*[2]uint64)(dst) = *(*[2]uint64)(src)
-			default:
-				copyBytes(dst, src, x.size)
+			} else if sz == 8 {
+				*(*uint64)(dst) = *(*uint64)(src)
+			} else if sz == 4 {
+				*(*uint32)(dst) = *(*uint32)(src)
+			} else {
+				r.Records, r.Words = n-left, o
+				return stopOdd
+			}
+			*mp |= x.bit
+			// A run of records with this header goes on without the decoding (applyRun).
+			if end < nw && *(*uint32)(unsafe.Add(base, end*8)) == h && left > 1 {
+				r.Records, r.Words = n-left+1, end
+				return stopRun
 			}
 		}
-		w.changes++
-		o += k
+		// The record before and this one, of one verb on one entity, and the next two
+		// records with their headers: a run of such pairs (an entity given or stripped of
+		// the same two components, entity after entity) goes on in applyPairs.
+		if po >= 0 && left > 2 {
+			hp, kp := *(*uint32)(unsafe.Add(base, po*8)), o-po
+			if hp != h && uint8(hp) == uint8(h) && end+kp < nw && *(*Entity)(unsafe.Add(base, po*8+4)) == *e &&
+				*(*uint32)(unsafe.Add(base, end*8)) == hp && *(*uint32)(unsafe.Add(base, (end+kp)*8)) == h {
+				r.Records, r.Words = n-left+1, end
+				return stopPairs
+			}
+		}
+		o, po = end, o
 	}
-	r.Words = o
-	return r
+	r.Records, r.Words = n-left, o
+	return stopDone
+}
+
+// applyRun applies the records from r.Words on that have the header of the one before it, a
+// Set or Add that applyValues applied (of a component with a column, no validator and a value
+// of 4, 8 or 16 bytes), as long as each target is live and has the component; it leaves the
+// rest to applyValues.
+//
+//go:noinline
+func (w *World) applyRun(words []uint64, n int, r *ValueRun) {
+	o := r.Words
+	h := *(*uint32)(unsafe.Pointer(&words[o]))
+	k := 2 + int(h>>11&0x1f)
+	x := &w.writers[h>>16&0x3f]
+	// The last word a record of the run may start at: within words, and within n records.
+	lim := min(len(words)-k, o+(min(n-r.Records, len(words))-1)*k)
+	// An Add run adds the component where it is missing, unless a query iterates (the
+	// record before passed the column and validator tests).
+	var grow Mask
+	if h&0xff == RecordAdd && w.iters.Load() == 0 {
+		grow = x.bit
+	}
+	var end int
+	switch x.size {
+	case 16:
+		end = valueRun[[2]uint64](w, words, o, lim, k, h, x.bit, grow, x.base)
+	case 8:
+		end = valueRun[uint64](w, words, o, lim, k, h, x.bit, grow, x.base)
+	default:
+		end = valueRun[uint32](w, words, o, lim, k, h, x.bit, grow, x.base)
+	}
+	r.Records += (end - o) / k
+	r.Words = end
+}
+
+// applyPairs applies the records from r.Words on that repeat, pair by pair, the two records
+// before them, which applyValues applied: one-value records of one verb and two headers on one
+// entity (components with a column, without a validator, of 4, 8 or 16 bytes; for a Remove,
+// pointer-free), as long as each pair's entity is live and has both components or, for an
+// Add while no query iterates, gets them. It leaves the rest to applyValues.
+//
+//go:noinline
+func (w *World) applyPairs(words []uint64, n int, r *ValueRun) {
+	o := r.Words
+	hA := *(*uint32)(unsafe.Pointer(&words[o]))
+	kA := 2 + int(hA>>11&0x1f)
+	hB := *(*uint32)(unsafe.Pointer(&words[o+kA]))
+	k := kA + 2 + int(hB>>11&0x1f)
+	xA, xB := &w.writers[hA>>16&0x3f], &w.writers[hB>>16&0x3f]
+	// The last word a pair may start at: within words, and within n records.
+	lim := min(len(words)-k, o+(min((n-r.Records)/2, len(words))-1)*k)
+	both, grow, rm := xA.bit|xB.bit, Mask(0), hA&0xff == RecordRemove
+	if hA&0xff == RecordAdd && w.iters.Load() == 0 {
+		grow = both
+	}
+	var end int
+	switch xA.size {
+	case 16:
+		end = pairsOf[[2]uint64](w, words, o, lim, kA, k, hA, hB, both, grow, rm, xA.base, xB.base, xB.size)
+	case 8:
+		end = pairsOf[uint64](w, words, o, lim, kA, k, hA, hB, both, grow, rm, xA.base, xB.base, xB.size)
+	default:
+		end = pairsOf[uint32](w, words, o, lim, kA, k, hA, hB, both, grow, rm, xA.base, xB.base, xB.size)
+	}
+	r.Records += 2 * ((end - o) / k)
+	r.Words = end
+}
+
+// pairsOf is applyPairs for a first value of type A: it picks the loop by the verb and the
+// second value's size.
+func pairsOf[A any](w *World, words []uint64, o, lim, kA, k int, hA, hB uint32, both, grow Mask, rm bool, colA, colB unsafe.Pointer, sizeB uintptr) int {
+	switch {
+	case rm && sizeB == 16:
+		return removePairs[A, [2]uint64](w, words, o, lim, kA, k, hA, hB, both, colA, colB)
+	case rm && sizeB == 8:
+		return removePairs[A, uint64](w, words, o, lim, kA, k, hA, hB, both, colA, colB)
+	case rm:
+		return removePairs[A, uint32](w, words, o, lim, kA, k, hA, hB, both, colA, colB)
+	case sizeB == 16:
+		return putPairs[A, [2]uint64](w, words, o, lim, kA, k, hA, hB, both, grow, colA, colB)
+	case sizeB == 8:
+		return putPairs[A, uint64](w, words, o, lim, kA, k, hA, hB, both, grow, colA, colB)
+	default:
+		return putPairs[A, uint32](w, words, o, lim, kA, k, hA, hB, both, grow, colA, colB)
+	}
+}
+
+// pairAt returns the slot of the pair of records at p and q when their first words are a
+// and b (headWord: the headers and the world's id), they name one slot, and the entity is
+// live there at the records' generation; ok is false otherwise. A record's second word holds
+// the slot and the generation, so three word compares test both headers and the entity.
+func pairAt(w *World, p, q unsafe.Pointer, a, b uint64) (s uintptr, ok bool) {
+	e := (*Entity)(unsafe.Add(p, 4))
+	s = uintptr(e.slot)
+	return s, *(*uint64)(p) == a && *(*uint64)(q) == b && *(*uint64)(unsafe.Add(p, 8)) == *(*uint64)(unsafe.Add(q, 8)) &&
+		s < uintptr(len(w.liveGen)) && e.gen == *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.liveGen)), s*4))
+}
+
+// headWord returns the first word of a record with header h on an entity of world id, in the
+// machine's byte order.
+func headWord(h, id uint32) uint64 {
+	var x uint64
+	*(*[2]uint32)(unsafe.Pointer(&x)) = [2]uint32{h, id}
+	return x
+}
+
+// putPairs is applyPairs' loop for Sets and Adds: per pair the header and entity compares
+// and one liveness and generation check (pairAt), one mask test and update, and two moves. An
+// entity lacking either component gets both when grow (both bits) allows, and ends the run
+// otherwise. It returns the word after the last pair it applied.
+func putPairs[A, B any](w *World, words []uint64, o, lim, kA, k int, hA, hB uint32, both, grow Mask, colA, colB unsafe.Pointer) int {
+	base, a, b := unsafe.Pointer(unsafe.SliceData(words)), headWord(hA, w.id), headWord(hB, w.id)
+	for ; o <= lim; o += k {
+		p := unsafe.Add(base, o*8)
+		q := unsafe.Add(p, kA*8)
+		s, ok := pairAt(w, p, q, a, b)
+		if !ok {
+			break
+		}
+		mp := (*Mask)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.masks)), s*8))
+		if m := *mp; m&both != both {
+			if grow == 0 {
+				break
+			}
+			*mp = m | grow
+		}
+		*(*A)(unsafe.Add(colA, s*unsafe.Sizeof(*new(A)))) = *(*A)(unsafe.Add(p, 16))
+		*(*B)(unsafe.Add(colB, s*unsafe.Sizeof(*new(B)))) = *(*B)(unsafe.Add(q, 16))
+	}
+	return o
+}
+
+// removePairs is applyPairs' loop for Removes: as putPairs, with zeros moved and both bits
+// dropped; an entity lacking either component ends the run.
+func removePairs[A, B any](w *World, words []uint64, o, lim, kA, k int, hA, hB uint32, both Mask, colA, colB unsafe.Pointer) int {
+	base, a, b := unsafe.Pointer(unsafe.SliceData(words)), headWord(hA, w.id), headWord(hB, w.id)
+	for ; o <= lim; o += k {
+		s, ok := pairAt(w, unsafe.Add(base, o*8), unsafe.Add(base, (o+kA)*8), a, b)
+		if !ok {
+			break
+		}
+		mp := (*Mask)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.masks)), s*8))
+		m := *mp
+		if m&both != both {
+			break
+		}
+		*(*A)(unsafe.Add(colA, s*unsafe.Sizeof(*new(A)))) = *new(A)
+		*(*B)(unsafe.Add(colB, s*unsafe.Sizeof(*new(B)))) = *new(B)
+		*mp = m &^ both
+	}
+	return o
+}
+
+// valueRun is applyRun's loop for values of type T: a header compare, a liveness and
+// generation check, a mask test and a move per record. A target that lacks the component
+// gets it when grow (its bit) allows, and ends the run otherwise. It returns the word after
+// the last record it applied.
+func valueRun[T any](w *World, words []uint64, o, lim, k int, h uint32, bit, grow Mask, col unsafe.Pointer) int {
+	base, hw := unsafe.Pointer(unsafe.SliceData(words)), headWord(h, w.id)
+	for ; o <= lim; o += k {
+		p := unsafe.Add(base, o*8)
+		e := (*Entity)(unsafe.Add(p, 4))
+		s := uintptr(e.slot)
+		if *(*uint64)(p) != hw || s >= uintptr(len(w.liveGen)) ||
+			e.gen != *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.liveGen)), s*4)) {
+			break
+		}
+		if mp := (*Mask)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.masks)), s*8)); *mp&bit == 0 {
+			if grow == 0 {
+				break
+			}
+			*mp |= grow
+		}
+		*(*T)(unsafe.Add(col, s*unsafe.Sizeof(*new(T)))) = *(*T)(unsafe.Add(p, 16))
+	}
+	return o
+}
+
+// applyOdd applies the record at r.Words, which applyValues checked and returned as odd: its
+// value is copied or cleared by a call.
+//
+//go:noinline
+func (w *World) applyOdd(words []uint64, r *ValueRun) {
+	p := unsafe.Pointer(&words[r.Words])
+	h := *(*uint32)(p)
+	s := (*Entity)(unsafe.Add(p, 4)).slot
+	x := &w.writers[h>>16&0x3f]
+	dst := unsafe.Add(x.base, uintptr(s)*x.size)
+	if h&0xff == RecordRemove {
+		clear(unsafe.Slice((*byte)(dst), x.size))
+		w.masks[s] &^= x.bit
+	} else {
+		copyBytes(dst, unsafe.Add(p, 16), x.size)
+		w.masks[s] |= x.bit
+	}
+	r.Records++
+	r.Words += 2 + int(h>>11&0x1f)
 }
 
 // clear zeroes the value of slot.

@@ -7,7 +7,7 @@ const MaxGeneration = maxGeneration
 // tests can reach generation retirement without 2^31 create/destroy cycles. It panics when
 // slot is alive.
 func SetNextGeneration(w *World, slot, gen uint32) {
-	if w.alive[slot] {
+	if w.liveGen[slot] != 0 {
 		panic("SetNextGeneration on a live slot")
 	}
 	w.gens[slot] = gen

@@ -52,7 +52,7 @@ func (w *World) CopyFrom(src *World) error {
 // slices. It is the only code that knows World's fields besides world.go.
 func (w *World) copyState(src *World) {
 	w.gens = append(w.gens[:0], src.gens...)
-	w.alive = append(w.alive[:0], src.alive...)
+	w.liveGen = append(w.liveGen[:0], src.liveGen...)
 	w.masks = append(w.masks[:0], src.masks...)
 	w.pos = append(w.pos[:0], src.pos...)
 	w.order = append(w.order[:0], src.order...)
@@ -111,7 +111,7 @@ func (w *World) MarkChanged() { w.changes++ }
 // values point to is not counted. It reads w only.
 func (w *World) StorageBytes() int {
 	n := int(unsafe.Sizeof(*w)) +
-		cap(w.gens)*4 + cap(w.alive) + cap(w.masks)*8 + cap(w.pos)*4 + cap(w.order)*4 + cap(w.free)*4
+		cap(w.gens)*4 + cap(w.liveGen)*4 + cap(w.masks)*8 + cap(w.pos)*4 + cap(w.order)*4 + cap(w.free)*4
 	for _, c := range w.cols {
 		if c != nil {
 			n += c.(replicaColumn).storageBytes()

@@ -16,17 +16,21 @@ var worldIDs atomic.Uint32
 // World holds entities and their components. Create one with NewWorld. See the package
 // documentation for the storage layout and the concurrency rule (one mutating goroutine).
 type World struct {
-	id    uint32
-	gens  []uint32 // per slot: generation of the live entity, or of the next one when free
-	alive []bool
-	masks []Mask
-	pos   []uint32 // per slot: index in order, tombstone when dead
-	order []uint32 // live slots in creation order, with tombstones
-	holes int      // tombstones in order
-	dense int      // order[i] == i for every i below dense: the prefix a query walks by mask alone
-	free  []uint32 // free slots, reused last-in first-out
-	live  int
-	cols  [MaxComponents]column
+	id   uint32
+	gens []uint32 // per slot: generation of the live entity, or of the next one when free
+	// liveGen is per slot the generation of the live entity, 0 when the slot is free or
+	// retired: liveness and generation in one load. No handle a world issues carries
+	// generation 0 (a slot's first is 1), and no real generation has placeholderBit, so
+	// liveGen[s] == e.gen holds exactly for a live real handle of slot s.
+	liveGen []uint32
+	masks   []Mask
+	pos     []uint32 // per slot: index in order, tombstone when dead
+	order   []uint32 // live slots in creation order, with tombstones
+	holes   int      // tombstones in order
+	dense   int      // order[i] == i for every i below dense: the prefix a query walks by mask alone
+	free    []uint32 // free slots, reused last-in first-out
+	live    int
+	cols    [MaxComponents]column
 	// raw is each column's untyped view, refreshed when its array moves; colLen is the
 	// length of every column's array, at least len(gens), grown by doubling so that a new
 	// slot does not touch every column.
@@ -36,6 +40,9 @@ type World struct {
 	// component has a validator. Create, Add, Set and Upsert check a bundle against both with
 	// two mask tests and take the per-value path only for a new column or a validator.
 	hasCol, validated Mask
+	// zeroable is the subset of hasCol whose values hold no pointers: ApplyValues removes
+	// them by a store.
+	zeroable Mask
 	// writers is each component's Writer, kept current with raw (setWriter); noWriter is
 	// the one of an id no component has.
 	writers  [MaxComponents]Writer
@@ -91,11 +98,11 @@ func (w *World) Check(e Entity) error {
 		return ErrEmpty
 	case e.world != w.id:
 		return ErrForeign
-	case int(e.slot) >= len(w.gens) || e.gen > w.gens[e.slot]:
+	case int(e.slot) >= len(w.gens) || e.gen > w.gens[e.slot] || e.gen == 0:
 		return ErrDead // never issued by this world: treat as never alive
-	case w.alive[e.slot] && e.gen == w.gens[e.slot]:
+	case w.liveGen[e.slot] == e.gen:
 		return nil
-	case w.alive[e.slot]:
+	case w.liveGen[e.slot] != 0:
 		return ErrStale // the slot holds a newer entity
 	case e.gen+1 == w.gens[e.slot] || e.gen == w.gens[e.slot]: // free, or retired
 		return ErrDead
@@ -105,13 +112,14 @@ func (w *World) Check(e Entity) error {
 }
 
 // isLive is Check(e) == nil, small enough to inline: a real handle of this world (never the
-// zero handle: world ids start at 1) whose slot is alive at its generation. A placeholder
-// fails the generation test (no slot's generation carries placeholderBit). The generation
-// alone is not enough: a replica shares its world's id, and a handle from the world can
-// carry the generation that a free slot of a replica which is behind will issue next.
+// zero handle: world ids start at 1) whose slot is alive at its generation (liveGen). A
+// placeholder fails the generation test (no slot's generation carries placeholderBit). The
+// generation alone (gens) is not enough: a replica shares its world's id, and a handle from
+// the world can carry the generation that a free slot of a replica which is behind will
+// issue next; liveGen is 0 there.
 func (w *World) isLive(e Entity) bool {
 	s := int(e.slot)
-	return e.world == w.id && s < len(w.gens) && e.gen == w.gens[s] && s < len(w.alive) && w.alive[s]
+	return e.world == w.id && s < len(w.liveGen) && e.gen == w.liveGen[s]
 }
 
 // Alive reports whether e is a live entity of w.
@@ -156,12 +164,16 @@ func (w *World) setRaw(id ComponentID) {
 	bit := Mask(1) << id
 	w.hasCol &^= bit
 	w.validated &^= bit
+	w.zeroable &^= bit
 	w.raw[id] = rawColumn{}
 	if c := w.cols[id]; c != nil {
 		w.raw[id] = c.raw()
 		w.hasCol |= bit
 		if w.raw[id].validate {
 			w.validated |= bit
+		}
+		if w.raw[id].noPtrs {
+			w.zeroable |= bit
 		}
 	}
 	w.setWriter(id)
@@ -253,7 +265,7 @@ func (w *World) newSlot() (uint32, error) {
 	}
 	slot := uint32(len(w.gens))
 	w.gens = append(w.gens, 1)
-	w.alive = append(w.alive, false)
+	w.liveGen = append(w.liveGen, 0)
 	w.masks = append(w.masks, 0)
 	w.pos = append(w.pos, tombstone)
 	if len(w.gens) > w.colLen {
@@ -264,7 +276,7 @@ func (w *World) newSlot() (uint32, error) {
 
 // created makes slot, whose values are written, a live entity with components mask.
 func (w *World) created(slot uint32, mask Mask) Entity {
-	w.alive[slot] = true
+	w.liveGen[slot] = w.gens[slot]
 	w.masks[slot] = mask
 	w.pos[slot] = uint32(len(w.order))
 	if w.dense == len(w.order) && int(slot) == w.dense {
@@ -319,7 +331,7 @@ func (w *World) Destroy(e Entity) error {
 		}
 	}
 	w.masks[slot] = 0
-	w.alive[slot] = false
+	w.liveGen[slot] = 0
 	if p := int(w.pos[slot]); p < w.dense {
 		w.dense = p
 	}

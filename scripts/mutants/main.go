@@ -67,7 +67,7 @@ var mutants = []mutant{
 	{id: "ecs-create-no-validate", file: "ecs/world.go", old: "\t\tif w.raw[id].validate && !c.validIn(*b, i) {\n\t\t\treturn lookup(id).invalid\n\t\t}\n", new: "\t\t_ = c\n"},
 	{id: "ecs-remove-keeps-mask", file: "ecs/world.go", old: "\tw.masks[e.slot] &^= 1 << id\n\tw.changes++\n\treturn nil\n", new: "\tw.changes++\n\treturn nil\n"},
 	{id: "ecs-arch-remove-keeps-mask", file: "ecs/archetype.go", old: "\tw.masks[slot] &^= 1 << id\n", new: ""},
-	{id: "ecs-stale-alive", file: "ecs/world.go", old: "\tcase w.alive[e.slot] && e.gen == w.gens[e.slot]:", new: "\tcase w.alive[e.slot] && e.gen+1 >= w.gens[e.slot]:"},
+	{id: "ecs-stale-alive", file: "ecs/world.go", old: "\tcase w.liveGen[e.slot] == e.gen:", new: "\tcase w.liveGen[e.slot] != 0 && e.gen+1 >= w.gens[e.slot]:"},
 	{id: "ecs-set-adds", file: "ecs/world.go", old: "\t\tcase !has && !add:\n\t\t\terr = ErrMissingComponent\n", new: ""},
 
 	// cmdbuffer.
