@@ -493,6 +493,12 @@ func (c *Core) ApplyStream(at Pos, s *Stream, stop int, next, off *int) error {
 				break
 			}
 		}
+		if done, err := c.applyCreateRun(Pos{Recorder: at.Recorder, Index: base + *next}, s, stop, next, off); done {
+			if err != nil { // per-entity batching (batch.go)
+				return err
+			}
+			continue
+		}
 		p := unsafe.Add(s.base, uintptr(*off)*8)
 		if err := c.applyDecoded(Pos{Recorder: at.Recorder, Index: base + *next}, p); err != nil {
 			return err

@@ -164,10 +164,14 @@ func (x *Writer) archRemove(slot uint32) (done bool) {
 }
 
 // archApplyValues is ApplyValues on archetype storage: the same records, rules and stops,
-// each record applied through the component's Writer.
+// batched per entity. Each run of adjacent records naming one live entity that would all
+// succeed one by one (runOf) is applied as its net change: at most one row move, to the
+// table of the set the run ends with (archChange), then the run's values (putRun). Records, Dead,
+// NoopRemoves, the final state and Changes are those of applying the records one by one; only
+// Moves differs, by the moves the run saves.
 func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
 	o := 0
-	for ; r.Records < n && o+2 <= len(words); r.Records++ {
+	for r.Records < n && o+2 <= len(words) {
 		p := unsafe.Pointer(&words[o])
 		h := *(*uint32)(p)
 		e := (*Entity)(unsafe.Add(p, 4))
@@ -177,33 +181,27 @@ func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
 		}
 		if !w.isLive(*e) {
 			r.Dead++
+			r.Records++
 			o += k
 			continue
 		}
-		x := &w.writers[h>>16&0x3f]
 		s := e.slot
-		switch {
-		case h&0xff == RecordRemove && w.masks[s]&x.bit == 0:
-			r.NoopRemoves++
-			o += k
-			continue
-		case h&0xff == RecordRemove:
-			if !x.archRemove(s) {
-				r.Words = o
-				return r
-			}
-		case h&0xff == RecordSet:
-			if !x.archSet(s, unsafe.Add(p, 16)) {
-				r.Words = o
-				return r
-			}
-		default:
-			if !x.archUpsert(s, unsafe.Add(p, 16)) {
-				r.Words = o
-				return r
-			}
+		have := w.masks[s]
+		end, recs, noops, vals, final := w.runOf(words, o, n-r.Records, *e, have)
+		if recs == 0 {
+			break
 		}
-		o += k
+		if final != have {
+			w.archChange(s, have, final)
+		}
+		if vals > 0 {
+			l := w.arch.loc[s]
+			putRun(&w.arch.tables[l.t].raw, l.row, words, o, end, final)
+		}
+		w.changes += uint64(recs - noops)
+		r.Records += recs
+		r.NoopRemoves += noops
+		o = end
 	}
 	r.Words = o
 	return r

@@ -53,6 +53,12 @@
 //     needed them, each from its first row to its last — which moves as rows move; only
 //     Entities and Query(0) keep creation order. Moves counts the row moves.
 //
+// Per-entity batching: ApplyValues on archetype storage applies each run of adjacent records
+// naming one entity that would all succeed one by one as the entity's net change, with at
+// most one move, and CreateValues creates an entity together with the records naming its
+// placeholder, its row placed in the table of its final set; state, receipts and Changes
+// are those of one-by-one application, Moves counts only the moves made.
+//
 // Hash digests the logical state only, the same on both storages: the live entities in
 // creation order (both storages keep the live order for it), each as slot, generation,
 // component set and values. Set, Get and writes through Component.Ptr or a typed query

@@ -143,8 +143,11 @@ var (
 	tag    = ecs.NewComponent[uint32]("count.Tag", nil)
 )
 
-func targets(n int) (*ecs.World, []ecs.Entity) {
-	w := ecs.NewWorld()
+func targets(n int) (*ecs.World, []ecs.Entity) { return targetsOn(ecs.Slots, n) }
+
+// targetsOn returns a world on storage s with n entities holding a Position.
+func targetsOn(s ecs.Storage, n int) (*ecs.World, []ecs.Entity) {
+	w := ecs.NewWorld(ecs.WithStorage(s))
 	ents := make([]ecs.Entity, n)
 	for i := range ents {
 		e, err := w.Create(workload.Position.Value(workload.Vec2{X: float64(i)}))
@@ -296,21 +299,30 @@ func init() {
 		return run
 	})
 	for _, s := range []struct {
-		name string
-		mk   deferral.Factory
+		name    string
+		mk      deferral.Factory
+		storage ecs.Storage
 	}{
-		{"cmdbuffer", cmdbuffer.Factory},
-		{"handrolled", handrolled.Factory},
-		{"hybrid", hybrid.Factory},
-		{"versioned", versioned.Factory},
+		{"cmdbuffer", cmdbuffer.Factory, ecs.Slots},
+		{"handrolled", handrolled.Factory, ecs.Slots},
+		{"hybrid", hybrid.Factory, ecs.Slots},
+		{"versioned", versioned.Factory, ecs.Slots},
+		// On archetype storage each entity's two adjacent Adds (and two Removes) are one net
+		// change, applied with one row move (deferral's per-entity batching), as Ark's Map2.Add.
+		{"cmdbuffer", cmdbuffer.Factory, ecs.Archetypes},
 	} {
 		for _, generic := range []bool{false, true} {
 			name, how := "addremove-"+s.name, "Recorder.Add of Component.Value"
 			if generic {
 				name, how = "addremove-generic-"+s.name, "deferral.Add"
 			}
-			register(name, "add 2 / remove 2 components on 100 entities through "+s.name+" ("+how+"; commit after the adds and after the removes); per component op", func() func(int) {
-				w, ents := targets(100)
+			where := ""
+			if s.storage != ecs.Slots {
+				name += "-" + s.storage.String()
+				where = ", " + s.storage.String() + " storage"
+			}
+			register(name, "add 2 / remove 2 components on 100 entities through "+s.name+" ("+how+where+"; commit after the adds and after the removes); per component op", func() func(int) {
+				w, ents := targetsOn(s.storage, 100)
 				st := s.mk(w)
 				r := st.NewRecorder()
 				commit := func() {
