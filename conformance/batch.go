@@ -33,9 +33,16 @@ type batchCase struct {
 	oneByOne, batched uint64
 }
 
-// ents returns a setup creating one entity per bundle.
+// ents returns a setup creating one entity per bundle, after two entities, not returned,
+// that hold every component of the cases between them: a world that has used a component has its
+// column, so the commands of a case meet the world of a running program.
 func ents(bs ...ecs.Bundle) func(w *ecs.World) []ecs.Entity {
 	return func(w *ecs.World) []ecs.Entity {
+		for _, b := range []ecs.Bundle{pt(0, 0).With(vl(0, 0)).With(tag(0)), batchHeat.Value(0).With(life(1))} {
+			if _, err := w.Create(b); err != nil {
+				panic(fmt.Sprintf("conformance: batch setup: create: %v", err))
+			}
+		}
 		out := make([]ecs.Entity, len(bs))
 		for i, b := range bs {
 			e, err := w.Create(b)

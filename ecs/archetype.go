@@ -187,7 +187,7 @@ func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
 		}
 		s := e.slot
 		have := w.masks[s]
-		end, recs, noops, vals, final := w.runOf(words, o, n-r.Records, *e, have)
+		end, recs, noops, vals, final := w.runOf(words, o, n-r.Records, *e, have, false)
 		if recs == 0 {
 			break
 		}

@@ -14,11 +14,11 @@ import "unsafe"
 // lacks at that point (no-ops), how many carry a value (Add, Set), and the set the entity ends
 // with. The run stops before the first record that is not a one-value Add, Set or Remove
 // naming e, or that one-by-one application could not finish on its fast path: an unknown
-// component (a component's first Add makes its column, as it does one by one), a validator,
-// a value holding pointers, a Set of a component the entity lacks at that point, or a change
+// component, a component without a column (unless mkCols: then its first Add makes it, as
+// it does one by one), a validator, a value holding pointers, a Set of a component the entity lacks at that point, or a change
 // of the set while a query iterates. Every record in the run would succeed, so applying the
 // net change gives the state, receipts and Changes of applying them one by one.
-func (w *World) runOf(words []uint64, o, n int, e Entity, have Mask) (end, recs, noops, vals int, final Mask) {
+func (w *World) runOf(words []uint64, o, n int, e Entity, have Mask, mkCols bool) (end, recs, noops, vals int, final Mask) {
 	iter := w.iters.Load() > 0
 	plain := w.hasCol &^ w.validated // Add and Set need no check beyond the value's
 	final = have
@@ -45,7 +45,7 @@ func (w *World) runOf(words []uint64, o, n int, e Entity, have Mask) (end, recs,
 			continue
 		}
 		if plain&bit == 0 {
-			if w.hasCol&bit != 0 || !w.addColumn(id) || w.validated&bit != 0 {
+			if w.hasCol&bit != 0 || !mkCols || !w.addColumn(id) || w.validated&bit != 0 {
 				break
 			}
 			plain = w.hasCol &^ w.validated
@@ -107,8 +107,9 @@ func (w *World) archChange(slot uint32, have, final Mask) {
 //
 // The run stops before the first record that is not a one-value record naming ph, or that
 // one-by-one application could not finish without the checked path (as ApplyValues: an
-// unknown component, a validator, a Set of a component the entity
-// lacks at that point, a change while a query iterates); it may be empty. The entity, its
+// unknown component, a validator, a Set of a component the entity lacks at that point, a
+// change while a query iterates; unlike ApplyValues, an Add of a component without a column
+// yet makes the column, as Create's does); it may be empty. The entity, its
 // values, the receipts (r: Records and Words of the run, NoopRemoves for Removes of a
 // component it lacked at that point; Dead is 0) and Changes are those of Create(*b) followed
 // by the run one by one.
@@ -128,7 +129,7 @@ func (w *World) CreateValues(b *Bundle, ph Entity, words []uint64, n int) (e Ent
 	if err != nil {
 		return e, r, err
 	}
-	used, recs, noops, vals, final := w.runOf(words, 0, n, ph, mask)
+	used, recs, noops, vals, final := w.runOf(words, 0, n, ph, mask, true)
 	cols, row := &w.raw, slot
 	if w.arch != nil {
 		t, trow := w.arch.place(w.arch.tableOf(final), slot)
