@@ -187,17 +187,15 @@ func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
 		}
 		s := e.slot
 		have := w.masks[s]
-		end, recs, noops, vals, final := w.runOf(words, o, n-r.Records, *e, have, false)
+		end, recs, noops, final := w.runOf(words, o, n-r.Records, *e, have, false)
 		if recs == 0 {
 			break
 		}
 		if final != have {
 			w.archChange(s, have, final)
 		}
-		if vals > 0 {
-			l := w.arch.loc[s]
-			putRun(&w.arch.tables[l.t].raw, l.row, words, o, end, final)
-		}
+		l := w.arch.loc[s]
+		putRun(&w.arch.tables[l.t].raw, l.row, words, o, end, final)
 		w.changes += uint64(recs - noops)
 		r.Records += recs
 		r.NoopRemoves += noops

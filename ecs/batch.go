@@ -11,20 +11,22 @@ import "unsafe"
 // runOf folds the run of one-value records starting at word o of words that name target e,
 // at most n of them, starting from component set have, and returns the word where the run
 // ends, how many records it covers, how many of them are Removes of a component the entity
-// lacks at that point (no-ops), how many carry a value (Add, Set), and the set the entity ends
-// with. The run stops before the first record that is not a one-value Add, Set or Remove
-// naming e, or that one-by-one application could not finish on its fast path: an unknown
-// component, a component without a column (unless mkCols: then its first Add makes it, as
-// it does one by one), a validator, a value holding pointers, a Set of a component the entity lacks at that point, or a change
+// lacks at that point (no-ops), and the set the entity ends with. The run stops before the
+// first record that is not a one-value Add, Set or Remove naming e, or that one-by-one
+// application could not finish on its fast path: an unknown component, a component without
+// a column (unless mkCols: then its first Add makes it, as it does one by one), a validator,
+// a value holding pointers, a Set of a component the entity lacks at that point, or a change
 // of the set while a query iterates. Every record in the run would succeed, so applying the
 // net change gives the state, receipts and Changes of applying them one by one.
-func (w *World) runOf(words []uint64, o, n int, e Entity, have Mask, mkCols bool) (end, recs, noops, vals int, final Mask) {
+func (w *World) runOf(words []uint64, o, n int, e Entity, have Mask, mkCols bool) (end, recs, noops int, final Mask) {
+	// The target as two loads: its first 8 bytes (world, slot) and its generation.
+	ews, eg := *(*uint64)(unsafe.Pointer(&e)), e.gen
 	iter := w.iters.Load() > 0
 	plain := w.hasCol &^ w.validated // Add and Set need no check beyond the value's
 	final = have
 	for end = o; recs < n && end+2 <= len(words); recs++ {
 		p := unsafe.Pointer(&words[end])
-		if *(*Entity)(unsafe.Add(p, 4)) != e {
+		if *(*uint64)(unsafe.Add(p, 4)) != ews || *(*uint32)(unsafe.Add(p, 12)) != eg {
 			break
 		}
 		h := *(*uint32)(p)
@@ -32,8 +34,7 @@ func (w *World) runOf(words []uint64, o, n int, e Entity, have Mask, mkCols bool
 		if h&0xffc0_0000 != 0 || h&0xff-RecordAdd > RecordSet-RecordAdd || end+k > len(words) {
 			break
 		}
-		id := ComponentID(h >> 16 & 0x3f)
-		bit := Mask(1) << id
+		bit := Mask(1) << (h >> 16 & 0x3f)
 		if h&0xff == RecordRemove {
 			if final&bit == 0 {
 				noops++
@@ -45,28 +46,27 @@ func (w *World) runOf(words []uint64, o, n int, e Entity, have Mask, mkCols bool
 			continue
 		}
 		if plain&bit == 0 {
-			if w.hasCol&bit != 0 || !mkCols || !w.addColumn(id) || w.validated&bit != 0 {
+			if !mkCols || !w.mkColumn(ComponentID(h>>16&0x3f)) {
 				break
 			}
 			plain = w.hasCol &^ w.validated
 		}
-		if !w.raw[id].noPtrs || final&bit == 0 && (h&0xff == RecordSet || iter) {
+		if !w.raw[h>>16&0x3f].noPtrs || final&bit == 0 && (h&0xff == RecordSet || iter) {
 			break
 		}
 		final |= bit
-		vals++
 		end += k
 	}
-	return end, recs, noops, vals, final
+	return end, recs, noops, final
 }
 
-// addColumn makes the column of id, as the first Add of id does one by one, and reports
-// whether id is a registered component.
+// mkColumn makes the column of id when it has none, as the first Add of id does one by one,
+// and reports whether id now has a column without a validator.
 //
 //go:noinline
-func (w *World) addColumn(id ComponentID) bool {
+func (w *World) mkColumn(id ComponentID) bool {
 	_, err := w.column(id)
-	return err == nil
+	return err == nil && w.validated&(1<<id) == 0
 }
 
 // putRun writes into the columns cols at row the values of the Add and Set records in
@@ -82,19 +82,33 @@ func putRun(cols *[MaxComponents]rawColumn, row uint32, words []uint64, o, end i
 	}
 }
 
-// archChange moves live slot's row from the table of have to the table of final, along
-// cached edges: one move, however many components differ.
+// archChange moves live slot's row from the table of have to the table of final: one move,
+// however many components differ. The destination is the last change's when it made the
+// same change from the same table (the memo, for runs of entities making one change), else
+// it is found along the cached edges.
 func (w *World) archChange(slot uint32, have, final Mask) {
 	a := w.arch
 	ti := int32(a.loc[slot].t)
+	to := a.hopTo
+	if ti != a.hopFrom || final != a.hopMask {
+		to = a.hop(ti, have, final)
+	}
+	a.move(slot, to)
+	w.masks[slot] = final
+}
+
+// hop returns the table reached from table ti, of set have, by making its set final, along
+// cached edges, and makes it the memo.
+func (a *archStore) hop(ti int32, have, final Mask) int32 {
+	a.hopFrom, a.hopMask = ti, final
 	for m := final &^ have; m != 0; m &= m - 1 {
 		ti = a.withID(ti, trailingZeros(m))
 	}
 	for m := have &^ final; m != 0; m &= m - 1 {
 		ti = a.withoutID(ti, trailingZeros(m))
 	}
-	a.move(slot, ti)
-	w.masks[slot] = final
+	a.hopTo = ti
+	return ti
 }
 
 // CreateValues is Create(*b) followed by the run of one-value records (Add, Set, Remove, in
@@ -129,7 +143,7 @@ func (w *World) CreateValues(b *Bundle, ph Entity, words []uint64, n int) (e Ent
 	if err != nil {
 		return e, r, err
 	}
-	used, recs, noops, vals, final := w.runOf(words, 0, n, ph, mask, true)
+	used, recs, noops, final := w.runOf(words, 0, n, ph, mask, true)
 	cols, row := &w.raw, slot
 	if w.arch != nil {
 		t, trow := w.arch.place(w.arch.tableOf(final), slot)
@@ -140,9 +154,7 @@ func (w *World) CreateValues(b *Bundle, ph Entity, words []uint64, n int) (e Ent
 			cols[id].put(row, unsafe.Pointer(&b.data[b.offs[i]]))
 		}
 	}
-	if vals > 0 {
-		putRun(cols, row, words, 0, used, final)
-	}
+	putRun(cols, row, words, 0, used, final)
 	e = w.created(slot, final)
 	w.changes += uint64(recs - noops)
 	return e, ValueRun{Records: recs, Words: used, NoopRemoves: noops}, nil
