@@ -274,6 +274,30 @@ func init() {
 		run(4 * 256)
 		return run
 	})
+	register("set-commit-generic-archetypes", "stage (deferral.Set) + commit of typed Sets through cmdbuffer on archetype storage, 256 per commit; per command", func() func(int) {
+		w, ents := targetsOn(ecs.Archetypes, 256)
+		st := cmdbuffer.NewECS(w)
+		r := st.NewRecorder()
+		run := func(n int) {
+			for i := 0; i < n; i++ {
+				deferral.Set(r, ents[i&255], workload.Position, workload.Vec2{X: float64(i)})
+				if i&255 == 255 {
+					if err := st.Commit(); err != nil {
+						panic(err)
+					}
+					if _, err := st.TakeReport(); err != nil {
+						panic(err)
+					}
+				}
+			}
+			if err := st.Commit(); err != nil {
+				panic(err)
+			}
+			st.TakeReport()
+		}
+		run(4 * 256)
+		return run
+	})
 	register("set-commit", "stage + commit of typed Sets through cmdbuffer, 256 per commit; per command", func() func(int) {
 		w, ents := targets(256)
 		st := cmdbuffer.NewECS(w)
