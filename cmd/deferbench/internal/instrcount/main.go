@@ -387,6 +387,41 @@ func init() {
 			})
 		}
 	}
+	for _, st := range []ecs.Storage{ecs.Slots, ecs.Archetypes} {
+		register("spawn-cmdbuffer-"+st.String(), "spawn through cmdbuffer on "+st.String()+" storage: a create with Position, then Velocity and a tag added through its placeholder, 100 per commit, destroyed after it (World.Destroy); per spawn", func() func(int) {
+			w := ecs.NewWorld(ecs.WithStorage(st))
+			s := cmdbuffer.NewECS(w)
+			r := s.NewRecorder()
+			ph := make([]ecs.Entity, 100)
+			round := func() {
+				for i := range ph {
+					ph[i] = r.Create(workload.Position.Value(workload.Vec2{X: float64(i)}))
+					deferral.Add(r, ph[i], workload.Velocity, workload.Vec2{Y: 1})
+					deferral.Add(r, ph[i], tag, uint32(i))
+				}
+				if err := s.Commit(); err != nil {
+					panic(err)
+				}
+				rep, err := s.TakeReport()
+				if err != nil {
+					panic(err)
+				}
+				for _, e := range rep.Created {
+					if err := w.Destroy(e); err != nil {
+						panic(err)
+					}
+				}
+			}
+			for range 4 {
+				round()
+			}
+			return func(n int) {
+				for k := 0; k < n; k += 100 {
+					round()
+				}
+			}
+		})
+	}
 	register("addremove-ark", "Ark immediate Map2.Add / Map2.Remove of 2 components on 100 entities; per component op", func() func(int) {
 		w := ark.NewWorld(1024)
 		pos := ark.NewMap1[arkPos](&w)
