@@ -2,6 +2,7 @@ package deferral
 
 import (
 	"errors"
+	"fmt"
 	"unsafe"
 
 	"github.com/deferbench/deferbench/ecs"
@@ -53,4 +54,51 @@ func (c *Core) applyCreateRun(at Pos, s *Stream, stop int, next, off *int) (done
 	*next += 1 + r.Records
 	*off += k + r.Words
 	return true, nil
+}
+
+// replayCreateRun is applyCreateRun for ReplayStream: it replays on w, a replica, the create
+// record at word o of words with the one-value records after it that name its placeholder
+// (at most n records in all), as one create (ecs.World.CreateValues), and returns done, the
+// records and words it replayed, and nil or Replay's error for the create (ErrDiverged
+// when the replica's create made another entity than the world's, or was culled where the
+// world's was not). done is false, having changed nothing, where applyCreateRun would not
+// batch; the caller replays the record with Replay.
+func (c *Core) replayCreateRun(w *ecs.World, words []uint64, o, n int) (done bool, recs, used int, err error) {
+	p := unsafe.Pointer(&words[o])
+	h := *(*uint32)(p)
+	if Verb(h) != VerbCreate || h>>24 != formBundle || n < 2 {
+		return false, 0, 0, nil
+	}
+	k := recordLen(h)
+	ph := *(*ecs.Entity)(unsafe.Add(p, 4))
+	if o+k+headWords > len(words) {
+		return false, 0, 0, nil
+	}
+	if after := *(*recordHead)(unsafe.Add(p, k*8)); after.e != ph || after.h>>24 != formValue {
+		return false, 0, 0, nil
+	}
+	want, known := c.recorded(ph)
+	if !known {
+		return false, 0, 0, nil
+	}
+	cmd := Command{Verb: VerbCreate, Entity: ph}
+	for i := headWords; i < k; i++ {
+		*(*uint64)(unsafe.Add(unsafe.Pointer(&cmd.Bundle), (i-headWords)*8)) = *(*uint64)(unsafe.Add(p, i*8))
+	}
+	e, r, err := w.CreateValues(&cmd.Bundle, ph, words[o+k:], n-1)
+	switch {
+	case errors.Is(err, ecs.ErrInvalidValue):
+		if want.state == resCreated {
+			err = fmt.Errorf("create culled on the replica, created %v on the world", want.e)
+		} else {
+			err = nil
+		}
+	case err != nil:
+	case want.state != resCreated || e != want.e:
+		err = fmt.Errorf("create made %v on the replica, not what the world's create made", e)
+	}
+	if err != nil {
+		return true, 0, 0, fmt.Errorf("replay create on %v: %w: %w", ph, ErrDiverged, err)
+	}
+	return true, 1 + r.Records, k + r.Words, nil
 }

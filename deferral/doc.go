@@ -110,6 +110,8 @@
 //   - a Create followed by such commands naming its placeholder: the row is placed straight
 //     into the table of the final set (ecs.World.CreateValues), no move.
 //
+// Core.ReplayStream replays the runs the same way on a replica.
+//
 // A run ends at the first command that is not one of those or names another entity (a
 // Destroy, a bundle, a closure, which is a barrier, the sync point of another recorder), and
 // before the first command that could fail or run a user's code one by one: a Set of a

@@ -534,6 +534,13 @@ func (c *Core) ReplayStream(w *ecs.World, words []uint64, n int) (int, error) {
 		if o+headWords > len(words) || o+recordLen(uint32(words[o])) > len(words) {
 			return i, fmt.Errorf("replay: record %d runs past the stream: %w", i, ErrInvalidCommand)
 		}
+		if done, recs, used, err := c.replayCreateRun(w, words, o, n-i); done { // batching (batch.go)
+			if err != nil {
+				return i, err
+			}
+			i, o = i+recs, o+used
+			continue
+		}
 		p := unsafe.Pointer(&words[o])
 		if err := c.replayDecoded(w, p); err != nil {
 			return i, err
