@@ -214,6 +214,7 @@ func rows(caps deferral.Capabilities) []row {
 		{"SpikeWorkingSetKept", checkWorkingSetKept, 0},
 		{"ChurnMemoryBounded", checkChurnBounded, 0},
 		{allocsName(caps), checkTypedAllocs, 0},
+		{batchName(caps), checkBatch, 0},
 	}
 }
 

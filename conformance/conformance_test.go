@@ -121,6 +121,7 @@ func TestSuiteCatchesBugs(t *testing.T) {
 		{reference.InvalidRecordNoop, reference.Ordered, "InvalidRecordStagedDuringCommit", "want a *deferral.CommandError"},
 		{reference.DropSuffix, reference.Ordered, "InvalidRecordStagedDuringCommit", "pending after the failed commit"},
 		{reference.DroppedNotPending, reference.Ordered, "StagedAfterCloseBounded", "pending after staging after close"},
+		{reference.ClaimBatching, reference.Ordered, "BatchPerEntityNetMoves", "row moves with BatchesPerEntity declared"},
 	}
 	for _, c := range cases {
 		name := fmt.Sprintf("bug%d/%s", c.bug, c.check)

@@ -16,7 +16,7 @@ func generate(seed uint64, prof profile) *program {
 		p.setup = append(p.setup, randVals(rng, false))
 	}
 	m := newModel(p)
-	g := &gen{rng: rng, p: p, m: m, active: rng.IntN(p.recs)}
+	g := &gen{rng: rng, p: p, m: m, active: rng.IntN(p.recs), runs: seed%2 == 0}
 	length := 12 + rng.IntN(50)
 	for len(p.ops) < length {
 		g.step()
@@ -37,6 +37,12 @@ type gen struct {
 	fns     int // closures handed out
 	active  int // the recorder that stages, when the profile is not mixed
 	lastErr *deferral.CommandError
+	// last is the entity the last top-level command named or created. In the programs of
+	// even seeds (runs) a third of the next commands name it again, so that runs of commands
+	// on one entity (which a strategy may batch) and spawns (a create, then commands on its
+	// placeholder) are common; odd seeds keep the programs they always made.
+	last *ref
+	runs bool
 }
 
 func randVals(rng *rand.Rand, allowInvalid bool) []value {
@@ -121,6 +127,9 @@ func fixVals(vals []value) []value {
 // target picks a handle for a command.
 func (g *gen) target() ref {
 	rng := g.rng
+	if l := g.last; g.runs && l != nil && (l.kind != refPH || g.m.minted[l.n]) && rng.IntN(3) == 0 {
+		return *l
+	}
 	switch n := rng.IntN(100); {
 	case n < 35:
 		return ref{kind: refSetup, n: rng.IntN(len(g.p.setup))}
@@ -154,6 +163,9 @@ func (g *gen) cmd(top bool) cmdSpec {
 	case n < 24:
 		c.verb, c.sym, c.vals = deferral.VerbCreate, g.syms, randVals(rng, true)
 		g.syms++
+		if top {
+			g.last = &ref{kind: refPH, n: c.sym}
+		}
 	case n < 34:
 		c.verb, c.target = deferral.VerbDestroy, g.target()
 	case n < 52:
@@ -165,6 +177,9 @@ func (g *gen) cmd(top bool) cmdSpec {
 	default:
 		c.verb, c.id = deferral.VerbFunc, g.fns
 		g.fns++
+		if top {
+			g.last = nil // a closure ends a run
+		}
 		switch k := rng.IntN(10); {
 		case k < 3:
 			c.fn = fnTouch
@@ -180,6 +195,10 @@ func (g *gen) cmd(top bool) cmdSpec {
 				c.nested = append(c.nested, g.cmd(false))
 			}
 		}
+	}
+	if top && c.verb >= deferral.VerbDestroy && c.verb <= deferral.VerbSet {
+		t := c.target
+		g.last = &t
 	}
 	return c
 }

@@ -29,6 +29,12 @@
 // declaring ReadsPreviousVersion implements deferral.VersionReader, and ReadsPreviousVersion
 // checks that readers running during staging and commits see whole published versions, in
 // order; ReadsNotVersioned checks that a strategy not declaring it offers no such read.
+// BatchPerEntityNetMoves (BatchesPerEntity declared) and BatchPerEntityNotClaimed commit
+// spawns, Add + Add, Remove + Remove, Add then Remove and runs cut by a failing command, a
+// destroy, a closure or another entity, and compare the error and its position, a retry, the
+// report, the resolutions, Hash and Changes with the suite's own one-command-at-a-time
+// strategy on a twin world; declared, the archetype row moves must be the net change's (a
+// spawn: none, its row placed in its final table; one by one: one per Add).
 //
 // # Extension points
 //
@@ -73,5 +79,5 @@
 // distinct final world hashes; the harness reports it as distinct-states (1 = reproducible).
 //
 // The package imports only the standard library and deferbench's ecs, deferral and workload
-// packages.
+// packages, and its own internal one-command-at-a-time strategy (the batching rows' reference).
 package conformance

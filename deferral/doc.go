@@ -93,6 +93,38 @@
 // and Discard in between do not end the answers. A placeholder of an earlier commit, or one
 // whose create was discarded or has not applied, answers ErrUnresolved.
 //
+// # Per-entity batching
+//
+// On archetype storage a change of an entity's component set moves its row to another table
+// (ecs.World.Moves counts the moves), so a commit that applied a spawn — a Create followed by
+// two Adds on its placeholder — one command at a time would place the row and move it twice.
+// Core.ApplyStream, the commit path of strategies that keep a recorder's commands in a
+// Stream, applies each run of commit-order-adjacent commands naming one entity as the
+// entity's net change instead:
+//
+//   - Add, Set and Remove of one value naming one live entity (Add + Add, Remove + Remove,
+//     Add then Remove of one component, Remove then Add, Sets and no-op Removes among them):
+//     at most one row move, to the table of the set the run ends with (none when the set
+//     does not change), then the last value written to each component
+//     (ecs.World.ApplyValues on archetype storage);
+//   - a Create followed by such commands naming its placeholder: the row is placed straight
+//     into the table of the final set (ecs.World.CreateValues), no move.
+//
+// Core.ReplayStream replays the runs the same way on a replica.
+//
+// A run ends at the first command that is not one of those or names another entity (a
+// Destroy, a bundle, a closure, which is a barrier, the sync point of another recorder), and
+// before the first command that could fail or run a user's code one by one: a Set of a
+// component the entity lacks by then, an Add of a component with a validator, a structural
+// change while a query iterates. So every command in a run succeeds, and the commit's
+// receipts (Report: Created, Applied, Skipped, NoopRemoves, …), failure positions, lenient
+// outcomes, resolutions, validator calls, final state, Hash and ecs.World.Changes are exactly
+// those of applying the commands one at a time; only Moves is smaller. A create's validators
+// run once, as Create runs them, and a culled create is culled as one by one. Commands a
+// keyed commit (sort keys, hooks) orders apply one by one. A strategy whose commit batches
+// declares Capabilities.BatchesPerEntity, and the conformance suite asserts both the net
+// moves and the equivalence.
+//
 // # Shared machinery
 //
 // Strategies differ in how they stage, store and order commands; applying one command is the

@@ -74,6 +74,15 @@ type Capabilities struct {
 	// committing one-value typed commands (Recorder.Set, Add, Remove; deferral.Set, Add)
 	// allocates nothing. False: the design allocates per command (lazyguarded's tasks).
 	TypedAllocationFree bool
+	// BatchesPerEntity: a commit applies each run of commit-order-adjacent structural
+	// commands naming one entity as the entity's net change — on archetype storage one row
+	// move (none when the set does not change), or, for a create followed by commands on its
+	// placeholder, the row placed straight into the table of its final set — where one-by-one
+	// application moves the row once per command that changes the set (ecs.World.Moves counts
+	// the difference). The receipts, failure positions, lenient outcomes, resolutions, final
+	// state and Hash are exactly those of one-by-one application; see "Per-entity batching" in
+	// the package documentation for what a run is. False: commands apply one by one.
+	BatchesPerEntity bool
 }
 
 // VersionReader is implemented by strategies that declare Capabilities.ReadsPreviousVersion.

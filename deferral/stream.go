@@ -506,6 +506,12 @@ func (c *Core) ApplyStream(at Pos, s *Stream, stop int, next, off *int) error {
 				break
 			}
 		}
+		if done, err := c.applyCreateRun(Pos{Recorder: at.Recorder, Index: base + *next}, s, stop, next, off); done {
+			if err != nil { // per-entity batching (batch.go)
+				return err
+			}
+			continue
+		}
 		p := unsafe.Add(s.base, uintptr(*off)*8)
 		if err := c.applyDecoded(Pos{Recorder: at.Recorder, Index: base + *next}, p); err != nil {
 			return err
@@ -540,6 +546,13 @@ func (c *Core) ReplayStream(w *ecs.World, words []uint64, n int) (int, error) {
 		}
 		if o+headWords > len(words) || o+recordLen(uint32(words[o])) > len(words) {
 			return i, fmt.Errorf("replay: record %d runs past the stream: %w", i, ErrInvalidCommand)
+		}
+		if done, recs, used, err := c.replayCreateRun(w, words, o, n-i); done { // batching (batch.go)
+			if err != nil {
+				return i, err
+			}
+			i, o = i+recs, o+used
+			continue
 		}
 		p := unsafe.Pointer(&words[o])
 		if err := c.replayDecoded(w, p); err != nil {

@@ -129,7 +129,7 @@ func (x *Writer) archSet(slot uint32, src unsafe.Pointer) (done bool) {
 	if !x.aput || w.masks[slot]&x.bit == 0 {
 		return false
 	}
-	copyBytes(w.arch.ptr(x.id, slot), src, x.size)
+	copyFlat(w.arch.ptr(x.id, slot), src, x.size)
 	w.changes++
 	return true
 }
@@ -146,7 +146,7 @@ func (x *Writer) archUpsert(slot uint32, src unsafe.Pointer) (done bool) {
 		}
 		w.archAdd(slot, x.id)
 	}
-	copyBytes(w.arch.ptr(x.id, slot), src, x.size)
+	copyFlat(w.arch.ptr(x.id, slot), src, x.size)
 	w.changes++
 	return true
 }
@@ -164,10 +164,15 @@ func (x *Writer) archRemove(slot uint32) (done bool) {
 }
 
 // archApplyValues is ApplyValues on archetype storage: the same records, rules and stops,
-// each record applied through the component's Writer.
+// batched per entity. A record whose successor names another entity is applied through its
+// component's Writer; each run of adjacent records naming one live entity that would all
+// succeed one by one (runOf) is applied as its net change: at most one row move, to the
+// table of the set the run ends with (archChange), then the run's values (putRun). Records, Dead,
+// NoopRemoves, the final state and Changes are those of applying the records one by one; only
+// Moves differs, by the moves the run saves.
 func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
 	o := 0
-	for ; r.Records < n && o+2 <= len(words); r.Records++ {
+	for r.Records < n && o+2 <= len(words) {
 		p := unsafe.Pointer(&words[o])
 		h := *(*uint32)(p)
 		e := (*Entity)(unsafe.Add(p, 4))
@@ -177,33 +182,53 @@ func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
 		}
 		if !w.isLive(*e) {
 			r.Dead++
+			r.Records++
 			o += k
 			continue
 		}
-		x := &w.writers[h>>16&0x3f]
 		s := e.slot
-		switch {
-		case h&0xff == RecordRemove && w.masks[s]&x.bit == 0:
-			r.NoopRemoves++
+		if j := o + k; r.Records+1 >= n || j+2 > len(words) ||
+			*(*uint64)(unsafe.Add(unsafe.Pointer(&words[j]), 4)) != *(*uint64)(unsafe.Pointer(e)) ||
+			*(*uint32)(unsafe.Add(unsafe.Pointer(&words[j]), 12)) != e.gen {
+			// A run of one record (the next names another entity): through its Writer.
+			x := &w.writers[h>>16&0x3f]
+			switch {
+			case h&0xff == RecordRemove && w.masks[s]&x.bit == 0:
+				r.NoopRemoves++
+			case h&0xff == RecordRemove:
+				if !x.archRemove(s) {
+					r.Words = o
+					return r
+				}
+			case h&0xff == RecordSet:
+				if !x.archSet(s, unsafe.Add(p, 16)) {
+					r.Words = o
+					return r
+				}
+			default:
+				if !x.archUpsert(s, unsafe.Add(p, 16)) {
+					r.Words = o
+					return r
+				}
+			}
+			r.Records++
 			o += k
 			continue
-		case h&0xff == RecordRemove:
-			if !x.archRemove(s) {
-				r.Words = o
-				return r
-			}
-		case h&0xff == RecordSet:
-			if !x.archSet(s, unsafe.Add(p, 16)) {
-				r.Words = o
-				return r
-			}
-		default:
-			if !x.archUpsert(s, unsafe.Add(p, 16)) {
-				r.Words = o
-				return r
-			}
 		}
-		o += k
+		have := w.masks[s]
+		end, recs, noops, final := w.runOf(words, o, n-r.Records, *e, have, false)
+		if recs == 0 {
+			break
+		}
+		if final != have {
+			w.archChange(s, have, final)
+		}
+		l := w.arch.loc[s]
+		putRun(&w.arch.tables[l.t].raw, l.row, words, o, end, final)
+		w.changes += uint64(recs - noops)
+		r.Records += recs
+		r.NoopRemoves += noops
+		o = end
 	}
 	r.Words = o
 	return r

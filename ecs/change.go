@@ -40,7 +40,7 @@ func (w *World) TryChange(e Entity, b *Bundle, remove Mask) (live bool, err erro
 	}
 	final := (have | mask) &^ remove
 	if w.arch != nil {
-		w.archChange(slot, b, have, final)
+		w.archTryChange(slot, b, have, final)
 	} else {
 		for i := range int(b.n) {
 			w.raw[b.ids[i]].put(slot, unsafe.Pointer(&b.data[b.offs[i]]))
@@ -58,20 +58,14 @@ func (w *World) TryChange(e Entity, b *Bundle, remove Mask) (live bool, err erro
 	return true, nil
 }
 
-// archChange is TryChange's write on archetype storage: one move from have's table to
-// final's, along cached edges, then b's values of the components final keeps.
-func (w *World) archChange(slot uint32, b *Bundle, have, final Mask) {
-	a := w.arch
+// archTryChange is TryChange's write on archetype storage: one move from have's table to
+// final's, along cached edges (archChange, batch.go), then b's values of the components
+// final keeps.
+func (w *World) archTryChange(slot uint32, b *Bundle, have, final Mask) {
 	if final != have {
-		ti := int32(a.loc[slot].t)
-		for m := final &^ have; m != 0; m &= m - 1 {
-			ti = a.withID(ti, trailingZeros(m))
-		}
-		for m := have &^ final; m != 0; m &= m - 1 {
-			ti = a.withoutID(ti, trailingZeros(m))
-		}
-		a.move(slot, ti)
+		w.archChange(slot, have, final)
 	}
+	a := w.arch
 	l := a.loc[slot]
 	t := a.tables[l.t]
 	for i := range int(b.n) {

@@ -10,6 +10,10 @@
 //     [World.Entities] iterate, [NewQuery1] and [NewQuery2] likewise with typed column
 //     pointers for hot loops; [World.Hash] digests the whole state; [World.Freeze] refuses
 //     structural calls while decisions read.
+//   - [World.ApplyValues] applies a deferred command stream's one-value records, and
+//     [World.CreateValues] a create with the records naming its placeholder, each run of
+//     records on one entity as its net change (per-entity batching, below); [World.TryChange]
+//     is one net change in one call.
 //   - [Storage] is the layout, chosen with [WithStorage]: [Slots] (the default) or
 //     [Archetypes] (see Storage below); [World.Storage] reports it, [World.Moves] counts
 //     archetype row moves.
@@ -43,8 +47,9 @@
 //   - Archetypes: one table per component set, with a dense column per component and a row
 //     per entity; each slot records its table and row. Create places the entity straight into
 //     the table of its final set. Add and Remove (and Upsert, Set through Component.Add, a
-//     Writer, ApplyValues) that change the set move the row, once per call whatever the
-//     bundle holds, to the table of the new set, copying every value, and fill the old row
+//     Writer, TryChange) that change the set move the row, once per call whatever the
+//     bundle holds (ApplyValues: once per run of records naming one entity), to the table of
+//     the new set, copying every value, and fill the old row
 //     with the table's last row (swap-remove); Destroy swap-removes. The table reached by
 //     adding or removing a component is cached per table and component (the archetype
 //     graph's edges), so finding it is an array load. Queries walk only the tables whose set
@@ -52,6 +57,12 @@
 //     sets cost nothing. Query order is table order — tables in the order the world first
 //     needed them, each from its first row to its last — which moves as rows move; only
 //     Entities and Query(0) keep creation order. Moves counts the row moves.
+//
+// Per-entity batching: ApplyValues on archetype storage applies each run of adjacent records
+// naming one entity that would all succeed one by one as the entity's net change, with at
+// most one move, and CreateValues creates an entity together with the records naming its
+// placeholder, its row placed in the table of its final set; state, receipts and Changes
+// are those of one-by-one application, Moves counts only the moves made.
 //
 // Hash digests the logical state only, the same on both storages: the live entities in
 // creation order (both storages keep the live order for it), each as slot, generation,

@@ -36,6 +36,11 @@ type archStore struct {
 	// zero values are right: table 0 is the empty set's).
 	lastMask  Mask
 	lastTable int32
+	// A move from table hopFrom to the table of set hopMask goes to table hopTo: the memo of
+	// the last net change (archChange), for runs of entities making the same change (the
+	// zero values are right: the empty set's table reached from itself).
+	hopFrom, hopTo int32
+	hopMask        Mask
 }
 
 func newArchStore() *archStore {
@@ -251,6 +256,7 @@ func (a *archStore) copyInto(d *archStore) *archStore {
 	}
 	d.loc = append(d.loc[:0], a.loc...)
 	d.moves, d.lastMask, d.lastTable = a.moves, a.lastMask, a.lastTable
+	d.hopFrom, d.hopTo, d.hopMask = a.hopFrom, a.hopTo, a.hopMask
 	old := d.tables
 	d.tables = d.tables[:0]
 	for i, t := range a.tables {

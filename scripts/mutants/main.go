@@ -68,6 +68,11 @@ var mutants = []mutant{
 	{id: "ecs-remove-keeps-mask", file: "ecs/world.go", old: "\tw.masks[e.slot] &^= 1 << id\n\tw.changes++\n\treturn nil\n", new: "\tw.changes++\n\treturn nil\n"},
 	{id: "ecs-arch-remove-keeps-mask", file: "ecs/archetype.go", old: "\tw.masks[slot] &^= 1 << id\n", new: ""},
 	{id: "ecs-stale-alive", file: "ecs/world.go", old: "\tcase w.liveGen[e.slot] == e.gen:", new: "\tcase w.liveGen[e.slot] != 0 && e.gen+1 >= w.gens[e.slot]:"},
+	// Per-entity batching (the BatchPerEntity rows and the differential programs).
+	{id: "batch-last-value-lost", file: "ecs/batch.go", old: "\t\to += 2 + int(h>>11&0x1f)\n\t}\n}", new: "\t\to += 2 + int(h>>11&0x1f)\n\t\tbreak\n\t}\n}"},
+	{id: "batch-set-missing-in-run", file: "ecs/batch.go", old: "final&bit == 0 && (h&0xff == RecordSet || iter)", new: "final&bit == 0 && iter"},
+	{id: "batch-run-crosses-entities", file: "ecs/batch.go", old: "*(*uint64)(unsafe.Add(p, 4)) != ews || ", new: "ews == 0 && "},
+	{id: "batch-create-noops-lost", file: "deferral/batch.go", old: "\t\tc.report.NoopRemoves += r.NoopRemoves\n", new: ""},
 	{id: "ecs-set-adds", file: "ecs/world.go", old: "\t\tcase !has && !add:\n\t\t\terr = ErrMissingComponent\n", new: ""},
 
 	// cmdbuffer.

@@ -47,6 +47,7 @@ func (s *ECS) Name() string { return "cmdbuffer" }
 func (s *ECS) Capabilities() deferral.Capabilities {
 	return deferral.Capabilities{
 		TypedAllocationFree: true,
+		BatchesPerEntity:    true,
 		ReproducibleOrder:   true,
 		SortKeys:            true,
 		Order:               "sort key, then recorder creation order, then FIFO within a recorder",

@@ -58,6 +58,7 @@ func (s *ECS) Name() string { return "hybrid" }
 func (s *ECS) Capabilities() deferral.Capabilities {
 	return deferral.Capabilities{
 		TypedAllocationFree: true,
+		BatchesPerEntity:    true,
 		ReproducibleOrder:   true,
 		SortKeys:            true,
 		Order: "sort key, then recorder number (graph nodes' recorders are minted at Compile in node order), " +

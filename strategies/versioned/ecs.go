@@ -208,6 +208,7 @@ func (s *ECS) Options() Options { return s.opts }
 func (s *ECS) Capabilities() deferral.Capabilities {
 	return deferral.Capabilities{
 		TypedAllocationFree:  true,
+		BatchesPerEntity:     true,
 		ReproducibleOrder:    true,
 		SortKeys:             true,
 		Order:                "sort key, then recorder creation order, then FIFO within a recorder",

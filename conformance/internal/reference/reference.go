@@ -57,6 +57,7 @@ const (
 	SuffixNotPending       // Pending leaves out the suffix a failed commit kept
 	InvalidRecordNoop      // a zero command record is consumed as a no-op instead of failing
 	DroppedNotPending      // Pending leaves out the commands staged after Close (dropped, not stored)
+	ClaimBatching          // declares BatchesPerEntity while applying one command at a time
 )
 
 // instances numbers strategies for RotateRecorders.
@@ -149,7 +150,8 @@ func (s *Strategy) Capabilities() deferral.Capabilities {
 	if s.mode == Shared && s.bug != ClaimReproducible {
 		return deferral.Capabilities{Order: "order the producers took the staging mutex; FIFO within a recorder"}
 	}
-	return deferral.Capabilities{ReproducibleOrder: true, SortKeys: true, Order: "sort key, then recorder, then FIFO"}
+	return deferral.Capabilities{ReproducibleOrder: true, SortKeys: true, Order: "sort key, then recorder, then FIFO",
+		BatchesPerEntity: s.bug == ClaimBatching}
 }
 
 // World returns the target.

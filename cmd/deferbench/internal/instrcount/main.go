@@ -143,8 +143,11 @@ var (
 	tag    = ecs.NewComponent[uint32]("count.Tag", nil)
 )
 
-func targets(n int) (*ecs.World, []ecs.Entity) {
-	w := ecs.NewWorld()
+func targets(n int) (*ecs.World, []ecs.Entity) { return targetsOn(ecs.Slots, n) }
+
+// targetsOn returns a world on storage s with n entities holding a Position.
+func targetsOn(s ecs.Storage, n int) (*ecs.World, []ecs.Entity) {
+	w := ecs.NewWorld(ecs.WithStorage(s))
 	ents := make([]ecs.Entity, n)
 	for i := range ents {
 		e, err := w.Create(workload.Position.Value(workload.Vec2{X: float64(i)}))
@@ -271,6 +274,30 @@ func init() {
 		run(4 * 256)
 		return run
 	})
+	register("set-commit-generic-archetypes", "stage (deferral.Set) + commit of typed Sets through cmdbuffer on archetype storage, 256 per commit; per command", func() func(int) {
+		w, ents := targetsOn(ecs.Archetypes, 256)
+		st := cmdbuffer.NewECS(w)
+		r := st.NewRecorder()
+		run := func(n int) {
+			for i := 0; i < n; i++ {
+				deferral.Set(r, ents[i&255], workload.Position, workload.Vec2{X: float64(i)})
+				if i&255 == 255 {
+					if err := st.Commit(); err != nil {
+						panic(err)
+					}
+					if _, err := st.TakeReport(); err != nil {
+						panic(err)
+					}
+				}
+			}
+			if err := st.Commit(); err != nil {
+				panic(err)
+			}
+			st.TakeReport()
+		}
+		run(4 * 256)
+		return run
+	})
 	register("set-commit", "stage + commit of typed Sets through cmdbuffer, 256 per commit; per command", func() func(int) {
 		w, ents := targets(256)
 		st := cmdbuffer.NewECS(w)
@@ -296,21 +323,30 @@ func init() {
 		return run
 	})
 	for _, s := range []struct {
-		name string
-		mk   deferral.Factory
+		name    string
+		mk      deferral.Factory
+		storage ecs.Storage
 	}{
-		{"cmdbuffer", cmdbuffer.Factory},
-		{"handrolled", handrolled.Factory},
-		{"hybrid", hybrid.Factory},
-		{"versioned", versioned.Factory},
+		{"cmdbuffer", cmdbuffer.Factory, ecs.Slots},
+		{"handrolled", handrolled.Factory, ecs.Slots},
+		{"hybrid", hybrid.Factory, ecs.Slots},
+		{"versioned", versioned.Factory, ecs.Slots},
+		// On archetype storage each entity's two adjacent Adds (and two Removes) are one net
+		// change, applied with one row move (deferral's per-entity batching), as Ark's Map2.Add.
+		{"cmdbuffer", cmdbuffer.Factory, ecs.Archetypes},
 	} {
 		for _, generic := range []bool{false, true} {
 			name, how := "addremove-"+s.name, "Recorder.Add of Component.Value"
 			if generic {
 				name, how = "addremove-generic-"+s.name, "deferral.Add"
 			}
-			register(name, "add 2 / remove 2 components on 100 entities through "+s.name+" ("+how+"; commit after the adds and after the removes); per component op", func() func(int) {
-				w, ents := targets(100)
+			where := ""
+			if s.storage != ecs.Slots {
+				name += "-" + s.storage.String()
+				where = ", " + s.storage.String() + " storage"
+			}
+			register(name, "add 2 / remove 2 components on 100 entities through "+s.name+" ("+how+where+"; commit after the adds and after the removes); per component op", func() func(int) {
+				w, ents := targetsOn(s.storage, 100)
 				st := s.mk(w)
 				r := st.NewRecorder()
 				commit := func() {
@@ -350,6 +386,41 @@ func init() {
 				}
 			})
 		}
+	}
+	for _, st := range []ecs.Storage{ecs.Slots, ecs.Archetypes} {
+		register("spawn-cmdbuffer-"+st.String(), "spawn through cmdbuffer on "+st.String()+" storage: a create with Position, then Velocity and a tag added through its placeholder, 100 per commit, destroyed after it (World.Destroy); per spawn", func() func(int) {
+			w := ecs.NewWorld(ecs.WithStorage(st))
+			s := cmdbuffer.NewECS(w)
+			r := s.NewRecorder()
+			ph := make([]ecs.Entity, 100)
+			round := func() {
+				for i := range ph {
+					ph[i] = r.Create(workload.Position.Value(workload.Vec2{X: float64(i)}))
+					deferral.Add(r, ph[i], workload.Velocity, workload.Vec2{Y: 1})
+					deferral.Add(r, ph[i], tag, uint32(i))
+				}
+				if err := s.Commit(); err != nil {
+					panic(err)
+				}
+				rep, err := s.TakeReport()
+				if err != nil {
+					panic(err)
+				}
+				for _, e := range rep.Created {
+					if err := w.Destroy(e); err != nil {
+						panic(err)
+					}
+				}
+			}
+			for range 4 {
+				round()
+			}
+			return func(n int) {
+				for k := 0; k < n; k += 100 {
+					round()
+				}
+			}
+		})
 	}
 	register("addremove-ark", "Ark immediate Map2.Add / Map2.Remove of 2 components on 100 entities; per component op", func() func(int) {
 		w := ark.NewWorld(1024)

@@ -35,6 +35,7 @@ var capabilityWords = []struct {
 	{"reads-previous-version", func(c *deferral.Capabilities) *bool { return &c.ReadsPreviousVersion }},
 	{"reads-wait-for-staged", func(c *deferral.Capabilities) *bool { return &c.ReadsWaitForStaged }},
 	{"typed-allocation-free", func(c *deferral.Capabilities) *bool { return &c.TypedAllocationFree }},
+	{"batches-per-entity", func(c *deferral.Capabilities) *bool { return &c.BatchesPerEntity }},
 }
 
 // CapabilityConfig returns the configuration lines that declare strategy's capabilities c. A

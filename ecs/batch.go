@@ -1,0 +1,161 @@
+package ecs
+
+import "unsafe"
+
+// This file holds per-entity batching: a run of adjacent one-value records (Add, Set,
+// Remove) naming one entity is folded into its net change — the component set it ends with
+// and the last value written to each component — and applied with at most one row move on
+// archetype storage (archApplyValues), or, after the create of a placeholder, with the row
+// placed straight into the table of the final set (CreateValues).
+
+// runOf folds the run of one-value records starting at word o of words that name target e,
+// at most n of them, starting from component set have, and returns the word where the run
+// ends, how many records it covers, how many of them are Removes of a component the entity
+// lacks at that point (no-ops), and the set the entity ends with. The run stops before the
+// first record that is not a one-value Add, Set or Remove naming e, or that one-by-one
+// application could not finish on its fast path: an unknown component, a component without
+// a column (unless mkCols: then its first Add makes it, as it does one by one), a validator,
+// a value holding pointers, a Set of a component the entity lacks at that point, or a change
+// of the set while a query iterates. Every record in the run would succeed, so applying the
+// net change gives the state, receipts and Changes of applying them one by one.
+func (w *World) runOf(words []uint64, o, n int, e Entity, have Mask, mkCols bool) (end, recs, noops int, final Mask) {
+	// The target as two loads: its first 8 bytes (world, slot) and its generation.
+	ews, eg := *(*uint64)(unsafe.Pointer(&e)), e.gen
+	iter := w.iters.Load() > 0
+	plain := w.hasCol &^ w.validated // Add and Set need no check beyond the value's
+	final = have
+	for end = o; recs < n && end+2 <= len(words); recs++ {
+		p := unsafe.Pointer(&words[end])
+		if *(*uint64)(unsafe.Add(p, 4)) != ews || *(*uint32)(unsafe.Add(p, 12)) != eg {
+			break
+		}
+		h := *(*uint32)(p)
+		k := 2 + int(h>>11&0x1f)
+		if h&0xffc0_0000 != 0 || h&0xff-RecordAdd > RecordSet-RecordAdd || end+k > len(words) {
+			break
+		}
+		bit := Mask(1) << (h >> 16 & 0x3f)
+		if h&0xff == RecordRemove {
+			if final&bit == 0 {
+				noops++
+			} else if iter {
+				break
+			}
+			final &^= bit
+			end += k
+			continue
+		}
+		if plain&bit == 0 {
+			if !mkCols || !w.mkColumn(ComponentID(h>>16&0x3f)) {
+				break
+			}
+			plain = w.hasCol &^ w.validated
+		}
+		if !w.raw[h>>16&0x3f].noPtrs || final&bit == 0 && (h&0xff == RecordSet || iter) {
+			break
+		}
+		final |= bit
+		end += k
+	}
+	return end, recs, noops, final
+}
+
+// mkColumn makes the column of id when it has none, as the first Add of id does one by one,
+// and reports whether id now has a column without a validator.
+//
+//go:noinline
+func (w *World) mkColumn(id ComponentID) bool {
+	_, err := w.column(id)
+	return err == nil && w.validated&(1<<id) == 0
+}
+
+// putRun writes into the columns cols at row the values of the Add and Set records in
+// words[o:end] (a run runOf accepted) whose component is in final, in order, so that the
+// last one of each component wins.
+func putRun(cols *[MaxComponents]rawColumn, row uint32, words []uint64, o, end int, final Mask) {
+	for o < end {
+		h := uint32(words[o])
+		if id := ComponentID(h >> 16 & 0x3f); h&0xff != RecordRemove && final.Has(id) {
+			cols[id].put(row, unsafe.Add(unsafe.Pointer(&words[o]), 16))
+		}
+		o += 2 + int(h>>11&0x1f)
+	}
+}
+
+// archChange moves live slot's row from the table of have to the table of final: one move,
+// however many components differ. The destination is the last change's when it made the
+// same change from the same table (the memo, for runs of entities making one change), else
+// it is found along the cached edges.
+func (w *World) archChange(slot uint32, have, final Mask) {
+	a := w.arch
+	ti := int32(a.loc[slot].t)
+	to := a.hopTo
+	if ti != a.hopFrom || final != a.hopMask {
+		to = a.hop(ti, have, final)
+	}
+	a.move(slot, to)
+	w.masks[slot] = final
+}
+
+// hop returns the table reached from table ti, of set have, by making its set final, along
+// cached edges, and makes it the memo.
+func (a *archStore) hop(ti int32, have, final Mask) int32 {
+	a.hopFrom, a.hopMask = ti, final
+	for m := final &^ have; m != 0; m &= m - 1 {
+		ti = a.withID(ti, trailingZeros(m))
+	}
+	for m := have &^ final; m != 0; m &= m - 1 {
+		ti = a.withoutID(ti, trailingZeros(m))
+	}
+	a.hopTo = ti
+	return ti
+}
+
+// CreateValues is Create(*b) followed by the run of one-value records (Add, Set, Remove, in
+// ApplyValues's format) at the start of words, at most n, that name ph — the placeholder a
+// deferred create minted, which the commands after it name — applied as if each named the
+// new entity, in one step: the entity gets the component set the create and the run end
+// with. On archetype storage its row is placed straight into the table of that final set, no
+// move (Moves does not change), where Create followed by the records one by one places the
+// row and moves it once per record that changes the set.
+//
+// The run stops before the first record that is not a one-value record naming ph, or that
+// one-by-one application could not finish without the checked path (as ApplyValues: an
+// unknown component, a validator, a Set of a component the entity lacks at that point, a
+// change while a query iterates; unlike ApplyValues, an Add of a component without a column
+// yet makes the column, as Create's does); it may be empty. The entity, its
+// values, the receipts (r: Records and Words of the run, NoopRemoves for Removes of a
+// component it lacked at that point; Dead is 0) and Changes are those of Create(*b) followed
+// by the run one by one.
+//
+// Errors: Create's, for the create (ErrIterating, ErrUnknownComponent,
+// ErrDuplicateComponent, ErrInvalidValue, ErrWorldFull); b's validators run once, as
+// Create runs them. On error nothing changed and no record was applied. b is read, not
+// kept.
+func (w *World) CreateValues(b *Bundle, ph Entity, words []uint64, n int) (e Entity, r ValueRun, err error) {
+	mask, dup := b.maskDup()
+	if dup || mask&^w.hasCol != 0 || mask&w.validated != 0 || w.iters.Load() > 0 {
+		if err := w.createCheck(b); err != nil {
+			return e, r, err
+		}
+	}
+	slot, err := w.newSlot()
+	if err != nil {
+		return e, r, err
+	}
+	used, recs, noops, final := w.runOf(words, 0, n, ph, mask, true)
+	cols, row := &w.raw, slot
+	if w.arch != nil {
+		t, trow := w.arch.place(w.arch.tableOf(final), slot)
+		cols, row = &t.raw, trow
+	}
+	for i := range int(b.n) {
+		if id := b.ids[i]; final.Has(id) {
+			cols[id].put(row, unsafe.Pointer(&b.data[b.offs[i]]))
+		}
+	}
+	putRun(cols, row, words, 0, used, final)
+	e = w.created(slot, final)
+	w.changes += uint64(recs - noops)
+	return e, ValueRun{Records: recs, Words: used, NoopRemoves: noops}, nil
+}
