@@ -83,7 +83,7 @@ func TestBatchEquivalence(t *testing.T) {
 					words = batchRecord(words, rng, ph)
 				}
 				words = batchRecord(words, rng, other)
-				moves := w.Moves()
+				moves, placed := w.Moves(), w.Placements()
 				e, r, err := w.CreateValues(&init, ph, words, 1+rng.IntN(8))
 				e2, err2 := twin.Create(init)
 				if errClass(err) != errClass(err2) || e.Slot() != e2.Slot() || e.Generation() != e2.Generation() {
@@ -99,6 +99,13 @@ func TestBatchEquivalence(t *testing.T) {
 				}
 				if got := w.Moves() - moves; got != 0 {
 					t.Fatalf("%s: CreateValues moved %d rows, want 0", op, got)
+				}
+				wantPlaced := uint64(0) // slot storage places no rows
+				if w.Storage() == ecs.Archetypes {
+					wantPlaced = 1
+				}
+				if got := w.Placements() - placed; got != wantPlaced {
+					t.Fatalf("%s: CreateValues placed %d rows, want %d", op, got, wantPlaced)
 				}
 				continue
 			}

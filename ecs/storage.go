@@ -76,3 +76,16 @@ func (w *World) Moves() uint64 {
 	}
 	return w.arch.moves
 }
+
+// Placements returns the number of rows w's creates placed into tables since it was created,
+// on archetype storage: one per entity created, in the table of its final component set
+// (always 0 on slot storage). Placements + Moves is the rows written into tables: what a
+// spawn — a create and components added through its placeholder — costs, 1 when a commit
+// applies it as one create and 1 + one per Add when applied one by one. A replica starts with
+// its world's count, and CopyFrom copies it.
+func (w *World) Placements() uint64 {
+	if w.arch == nil {
+		return 0
+	}
+	return w.arch.placed
+}

@@ -32,6 +32,7 @@ type archStore struct {
 	byMask map[Mask]int32
 	loc    []loc // per slot; meaningful while the slot is alive
 	moves  uint64
+	placed uint64 // rows place wrote: a create's row, placed straight into its table
 	// lastMask's table is lastTable: tableOf's memo, for runs of creates of one set (the
 	// zero values are right: table 0 is the empty set's).
 	lastMask  Mask
@@ -137,6 +138,7 @@ func (a *archStore) place(ti int32, slot uint32) (*table, uint32) {
 	t := a.tables[ti]
 	row := t.push(slot)
 	a.loc[slot] = loc{uint32(ti), row}
+	a.placed++
 	return t, row
 }
 
@@ -255,7 +257,7 @@ func (a *archStore) copyInto(d *archStore) *archStore {
 		d.byMask[m] = i
 	}
 	d.loc = append(d.loc[:0], a.loc...)
-	d.moves, d.lastMask, d.lastTable = a.moves, a.lastMask, a.lastTable
+	d.moves, d.placed, d.lastMask, d.lastTable = a.moves, a.placed, a.lastMask, a.lastTable
 	d.hopFrom, d.hopTo, d.hopMask = a.hopFrom, a.hopTo, a.hopMask
 	old := d.tables
 	d.tables = d.tables[:0]

@@ -105,17 +105,28 @@ const MovesUnit = "moves/op"
 // movesMeter counts the row moves of w over a body's timed part and reports them per op
 // (MovesUnit); on slots storage it reports nothing.
 type movesMeter struct {
-	w     *ecs.World
-	start uint64
+	w      *ecs.World
+	start  uint64
+	placed uint64 // w.Placements() at begin
+	rows   bool   // also report RowsUnit
 }
 
-func (m *movesMeter) begin(w *ecs.World) { m.w, m.start = w, w.Moves() }
+// RowsUnit is the metric Structural reports beside moves/op on archetype storage: the rows the
+// timed commits wrote into tables (ecs.World.Placements + Moves: a create's row placed, and
+// each move), per op. A spawn writes 1 row when its create and adds apply as one create, and 3
+// when they apply one by one (the create's row, then a move per add).
+const RowsUnit = "rows/op"
+
+func (m *movesMeter) begin(w *ecs.World) { m.w, m.start, m.placed = w, w.Moves(), w.Placements() }
 
 func (m *movesMeter) report(b B) {
 	if m.w == nil || m.w.Storage() != ecs.Archetypes || b.N() == 0 {
 		return
 	}
 	b.ReportMetric(float64(m.w.Moves()-m.start)/float64(b.N()), MovesUnit)
+	if m.rows {
+		b.ReportMetric(float64(m.w.Moves()-m.start+m.w.Placements()-m.placed)/float64(b.N()), RowsUnit)
+	}
 }
 
 // nameOf returns the strategy= name of the rows f measures.

@@ -33,7 +33,8 @@ const (
 // strategy committing every 256 ops; an untimed batch warms the buffers first, and the last
 // partial batch is committed inside the timed part. ns/op is per op, with B/op, allocs/op and
 // cmds/op (CmdsUnit); on archetype storage also moves/op (MovesUnit), the rows the timed
-// commits moved between tables, per op, as the strategy applies them.
+// commits moved between tables, per op, as the strategy applies them, and rows/op (RowsUnit),
+// those moves plus the rows creates placed.
 //
 // workload=spawn: one op is workload.Spawn, a create with Position and two adds (Velocity,
 // Lifetime) through its placeholder; every 4096 spawned entities are destroyed with the timer
@@ -105,7 +106,7 @@ func Structural(b B, f deferral.Factory, wl string, s ecs.Storage, meters ...Met
 		spawned = spawned[:0]
 		return nil
 	}
-	var moves movesMeter
+	moves := movesMeter{rows: true}
 	cmds := 0 // commands staged in the timed part
 	for pass := range 2 {
 		n := structuralBatch

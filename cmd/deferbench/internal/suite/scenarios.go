@@ -33,7 +33,7 @@ var Structural = Scenario{
 	Description: "structural changes a commit can apply entity by entity or merge per entity; one producer, commit every 256 ops; " +
 		"workload=spawn: one op = a create with Position and two adds (Velocity, Lifetime) through its placeholder (workload.Spawn); " +
 		"workload=effects: one op = one entity's status change, 1 to 3 of six tag and data components added or removed (workload.EffectChurn, 1024 entities a frame); " +
-		"ns/op per op; cmds/op = commands staged per op; on archetype storage moves/op = rows moved between tables per op " +
+		"ns/op per op; cmds/op = commands staged per op; on archetype storage moves/op = rows moved between tables per op, rows/op = rows written into tables per op (a create's placed row and each move) " +
 		"(one per add or remove applied one by one; fewer where a commit merges an entity's commands)",
 	Headlines: []Headline{{Unit: "ns/op", Need: "lowest cost of structural changes (workload = {workload})"}},
 }
