@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os/exec"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -122,8 +123,13 @@ func countInstructions(ctx context.Context, cfg Config, cases []harness.Case, ad
 	next, done := 0, 0
 	var firstErr error
 	var cpu time.Duration
-	fmt.Fprintf(e.stderr, "deferbench: counting %d rows under cachegrind (%d repetition(s) each, GOMAXPROCS=1)\n", len(cases), opt.Repeats)
-	err := counts.CountAll(ctx, children, opt, m.Jobs, func(i int, r counts.Row, err error) {
+	jobs := m.Jobs
+	if jobs < 1 {
+		jobs = runtime.NumCPU()
+	}
+	jobs = max(1, min(jobs, len(cases)))
+	fmt.Fprintf(e.stderr, "deferbench: counting %d rows under cachegrind (%d repetition(s) each, GOMAXPROCS=1), %d at a time\n", len(cases), opt.Repeats, jobs)
+	err := counts.CountAll(ctx, children, opt, jobs, func(i int, r counts.Row, err error) {
 		done++
 		cpu += r.CPU
 		if err != nil {
@@ -157,6 +163,7 @@ func countInstructions(ctx context.Context, cfg Config, cases []harness.Case, ad
 	mu.Lock()
 	rec.WallSeconds = math.Round(time.Since(t0).Seconds()*10) / 10
 	rec.CPUSeconds = math.Round(cpu.Seconds()*10) / 10
+	rec.Jobs = jobs
 	mu.Unlock()
 	if err != nil {
 		return err
