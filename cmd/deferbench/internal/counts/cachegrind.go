@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -172,11 +173,11 @@ func Count(ctx context.Context, c Child, opt Options) (Row, error) {
 		return row, err
 	}
 	reps := max(opt.Repeats, 1)
-	dir, err := os.MkdirTemp(opt.Dir, "cachegrind-")
+	dir, err := makeTemp(opt.Dir)
 	if err != nil {
 		return row, err
 	}
-	defer os.RemoveAll(dir)
+	defer removeTemp(dir)
 	units := []string{InstrUnit}
 	if opt.CacheSim {
 		units = append(units, SimD1MissUnit, SimLLMissUnit)
@@ -311,7 +312,9 @@ func runCachegrind(ctx context.Context, vg string, c Child, n int, out string, o
 	if opt.CacheSim {
 		sim = "yes"
 	}
-	args := append([]string{"--tool=cachegrind", "--cache-sim=" + sim, "--cachegrind-out-file=" + out, "-q"}, c.Argv(n)...)
+	// --vgdb=no: no gdb server, whose pipes a killed valgrind would leave in the temporary
+	// directory.
+	args := append([]string{"--tool=cachegrind", "--cache-sim=" + sim, "--cachegrind-out-file=" + out, "--vgdb=no", "-q"}, c.Argv(n)...)
 	timeout := opt.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -392,12 +395,13 @@ func mergeEnv(base, set []string) []string {
 }
 
 // lastLine returns ": " and the last non-empty line of b that is not valgrind's own
-// (==pid== or --pid-- prefixed), or "" when there is none.
+// (==pid== or --pid-- prefixed) nor golang.org/x/sys/cpu's note on a GODEBUG feature it does
+// not know (ControlEnv's cpu.rdtscp=off is the runtime's), or "" when there is none.
 func lastLine(b []byte) string {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := strings.TrimSpace(lines[i])
-		if l == "" || strings.HasPrefix(l, "==") || strings.HasPrefix(l, "--") {
+		if l == "" || strings.HasPrefix(l, "==") || strings.HasPrefix(l, "--") || strings.HasPrefix(l, "GODEBUG sys/cpu:") {
 			continue
 		}
 		return ": " + l
@@ -522,4 +526,49 @@ func ParseCachegrindExcluding(r io.Reader, funcs []string) (tot, excluded map[st
 		excluded[e] = sums[i]
 	}
 	return tot, excluded, nil
+}
+
+// temps holds the directories of cachegrind's output files that Counts in progress use, for
+// RemoveTemps.
+var temps struct {
+	sync.Mutex
+	dirs map[string]bool
+}
+
+// makeTemp makes a directory for a Count's cachegrind output files in parent (empty:
+// os.TempDir()) and registers it for RemoveTemps.
+func makeTemp(parent string) (string, error) {
+	dir, err := os.MkdirTemp(parent, "cachegrind-")
+	if err != nil {
+		return "", err
+	}
+	temps.Lock()
+	defer temps.Unlock()
+	if temps.dirs == nil {
+		temps.dirs = map[string]bool{}
+	}
+	temps.dirs[dir] = true
+	return dir, nil
+}
+
+// removeTemp removes dir and its registration.
+func removeTemp(dir string) {
+	temps.Lock()
+	delete(temps.dirs, dir)
+	temps.Unlock()
+	os.RemoveAll(dir)
+}
+
+// RemoveTemps removes the directories of cachegrind's output files of every Count in
+// progress. A process that exits on a signal without returning from Count (deferbench on
+// SIGTERM or a second interrupt) calls it after killing the children
+// (boundexec.KillAll), so that no temporary directory outlives it. It is safe for concurrent
+// use.
+func RemoveTemps() {
+	temps.Lock()
+	defer temps.Unlock()
+	for dir := range temps.dirs {
+		os.RemoveAll(dir)
+		delete(temps.dirs, dir)
+	}
 }

@@ -210,3 +210,19 @@ func TestExcludedNamesExist(t *testing.T) {
 		}
 	}
 }
+
+// TestLastLine: a failing child's reason is its own last line, not valgrind's nor x/sys/cpu's
+// note on the runtime's GODEBUG setting.
+func TestLastLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"boom\n==12== valgrind says\n--12-- more\n":                     ": boom",
+		"GODEBUG sys/cpu: unknown cpu feature \"rdtscp\"\nbad case\n":   ": bad case",
+		"bad case\nGODEBUG sys/cpu: unknown cpu feature \"rdtscp\"\n\n": ": bad case",
+		"GODEBUG sys/cpu: unknown cpu feature \"rdtscp\"\n":             "",
+		"": "",
+	} {
+		if got := lastLine([]byte(in)); got != want {
+			t.Errorf("lastLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -133,6 +133,9 @@ func countInstructions(ctx context.Context, cfg Config, cases []harness.Case, ad
 		done++
 		cpu += r.CPU
 		if err != nil {
+			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+				return // stopped, not failed: the run says so
+			}
 			if firstErr == nil {
 				firstErr = err
 			}
