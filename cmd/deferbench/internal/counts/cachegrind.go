@@ -412,8 +412,8 @@ func lastLine(b []byte) string {
 // Excluded lists the functions whose own counts (not their callees') Count leaves out of every
 // total: work whose amount depends on where the process's memory lies or on the clock, not on
 // the code counted. They were the functions whose counts moved most between runs of the same
-// child; with them left out, what is left varies by 1 to 2·10⁵ instructions per child, whatever
-// the load on the machine.
+// child; with them left out, what is left varies by 1 to 2·10⁵ instructions per child on an
+// idle machine, and up to 5·10⁵ on one that slows the child 60 times.
 //
 //   - runtime.(*pageAlloc).find, the page allocator's search for free pages. Under valgrind
 //     the Go heap does not lie in one range, and the search walks the empty summaries between
@@ -427,27 +427,29 @@ func lastLine(b []byte) string {
 //     0.26 and 0.56 million in 3 runs of Stage lazyguarded typed, 0.2 % of the difference.
 //     Marking itself (scanobject and the functions it calls) stays counted.
 //   - SysmonExcluded: the runtime's monitor thread, which wakes on the clock, so its work grows
-//     with the child's wall time, and so with the load on the machine.
+//     with the child's wall time, and so with the load on the machine (what it does in
+//     functions the benchmark also calls stays counted).
 var Excluded = append([]string{"runtime.(*pageAlloc).find", "runtime.gcDrain", "runtime.(*gcWork).balance"}, SysmonExcluded...)
 
 // SysmonExcluded are the functions of the runtime's monitor thread (sysmon) that Excluded
-// leaves out. sysmon wakes every 20 µs to 10 ms of wall time: it polls the network poller,
-// checks the time-based collection trigger, reads the clock and asks a goroutine that has run
-// 10 ms to yield (retake, preemptone). Under valgrind a child runs some 50 times slower than
-// the machine, and on a loaded machine slower again, so sysmon's share of the total follows
-// the load, not the code: one child of Stage handrolled closure at 1,050,624 commands read
-// 376.32 to 376.51 million instructions in 4 runs on an idle machine and 376.85 and 377.28
-// million in 2 runs slowed 16 and 60 times by a busy loop on the same CPU (0.26 % of the
-// difference, the size of the outliers the tier's spread measurement met). With these left
-// out, the 6 runs read 375.91 to 376.06 million (0.04 %), the slowed ones in the middle.
-// The runtime's lock (lock2, unlock2), clock (nanotime1) and collection trigger
-// (gcTrigger.test) are also called by allocation; their share there is a fraction of an
-// instruction per op of an allocating row, left out on both sides of every comparison.
+// leaves out: those only sysmon runs, and the network poller, which nothing in a counted
+// benchmark waits on (sysmon polls it on the clock; an idle scheduler does too). sysmon wakes
+// every 20 µs to 10 ms of wall time: it polls the network, checks the time-based collection
+// trigger, reads the clock and asks a goroutine that has run 10 ms to yield (retake,
+// preemptone). Under valgrind a child runs some 50 times slower than the machine, and on a
+// loaded machine slower again, so sysmon's share of the total follows the load, not the code:
+// one child of Stage handrolled closure at 1,050,624 commands read 376.32 to 376.51 million
+// instructions in 4 runs on an idle machine and 376.85 and 377.28 million in 2 runs slowed 16
+// and 60 times by a busy loop on the same CPU (0.26 % of the difference, the size of the
+// outliers the tier's spread measurement met); with these left out, 376.25 to 376.72 million.
+// What sysmon does in functions the benchmark's own work also calls (the runtime's lock,
+// lock2 and unlock2, which lazyguarded's typed staging calls 69 instructions' worth of per
+// op; the clock, nanotime1; the collection trigger, gcTrigger.test, which allocation calls)
+// stays counted: leaving those out would hide work the code counted does.
 var SysmonExcluded = []string{
 	"runtime.sysmon", "runtime.retake", "runtime.preemptone", "runtime.usleep",
 	"runtime.checkdead", "runtime.incidlelocked", "runtime.setBlockOnExitSyscall",
 	"runtime.netpoll", "internal/runtime/syscall/linux.EpollWait",
-	"runtime.nanotime1", "runtime.lock2", "runtime.unlock2", "runtime.gcTrigger.test",
 }
 
 // ParseCachegrind reads a cachegrind output file and returns its totals by event name (Ir, and

@@ -110,7 +110,7 @@ summary: 17355214 1200 800 5000000 40000 2000 3000000 10000 500
 	}
 	// An assembly function matches with the ELF symbol table's suffix .abi0 or without it; a
 	// function whose name only begins like an excluded one does not.
-	const abi = "events: Ir\nfn=runtime.nanotime1.abi0\n1 6\nfn=runtime.nanotime1\n2 5\nfn=runtime.sysmonx\n3 4\nfn=runtime.sysmon\n4 3\nsummary: 100\n"
+	const abi = "events: Ir\nfn=runtime.usleep.abi0\n1 6\nfn=runtime.usleep\n2 5\nfn=runtime.sysmonx\n3 4\nfn=runtime.sysmon\n4 3\nsummary: 100\n"
 	if _, excl, err := ParseCachegrindExcluding(strings.NewReader(abi), Excluded); err != nil || excl["Ir"] != 6+5+3 {
 		t.Errorf("excluding .abi0 names: excluded %v (want Ir 14), %v", excl, err)
 	}
