@@ -53,9 +53,16 @@ type Options struct {
 	CacheSim bool
 	// GOGC is the child's GOGC; empty means DefaultGOGC (off).
 	GOGC string
-	// Timeout bounds each child process; 0 means DefaultTimeout. A child still running
-	// then is killed with its process group.
+	// Timeout bounds each child process's processor time (user and system, where the
+	// system offers RLIMIT_CPU: Linux); 0 means DefaultTimeout. A child that uses more is
+	// killed. Processor time, not wall time: on a loaded machine, or niced, a child that
+	// needs seconds of processor time may take many minutes of wall time, and its counts are
+	// as good as on an idle one.
 	Timeout time.Duration
+	// WallTimeout bounds each child's wall time, for a child that hangs without using the
+	// processor; 0 means the larger of DefaultWallTimeout and 12·Timeout. A child still
+	// running then is killed with its process group.
+	WallTimeout time.Duration
 	// Dir holds cachegrind's output files while Count runs; empty means os.TempDir().
 	Dir string
 	// MinDelta is the fewest instructions the difference between the two totals should
@@ -69,6 +76,8 @@ type Options struct {
 // Defaults of Options.
 const (
 	DefaultTimeout = 5 * time.Minute
+	// DefaultWallTimeout is the least wall-time bound of a child (Options.WallTimeout).
+	DefaultWallTimeout = time.Hour
 	// DefaultMinDelta: 3·10⁸ instructions, about a second of processor time under
 	// cachegrind. What varies in a child's total once Excluded is left out is 1 to 2·10⁵
 	// instructions (3 runs of Stage lazyguarded typed at 212,992 commands: 368.48 to 368.59
@@ -315,12 +324,8 @@ func runCachegrind(ctx context.Context, vg string, c Child, n int, out string, o
 	// --vgdb=no: no gdb server, whose pipes a killed valgrind would leave in the temporary
 	// directory.
 	args := append([]string{"--tool=cachegrind", "--cache-sim=" + sim, "--cachegrind-out-file=" + out, "--vgdb=no", "-q"}, c.Argv(n)...)
-	timeout := opt.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
 	var stderr bytes.Buffer
-	if err := runBounded(ctx, timeout, vg, args, append(ControlEnv(opt.GOGC), c.Env...), &stderr, cpu); err != nil {
+	if err := runBounded(ctx, opt.limits(), vg, args, append(ControlEnv(opt.GOGC), c.Env...), &stderr, cpu); err != nil {
 		return nil, fmt.Errorf("%s at %d iterations under cachegrind: %w%s", c.Name, n, err, lastLine(stderr.Bytes()))
 	}
 	f, err := os.Open(out)
@@ -338,18 +343,34 @@ func runCachegrind(ctx context.Context, vg string, c Child, n int, out string, o
 	return tot, nil
 }
 
+// limits are the bounds of one child process: processor time and wall time.
+type limits struct{ cpu, wall time.Duration }
+
+// limits returns opt's bounds of a child, defaults applied.
+func (opt Options) limits() limits {
+	l := limits{cpu: opt.Timeout, wall: opt.WallTimeout}
+	if l.cpu <= 0 {
+		l.cpu = DefaultTimeout
+	}
+	if l.wall <= 0 {
+		l.wall = max(DefaultWallTimeout, 12*l.cpu)
+	}
+	return l
+}
+
 // runBounded runs prog with args in its own process group, with env replacing those
 // variables of os.Environ(), stdout discarded and stderr into stderr, and adds its processor
-// time to cpu. When ctx is done or timeout passes it kills the whole group (valgrind and the
-// program under it).
-func runBounded(ctx context.Context, timeout time.Duration, prog string, args, env []string, stderr io.Writer, cpu *time.Duration) error {
-	return runBoundedOut(ctx, timeout, prog, args, env, nil, stderr, cpu)
+// time to cpu. When ctx is done or lim.wall passes it kills the whole group (valgrind and the
+// program under it); the process is killed when it has used lim.cpu of processor time
+// (limitCPU).
+func runBounded(ctx context.Context, lim limits, prog string, args, env []string, stderr io.Writer, cpu *time.Duration) error {
+	return runBoundedOut(ctx, lim, prog, args, env, nil, stderr, cpu)
 }
 
 // runBoundedOut is runBounded with the child's stdout into stdout (nil: discarded).
-func runBoundedOut(ctx context.Context, timeout time.Duration, prog string, args, env []string, stdout, stderr io.Writer, cpu *time.Duration) error {
+func runBoundedOut(ctx context.Context, lim limits, prog string, args, env []string, stdout, stderr io.Writer, cpu *time.Duration) error {
 	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, lim.wall)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, prog, args...)
 	cmd.Env = mergeEnv(os.Environ(), env)
@@ -360,6 +381,7 @@ func runBoundedOut(ctx context.Context, timeout time.Duration, prog string, args
 	err := cmd.Start()
 	if err == nil {
 		untrack := boundexec.Track(cmd) // a deferbench killed by a signal kills the group too
+		limitCPU(cmd.Process.Pid, lim.cpu)
 		err = cmd.Wait()
 		untrack()
 	}
@@ -372,7 +394,9 @@ func runBoundedOut(ctx context.Context, timeout time.Duration, prog string, args
 	case parent.Err() != nil:
 		return parent.Err()
 	case ctx.Err() != nil:
-		return fmt.Errorf("killed with its process group after the %v timeout", timeout)
+		return fmt.Errorf("killed with its process group after the %v wall-time timeout", lim.wall)
+	case overCPU(cmd.ProcessState, lim.cpu):
+		return fmt.Errorf("killed after %v of processor time, the timeout (%v)", (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Round(time.Millisecond), lim.cpu)
 	}
 	return err
 }
