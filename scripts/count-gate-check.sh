@@ -3,7 +3,8 @@
 # `deferbench ab -measure instructions` RUNS times on the same pair of builds and reports, per
 # run, ab's exit status (0 pass, 1 gate failed), the load average beside it, and per row the
 # difference of HEAD's median instr/op from BASE's; then how many runs failed and the largest
-# difference per row. An A/A check (the same build on both sides) should fail 0 runs; a build
+# difference per row. A run whose ab gave no gate verdict (a round failed) is reported as an
+# error, not counted as a failure of the gate. An A/A check (the same build on both sides) should fail 0 runs; a build
 # that adds work should fail every run on the rows it changes, and on no other.
 #
 #   scripts/count-gate-check.sh -n 10 -out /tmp/aa BASE HEAD -scenarios Stage -strategies cmdbuffer
@@ -66,6 +67,7 @@ medians() {
 }
 
 fails=0
+errors=0
 : >"$out/diffs.txt"
 for i in $(seq 1 "$runs"); do
 	load=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -76,11 +78,17 @@ for i in $(seq 1 "$runs"); do
 		tail -n 5 "$out/run-$i.err" >&2
 		exit 1
 	fi
+	if ! grep -q 'count gate' "$out/run-$i.err"; then
+		# ab ran no gate (a round failed): an error, not a verdict on the counts.
+		errors=$((errors + 1))
+		echo "run $i: exit $status, load average $load; no gate verdict: $(tail -n 1 "$out/run-$i.err" | cut -c1-300)"
+		continue
+	fi
 	[ "$status" -eq 0 ] || fails=$((fails + 1))
 	echo "run $i: exit $status, load average $load; $(grep 'count gate' "$out/run-$i.err" | sed 's/^deferbench: ab: //')"
 	join <(medians "$out/run-$i/base/bench.txt") <(medians "$out/run-$i/head/bench.txt") |
 		awk -v run="$i" '{ d = ($3 / $2 - 1) * 100; printf "  %-50s %12.3f %12.3f %+8.3f%%\n", $1, $2, $3, d; print run, $1, d >> "'"$out/diffs.txt"'" }'
 done
-echo "$fails of $runs runs failed the gate; largest difference of HEAD's median from BASE's per row:"
+echo "$fails of $((runs - errors)) runs with a verdict failed the gate ($errors of $runs runs ended without one); largest difference of HEAD's median from BASE's per row:"
 awk '{ a = $3 < 0 ? -$3 : $3; if (!($2 in m) || a > m[$2]) { m[$2] = a; s[$2] = $3 } }
 	END { for (k in m) printf "  %-50s %+8.3f%%\n", k, s[k] }' "$out/diffs.txt" | sort

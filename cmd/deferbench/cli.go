@@ -16,6 +16,7 @@ import (
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/boundexec"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/usage"
 )
@@ -114,6 +115,7 @@ func (s *stopper) interrupt() {
 		}
 	}
 	boundexec.KillAll() // children in process groups of their own (valgrind, ab's rounds)
+	counts.RemoveTemps()
 	s.exit(130)
 }
 
@@ -133,6 +135,7 @@ func (s *stopper) terminate() {
 		}
 	}
 	boundexec.KillAll()
+	counts.RemoveTemps()
 	s.exit(143)
 }
 

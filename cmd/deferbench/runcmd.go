@@ -29,6 +29,8 @@ or only (-measure instructions alone), counted under valgrind's cachegrind at GO
 instr/op beside ns/op in bench.txt, its spread over -repeats in summary.json, a Counts
 section in report.md, and in env.json the cases left out with the reason. Counting needs
 valgrind (Debian's valgrind package); without it the run stops at once with status 2.
+Rows are counted side by side, one per CPU (the counts do not depend on it, only the wall
+time does); DEFERBENCH_COUNT_JOBS=N counts N at a time.
 The first interrupt (Ctrl-C) stops the run after the current benchmark, the second at once;
 either way the run keeps what finished, marks bench.txt, env.json, summary.json and
 report.md partial and exits with status 130. deferbench report DIR rebuilds the files of a

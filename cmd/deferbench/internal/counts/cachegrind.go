@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -52,9 +53,16 @@ type Options struct {
 	CacheSim bool
 	// GOGC is the child's GOGC; empty means DefaultGOGC (off).
 	GOGC string
-	// Timeout bounds each child process; 0 means DefaultTimeout. A child still running
-	// then is killed with its process group.
+	// Timeout bounds each child process's processor time (user and system, where the
+	// system offers RLIMIT_CPU: Linux); 0 means DefaultTimeout. A child that uses more is
+	// killed. Processor time, not wall time: on a loaded machine, or niced, a child that
+	// needs seconds of processor time may take many minutes of wall time, and its counts are
+	// as good as on an idle one.
 	Timeout time.Duration
+	// WallTimeout bounds each child's wall time, for a child that hangs without using the
+	// processor; 0 means the larger of DefaultWallTimeout and 12·Timeout. A child still
+	// running then is killed with its process group.
+	WallTimeout time.Duration
 	// Dir holds cachegrind's output files while Count runs; empty means os.TempDir().
 	Dir string
 	// MinDelta is the fewest instructions the difference between the two totals should
@@ -68,6 +76,8 @@ type Options struct {
 // Defaults of Options.
 const (
 	DefaultTimeout = 5 * time.Minute
+	// DefaultWallTimeout is the least wall-time bound of a child (Options.WallTimeout).
+	DefaultWallTimeout = time.Hour
 	// DefaultMinDelta: 3·10⁸ instructions, about a second of processor time under
 	// cachegrind. What varies in a child's total once Excluded is left out is 1 to 2·10⁵
 	// instructions (3 runs of Stage lazyguarded typed at 212,992 commands: 368.48 to 368.59
@@ -172,11 +182,11 @@ func Count(ctx context.Context, c Child, opt Options) (Row, error) {
 		return row, err
 	}
 	reps := max(opt.Repeats, 1)
-	dir, err := os.MkdirTemp(opt.Dir, "cachegrind-")
+	dir, err := makeTemp(opt.Dir)
 	if err != nil {
 		return row, err
 	}
-	defer os.RemoveAll(dir)
+	defer removeTemp(dir)
 	units := []string{InstrUnit}
 	if opt.CacheSim {
 		units = append(units, SimD1MissUnit, SimLLMissUnit)
@@ -311,13 +321,11 @@ func runCachegrind(ctx context.Context, vg string, c Child, n int, out string, o
 	if opt.CacheSim {
 		sim = "yes"
 	}
-	args := append([]string{"--tool=cachegrind", "--cache-sim=" + sim, "--cachegrind-out-file=" + out, "-q"}, c.Argv(n)...)
-	timeout := opt.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
+	// --vgdb=no: no gdb server, whose pipes a killed valgrind would leave in the temporary
+	// directory.
+	args := append([]string{"--tool=cachegrind", "--cache-sim=" + sim, "--cachegrind-out-file=" + out, "--vgdb=no", "-q"}, c.Argv(n)...)
 	var stderr bytes.Buffer
-	if err := runBounded(ctx, timeout, vg, args, append(ControlEnv(opt.GOGC), c.Env...), &stderr, cpu); err != nil {
+	if err := runBounded(ctx, opt.limits(), vg, args, append(ControlEnv(opt.GOGC), c.Env...), &stderr, cpu); err != nil {
 		return nil, fmt.Errorf("%s at %d iterations under cachegrind: %w%s", c.Name, n, err, lastLine(stderr.Bytes()))
 	}
 	f, err := os.Open(out)
@@ -335,18 +343,34 @@ func runCachegrind(ctx context.Context, vg string, c Child, n int, out string, o
 	return tot, nil
 }
 
+// limits are the bounds of one child process: processor time and wall time.
+type limits struct{ cpu, wall time.Duration }
+
+// limits returns opt's bounds of a child, defaults applied.
+func (opt Options) limits() limits {
+	l := limits{cpu: opt.Timeout, wall: opt.WallTimeout}
+	if l.cpu <= 0 {
+		l.cpu = DefaultTimeout
+	}
+	if l.wall <= 0 {
+		l.wall = max(DefaultWallTimeout, 12*l.cpu)
+	}
+	return l
+}
+
 // runBounded runs prog with args in its own process group, with env replacing those
 // variables of os.Environ(), stdout discarded and stderr into stderr, and adds its processor
-// time to cpu. When ctx is done or timeout passes it kills the whole group (valgrind and the
-// program under it).
-func runBounded(ctx context.Context, timeout time.Duration, prog string, args, env []string, stderr io.Writer, cpu *time.Duration) error {
-	return runBoundedOut(ctx, timeout, prog, args, env, nil, stderr, cpu)
+// time to cpu. When ctx is done or lim.wall passes it kills the whole group (valgrind and the
+// program under it); the process is killed when it has used lim.cpu of processor time
+// (limitCPU).
+func runBounded(ctx context.Context, lim limits, prog string, args, env []string, stderr io.Writer, cpu *time.Duration) error {
+	return runBoundedOut(ctx, lim, prog, args, env, nil, stderr, cpu)
 }
 
 // runBoundedOut is runBounded with the child's stdout into stdout (nil: discarded).
-func runBoundedOut(ctx context.Context, timeout time.Duration, prog string, args, env []string, stdout, stderr io.Writer, cpu *time.Duration) error {
+func runBoundedOut(ctx context.Context, lim limits, prog string, args, env []string, stdout, stderr io.Writer, cpu *time.Duration) error {
 	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, lim.wall)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, prog, args...)
 	cmd.Env = mergeEnv(os.Environ(), env)
@@ -357,6 +381,7 @@ func runBoundedOut(ctx context.Context, timeout time.Duration, prog string, args
 	err := cmd.Start()
 	if err == nil {
 		untrack := boundexec.Track(cmd) // a deferbench killed by a signal kills the group too
+		limitCPU(cmd.Process.Pid, lim.cpu)
 		err = cmd.Wait()
 		untrack()
 	}
@@ -369,7 +394,9 @@ func runBoundedOut(ctx context.Context, timeout time.Duration, prog string, args
 	case parent.Err() != nil:
 		return parent.Err()
 	case ctx.Err() != nil:
-		return fmt.Errorf("killed with its process group after the %v timeout", timeout)
+		return fmt.Errorf("killed with its process group after the %v wall-time timeout", lim.wall)
+	case overCPU(cmd.ProcessState, lim.cpu):
+		return fmt.Errorf("killed after %v of processor time, the timeout (%v)", (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Round(time.Millisecond), lim.cpu)
 	}
 	return err
 }
@@ -392,12 +419,13 @@ func mergeEnv(base, set []string) []string {
 }
 
 // lastLine returns ": " and the last non-empty line of b that is not valgrind's own
-// (==pid== or --pid-- prefixed), or "" when there is none.
+// (==pid== or --pid-- prefixed) nor golang.org/x/sys/cpu's note on a GODEBUG feature it does
+// not know (ControlEnv's cpu.rdtscp=off is the runtime's), or "" when there is none.
 func lastLine(b []byte) string {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := strings.TrimSpace(lines[i])
-		if l == "" || strings.HasPrefix(l, "==") || strings.HasPrefix(l, "--") {
+		if l == "" || strings.HasPrefix(l, "==") || strings.HasPrefix(l, "--") || strings.HasPrefix(l, "GODEBUG sys/cpu:") {
 			continue
 		}
 		return ": " + l
@@ -408,7 +436,8 @@ func lastLine(b []byte) string {
 // Excluded lists the functions whose own counts (not their callees') Count leaves out of every
 // total: work whose amount depends on where the process's memory lies or on the clock, not on
 // the code counted. They were the functions whose counts moved most between runs of the same
-// child; with them left out, what is left varies by about 10⁵ instructions per child.
+// child; with them left out, what is left varies by 1 to 2·10⁵ instructions per child on an
+// idle machine, and up to 5·10⁵ on one that slows the child 60 times.
 //
 //   - runtime.(*pageAlloc).find, the page allocator's search for free pages. Under valgrind
 //     the Go heap does not lie in one range, and the search walks the empty summaries between
@@ -421,7 +450,31 @@ func lastLine(b []byte) string {
 //     polls the clock and hands work to waiting workers, so its own instructions varied by
 //     0.26 and 0.56 million in 3 runs of Stage lazyguarded typed, 0.2 % of the difference.
 //     Marking itself (scanobject and the functions it calls) stays counted.
-var Excluded = []string{"runtime.(*pageAlloc).find", "runtime.gcDrain", "runtime.(*gcWork).balance"}
+//   - SysmonExcluded: the runtime's monitor thread, which wakes on the clock, so its work grows
+//     with the child's wall time, and so with the load on the machine (what it does in
+//     functions the benchmark also calls stays counted).
+var Excluded = append([]string{"runtime.(*pageAlloc).find", "runtime.gcDrain", "runtime.(*gcWork).balance"}, SysmonExcluded...)
+
+// SysmonExcluded are the functions of the runtime's monitor thread (sysmon) that Excluded
+// leaves out: those only sysmon runs, and the network poller, which nothing in a counted
+// benchmark waits on (sysmon polls it on the clock; an idle scheduler does too). sysmon wakes
+// every 20 µs to 10 ms of wall time: it polls the network, checks the time-based collection
+// trigger, reads the clock and asks a goroutine that has run 10 ms to yield (retake,
+// preemptone). Under valgrind a child runs some 50 times slower than the machine, and on a
+// loaded machine slower again, so sysmon's share of the total follows the load, not the code:
+// one child of Stage handrolled closure at 1,050,624 commands read 376.32 to 376.51 million
+// instructions in 4 runs on an idle machine and 376.85 and 377.28 million in 2 runs slowed 16
+// and 60 times by a busy loop on the same CPU (0.26 % of the difference, the size of the
+// outliers the tier's spread measurement met); with these left out, 376.25 to 376.72 million.
+// What sysmon does in functions the benchmark's own work also calls (the runtime's lock,
+// lock2 and unlock2, which lazyguarded's typed staging calls 69 instructions' worth of per
+// op; the clock, nanotime1; the collection trigger, gcTrigger.test, which allocation calls)
+// stays counted: leaving those out would hide work the code counted does.
+var SysmonExcluded = []string{
+	"runtime.sysmon", "runtime.retake", "runtime.preemptone", "runtime.usleep",
+	"runtime.checkdead", "runtime.incidlelocked", "runtime.setBlockOnExitSyscall",
+	"runtime.netpoll", "internal/runtime/syscall/linux.EpollWait",
+}
 
 // ParseCachegrind reads a cachegrind output file and returns its totals by event name (Ir, and
 // with cache simulation I1mr, ILmr, Dr, D1mr, DLmr, Dw, D1mw, DLmw): the summary line (or
@@ -433,7 +486,8 @@ func ParseCachegrind(r io.Reader) (map[string]int64, error) {
 
 // ParseCachegrindExcluding is ParseCachegrind that also returns, by event name, the sum of
 // the per-line counts of the functions named in funcs (fn= lines; a function the binary has no
-// symbol for is named ???, so a stripped binary excludes nothing): the totals are returned as
+// symbol for is named ???, so a stripped binary excludes nothing; a name matches with or
+// without the suffix .abi0): the totals are returned as
 // the file states them, and the caller subtracts.
 func ParseCachegrindExcluding(r io.Reader, funcs []string) (tot, excluded map[string]int64, err error) {
 	var events []string
@@ -450,7 +504,9 @@ func ParseCachegrindExcluding(r io.Reader, funcs []string) (tot, excluded map[st
 		line := sc.Text()
 		switch {
 		case strings.HasPrefix(line, "fn="):
-			in = excl[line[len("fn="):]]
+			// The ELF symbol table names assembly functions with the suffix .abi0 where
+			// the architecture has a register ABI; funcs names them without it.
+			in = excl[strings.TrimSuffix(line[len("fn="):], ".abi0")]
 		case in && line != "" && line[0] >= '0' && line[0] <= '9':
 			f := strings.Fields(line)
 			for i := 1; i < len(f) && i-1 < len(sums); i++ {
@@ -496,4 +552,49 @@ func ParseCachegrindExcluding(r io.Reader, funcs []string) (tot, excluded map[st
 		excluded[e] = sums[i]
 	}
 	return tot, excluded, nil
+}
+
+// temps holds the directories of cachegrind's output files that Counts in progress use, for
+// RemoveTemps.
+var temps struct {
+	sync.Mutex
+	dirs map[string]bool
+}
+
+// makeTemp makes a directory for a Count's cachegrind output files in parent (empty:
+// os.TempDir()) and registers it for RemoveTemps.
+func makeTemp(parent string) (string, error) {
+	dir, err := os.MkdirTemp(parent, "cachegrind-")
+	if err != nil {
+		return "", err
+	}
+	temps.Lock()
+	defer temps.Unlock()
+	if temps.dirs == nil {
+		temps.dirs = map[string]bool{}
+	}
+	temps.dirs[dir] = true
+	return dir, nil
+}
+
+// removeTemp removes dir and its registration.
+func removeTemp(dir string) {
+	temps.Lock()
+	delete(temps.dirs, dir)
+	temps.Unlock()
+	os.RemoveAll(dir)
+}
+
+// RemoveTemps removes the directories of cachegrind's output files of every Count in
+// progress. A process that exits on a signal without returning from Count (deferbench on
+// SIGTERM or a second interrupt) calls it after killing the children
+// (boundexec.KillAll), so that no temporary directory outlives it. It is safe for concurrent
+// use.
+func RemoveTemps() {
+	temps.Lock()
+	defer temps.Unlock()
+	for dir := range temps.dirs {
+		os.RemoveAll(dir)
+		delete(temps.dirs, dir)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -187,12 +188,26 @@ func TestCountChildFails(t *testing.T) {
 	t0 := time.Now()
 	_, err = counts.Count(context.Background(), counts.Child{Name: "Slow/case", Low: 1, High: 2, Argv: func(int) []string {
 		return []string{"/bin/sh", "-c", "sleep 30 & sleep 30; wait"}
-	}}, counts.Options{Valgrind: fake, Timeout: 300 * time.Millisecond})
-	if err == nil || !contains(err.Error(), "timeout") {
+	}}, counts.Options{Valgrind: fake, WallTimeout: 300 * time.Millisecond})
+	if err == nil || !contains(err.Error(), "wall-time timeout") {
 		t.Errorf("slow child: %v, want a timeout", err)
 	}
 	if d := time.Since(t0); d > 10*time.Second {
 		t.Errorf("slow child: Count returned after %v: the process group was not killed", d)
+	}
+	if runtime.GOOS != "linux" {
+		return // the processor-time bound is Linux's RLIMIT_CPU
+	}
+	// A child that spins is killed for its processor time, long before its wall time is up.
+	t0 = time.Now()
+	_, err = counts.Count(context.Background(), counts.Child{Name: "Spin/case", Low: 1, High: 2, Argv: func(int) []string {
+		return []string{"/bin/sh", "-c", "while :; do :; done"}
+	}}, counts.Options{Valgrind: fake, Timeout: time.Second, WallTimeout: 2 * time.Minute})
+	if err == nil || !contains(err.Error(), "of processor time") {
+		t.Errorf("spinning child: %v, want killed for its processor time", err)
+	}
+	if d := time.Since(t0); d > time.Minute {
+		t.Errorf("spinning child: Count returned after %v", d)
 	}
 }
 

@@ -83,12 +83,9 @@ func ReadPerOp(r io.Reader) (PerOp, error) {
 // it. It returns the counts per op, or the child's *Unavailable (counters cannot be read
 // here: record the reason and carry on), or an error with the child's last line on stderr.
 func CountPerf(ctx context.Context, argv, env []string, gogc string, timeout time.Duration) (PerOp, error) {
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
 	var stdout, stderr bytes.Buffer
 	var cpu time.Duration
-	err := runBoundedOut(ctx, timeout, argv[0], argv[1:], append(ControlEnv(gogc), env...), &stdout, &stderr, &cpu)
+	err := runBoundedOut(ctx, Options{Timeout: timeout}.limits(), argv[0], argv[1:], append(ControlEnv(gogc), env...), &stdout, &stderr, &cpu)
 	var ee *exec.ExitError
 	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == exitUnavailable) {
 		return nil, fmt.Errorf("counting child %s: %w%s", strings.Join(argv[1:], " "), err, lastLine(stderr.Bytes()))

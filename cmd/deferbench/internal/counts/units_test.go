@@ -108,6 +108,12 @@ summary: 17355214 1200 800 5000000 40000 2000 3000000 10000 500
 	if err != nil || tot["Ir"] != 1000 || excl["Ir"] != 9 || excl["Dr"] != 3 {
 		t.Errorf("excluding: totals %v, excluded %v, %v", tot, excl, err)
 	}
+	// An assembly function matches with the ELF symbol table's suffix .abi0 or without it; a
+	// function whose name only begins like an excluded one does not.
+	const abi = "events: Ir\nfn=runtime.usleep.abi0\n1 6\nfn=runtime.usleep\n2 5\nfn=runtime.sysmonx\n3 4\nfn=runtime.sysmon\n4 3\nsummary: 100\n"
+	if _, excl, err := ParseCachegrindExcluding(strings.NewReader(abi), Excluded); err != nil || excl["Ir"] != 6+5+3 {
+		t.Errorf("excluding .abi0 names: excluded %v (want Ir 14), %v", excl, err)
+	}
 	// Trailing zero totals may be left out.
 	tot, err = ParseCachegrind(strings.NewReader("events: Ir D1mr\nsummary: 5\n"))
 	if err != nil || tot["Ir"] != 5 || tot["D1mr"] != 0 {
@@ -201,6 +207,22 @@ func TestExcludedNamesExist(t *testing.T) {
 	for _, fn := range Excluded {
 		if !have[fn] {
 			t.Errorf("%s: no such function in this binary's symbol table (renamed in this Go version?)", fn)
+		}
+	}
+}
+
+// TestLastLine: a failing child's reason is its own last line, not valgrind's nor x/sys/cpu's
+// note on the runtime's GODEBUG setting.
+func TestLastLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"boom\n==12== valgrind says\n--12-- more\n":                     ": boom",
+		"GODEBUG sys/cpu: unknown cpu feature \"rdtscp\"\nbad case\n":   ": bad case",
+		"bad case\nGODEBUG sys/cpu: unknown cpu feature \"rdtscp\"\n\n": ": bad case",
+		"GODEBUG sys/cpu: unknown cpu feature \"rdtscp\"\n":             "",
+		"": "",
+	} {
+		if got := lastLine([]byte(in)); got != want {
+			t.Errorf("lastLine(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

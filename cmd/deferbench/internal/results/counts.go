@@ -22,6 +22,10 @@ type CountsEnv struct {
 	// child processes, which the load on the machine does not stretch.
 	WallSeconds float64 `json:"wall_seconds,omitempty"`
 	CPUSeconds  float64 `json:"cpu_seconds,omitempty"`
+	// Jobs is how many rows were counted side by side (DEFERBENCH_COUNT_JOBS, else one per
+	// CPU): it explains WallSeconds (with env.json's load averages), not the counts, which do
+	// not depend on it.
+	Jobs int `json:"jobs,omitempty"`
 	// Hardware is "available" when the machine's PMU can be read with perf_event_open (the
 	// run then reads cycles, instructions and misses per op: a path not yet run on a board),
 	// else the reason it cannot, e.g. "no-pmu: …".

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os/exec"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -108,7 +109,8 @@ func probeHardware() string {
 
 // countInstructions counts every case of cases under cachegrind, cfg.Measure.Jobs at a time,
 // adding each row's results to bf in the order of cases as soon as the rows before it are
-// in, and records the counting in rec, holding mu (which guards rec against a hard stop
+// in (and, when a row failed or the run was stopped, the rows that finished after it at the
+// end), and records the counting in rec, holding mu (which guards rec against a hard stop
 // writing env.json) while it does. It returns the first row's error, or ctx's.
 func countInstructions(ctx context.Context, cfg Config, cases []harness.Case, add func(*benchfmt.Result) error, rec *results.CountsEnv, mu sync.Locker, e *env) error {
 	m := cfg.Measure
@@ -122,11 +124,29 @@ func countInstructions(ctx context.Context, cfg Config, cases []harness.Case, ad
 	next, done := 0, 0
 	var firstErr error
 	var cpu time.Duration
-	fmt.Fprintf(e.stderr, "deferbench: counting %d rows under cachegrind (%d repetition(s) each, GOMAXPROCS=1)\n", len(cases), opt.Repeats)
-	err := counts.CountAll(ctx, children, opt, m.Jobs, func(i int, r counts.Row, err error) {
+	jobs := m.Jobs
+	if jobs < 1 {
+		jobs = runtime.NumCPU()
+	}
+	jobs = max(1, min(jobs, len(cases)))
+	fmt.Fprintf(e.stderr, "deferbench: counting %d rows under cachegrind (%d repetition(s) each, GOMAXPROCS=1), %d at a time\n", len(cases), opt.Repeats, jobs)
+	addRow := func(i int) {
+		for _, res := range counts.Results([]counts.Row{*rows[i]}, nil) {
+			if err := add(res); err != nil && firstErr == nil {
+				firstErr = err
+			}
+		}
+		mu.Lock()
+		rec.Counted++
+		mu.Unlock()
+	}
+	err := counts.CountAll(ctx, children, opt, jobs, func(i int, r counts.Row, err error) {
 		done++
 		cpu += r.CPU
 		if err != nil {
+			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+				return // stopped, not failed: the run says so
+			}
 			if firstErr == nil {
 				firstErr = err
 			}
@@ -143,20 +163,21 @@ func countInstructions(ctx context.Context, cfg Config, cases []harness.Case, ad
 		}
 		fmt.Fprintf(e.stderr, "%s; %.1fs CPU\n", line, r.CPU.Seconds())
 		for next < len(rows) && rows[next] != nil {
-			for _, res := range counts.Results([]counts.Row{*rows[next]}, nil) {
-				if err := add(res); err != nil && firstErr == nil {
-					firstErr = err
-				}
-			}
-			mu.Lock()
-			rec.Counted++
-			mu.Unlock()
+			addRow(next)
 			next++
 		}
 	})
+	// A row that failed or was stopped leaves a gap: the rows after it that finished are
+	// kept too, still in the plan's order.
+	for ; next < len(rows); next++ {
+		if rows[next] != nil {
+			addRow(next)
+		}
+	}
 	mu.Lock()
 	rec.WallSeconds = math.Round(time.Since(t0).Seconds()*10) / 10
 	rec.CPUSeconds = math.Round(cpu.Seconds()*10) / 10
+	rec.Jobs = jobs
 	mu.Unlock()
 	if err != nil {
 		return err

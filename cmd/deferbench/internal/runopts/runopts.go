@@ -50,6 +50,9 @@ func (o Flags) Check(stderr io.Writer) (harness.Options, rundir.Measure, error) 
 	}
 	m.Repeats = o.Repeats
 	if m.Instructions {
+		if m.Jobs, err = CountJobs(); err != nil {
+			return opt, m, err
+		}
 		if _, err := counts.LookValgrind(""); err != nil {
 			return opt, m, usage.Errorf("run: -measure %s: %v", o.Measure, err)
 		}
@@ -260,6 +263,27 @@ func DefaultOut(now time.Time) string {
 	}
 	host = regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(host, "_")
 	return filepath.Join("results", now.Format("20060102-150405")+"-"+host+"-"+runtime.GOARCH)
+}
+
+// CountJobsEnv names the environment variable that sets how many rows the count tier counts
+// side by side: a whole number from 1 to 1024; unset or empty means one per CPU
+// (runtime.NumCPU()). Counts do not depend on it, only the wall time does; set it to 1 to
+// leave CPUs to other work, or above the CPUs to take a larger share of a loaded machine.
+// deferbench ab's rounds inherit it.
+const CountJobsEnv = "DEFERBENCH_COUNT_JOBS"
+
+// CountJobs returns CountJobsEnv's value: 0 (one per CPU) when it is unset or empty, or a
+// usage error naming the variable and the fix when it is not a whole number from 1 to 1024.
+func CountJobs() (int, error) {
+	v := strings.TrimSpace(os.Getenv(CountJobsEnv))
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 1024 {
+		return 0, usage.Errorf("%s=%q: want a whole number of rows counted side by side, from 1 to 1024 (unset: one per CPU)", CountJobsEnv, v)
+	}
+	return n, nil
 }
 
 // ParseMeasure parses -measure: comma-separated time, instructions and cachesim (which adds

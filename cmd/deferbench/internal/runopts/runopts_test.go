@@ -50,3 +50,24 @@ func TestCheckPlansOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestCountJobs(t *testing.T) {
+	for _, tc := range []struct {
+		env  string
+		want int
+		bad  bool
+	}{{"", 0, false}, {" 3 ", 3, false}, {"1", 1, false}, {"1024", 1024, false},
+		{"0", 0, true}, {"-2", 0, true}, {"1025", 0, true}, {"two", 0, true}} {
+		t.Setenv(CountJobsEnv, tc.env)
+		got, err := CountJobs()
+		if tc.bad {
+			if err == nil || !strings.Contains(err.Error(), CountJobsEnv) {
+				t.Errorf("%s=%q: got %d, %v; want an error naming the variable", CountJobsEnv, tc.env, got, err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%s=%q: got %d, %v; want %d", CountJobsEnv, tc.env, got, err, tc.want)
+		}
+	}
+}
