@@ -15,8 +15,10 @@ func limitCPU(pid int, d time.Duration) {
 	_ = unix.Prlimit(pid, unix.RLIMIT_CPU, &unix.Rlimit{Cur: s, Max: s + 1}, nil)
 }
 
-// overCPU reports whether the process ended by a signal after using at least limit of
-// processor time (what limitCPU's limit does).
+// overCPU reports whether the process ended by limitCPU's limit: by SIGXCPU, which the kernel
+// sends at the soft limit, or by a signal after using at least limit of processor time (the
+// SIGKILL at the hard limit). The times in the wait status can read a little under the limit
+// the kernel enforced, so SIGXCPU alone is enough.
 func overCPU(ps interface {
 	Sys() any
 	UserTime() time.Duration
@@ -26,6 +28,12 @@ func overCPU(ps interface {
 		return false
 	}
 	ws, ok := ps.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		return false
+	}
+	if ws.Signal() == syscall.SIGXCPU { // the kernel's signal for a process over RLIMIT_CPU
+		return true
+	}
 	limit = max(time.Second, limit.Truncate(time.Second))
-	return ok && ws.Signaled() && ps.UserTime()+ps.SystemTime() >= limit-100*time.Millisecond
+	return ps.UserTime()+ps.SystemTime() >= limit-100*time.Millisecond // SIGKILL, a second later
 }
