@@ -14,8 +14,10 @@ import "unsafe"
 // lacks at that point (no-ops), and the set the entity ends with. The run stops before the
 // first record that is not a one-value Add, Set or Remove naming e, or that one-by-one
 // application could not finish on its fast path: an unknown component, a component without
-// a column (unless mkCols: then its first Add makes it, as it does one by one), a validator,
-// a value holding pointers, a Set of a component the entity lacks at that point, or a change
+// a column (unless mkCols: then its first Add makes it, as it does one by one), a component
+// with a validator (unless mkCols: then a value the validator accepts joins the run, and a
+// rejected one ends it, to be refused by the checked path, which runs the validator on it
+// again — validators are predicates), a value holding pointers, a Set of a component the entity lacks at that point, or a change
 // of the set while a query iterates. Every record in the run would succeed, so applying the
 // net change gives the state, receipts and Changes of applying them one by one.
 func (w *World) runOf(words []uint64, o, n int, e Entity, have Mask, mkCols bool) (end, recs, noops int, final Mask) {
@@ -54,6 +56,9 @@ func (w *World) runOf(words []uint64, o, n int, e Entity, have Mask, mkCols bool
 		if !w.raw[h>>16&0x3f].noPtrs || final&bit == 0 && (h&0xff == RecordSet || iter) {
 			break
 		}
+		if w.validated&bit != 0 && (!mkCols || !w.cols[h>>16&0x3f].validAt(unsafe.Add(p, 16))) {
+			break
+		}
 		final |= bit
 		end += k
 	}
@@ -61,12 +66,12 @@ func (w *World) runOf(words []uint64, o, n int, e Entity, have Mask, mkCols bool
 }
 
 // mkColumn makes the column of id when it has none, as the first Add of id does one by one,
-// and reports whether id now has a column without a validator.
+// and reports whether id now has a column.
 //
 //go:noinline
 func (w *World) mkColumn(id ComponentID) bool {
 	_, err := w.column(id)
-	return err == nil && w.validated&(1<<id) == 0
+	return err == nil
 }
 
 // putRun writes into the columns cols at row the values of the Add and Set records in
@@ -121,9 +126,10 @@ func (a *archStore) hop(ti int32, have, final Mask) int32 {
 //
 // The run stops before the first record that is not a one-value record naming ph, or that
 // one-by-one application could not finish without the checked path (as ApplyValues: an
-// unknown component, a validator, a Set of a component the entity lacks at that point, a
-// change while a query iterates; unlike ApplyValues, an Add of a component without a column
-// yet makes the column, as Create's does); it may be empty. The entity, its
+// unknown component, a Set of a component the entity lacks at that point, a change while a
+// query iterates; unlike ApplyValues, an Add of a component without a column yet makes the
+// column, as Create's does, and a value of a component with a validator joins the run when
+// the validator accepts it, a rejected one ending it); it may be empty. The entity, its
 // values, the receipts (r: Records and Words of the run, NoopRemoves for Removes of a
 // component it lacked at that point; Dead is 0) and Changes are those of Create(*b) followed
 // by the run one by one.

@@ -20,12 +20,15 @@ func batchRecord(words []uint64, rng *rand.Rand, e ecs.Entity) []uint64 {
 	case 1:
 		id, n = Small.ID(), 1
 	case 2:
-		id, n = HP.ID(), 1 // validated: a run stops before it
+		id, n = HP.ID(), 1 // validated: an ApplyValues run stops before it, a create's takes a valid value
 	}
 	rec := make([]uint64, 2+n)
 	*(*uint32)(unsafe.Pointer(&rec[0])) = uint32(verb) | uint32(n*8)<<8 | uint32(id)<<16
 	*(*ecs.Entity)(unsafe.Add(unsafe.Pointer(&rec[0]), 4)) = e
 	rec[2] = uint64(rng.IntN(4))
+	if id == HP.ID() && rng.IntN(4) == 0 {
+		rec[2] = uint64(^uint32(0)) // hp{-1}: the validator rejects it
+	}
 	return append(words, rec...)
 }
 
@@ -41,10 +44,23 @@ func retarget(words []uint64, ph, e ecs.Entity) []uint64 {
 }
 
 // oneByOne applies the first n records of words to w one ApplyValues call per record (runs of
-// one record: no batching), and returns the sum of what the calls applied.
+// one record: no batching), and returns the sum of what the calls applied. A valid HP value,
+// which ApplyValues leaves to the checked path (HP has a validator), is applied as that path
+// does (Upsert for an Add record, Set for a Set record).
 func oneByOne(w *ecs.World, words []uint64, n int) (sum ecs.ValueRun) {
 	for o := 0; sum.Records < n && o < len(words); {
 		r := w.ApplyValues(words[o:], 1)
+		if h := uint32(words[o]); r.Records == 0 && ecs.ComponentID(h>>16&0x3f) == HP.ID() && h&0xff != ecs.RecordRemove {
+			e, b := *(*ecs.Entity)(unsafe.Add(unsafe.Pointer(&words[o]), 4)), HP.Value(*(*hp)(unsafe.Pointer(&words[o+2])))
+			put := w.Upsert
+			if h&0xff == ecs.RecordSet {
+				put = w.Set
+			}
+			if put(e, b) != nil {
+				break
+			}
+			r = ecs.ValueRun{Records: 1, Words: 2 + int(h>>11&0x1f)}
+		}
 		if r.Records == 0 {
 			break
 		}
@@ -153,4 +169,44 @@ func lastTarget(words []uint64) (last ecs.Entity) {
 		last = *(*ecs.Entity)(unsafe.Add(unsafe.Pointer(&words[o]), 4))
 	}
 	return last
+}
+
+// TestCreateValuesValidated: a create's run takes an Add of a component with a validator when
+// the validator accepts the value, so a spawn with such a component is still placed once, and
+// ends before a value the validator rejects.
+func TestCreateValuesValidated(t *testing.T) {
+	rec := func(id ecs.ComponentID, e ecs.Entity, v uint64, n int) []uint64 {
+		r := make([]uint64, 2+n)
+		*(*uint32)(unsafe.Pointer(&r[0])) = uint32(ecs.RecordAdd) | uint32(n*8)<<8 | uint32(id)<<16
+		*(*ecs.Entity)(unsafe.Add(unsafe.Pointer(&r[0]), 4)) = e
+		r[2] = v
+		return r
+	}
+	for _, s := range benchStorages {
+		for _, c := range []struct {
+			hp        int32
+			wantRecs  int
+			wantMoves uint64
+		}{{1, 2, 0}, {-1, 1, 0}} {
+			w := ecs.NewWorld(ecs.WithStorage(s))
+			mustCreate(t, w, Pos.Value(vec{}).With(Vel.Value(vec{})).With(HP.Value(hp{1}))) // every column exists
+			ph := ecs.NewPlaceholder(w.ID(), 1, 0)
+			words := append(rec(Vel.ID(), ph, 0, 2), rec(HP.ID(), ph, uint64(uint32(c.hp)), 1)...)
+			init := Pos.Value(vec{})
+			moves, placed := w.Moves(), w.Placements()
+			e, r, err := w.CreateValues(&init, ph, words, 2)
+			if err != nil {
+				t.Fatalf("%v hp %d: %v", s, c.hp, err)
+			}
+			if r.Records != c.wantRecs || w.Moves()-moves != c.wantMoves {
+				t.Errorf("%v hp %d: CreateValues applied %d records, moved %d rows; want %d and %d", s, c.hp, r.Records, w.Moves()-moves, c.wantRecs, c.wantMoves)
+			}
+			if s == ecs.Archetypes && w.Placements()-placed != 1 {
+				t.Errorf("%v hp %d: placed %d rows, want 1", s, c.hp, w.Placements()-placed)
+			}
+			if got, err := HP.Get(w, e); (c.hp > 0) != (err == nil) || err == nil && got.N != c.hp {
+				t.Errorf("%v hp %d: HP of the created entity %v, %v", s, c.hp, got, err)
+			}
+		}
+	}
 }
