@@ -250,54 +250,8 @@ func init() {
 			sink.words = buf
 		}
 	})
-	register("set-commit-generic", "stage (deferral.Set) + commit of typed Sets through cmdbuffer, 256 per commit; per command", func() func(int) {
-		w, ents := targets(256)
-		st := cmdbuffer.NewECS(w)
-		r := st.NewRecorder()
-		run := func(n int) {
-			for i := 0; i < n; i++ {
-				deferral.Set(r, ents[i&255], workload.Position, workload.Vec2{X: float64(i)})
-				if i&255 == 255 {
-					if err := st.Commit(); err != nil {
-						panic(err)
-					}
-					if _, err := st.TakeReport(); err != nil {
-						panic(err)
-					}
-				}
-			}
-			if err := st.Commit(); err != nil {
-				panic(err)
-			}
-			st.TakeReport()
-		}
-		run(4 * 256)
-		return run
-	})
-	register("set-commit-generic-archetypes", "stage (deferral.Set) + commit of typed Sets through cmdbuffer on archetype storage, 256 per commit; per command", func() func(int) {
-		w, ents := targetsOn(ecs.Archetypes, 256)
-		st := cmdbuffer.NewECS(w)
-		r := st.NewRecorder()
-		run := func(n int) {
-			for i := 0; i < n; i++ {
-				deferral.Set(r, ents[i&255], workload.Position, workload.Vec2{X: float64(i)})
-				if i&255 == 255 {
-					if err := st.Commit(); err != nil {
-						panic(err)
-					}
-					if _, err := st.TakeReport(); err != nil {
-						panic(err)
-					}
-				}
-			}
-			if err := st.Commit(); err != nil {
-				panic(err)
-			}
-			st.TakeReport()
-		}
-		run(4 * 256)
-		return run
-	})
+	register("set-commit-generic", "stage (deferral.Set) + commit of typed Sets through cmdbuffer, 256 per commit; per command", setCommitGeneric(ecs.Slots))
+	register("set-commit-generic-archetypes", "stage (deferral.Set) + commit of typed Sets through cmdbuffer on archetype storage, 256 per commit; per command", setCommitGeneric(ecs.Archetypes))
 	register("set-commit", "stage + commit of typed Sets through cmdbuffer, 256 per commit; per command", func() func(int) {
 		w, ents := targets(256)
 		st := cmdbuffer.NewECS(w)
@@ -499,3 +453,32 @@ type (
 	arkHealth struct{ V int64 }
 	arkTag    struct{ V uint32 }
 )
+
+// setCommitGeneric is the set-commit-generic workload on storage s: typed Sets staged with
+// deferral.Set through cmdbuffer on 256 entities, a commit every 256.
+func setCommitGeneric(s ecs.Storage) func() func(int) {
+	return func() func(int) {
+		w, ents := targetsOn(s, 256)
+		st := cmdbuffer.NewECS(w)
+		r := st.NewRecorder()
+		run := func(n int) {
+			for i := 0; i < n; i++ {
+				deferral.Set(r, ents[i&255], workload.Position, workload.Vec2{X: float64(i)})
+				if i&255 == 255 {
+					if err := st.Commit(); err != nil {
+						panic(err)
+					}
+					if _, err := st.TakeReport(); err != nil {
+						panic(err)
+					}
+				}
+			}
+			if err := st.Commit(); err != nil {
+				panic(err)
+			}
+			st.TakeReport()
+		}
+		run(4 * 256)
+		return run
+	}
+}
