@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 )
 
@@ -219,13 +220,42 @@ func writeCompareText(w io.Writer, d *CompareDoc) error {
 	return writeGateLine(w, d)
 }
 
+// sideFlags returns the trust flags of OLD and NEW that bear on this comparison: a comparison
+// of cachegrind's counts alone leaves out the flags of the machine's load and throttling,
+// which change how long a count takes, not what it counts.
+func (d *CompareDoc) sideFlags() (old, new []string) {
+	simulated := d.Comparison != nil && len(d.Comparison.Rows) > 0
+	if simulated {
+		for _, r := range d.Comparison.Rows {
+			if r.Unit != counts.InstrUnit && r.Unit != counts.SimD1MissUnit && r.Unit != counts.SimLLMissUnit {
+				simulated = false
+				break
+			}
+		}
+	}
+	keep := func(flags []string) []string {
+		if !simulated {
+			return flags
+		}
+		var out []string
+		for _, f := range flags {
+			if !strings.HasPrefix(f, "Loaded") && f != "throttled" {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	return keep(d.OldFlags), keep(d.NewFlags)
+}
+
 // trust says which sides are flagged and why, as one sentence; "" when neither is.
 func (d *CompareDoc) trust() string {
+	oldF, newF := d.sideFlags()
 	var parts []string
 	for _, s := range []struct {
 		side, label string
 		flags       []string
-	}{{"OLD", d.OldLabel, d.OldFlags}, {"NEW", d.NewLabel, d.NewFlags}} {
+	}{{"OLD", d.OldLabel, oldF}, {"NEW", d.NewLabel, newF}} {
 		if len(s.flags) > 0 {
 			parts = append(parts, fmt.Sprintf("%s (%s) is %s", s.side, s.label, strings.Join(s.flags, ", ")))
 		}
@@ -238,11 +268,12 @@ func (d *CompareDoc) trust() string {
 
 // trustShort is the flags' first words for the gate line: " [NEW: Loaded, partial]".
 func (d *CompareDoc) trustShort() string {
+	oldF, newF := d.sideFlags()
 	var parts []string
 	for _, s := range []struct {
 		side  string
 		flags []string
-	}{{"OLD", d.OldFlags}, {"NEW", d.NewFlags}} {
+	}{{"OLD", oldF}, {"NEW", newF}} {
 		if len(s.flags) == 0 {
 			continue
 		}
