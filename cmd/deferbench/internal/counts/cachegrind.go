@@ -395,7 +395,7 @@ func runBoundedOut(ctx context.Context, lim limits, prog string, args, env []str
 		return parent.Err()
 	case ctx.Err() != nil:
 		return fmt.Errorf("killed with its process group after the %v wall-time timeout", lim.wall)
-	case overCPU(cmd.ProcessState, lim.cpu):
+	case cmd.ProcessState != nil && overCPU(cmd.ProcessState, lim.cpu): // nil when the child did not start
 		return fmt.Errorf("killed after %v of processor time, the timeout (%v)", (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Round(time.Millisecond), lim.cpu)
 	}
 	return err

@@ -236,3 +236,18 @@ func TestCountAll(t *testing.T) {
 		t.Errorf("instr/op %v: want the second about twice the first", got)
 	}
 }
+
+// TestCountChildNotStarted: a "valgrind" that cannot be executed (ENOEXEC, as a test binary
+// of another architecture under qemu-user meets) is an error naming the case, not a panic.
+func TestCountChildNotStarted(t *testing.T) {
+	bad := t.TempDir() + "/valgrind"
+	if err := os.WriteFile(bad, []byte("\x00\x01 not a program\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := counts.Count(context.Background(), counts.Child{Name: "NoStart/case", Low: 1, High: 2, Argv: func(int) []string {
+		return []string{"true"}
+	}}, counts.Options{Valgrind: bad})
+	if err == nil || !contains(err.Error(), "NoStart/case") {
+		t.Errorf("err = %v, want an error naming the case", err)
+	}
+}
