@@ -15,13 +15,25 @@ func AppendSet[T any](dst []uint64, e ecs.Entity, c ecs.Component[T], v T) []uin
 	if !c.Inline() {
 		panic(errNotInline)
 	}
-	n, k := len(dst), (unsafe.Sizeof(v)+7)/8
-	dst = append(dst, make([]uint64, headWords+k)...)
-	*(*recordHead)(unsafe.Pointer(&dst[n])) = recordHead{uint32(VerbSet) | uint32(k)<<11 | uint32(c.ID())<<16, e}
-	if k > 0 { // a value of no size has no word of its own: &dst[n+2] is past the end
-		*(*T)(unsafe.Pointer(&dst[n+2])) = v
+	n, k := len(dst), headWords+int(unsafe.Sizeof(v)+7)/8
+	if n+k > cap(dst) {
+		dst = append(dst, make([]uint64, k)...)
 	}
+	dst = dst[:n+k]
+	p := unsafe.Pointer(&dst[n])
+	*(*uint64)(unsafe.Add(p, (k-1)*8)) = 0 // the value's padding; a Set of no value rewrites it
+	*(*recordHead)(p) = recordHead{uint32(VerbSet) | uint32(k-headWords)<<11 | uint32(c.ID())<<16, e}
+	*(*T)(unsafe.Add(p, 16)) = v
 	return dst
+}
+
+// PutValueHead writes at p the two words that open the one-value record of verb v (VerbSet,
+// VerbAdd or VerbRemove) on e, for component id and a value of size bytes (0 for Remove): the
+// header and the entity, as Set, Add and Recorder.Remove write them into a recorder's stream.
+// The value's own bytes follow, zero-padded to whole words. With it a benchmark's floor writes
+// a record of a concrete type by hand, inlined, where the generic AppendSet is a call.
+func PutValueHead(p *[2]uint64, v Verb, e ecs.Entity, id ecs.ComponentID, size uintptr) {
+	*(*recordHead)(unsafe.Pointer(p)) = recordHead{uint32(v) | uint32((size+7)/8)<<11 | uint32(id)<<16, e}
 }
 
 // recordHead is a record's first two words: the header and the entity.

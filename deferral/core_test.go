@@ -432,6 +432,38 @@ func TestAppendSetMatchesStream(t *testing.T) {
 	}
 }
 
+// TestPutValueHeadMatchesStream: PutValueHead's two words open the record Set, Add and Remove write
+// into a recorder's stream, for values of 0, 4, 16 and 24 bytes.
+func TestPutValueHeadMatchesStream(t *testing.T) {
+	c0 := ecs.NewComponent[struct{}]("vh.tag", nil)
+	c4 := ecs.NewComponent[uint32]("vh.u32", nil)
+	c16 := ecs.NewComponent[[2]float64]("vh.v2", nil)
+	c24 := ecs.NewComponent[[3]uint64]("vh.w3", nil)
+	e := ecs.NewPlaceholder(3, 4, 5)
+	for _, tc := range []struct {
+		name  string
+		verb  deferral.Verb
+		id    ecs.ComponentID
+		size  uintptr
+		stage func(r *deferral.Recorder)
+	}{
+		{"set tag", deferral.VerbSet, c0.ID(), 0, func(r *deferral.Recorder) { deferral.Set(r, e, c0, struct{}{}) }},
+		{"set u32", deferral.VerbSet, c4.ID(), 4, func(r *deferral.Recorder) { deferral.Set(r, e, c4, 7) }},
+		{"add v2", deferral.VerbAdd, c16.ID(), 16, func(r *deferral.Recorder) { deferral.Add(r, e, c16, [2]float64{1, 2}) }},
+		{"set w3", deferral.VerbSet, c24.ID(), 24, func(r *deferral.Recorder) { deferral.Set(r, e, c24, [3]uint64{4, 5, 6}) }},
+		{"remove", deferral.VerbRemove, c16.ID(), 0, func(r *deferral.Recorder) { r.Remove(e, c16.ID()) }},
+	} {
+		var s deferral.Stream
+		r := deferral.NewCore(ecs.NewWorld()).NewRecorder(streamSink{&s})
+		tc.stage(r)
+		h := [2]uint64{^uint64(0), ^uint64(0)} // PutValueHead writes every byte
+		deferral.PutValueHead(&h, tc.verb, e, tc.id, tc.size)
+		if w := s.Words(); len(w) < 2 || w[0] != h[0] || w[1] != h[1] {
+			t.Errorf("%s: PutValueHead wrote %x; the stream holds %x", tc.name, h, w)
+		}
+	}
+}
+
 // TestReusedStreamRecordsAreClean: a record staged over words a dropped record used holds
 // its own bytes only — the words of a value smaller than a word are padded with zeros, as
 // Component.Value pads them — so that it decodes to the command Recorder.Set would have

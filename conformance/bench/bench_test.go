@@ -12,6 +12,7 @@ import (
 	"github.com/deferbench/deferbench/conformance/internal/reference"
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/workload"
 )
 
 // factory is the strategy these tests run the bodies on: the conformance suite's reference.
@@ -311,5 +312,23 @@ func TestStructuralBadInput(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("got %v, want an error containing %q", err, c.want)
 		}
+	}
+}
+
+// TestAppendSetFloorMatchesAppendSet: the baseline's hand-written append writes the words
+// deferral.AppendSet does (the record deferral.Set stages), over a buffer holding other bytes.
+func TestAppendSetFloorMatchesAppendSet(t *testing.T) {
+	_, ents, err := NewTargets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want []uint64
+	for i, e := range ents[:8] {
+		v := workload.Vec2{X: float64(i) + 0.5, Y: -float64(i)}
+		got = AppendSetFloor(got, e, v)
+		want = deferral.AppendSet(want, e, workload.Position, v)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("AppendSetFloor wrote %x; AppendSet %x", got, want)
 	}
 }

@@ -2,8 +2,10 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
+	"unsafe"
 
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
@@ -33,6 +35,18 @@ func NewTargetsOn(s ecs.Storage) (*ecs.World, []ecs.Entity, error) {
 		ents[i] = e
 	}
 	return w, ents, nil
+}
+
+// AppendSetFloor appends to dst, by hand, the compact record deferral.Set(r, e,
+// workload.Position, v) writes into a recorder's stream — the two words of
+// deferral.PutValueHead, then v's two — as one plain append and the header's stores, which the
+// compiler inlines, and returns the extended slice: the baseline's typed command in Stage and
+// Contention, the floor a strategy's typed staging is read against. deferral.AppendSet writes
+// the same 32 bytes for any component, but as a call.
+func AppendSetFloor(dst []uint64, e ecs.Entity, v workload.Vec2) []uint64 {
+	dst = append(dst, 0, 0, math.Float64bits(v.X), math.Float64bits(v.Y))
+	deferral.PutValueHead((*[2]uint64)(dst[len(dst)-4:]), deferral.VerbSet, e, workload.Position.ID(), unsafe.Sizeof(v))
+	return dst
 }
 
 // Handover hands r's work over if st orders producers by hand-over (it has a

@@ -18,7 +18,7 @@ var ContentionProducers = []int{1, 2, 4, 8, 16}
 // Noop is the strategy= name of Contention's control row (ContentionNoop).
 const Noop = "noop"
 
-// Contention times P producers staging typed commands (Recorder.Set of a workload.Position)
+// Contention times P producers staging typed commands (deferral.Set of a workload.Position)
 // concurrently into one strategy f makes, each through its own recorder, at the current
 // GOMAXPROCS (sweep it with go test -cpu). The owner goroutine is producer 0; producers
 // 1…P-1 persist across rounds of up to 65536 commands per producer (about 1 ms of
@@ -183,7 +183,7 @@ func contentionRun(b B, f deferral.Factory, producers int, noop bool) error {
 	}
 	var st deferral.Strategy
 	recs := make([]*deferral.Recorder, producers)
-	bufs := make([][]uint64, producers) // the baseline's compact records (deferral.AppendSet)
+	bufs := make([][]uint64, producers) // the baseline's compact records (AppendSetFloor)
 	outs := make([]noopOut, producers)
 	switch {
 	case noop:
@@ -207,15 +207,14 @@ func contentionRun(b B, f deferral.Factory, producers int, noop bool) error {
 		if st == nil {
 			buf := bufs[id][:0]
 			for i := 0; i < n; i++ {
-				buf = deferral.AppendSet(buf, ents[(off+i)&(Targets-1)], workload.Position, workload.Vec2{X: float64(i)})
+				buf = AppendSetFloor(buf, ents[(off+i)&(Targets-1)], workload.Vec2{X: float64(i)})
 			}
 			bufs[id] = buf
 			return
 		}
 		r := recs[id]
 		for i := 0; i < n; i++ {
-			e := ents[(off+i)&(Targets-1)]
-			r.Set(e, workload.Position.Value(workload.Vec2{X: float64(i)}))
+			deferral.Set(r, ents[(off+i)&(Targets-1)], workload.Position, workload.Vec2{X: float64(i)})
 		}
 		Handover(st, r)
 	}

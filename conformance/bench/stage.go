@@ -9,8 +9,8 @@ import (
 	"github.com/deferbench/deferbench/workload"
 )
 
-// StageCmds are the variants of Stage (cmd=…): a typed command (Recorder.Set of a
-// workload.Position), a closure capturing an entity and a Vec2 (24 B), and a closure capturing
+// StageCmds are the variants of Stage (cmd=…): a typed command (deferral.Set of a
+// workload.Position: the typed tier, a 32-byte record), a closure capturing an entity and a Vec2 (24 B), and a closure capturing
 // an entity and 256 B of values.
 var StageCmds = []string{"typed", "closure", "closure-large"}
 
@@ -61,14 +61,14 @@ func stageBaselineTyped(b B) error {
 	if err != nil {
 		return err
 	}
-	// The floor: the compact record a strategy's recorder writes for this Set (deferral.AppendSet
-	// writes the same bytes), appended to a preallocated slice.
+	// The floor: the compact record a strategy's recorder writes for this Set, appended to a
+	// preallocated slice (AppendSetFloor).
 	buf := make([]uint64, 0, 4*Targets)
 	n := b.N()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < n; i++ {
-		buf = deferral.AppendSet(buf, ents[i&(Targets-1)], workload.Position, workload.Vec2{X: float64(i)})
+		buf = AppendSetFloor(buf, ents[i&(Targets-1)], workload.Vec2{X: float64(i)})
 		if i&(Targets-1) == Targets-1 {
 			buf = buf[:0]
 		}
@@ -77,7 +77,7 @@ func stageBaselineTyped(b B) error {
 	sink.words = buf
 	var grow []uint64
 	return reportRetained(b, "Stage/"+Baseline+"/typed", func(i int) {
-		grow = deferral.AppendSet(grow, ents[i&(Targets-1)], workload.Position, workload.Vec2{X: float64(i)})
+		grow = AppendSetFloor(grow, ents[i&(Targets-1)], workload.Vec2{X: float64(i)})
 	}, func() { runtime.KeepAlive(grow); grow = nil })
 }
 
@@ -134,8 +134,7 @@ func stageStrategy(b B, f deferral.Factory, cmd string, mk closureMaker) error {
 			}
 		} else {
 			for i := 0; i < n; i++ {
-				e := ents[i&(Targets-1)]
-				r.Set(e, workload.Position.Value(workload.Vec2{X: float64(i)}))
+				deferral.Set(r, ents[i&(Targets-1)], workload.Position, workload.Vec2{X: float64(i)})
 				if i&(Targets-1) == Targets-1 {
 					Handover(st, r)
 					st.Discard()
@@ -150,7 +149,7 @@ func stageStrategy(b B, f deferral.Factory, cmd string, mk closureMaker) error {
 		if mk != nil {
 			r.Do(mk(e, i))
 		} else {
-			r.Set(e, workload.Position.Value(workload.Vec2{X: float64(i)}))
+			deferral.Set(r, e, workload.Position, workload.Vec2{X: float64(i)})
 		}
 	}, func() { Handover(st, r); st.Discard() })
 	if cerr := st.Close(); err == nil {

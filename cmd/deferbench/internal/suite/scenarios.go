@@ -5,7 +5,7 @@ import "github.com/deferbench/deferbench/deferral"
 // Stage declares the Stage scenario.
 var Stage = Scenario{
 	Name: "Stage",
-	Description: "one producer stages commands through one recorder (deferral.Recorder.Set, or Do with a closure capturing 24 B or 264 B); " +
+	Description: "one producer stages commands through one recorder (deferral.Set of a 16-byte value, or Do with a closure capturing 24 B or 264 B); " +
 		"ns/op per staged command, buffers dropped every 1024 commands; heap-B/cmd = live heap per staged command before commit",
 	Headlines: []Headline{
 		{Unit: "ns/op", Where: []Param{{Key: "cmd", Value: "typed"}}, Need: "lowest staging cost (typed commands)"},
