@@ -161,15 +161,17 @@ func removePairs[A, B any](w *World, words []uint64, o, lim, kA, k int, hA, hB u
 // the last record it applied.
 func valueRun[T any](w *World, words []uint64, o, lim, k int, h uint32, bit, grow Mask, col unsafe.Pointer) int {
 	base, hw := unsafe.Pointer(unsafe.SliceData(words)), headWord(h, w.id)
+	// The world's slices, read once: the loop writes masks' elements and the column, never
+	// the slice headers, which the compiler would otherwise reload after every store.
+	gens, slots, masks := unsafe.Pointer(unsafe.SliceData(w.liveGen)), uintptr(len(w.liveGen)), unsafe.Pointer(unsafe.SliceData(w.masks))
 	for ; o <= lim; o += k {
 		p := unsafe.Add(base, o*8)
 		e := (*Entity)(unsafe.Add(p, 4))
 		s := uintptr(e.slot)
-		if *(*uint64)(p) != hw || s >= uintptr(len(w.liveGen)) ||
-			e.gen != *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.liveGen)), s*4)) {
+		if *(*uint64)(p) != hw || s >= slots || e.gen != *(*uint32)(unsafe.Add(gens, s*4)) {
 			break
 		}
-		if mp := (*Mask)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.masks)), s*8)); *mp&bit == 0 {
+		if mp := (*Mask)(unsafe.Add(masks, s*8)); *mp&bit == 0 {
 			if grow == 0 {
 				break
 			}
