@@ -10,7 +10,7 @@
 // an error when the strategy fails the workload (a commit error, say), which the caller turns
 // into b.Fatal or a failed run. A nil Factory measures the baseline (strategy=baseline), the
 // lower bound any strategy is read against: Stage and Contention append the compact record a
-// recorder writes into its stream for the same Set (deferral.AppendSet), or the closure, to a
+// recorder writes into its stream for the same Set (AppendSetFloor), or the closure, to a
 // preallocated slice; StageApply appends deferral.Command records and applies them with
 // deferral.Core. The names a caller gives
 // the bodies are Scenario/strategy=NAME/KEY=VARIANT, with NAME the strategy's Name():

@@ -16,7 +16,7 @@
 //
 // The baseline is the in-run lower bound, not a strategy: the record a recorder writes for
 // the same command appended to a preallocated slice — Stage and Contention the compact stream
-// record (deferral.AppendSet), StageApply a deferral.Command record applied with
+// record (bench.AppendSetFloor), StageApply a deferral.Command record applied with
 // deferral.Core — or the closure.
 //
 // # Names and units
