@@ -412,11 +412,11 @@ func compareRow(name, unit string, ov, nv []float64, opt CompareOptions) Row {
 			break // every value on both sides the same: no change, nothing to test
 		}
 		if len(cmp.Warnings) > 0 {
-			row.Note = cmp.Warnings[0].Error()
+			row.Note = cmp.Warnings[0].Error() + ": " + MoreSamplesOf(unit)
 		} else if minP := uTestMinP(len(ov), len(nv)); cmp.P >= opt.Alpha && minP > opt.Alpha {
 			// benchmath warns only when both sides are small; 6 samples against 1 cannot
 			// show a difference either (smallest p 2/7), so "unchanged" would be a guess.
-			row.Note = fmt.Sprintf("%d+%d samples cannot show a difference at alpha %v (smallest possible p %.2g): raise -count", len(ov), len(nv), opt.Alpha, minP)
+			row.Note = fmt.Sprintf("%d+%d samples cannot show a difference at alpha %v (smallest possible p %.2g): %s", len(ov), len(nv), opt.Alpha, minP, MoreSamplesOf(unit))
 		}
 		row.Significant = cmp.P < cmp.Alpha && len(cmp.Warnings) == 0
 	}

@@ -294,3 +294,26 @@ func TestGateErrInconclusiveNamesEachCommandsFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestNoVerdictNamesTheFix: a row with too few samples for a verdict says which flag gives
+// more: -repeats for a counted unit, -count or -rounds for a timed one.
+func TestNoVerdictNamesTheFix(t *testing.T) {
+	for _, c := range []struct {
+		unit, want string
+		old, new   []float64
+	}{
+		{"instr/op", "-repeats", []float64{100}, []float64{110}},
+		{"instr/op", "-repeats", []float64{100, 100, 100, 100, 100, 100}, []float64{110}},
+		{"ns/op", "-count", []float64{100}, []float64{110}},
+		{"ns/op", "-count", []float64{100, 100, 100, 100, 100, 100}, []float64{110}},
+	} {
+		cmp := CompareRuns(cfgResults("", "X", c.unit, c.old...), cfgResults("", "X", c.unit, c.new...), CompareOptions{})
+		r := cmp.Rows[0]
+		if r.Verdict != NoVerdict || !strings.Contains(r.Note, c.want) {
+			t.Errorf("%s %d+%d samples: verdict %s, note %q; want %s and a note naming %s", c.unit, len(c.old), len(c.new), r.Verdict, r.Note, NoVerdict, c.want)
+		}
+		if c.unit == "ns/op" && strings.Contains(r.Note, "-repeats") {
+			t.Errorf("%s: note %q names -repeats, which times nothing", c.unit, r.Note)
+		}
+	}
+}

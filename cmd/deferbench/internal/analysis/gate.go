@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 )
 
@@ -385,8 +386,18 @@ func (c *RunComparison) Gate(gated bool) string {
 }
 
 // MoreSamples names the fix for too few samples, per command that takes the samples:
-// deferbench compare reads what deferbench run or go test wrote, deferbench ab runs rounds.
-const MoreSamples = "raise -count (deferbench run, go test) or -rounds (deferbench ab)"
+// deferbench compare reads what deferbench run or go test wrote, deferbench ab runs rounds;
+// a counted unit's samples are a row's repeated counts.
+const MoreSamples = "raise -count (deferbench run, go test) or -rounds (deferbench ab); -repeats for counted units such as instr/op"
+
+// MoreSamplesOf is MoreSamples for one unit: a count tier unit (instr/op, …) takes its
+// samples from -repeats, a timed one from -count or -rounds.
+func MoreSamplesOf(unit string) string {
+	if counts.IsCountUnit(unit) {
+		return "raise -repeats (deferbench run or ab, with -measure instructions)"
+	}
+	return "raise -count (deferbench run, go test) or -rounds (deferbench ab)"
+}
 
 // GateErr returns nil when the gate passed (or gated is false), an error wrapping
 // ErrGateFailed when a row failed, and one wrapping ErrGateInconclusive when no row failed
