@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -321,7 +322,7 @@ func withUnit(s results.Summary, u string) results.Summary { s.Unit = u; return 
 // voids that scenario's figures).
 func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]deferral.Capabilities, caveats map[string]string) {
 	var rows [][4]string
-	var met [][]string // per requirement (not cost), the strategies that meet it
+	var met []pickLine // per requirement (not cost), the strategies that meet it
 	var vs []storageVerdict
 	for _, k := range ks {
 		h := k.Headline
@@ -419,7 +420,7 @@ func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]defe
 		rows = append(rows, [4]string{k.Need, strings.Join(names, ", "), fig, why})
 		vs = append(vs, newStorageVerdict(k, names, h.Meets == nil && len(g.Untested) > 0 && g.Untested[0]))
 		if !h.Cost {
-			met = append(met, names)
+			met = append(met, pickLine{need: k.Need, names: names, undecided: h.Meets == nil && len(g.Untested) > 0 && g.Untested[0]})
 		}
 	}
 	if len(rows) == 0 {
@@ -449,22 +450,44 @@ func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]defe
 	fmt.Fprintln(b)
 }
 
-// pickSummary is the line above "Which to pick"'s table, computed from met (per requirement,
-// the strategies that meet it): the strategies that meet every requirement measured, or
-// else the ones that meet the most and which they miss. "" without requirements.
-func pickSummary(met [][]string) string {
-	if len(met) == 0 {
+// pickLine is one requirement of "Which to pick" as pickSummary reads it: the strategies that
+// meet it, or undecided when the U test could not judge the best group (no strategy shown).
+type pickLine struct {
+	need      string
+	names     []string
+	undecided bool
+}
+
+// pickSummary is the line above "Which to pick"'s table, computed from rows (the
+// requirements, costs left out): the strategies that meet every requirement decided, or else
+// the ones that meet the most and which they miss. An undecided requirement counts for no
+// strategy and against none: the line says how many there are. "" without requirements.
+func pickSummary(rows []pickLine) string {
+	if len(rows) == 0 {
 		return ""
 	}
 	count := map[string]int{}
 	var order []string
-	for _, names := range met {
-		for _, n := range names {
+	decided, undecided := 0, 0
+	for _, r := range rows {
+		if r.undecided {
+			undecided++
+			continue
+		}
+		decided++
+		for _, n := range r.names {
 			if count[n] == 0 {
 				order = append(order, n)
 			}
 			count[n]++
 		}
+	}
+	tail := ""
+	if undecided > 0 {
+		tail = fmt.Sprintf(" %s undecided: noise hid the differences (repeat on a quiet machine, or raise -count).", results.Plural(undecided, "more requirement"))
+	}
+	if decided == 0 {
+		return fmt.Sprintf("No requirement is decided in this run: noise hid the differences of all %d (repeat on a quiet machine, or raise -count).", undecided)
 	}
 	most := 0
 	for _, n := range order {
@@ -477,18 +500,30 @@ func pickSummary(met [][]string) string {
 		}
 	}
 	sort.Strings(top)
+	verb := map[bool]string{true: "meet", false: "meets"}[len(top) > 1]
+	scope := "measured"
+	if undecided > 0 {
+		scope = "decided"
+	}
 	switch {
 	case most == 0:
-		return fmt.Sprintf("No strategy is shown to meet any of the %d requirements measured here.", len(met))
-	case most == len(met):
-		verb := "meets"
-		if len(top) > 1 {
-			verb = "meet"
-		}
-		return fmt.Sprintf("**%s %s every requirement measured here** (%d; costs not counted).", strings.Join(top, ", "), verb, len(met))
+		return fmt.Sprintf("No strategy is shown to meet any of the %d requirements %s here.", decided, scope) + tail
+	case most == decided:
+		return fmt.Sprintf("**%s %s every requirement %s here** (%d; costs not counted).", strings.Join(top, ", "), verb, scope, decided) + tail
 	}
-	return fmt.Sprintf("No strategy meets every requirement measured here: %s %s %d of the %d.",
-		strings.Join(top, ", "), map[bool]string{true: "meet", false: "meets"}[len(top) > 1], most, len(met))
+	line := fmt.Sprintf("No strategy meets every requirement %s here: %s %s %d of the %d", scope, strings.Join(top, ", "), verb, most, decided)
+	if len(top) == 1 {
+		var missed []string
+		for _, r := range rows {
+			if !r.undecided && !slices.Contains(r.names, top[0]) {
+				missed = append(missed, r.need)
+			}
+		}
+		if len(missed) <= 3 {
+			line += " (not: " + strings.Join(missed, "; ") + ")"
+		}
+	}
+	return line + "." + tail
 }
 
 // alikeOutside returns, for each strategy of meet, the ranked strategies outside meet that

@@ -335,19 +335,25 @@ func TestFindingsContentionEfficiencyWithinThroughput(t *testing.T) {
 }
 
 // TestPickSummary: the line above "Which to pick" is computed from the rows: the strategies
-// that meet every requirement, or the ones that meet the most.
+// that meet every requirement, or the ones that meet the most and what they miss; an
+// undecided requirement counts for and against no strategy.
 func TestPickSummary(t *testing.T) {
+	dec := func(names ...string) pickLine { return pickLine{need: "need " + strings.Join(names, "+"), names: names} }
+	und := pickLine{need: "noisy", undecided: true}
 	for _, c := range []struct {
-		met  [][]string
+		rows []pickLine
 		want string
 	}{
-		{[][]string{{"cmdbuffer", "hybrid"}, {"cmdbuffer"}, {"versioned", "cmdbuffer"}}, "**cmdbuffer meets every requirement measured here** (3; costs not counted)."},
-		{[][]string{{"b", "a"}, {"a", "b"}}, "**a, b meet every requirement measured here** (2; costs not counted)."},
-		{[][]string{{"cmdbuffer"}, {"versioned"}, {"versioned", "hybrid"}}, "No strategy meets every requirement measured here: versioned meets 2 of the 3."},
-		{[][]string{{}, {}}, "No strategy is shown to meet any of the 2 requirements measured here."},
+		{[]pickLine{dec("cmdbuffer", "hybrid"), dec("cmdbuffer"), dec("versioned", "cmdbuffer")}, "**cmdbuffer meets every requirement measured here** (3; costs not counted)."},
+		{[]pickLine{dec("b", "a"), dec("a", "b")}, "**a, b meet every requirement measured here** (2; costs not counted)."},
+		{[]pickLine{dec("cmdbuffer"), dec("versioned"), dec("versioned", "hybrid")}, "No strategy meets every requirement measured here: versioned meets 2 of the 3 (not: need cmdbuffer)."},
+		{[]pickLine{dec("a"), dec("b"), dec("a", "b")}, "No strategy meets every requirement measured here: a, b meet 2 of the 3."},
+		{[]pickLine{dec(), dec()}, "No strategy is shown to meet any of the 2 requirements measured here."},
+		{[]pickLine{dec("hybrid"), und, dec("hybrid", "cmdbuffer")}, "**hybrid meets every requirement decided here** (2; costs not counted). 1 more requirement undecided: noise hid the differences (repeat on a quiet machine, or raise -count)."},
+		{[]pickLine{und, und}, "No requirement is decided in this run: noise hid the differences of all 2 (repeat on a quiet machine, or raise -count)."},
 	} {
-		if got := pickSummary(c.met); got != c.want {
-			t.Errorf("pickSummary(%v) = %q, want %q", c.met, got, c.want)
+		if got := pickSummary(c.rows); got != c.want {
+			t.Errorf("pickSummary(%v) = %q, want %q", c.rows, got, c.want)
 		}
 	}
 }
