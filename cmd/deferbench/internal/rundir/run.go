@@ -14,6 +14,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -70,6 +71,9 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 			how = "-quick's count " + strconv.Itoa(opt.Count)
 		}
 		fmt.Fprintf(e.stderr, "deferbench: warning: %s is below %d: benchstat needs at least %d repetitions for a confidence interval; the medians will have none\n", how, minCICount, minCICount)
+	}
+	if w := storagesIgnored(opt); w != "" {
+		fmt.Fprintf(e.stderr, "deferbench: warning: %s\n", w)
 	}
 	benchPath, envPath := filepath.Join(out, "bench.txt"), filepath.Join(out, "env.json")
 
@@ -284,4 +288,30 @@ func runShape(total, count int) string {
 		return fmt.Sprintf("%d %ss", k, what)
 	}
 	return n(total/count, "benchmark") + " × " + n(count, "repetition")
+}
+
+// storagesIgnored returns a warning when -storages was given but no planned case depends on
+// the world's storage (the scenarios run are all storage-free, like Stage): the flag then
+// changes nothing, which the user should hear. "" otherwise.
+func storagesIgnored(opt harness.Options) string {
+	if opt.Storages == nil {
+		return ""
+	}
+	for _, c := range opt.Cases {
+		if c.Storage != "" {
+			return ""
+		}
+	}
+	var st []string
+	for _, s := range opt.Storages {
+		st = append(st, s.String())
+	}
+	var dep []string // the scenarios that have storage variants, from the whole table
+	for _, c := range harness.Plan(harness.Scenarios, harness.Strategies, opt.Quick, opt.Procs) {
+		if c.Storage != "" && !slices.Contains(dep, c.Scenario) {
+			dep = append(dep, c.Scenario)
+		}
+	}
+	return fmt.Sprintf("-storages %s changes nothing: none of the scenarios run (%s) depends on the world's storage; those that do: %s",
+		strings.Join(st, ","), strings.Join(names(opt.Scenarios, func(s harness.Scenario) string { return s.Name }), ", "), strings.Join(dep, ", "))
 }

@@ -1,0 +1,38 @@
+package rundir
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+	"github.com/deferbench/deferbench/ecs"
+)
+
+// TestStoragesIgnoredWarns: -storages over scenarios none of which depends on the world's
+// storage is named as changing nothing, with the scenarios that do; with one that does, or
+// without -storages, nothing is said.
+func TestStoragesIgnoredWarns(t *testing.T) {
+	plan := func(scenarios []string, storages []ecs.Storage) harness.Options {
+		sc, err := harness.SelectScenarios(scenarios)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := harness.SelectStrategies([]string{"cmdbuffer"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return harness.Options{Scenarios: sc, Strategies: st, Quick: true, Count: 1, Storages: storages}.Planned()
+	}
+	w := storagesIgnored(plan([]string{"Stage", "Contention"}, []ecs.Storage{ecs.Archetypes}))
+	for _, want := range []string{"-storages archetypes changes nothing", "(Stage, Contention)", "StageApply", "Structural"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warning %q lacks %q", w, want)
+		}
+	}
+	if w := storagesIgnored(plan([]string{"Stage", "StageApply"}, []ecs.Storage{ecs.Archetypes})); w != "" {
+		t.Errorf("StageApply runs on archetypes, yet: %q", w)
+	}
+	if w := storagesIgnored(plan([]string{"Stage"}, nil)); w != "" {
+		t.Errorf("no -storages, yet: %q", w)
+	}
+}
