@@ -263,6 +263,11 @@ func PlotWith(rs []*benchfmt.Result, dir string, opt PlotOptions) ([]string, err
 			}
 		}
 	}
+	if len(files) == 0 {
+		// Nothing to draw (a counted-only run: the charts draw timed units): no empty
+		// plots/ left behind. Remove takes only an empty directory.
+		_ = os.Remove(dir)
+	}
 	return files, nil
 }
 

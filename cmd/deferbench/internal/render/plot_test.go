@@ -201,3 +201,18 @@ func TestPlotPerStorage(t *testing.T) {
 		t.Errorf("Plot wrote a per-storage chart for Stage, which has no storage rows: %v", names)
 	}
 }
+
+// TestPlotCountedOnlyLeavesNoDirectory: results with no timed metric (a counted-only run)
+// draw no chart and leave no empty plots/ behind.
+func TestPlotCountedOnlyLeavesNoDirectory(t *testing.T) {
+	rs := parse(t, "BenchmarkStage/strategy=cmdbuffer/cmd=typed-1 400000 60.6 instr/op\n"+
+		"BenchmarkStage/strategy=hybrid/cmd=typed-1 400000 60.6 instr/op\n")
+	dir := filepath.Join(t.TempDir(), "plots")
+	files, err := Plot(rs, dir)
+	if err != nil || len(files) != 0 {
+		t.Fatalf("Plot = %v, %v; want no files, no error", files, err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("plots/ left behind: %v", err)
+	}
+}

@@ -91,9 +91,17 @@ func Rebuild(arg string, stderr io.Writer) error {
 	if plotErr != nil {
 		return render.PlotsError("report: rebuilt summary.json and report.md (without charts), not plots/", filepath.Join(dir, "plots"), plotErr)
 	}
-	fmt.Fprintf(stderr, "deferbench: report: rebuilt summary.json, report.md and plots/ in %s from %d results\n", dir, len(rs))
+	what := "summary.json, report.md and plots/"
+	if _, err := os.Stat(filepath.Join(dir, "plots")); err != nil {
+		what = "summary.json and report.md (no charts: " + noChartsWhy + ")"
+	}
+	fmt.Fprintf(stderr, "deferbench: report: rebuilt %s in %s from %d results\n", what, dir, len(rs))
 	return nil
 }
+
+// noChartsWhy says why results drew no chart: the charts draw the scenarios' timed metrics,
+// and results counted only (deferbench run -measure instructions) hold none.
+const noChartsWhy = "no chart applies to these results; the charts draw the scenarios' timed metrics, which a counted-only run (-measure instructions) has none of"
 
 // Hold holds the existing results directory dir for rewriting its files, as the
 // command cmd: a directory a live run holds is a usage error saying to wait for it, and a
@@ -147,6 +155,10 @@ func Replot(arg string, stderr io.Writer) error {
 	files, err := render.PlotWith(rs, out, po)
 	if err != nil {
 		return render.PlotsError("plot", out, err)
+	}
+	if len(files) == 0 {
+		fmt.Fprintf(stderr, "deferbench: plot: no charts for %s: %s\n", dir, noChartsWhy)
+		return nil
 	}
 	fmt.Fprintf(stderr, "deferbench: %s (%s as SVG and PNG) in %s\n", results.Plural(len(files), "plot file"), results.Plural(len(files)/2, "chart"), out)
 	return nil
