@@ -210,7 +210,11 @@ func PlotWith(rs []*benchfmt.Result, dir string, opt PlotOptions) ([]string, err
 				if p == nil {
 					continue
 				}
-				p.Title.Text = title + logNote(logY) + clipNote(clipped) + flagged
+				var ss []results.Summary
+				for _, b := range bars {
+					ss = append(ss, b.s)
+				}
+				p.Title.Text = title + logNote(logY) + clipNote(clipped) + noCINote(ss) + flagged
 				p.Y.Label.Text = ch.YLabel
 				if def.OwnProcs {
 					p.X.Label.Text = "" // the scenario sets GOMAXPROCS itself
@@ -254,7 +258,13 @@ func PlotWith(rs []*benchfmt.Result, dir string, opt PlotOptions) ([]string, err
 						file = fmt.Sprintf("%s-%d", sname, g)
 						t = fmt.Sprintf("%s at GOMAXPROCS=%d%s", stitle, g, over(g))
 					}
-					p.Title.Text = t + logNote2(true, logY) + clipNote(clipped) + flagged
+					var ss []results.Summary
+					for _, pt := range spts {
+						if pt.n.Scenario == sc && pt.n.Procs == g {
+							ss = append(ss, pt.s)
+						}
+					}
+					p.Title.Text = t + logNote2(true, logY) + clipNote(clipped) + noCINote(ss) + flagged
 					p.Y.Label.Text = ch.YLabel
 					if err := save(p, file); err != nil {
 						return files, err
@@ -312,6 +322,17 @@ func clipNote(n int) string {
 		return " (▲: 1 interval cut at the axis)"
 	}
 	return fmt.Sprintf(" (▲: %d intervals cut at the axis)", n)
+}
+
+// noCINote says that some medians drawn have no interval: fewer than 6 repetitions (a -quick
+// run, a low -count), so a marker without a bar is no sign of a steady measurement.
+func noCINote(ss []results.Summary) string {
+	for _, s := range ss {
+		if s.NoCI {
+			return " (no 95% CI: fewer than 6 repetitions)"
+		}
+	}
+	return ""
 }
 
 // logNote2 names the log axes of a line chart: x is always logarithmic.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"golang.org/x/perf/benchfmt"
 )
@@ -214,5 +215,16 @@ func TestPlotCountedOnlyLeavesNoDirectory(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("plots/ left behind: %v", err)
+	}
+}
+
+// TestNoCINote: a chart of medians without intervals (fewer than 6 repetitions) says so in
+// its title; with intervals it says nothing.
+func TestNoCINote(t *testing.T) {
+	if got := noCINote([]results.Summary{{Median: 1, Lo: 0.9, Hi: 1.1}, {Median: 2, NoCI: true}}); !strings.Contains(got, "no 95% CI") {
+		t.Errorf("noCINote with a NoCI median = %q", got)
+	}
+	if got := noCINote([]results.Summary{{Median: 1, Lo: 0.9, Hi: 1.1}}); got != "" {
+		t.Errorf("noCINote with intervals = %q", got)
 	}
 }
