@@ -72,6 +72,9 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 		}
 		fmt.Fprintf(e.stderr, "deferbench: warning: %s is below %d: benchstat needs at least %d repetitions for a confidence interval; the medians will have none\n", how, minCICount, minCICount)
 	}
+	if w := longPlan(opt); w != "" {
+		fmt.Fprintf(e.stderr, "deferbench: warning: %s\n", w)
+	}
 	if w := storagesIgnored(opt); w != "" {
 		fmt.Fprintf(e.stderr, "deferbench: warning: %s\n", w)
 	}
@@ -314,4 +317,26 @@ func storagesIgnored(opt harness.Options) string {
 	}
 	return fmt.Sprintf("-storages %s changes nothing: none of the scenarios run (%s) depends on the world's storage; those that do: %s",
 		strings.Join(st, ","), strings.Join(names(opt.Scenarios, func(s harness.Scenario) string { return s.Name }), ", "), strings.Join(dep, ", "))
+}
+
+// longPlanFloor is the timed floor of a plan above which the run says, before it starts, how
+// long it takes at least.
+const longPlanFloor = time.Hour
+
+// longPlan returns a warning when the plan's timed floor — every benchmark driven to
+// -benchtime, -count times — passes longPlanFloor (a -benchtime of 10s over the default
+// suite, say), naming the product and the fix; "" otherwise. An iteration count (-benchtime
+// 1000x) gives no floor in time.
+func longPlan(opt harness.Options) string {
+	d := opt.Benchtime.D
+	if d <= 0 || opt.Benchtime.N > 0 {
+		return ""
+	}
+	n := float64(len(opt.Cases)) * float64(opt.Count)
+	floor := time.Duration(math.Min(n*float64(d), math.MaxInt64))
+	if floor < longPlanFloor {
+		return ""
+	}
+	return fmt.Sprintf("this plan takes at least %s: %d benchmarks × -count %d × -benchtime %s, before warm-up and the counts; Ctrl-C keeps what finished. Lower -benchtime or -count, or narrow -scenarios and -strategies",
+		floor.Round(time.Minute), len(opt.Cases), opt.Count, d)
 }

@@ -1,8 +1,10 @@
 package rundir
 
 import (
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
 	"github.com/deferbench/deferbench/ecs"
@@ -34,5 +36,33 @@ func TestStoragesIgnoredWarns(t *testing.T) {
 	}
 	if w := storagesIgnored(plan([]string{"Stage"}, nil)); w != "" {
 		t.Errorf("no -storages, yet: %q", w)
+	}
+}
+
+// TestLongPlanWarns: a plan whose timed floor passes an hour says how long at least, with
+// the product; a default-sized plan and an iteration-count benchtime say nothing.
+func TestLongPlanWarns(t *testing.T) {
+	sc, err := harness.SelectScenarios([]string{"Stage"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := harness.SelectStrategies([]string{"cmdbuffer", "hybrid"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := harness.Options{Scenarios: sc, Strategies: st, Count: 10}.Planned()
+	n := len(opt.Cases)
+	opt.Benchtime = harness.Benchtime{D: 2 * time.Hour}
+	w := longPlan(opt)
+	if !strings.Contains(w, "at least") || !strings.Contains(w, strconv.Itoa(n)+" benchmarks × -count 10 × -benchtime 2h0m0s") {
+		t.Errorf("2h benchtime: %q", w)
+	}
+	opt.Benchtime = harness.Benchtime{D: 50 * time.Millisecond}
+	if w := longPlan(opt); w != "" {
+		t.Errorf("50ms benchtime: %q", w)
+	}
+	opt.Benchtime = harness.Benchtime{N: 1 << 40}
+	if w := longPlan(opt); w != "" {
+		t.Errorf("iteration count: %q", w)
 	}
 }
