@@ -338,7 +338,9 @@ func TestFindingsContentionEfficiencyWithinThroughput(t *testing.T) {
 // that meet every requirement, or the ones that meet the most and what they miss; an
 // undecided requirement counts for and against no strategy.
 func TestPickSummary(t *testing.T) {
-	dec := func(names ...string) pickLine { return pickLine{need: "need " + strings.Join(names, "+"), names: names} }
+	dec := func(names ...string) pickLine {
+		return pickLine{need: "need " + strings.Join(names, "+"), names: names}
+	}
 	und := pickLine{need: "noisy", undecided: true}
 	for _, c := range []struct {
 		rows []pickLine
