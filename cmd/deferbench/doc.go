@@ -86,8 +86,10 @@
 //
 // Units are ns/op (total time / iterations, in floating point), B/op and allocs/op (also per
 // op, in floating point). The first repetition sizes each benchmark's iteration count as go
-// test does, ramping up to the benchtime; later repetitions run that count directly. The baseline strategy is the in-run lower bound: the same command
-// record appended to a preallocated slice.
+// test does, ramping up to the benchtime; later repetitions run that count directly. The baseline strategy is the in-run lower bound in Stage and
+// Contention (the same compact record appended to a preallocated slice) and in StageApply a
+// reference, not a bound: the commands applied one by one with deferral.Core.Apply, which a
+// strategy's batched commit can beat.
 //
 // -measure instructions counts instead of timing (docs/counts.md): every case that runs on one
 // goroutine is run in a child process (this executable's hidden count-child mode) under

@@ -223,8 +223,10 @@ func (a *applyWorld) command(k uint8, i int) deferral.Command {
 	}
 }
 
-// stageApplyBaseline is the lower bound: the same records appended to a preallocated slice and
-// applied in order with deferral.Core, the contract's shared apply step.
+// stageApplyBaseline is the reference, not a lower bound: the same commands appended as
+// deferral.Commands to a preallocated slice and applied one by one with deferral.Core.Apply,
+// the contract's shared apply step. A strategy's commit, which applies runs of compact records
+// and merges an entity's commands, can be cheaper.
 func stageApplyBaseline(b B, a *applyWorld, seq []uint8) error {
 	core := deferral.NewCore(a.w)
 	buf := make([]deferral.Command, 0, applyBatch)

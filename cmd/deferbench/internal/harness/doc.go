@@ -14,10 +14,11 @@
 //
 //	{Strategy: suite.Mine, Factory: mine.Factory},
 //
-// The baseline is the in-run lower bound, not a strategy: the record a recorder writes for
-// the same command appended to a preallocated slice — Stage and Contention the compact stream
-// record (bench.AppendSetFloor), StageApply a deferral.Command record applied with
-// deferral.Core — or the closure.
+// The baseline is not a strategy: the record a recorder writes for the same command appended
+// to a preallocated slice — in Stage and Contention the compact stream record
+// (bench.AppendSetFloor), the in-run lower bound; in StageApply a deferral.Command applied one
+// by one with deferral.Core, a reference that a strategy's batched commit can beat — or the
+// closure.
 //
 // # Names and units
 //

@@ -26,7 +26,7 @@ const (
 
 // The rows of the strategy table.
 var (
-	Baseline        = Strategy{Name: BaselineName, Description: "lower bound: append the record a recorder writes (Stage, Contention: the compact stream record of deferral.Set, bench.AppendSetFloor; StageApply: a deferral.Command, applied with deferral.Core) or the closure to a preallocated slice"}
+	Baseline        = Strategy{Name: BaselineName, Description: "append the record a recorder writes, or the closure, to a preallocated slice: in Stage and Contention the compact stream record of deferral.Set (bench.AppendSetFloor), the lower bound; in StageApply a deferral.Command applied one by one with deferral.Core, a reference a batched commit can beat"}
 	CmdBuffer       = Strategy{Name: "cmdbuffer", Description: "command buffers: per-recorder private buffers of typed POD records plus a closure tier; commit in (sort key, recorder, FIFO) order"}
 	LazyGuarded     = Strategy{Name: "lazyguarded", Description: "lazy guarded target: every staged command is a task on the target's mutex-guarded FIFO pipe; readers wait behind parked writes"}
 	LazyGuardedPass = Strategy{Name: "lazyguarded-pass", Description: "lazyguarded, but readers pass parked writes (stale reads, opt-in)"}
