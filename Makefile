@@ -30,8 +30,11 @@ fmt-check:
 	@files=$$(gofmt -l .); \
 	if [ -n "$$files" ]; then echo "gofmt needed on:"; echo "$$files"; exit 1; fi
 
+# vet, also for 32-bit ARM (GOARCH=arm), so that code or a test that does not build where int is
+# 32 bits (a constant such as 1 << 40 as an int) fails here, not only in make test-arm.
 vet:
 	$(GO) vet $(PKGS)
+	GOARCH=arm GOARM=7 $(GO) vet $(PKGS)
 
 test-go:
 	$(GO) test -race -short $(PKGS)

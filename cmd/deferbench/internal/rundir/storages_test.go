@@ -61,7 +61,7 @@ func TestLongPlanWarns(t *testing.T) {
 	if w := longPlan(opt); w != "" {
 		t.Errorf("50ms benchtime: %q", w)
 	}
-	opt.Benchtime = harness.Benchtime{N: 1 << 40}
+	opt.Benchtime = harness.Benchtime{N: 1 << 30}
 	if w := longPlan(opt); w != "" {
 		t.Errorf("iteration count: %q", w)
 	}
