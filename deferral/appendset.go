@@ -21,11 +21,8 @@ func AppendSet[T any](dst []uint64, e ecs.Entity, c ecs.Component[T], v T) []uin
 	}
 	dst = dst[:n+k]
 	p := unsafe.Pointer(&dst[n])
-	*(*uint64)(unsafe.Add(p, (k-1)*8)) = 0 // the value's padding; a Set of no value rewrites it
 	*(*recordHead)(p) = recordHead{uint32(VerbSet) | uint32(k-headWords)<<11 | uint32(c.ID())<<16, e}
-	if unsafe.Sizeof(v) > 0 { // p+16 is past the end for a value of no size
-		*(*T)(unsafe.Add(p, 16)) = v
-	}
+	putValue(p, v) // nothing for a value of no size: p+16 is past the end
 	return dst
 }
 

@@ -14,8 +14,9 @@ import (
 // placed in its final table, no move), advances *next and *off past what it applied, and
 // returns done and nil, or done and the create's *CommandError (the create and the records
 // after it stay pending). It returns done == false, having changed nothing, when the record
-// is not a create, no one-value record after it names its placeholder, or the placeholder is
-// not one this commit resolves (one by one, the records naming it are skipped): the caller
+// is not a create, no one-value record after it names its placeholder, the placeholder is
+// not one this commit resolves, or a create of this commit resolved it already (Apply
+// refuses the record) (one by one, the records naming it are skipped): the caller
 // applies the record one by one. The resolution, Report (Created, IgnoredCreates for a
 // culled create, Applied, NoopRemoves) and the validators' calls are those of one-by-one
 // application: the create's validators run once, and no record of the run can fail.
@@ -33,6 +34,9 @@ func (c *Core) applyCreateRun(at Pos, s *Stream, stop int, next, off *int) (done
 	owner, hi, _, isPh := ph.PlaceholderParts()
 	if !isPh || c.table(owner, hi) == nil {
 		return false, nil
+	}
+	if _, done := c.recorded(ph); done {
+		return false, nil // created twice: Apply refuses it
 	}
 	cmd := Command{Verb: VerbCreate, Entity: ph}
 	for i := headWords; i < k; i++ {

@@ -353,6 +353,9 @@ func (c *Core) applyRest(at Pos, cmd *Command) error {
 	w := c.world
 	switch cmd.Verb {
 	case VerbCreate:
+		if _, done := c.recorded(cmd.Entity); done {
+			return c.fail(at, cmd, errCreatedTwice)
+		}
 		e, err := w.Create(cmd.Bundle)
 		if err != nil {
 			if errors.Is(err, ecs.ErrInvalidValue) {
@@ -392,6 +395,13 @@ func (c *Core) applyRest(at Pos, cmd *Command) error {
 	c.report.Applied++
 	return nil
 }
+
+// errCreatedTwice is the error of a create record naming a placeholder that a create of this
+// commit already resolved (a hand-built record, Recorder.Stage, reusing a placeholder): it
+// would rebind the placeholder, so that the commands naming it before and after it named two
+// entities, and a replica replaying the commit (Replay, which resolves through the final
+// answers) could not follow.
+var errCreatedTwice = fmt.Errorf("create of a placeholder this commit already created or culled: %w", ErrInvalidCommand)
 
 // ApplyFunc runs a closure-tier command and records its receipt; an error it returns becomes a
 // *CommandError naming at. A nil fn fails as NilClosure does, wrapping ErrInvalidCommand.

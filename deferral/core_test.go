@@ -494,3 +494,44 @@ func TestReusedStreamRecordsAreClean(t *testing.T) {
 		t.Errorf("AppendSet wrote %x; the stream holds %x", w, s.Words()[:len(w)])
 	}
 }
+
+// padded has padding inside it: bytes 1–3 and 9–15, which a store of the value does not
+// write.
+type padded struct {
+	A uint8
+	B uint32
+	C uint8
+}
+
+// TestReusedStreamRecordsPadInside: a value with padding between or after its fields, staged
+// with Set or Add over words a dropped record used (or appended with AppendSet to a slice
+// whose spare capacity holds old words), carries zeros in its padding, as Component.Value's
+// Bundle does — not the dropped record's bytes, which ApplyValues would copy into the column
+// and World.Hash would see.
+func TestReusedStreamRecordsPadInside(t *testing.T) {
+	cp := ecs.NewComponent[padded]("clean.padded", nil)
+	c24 := ecs.NewComponent[[3]uint64]("clean.dirty", nil)
+	ones := [3]uint64{^uint64(0), ^uint64(0), ^uint64(0)}
+	var s deferral.Stream
+	r := deferral.NewCore(ecs.NewWorld()).NewRecorder(streamSink{&s})
+	e := ecs.NewPlaceholder(3, 4, 5)
+	for range 4 {
+		deferral.Set(r, e, c24, ones)
+	}
+	s.Drop(s.Len(), len(s.Words()))
+	v := padded{A: 1, B: 2, C: 3}
+	deferral.Set(r, e, cp, v)
+	deferral.Add(r, e, cp, v)
+	got := deferral.AppendCommands(&s, nil)
+	want := []deferral.Command{
+		{Verb: deferral.VerbSet, Entity: e, Bundle: cp.Value(v)},
+		{Verb: deferral.VerbAdd, Entity: e, Bundle: cp.Value(v)},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("padded values staged over dropped records decode to %+v; want %+v", got, want)
+	}
+	dirty := []uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
+	if w := deferral.AppendSet(dirty[:0], e, cp, v); !slices.Equal(w, s.Words()[:len(w)]) {
+		t.Errorf("AppendSet over old words wrote %x; the stream holds %x", w, s.Words()[:len(w)])
+	}
+}

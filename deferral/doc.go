@@ -48,6 +48,9 @@
 //	Add or Set of a value the component's
 //	  validator rejects                            error: *CommandError wrapping ecs.ErrInvalidValue
 //	Create with a value its validator rejects      culled: no entity, counted in Report.IgnoredCreates
+//	Create naming a placeholder that a create of
+//	  the same commit already created or culled
+//	  (a hand-built record, Recorder.Stage)        error: *CommandError wrapping ErrInvalidCommand
 //
 // A placeholder is never a dead handle: a Destroy naming one that does not resolve is skipped,
 // not ignored. A rejected value is an error for Add and Set but not for Create because dropping

@@ -234,7 +234,8 @@ type words3 struct{ a, b, c uint64 }
 
 // Stage stages a command record built by hand (the typed tier underneath the verbs). A
 // VerbCreate record staged this way carries its own placeholder, usually the zero Entity,
-// which nothing can name.
+// which nothing can name; one naming a placeholder that a create of the same commit already
+// created or culled fails at commit with a *CommandError wrapping ErrInvalidCommand.
 func (r *Recorder) Stage(cmd Command) {
 	switch cmd.Verb {
 	case VerbCreate, VerbDestroy, VerbAdd, VerbRemove, VerbSet:

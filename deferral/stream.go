@@ -429,14 +429,7 @@ func Set[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 		s.count++ // one read-modify-write
 		p := unsafe.Add(s.base, uintptr(n)*8)
 		*(*recordHead)(p) = recordHead{uint32(VerbSet) | uint32(k-headWords)<<11 | uint32(c.ID())<<16, e}
-		if unsafe.Sizeof(v)%8 != 0 {
-			// Zeros after the value, as Component.Value pads it: the words may still hold
-			// a dropped record's bytes.
-			*(*uint64)(unsafe.Add(p, 16+unsafe.Sizeof(v)&^7)) = 0
-		}
-		if unsafe.Sizeof(v) > 0 { // p+16 may be the end of the array
-			*(*T)(unsafe.Add(p, 16)) = v
-		}
+		putValue(p, v)
 		return
 	}
 	stageSlowSet(r, e, c, v)
@@ -452,17 +445,36 @@ func Add[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 		s.count++ // one read-modify-write
 		p := unsafe.Add(s.base, uintptr(n)*8)
 		*(*recordHead)(p) = recordHead{uint32(VerbAdd) | uint32(k-headWords)<<11 | uint32(c.ID())<<16, e}
-		if unsafe.Sizeof(v)%8 != 0 {
-			// Zeros after the value, as Component.Value pads it: the words may still hold
-			// a dropped record's bytes.
-			*(*uint64)(unsafe.Add(p, 16+unsafe.Sizeof(v)&^7)) = 0
-		}
-		if unsafe.Sizeof(v) > 0 { // p+16 may be the end of the array
-			*(*T)(unsafe.Add(p, 16)) = v
-		}
+		putValue(p, v)
 		return
 	}
 	stageSlowAdd(r, e, c, v)
+}
+
+// putValue writes v into the value words of the record at p, zero-padded to whole words as
+// Component.Value pads it. The words may still hold a dropped record's bytes, and a store of
+// v writes its fields, not the padding between them (struct{ A uint8; B uint32 } leaves bytes
+// 1–3 as they were), so every word is cleared first: for a value without padding the
+// compiler drops the clearing stores, which the value's own stores overwrite. A value of no
+// size writes nothing, and p+16 is not formed: it may be the end of the array.
+func putValue[T any](p unsafe.Pointer, v T) {
+	if unsafe.Sizeof(v) == 0 {
+		return
+	}
+	q := unsafe.Add(p, 16)
+	switch (unsafe.Sizeof(v) + 7) / 8 {
+	case 1:
+		*(*[1]uint64)(q) = [1]uint64{}
+	case 2:
+		*(*[2]uint64)(q) = [2]uint64{}
+	case 3:
+		*(*[3]uint64)(q) = [3]uint64{}
+	case 4:
+		*(*[4]uint64)(q) = [4]uint64{}
+	default:
+		*(*[5]uint64)(q) = [5]uint64{} // at most MaxInline (40) bytes: Set and Add test Inline first
+	}
+	*(*T)(q) = v
 }
 
 // stageSlowSet is Set out of line: the stream is full or held, or c is not inline (Value

@@ -264,8 +264,14 @@ func (b Bundle) With(o Bundle) Bundle {
 		b.data[int(base)+i] = o.data[i]
 	}
 	for i := range int(o.n) {
+		off := o.offs[i] + base
+		if off >= inlineWords {
+			// A value of no size after MaxInline bytes of values: it has no bytes, and an
+			// offset past data would index out of it; any word inside serves.
+			off = 0
+		}
 		b.ids[b.n] = o.ids[i]
-		b.offs[b.n] = o.offs[i] + base
+		b.offs[b.n] = off
 		b.n++
 	}
 	b.used += o.used

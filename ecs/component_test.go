@@ -176,3 +176,43 @@ func TestZeroAllocs(t *testing.T) {
 	}
 	_, _ = sink, sv
 }
+
+// TestBundleFullThenTag: a value of no size after MaxInline bytes of values (a tag added to
+// a full bundle, before or after the values) is a bundle like any other: Create, Add, Set,
+// Upsert and ValueOf take it on both storages. Its offset pointed one word past the values,
+// and every call that reads a value by its offset panicked with an index out of range.
+func TestBundleFullThenTag(t *testing.T) {
+	full := ecs.NewComponent[[ecs.MaxInline / 8]uint64]("ecs_test.fullW5", nil)
+	v := [ecs.MaxInline / 8]uint64{1, 2, 3, 4, 5}
+	for _, b := range []ecs.Bundle{
+		full.Value(v).With(avTag.Value(struct{}{})),
+		avTag.Value(struct{}{}).With(full.Value(v)),
+	} {
+		if got, ok := ecs.ValueOf(avTag, b); !ok || got != (struct{}{}) {
+			t.Errorf("ValueOf(tag) = %v, %v", got, ok)
+		}
+		if got, ok := ecs.ValueOf(full, b); !ok || got != v {
+			t.Errorf("ValueOf(full) = %v, %v", got, ok)
+		}
+		for _, s := range []ecs.Storage{ecs.Slots, ecs.Archetypes} {
+			w := ecs.NewWorld(ecs.WithStorage(s))
+			e := mustCreate(t, w, b)
+			if got, _ := full.Get(w, e); got != v || !avTag.Has(w, e) {
+				t.Errorf("%v: created %v, tag %v", s, got, avTag.Has(w, e))
+			}
+			if err := w.Set(e, b); err != nil {
+				t.Errorf("%v: Set: %v", s, err)
+			}
+			if err := w.Upsert(e, b); err != nil {
+				t.Errorf("%v: Upsert: %v", s, err)
+			}
+			e2 := mustCreate(t, w, ecs.Bundle{})
+			if err := w.Add(e2, b); err != nil {
+				t.Errorf("%v: Add: %v", s, err)
+			}
+			if got, _ := full.Get(w, e2); got != v || !avTag.Has(w, e2) {
+				t.Errorf("%v: added %v, tag %v", s, got, avTag.Has(w, e2))
+			}
+		}
+	}
+}

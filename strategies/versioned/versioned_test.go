@@ -455,3 +455,39 @@ func TestReadNil(t *testing.T) {
 		t.Fatalf("Read after the commit = %v, %d entities; want nil, 7", err, n)
 	}
 }
+
+// TestCreateTwiceIsRefused: a hand-built create record (Recorder.Stage) naming a placeholder
+// that a create of the same commit already created rebound the placeholder on the owner's
+// world, and the replay, which resolves through the commit's final answers, compared the
+// first create with the second's entity: Commit returned a *DivergenceError for a batch every
+// other strategy commits. Core now refuses such a record (ErrInvalidCommand), in the stream's
+// batched create path as one by one; the prefix before it is published and replayed in step,
+// and the placeholder keeps its first answer.
+func TestCreateTwiceIsRefused(t *testing.T) {
+	for _, st := range []ecs.Storage{ecs.Slots, ecs.Archetypes} {
+		w := ecs.NewWorld(ecs.WithStorage(st))
+		s := versioned.NewECS(w, versioned.Options{CheckDivergence: true})
+		r := s.NewRecorder()
+		p := r.Create(workload.Position.Value(workload.Vec2{X: 1}))
+		deferral.Set(r, p, workload.Position, workload.Vec2{X: 5})
+		r.Stage(deferral.Command{Verb: deferral.VerbCreate, Entity: p, Bundle: workload.Position.Value(workload.Vec2{X: 2})})
+		deferral.Set(r, p, workload.Position, workload.Vec2{X: 7})
+		err := s.Commit()
+		var ce *deferral.CommandError
+		var de *versioned.DivergenceError
+		if !errors.As(err, &ce) || !errors.Is(err, deferral.ErrInvalidCommand) || ce.Pos.Index != 2 || errors.As(err, &de) {
+			t.Fatalf("%v: Commit = %v; want a *CommandError at command 2 wrapping ErrInvalidCommand, no divergence", st, err)
+		}
+		e, err := s.Resolve(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := workload.Position.Get(w, e); v.X != 5 || w.Len() != 1 {
+			t.Errorf("%v: the placeholder's entity holds %v, %d entities; want X 5, 1 entity", st, v, w.Len())
+		}
+		wantInSync(t, s, st.String())
+		if n := s.Discard(); n != 2 {
+			t.Errorf("%v: Discard dropped %d; want the refused create and the set after it", st, n)
+		}
+	}
+}
