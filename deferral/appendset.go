@@ -21,8 +21,7 @@ func AppendSet[T any](dst []uint64, e ecs.Entity, c ecs.Component[T], v T) []uin
 	}
 	dst = dst[:n+k]
 	p := unsafe.Pointer(&dst[n])
-	*(*recordHead)(p) = recordHead{uint32(VerbSet) | uint32(k-headWords)<<11 | uint32(c.ID())<<16, e}
-	putValue(p, v) // nothing for a value of no size: p+16 is past the end
+	putRecord(p, recordHead{uint32(VerbSet) | uint32(k-headWords)<<11 | uint32(c.ID())<<16, e}, v)
 	return dst
 }
 

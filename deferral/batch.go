@@ -31,12 +31,16 @@ func (c *Core) applyCreateRun(at Pos, s *Stream, stop int, next, off *int) (done
 	if after := *(*recordHead)(unsafe.Add(p, k*8)); after.e != ph || after.h>>24 != formValue {
 		return false, nil
 	}
-	owner, hi, _, isPh := ph.PlaceholderParts()
-	if !isPh || c.table(owner, hi) == nil {
+	owner, hi, lo, isPh := ph.PlaceholderParts()
+	if !isPh {
 		return false, nil
 	}
-	if _, done := c.recorded(ph); done {
-		return false, nil // created twice: Apply refuses it
+	tab := c.table(owner, hi)
+	if tab == nil {
+		return false, nil
+	}
+	if rec := int(hi >> 16); rec < len(*tab) && int(lo) < len((*tab)[rec]) && (*tab)[rec][lo].state != resUnknown {
+		return false, nil // created twice (c.recorded): Apply refuses it
 	}
 	cmd := Command{Verb: VerbCreate, Entity: ph}
 	for i := headWords; i < k; i++ {

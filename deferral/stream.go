@@ -428,8 +428,7 @@ func Set[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 		s.n = n + k
 		s.count++ // one read-modify-write
 		p := unsafe.Add(s.base, uintptr(n)*8)
-		*(*recordHead)(p) = recordHead{uint32(VerbSet) | uint32(k-headWords)<<11 | uint32(c.ID())<<16, e}
-		putValue(p, v)
+		putRecord(p, recordHead{uint32(VerbSet) | uint32(k-headWords)<<11 | uint32(c.ID())<<16, e}, v)
 		return
 	}
 	stageSlowSet(r, e, c, v)
@@ -444,20 +443,20 @@ func Add[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 		s.n = n + k
 		s.count++ // one read-modify-write
 		p := unsafe.Add(s.base, uintptr(n)*8)
-		*(*recordHead)(p) = recordHead{uint32(VerbAdd) | uint32(k-headWords)<<11 | uint32(c.ID())<<16, e}
-		putValue(p, v)
+		putRecord(p, recordHead{uint32(VerbAdd) | uint32(k-headWords)<<11 | uint32(c.ID())<<16, e}, v)
 		return
 	}
 	stageSlowAdd(r, e, c, v)
 }
 
-// putValue writes v into the value words of the record at p, zero-padded to whole words as
-// Component.Value pads it. The words may still hold a dropped record's bytes, and a store of
+// putRecord writes the record of head h and value v at p: h, then v zero-padded to whole
+// words as Component.Value pads it. The words may still hold a dropped record's bytes, and a store of
 // v writes its fields, not the padding between them (struct{ A uint8; B uint32 } leaves bytes
 // 1–3 as they were), so every word is cleared first: for a value without padding the
 // compiler drops the clearing stores, which the value's own stores overwrite. A value of no
 // size writes nothing, and p+16 is not formed: it may be the end of the array.
-func putValue[T any](p unsafe.Pointer, v T) {
+func putRecord[T any](p unsafe.Pointer, h recordHead, v T) {
+	*(*recordHead)(p) = h
 	if unsafe.Sizeof(v) == 0 {
 		return
 	}

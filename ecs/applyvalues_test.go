@@ -133,3 +133,53 @@ func TestApplyValuesRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyValuesWrongLength: an Add or Set record whose value is shorter or longer than its
+// component (a hand-built stream) stops ApplyValues before it, on both storages, whether it
+// comes alone, after records of the right length (a run), or last in words: nothing is read
+// past the record (go test -race checks the pointers) and the entity keeps its value.
+func TestApplyValuesWrongLength(t *testing.T) {
+	for _, s := range []ecs.Storage{ecs.Slots, ecs.Archetypes} {
+		for _, c := range []struct {
+			id          ecs.ComponentID
+			words, have int // the component's words, the record's
+		}{{avW3.ID(), 3, 0}, {avW3.ID(), 3, 2}, {avW3.ID(), 3, 4}, {avV2.ID(), 2, 1}, {avU32.ID(), 1, 0}, {avTag.ID(), 0, 1}} {
+			for _, verb := range []uint32{ecs.RecordSet, ecs.RecordAdd} {
+				for _, before := range []int{0, 1, 3} { // right-length records on other entities first
+					w := ecs.NewWorld(ecs.WithStorage(s))
+					var es []ecs.Entity
+					for range before + 1 {
+						e := mustCreate(t, w, ecs.NewBundle(avV2.Value([2]uint64{2, 2}), avW3.Value([3]uint64{3, 3, 3}), avTag.Value(struct{}{})))
+						if err := w.Add(e, avU32.Value(1)); err != nil {
+							t.Fatal(err)
+						}
+						es = append(es, e)
+					}
+					var words []uint64
+					rec := func(e ecs.Entity, k int) {
+						r := make([]uint64, 2+k)
+						*(*uint32)(unsafe.Pointer(&r[0])) = verb | uint32(k*8)<<8 | uint32(c.id)<<16
+						*(*ecs.Entity)(unsafe.Add(unsafe.Pointer(&r[0]), 4)) = e
+						for j := 2; j < len(r); j++ {
+							r[j] = 7
+						}
+						words = append(words, r...)
+					}
+					for i := range before {
+						rec(es[i], c.words)
+					}
+					rec(es[before], c.have)
+					h := w.Hash()
+					got := w.ApplyValues(words[:len(words):len(words)], before+1)
+					if got.Records != before {
+						t.Errorf("%v: %d right-length records then a %d-word value of a %d-word component: applied %d records, want %d",
+							s, before, c.have, c.words, got.Records, before)
+					}
+					if before == 0 && w.Hash() != h {
+						t.Errorf("%v: a %d-word value of a %d-word component changed the world", s, c.have, c.words)
+					}
+				}
+			}
+		}
+	}
+}

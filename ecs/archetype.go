@@ -200,6 +200,9 @@ func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
 					r.Words = o
 					return r
 				}
+			case h&0xff00 != x.vlen: // an Add or Set whose value is not the component's size
+				r.Words = o
+				return r
 			case h&0xff == RecordSet:
 				if !x.archSet(s, unsafe.Add(p, 16)) {
 					r.Words = o

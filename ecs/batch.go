@@ -53,7 +53,7 @@ func (w *World) runOf(words []uint64, o, n int, e Entity, have Mask, mkCols bool
 			}
 			plain = w.hasCol &^ w.validated
 		}
-		if !w.raw[h>>16&0x3f].noPtrs || final&bit == 0 && (h&0xff == RecordSet || iter) {
+		if rc := &w.raw[h>>16&0x3f]; !rc.noPtrs || h&0xff00 != rc.vlen || final&bit == 0 && (h&0xff == RecordSet || iter) {
 			break
 		}
 		if w.validated&bit != 0 && (!mkCols || !w.cols[h>>16&0x3f].validAt(unsafe.Add(p, 16))) {

@@ -32,6 +32,10 @@ type rawColumn struct {
 	size     uintptr
 	validate bool
 	noPtrs   bool // pointer-free values: zero may clear them without the typed column
+	// vlen is byte 1 of the header of a one-value record of the component, in place: the
+	// value's size rounded up to whole words, in bytes (ApplyValues refuses a record of
+	// another length, which would read past its value).
+	vlen uint32
 }
 
 // zero clears slot's value of a pointer-free column (noPtrs), without an interface call.
@@ -108,7 +112,8 @@ type typedColumn[T any] struct {
 }
 
 func (c *typedColumn[T]) raw() rawColumn {
-	return rawColumn{base: unsafe.Pointer(unsafe.SliceData(c.data)), size: c.info.size, validate: c.valid != nil, noPtrs: c.info.noPtrs}
+	return rawColumn{base: unsafe.Pointer(unsafe.SliceData(c.data)), size: c.info.size, validate: c.valid != nil, noPtrs: c.info.noPtrs,
+		vlen: uint32(c.info.size+7) &^ 7 << 8}
 }
 
 func (c *typedColumn[T]) grow(slots int) {
@@ -164,6 +169,7 @@ type Writer struct {
 	// no validator and holds no pointers, acol when it exists.
 	aput, acol bool
 	id         ComponentID
+	vlen       uint32 // rawColumn.vlen
 }
 
 // Writer returns the writer of component id; see Writer. The World keeps it current as its
@@ -179,7 +185,7 @@ func (w *World) Writer(id ComponentID) *Writer {
 func (w *World) setWriter(id ComponentID) {
 	r, bit := &w.raw[id], Mask(1)<<id
 	put, zero := w.hasCol&bit != 0 && w.validated&bit == 0, w.hasCol&bit != 0 && r.noPtrs
-	w.writers[id] = Writer{w: w, base: r.base, size: r.size, bit: bit, id: id,
+	w.writers[id] = Writer{w: w, base: r.base, size: r.size, bit: bit, id: id, vlen: r.vlen,
 		put: put && w.arch == nil, zero: zero && w.arch == nil,
 		aput: put && r.noPtrs && w.arch != nil, acol: w.hasCol&bit != 0 && w.arch != nil}
 }
@@ -307,8 +313,10 @@ type ValueRun struct {
 // and go through a loop typed by the values' sizes. ApplyValues stops before the first record it cannot finish, so
 // that the caller takes the checked path for it: another verb or form, a placeholder, an
 // unknown component, a missing column, a validator, a Set of a component the entity lacks, a
-// structural change while a query iterates, or a Remove of a component holding pointers. It
-// never fails and never panics on records of that shape; words must hold whole records.
+// structural change while a query iterates, a Remove of a component holding pointers, or an
+// Add or Set whose value's length (byte 1) is not the component's size rounded up to whole
+// words (a hand-built record that would read past its value). It never fails and never panics
+// on records of that shape, and reads no word past a record's length or past words.
 func (w *World) ApplyValues(words []uint64, n int) (r ValueRun) {
 	if w.arch != nil {
 		return w.archApplyValues(words, n)
@@ -403,7 +411,7 @@ func (w *World) applyValues(words []uint64, n int, r *ValueRun) int {
 			if v == RecordAdd-RecordAdd {
 				m |= add
 			}
-			if m&x.bit == 0 {
+			if m&x.bit == 0 || h&0xff00 != x.vlen { // the record's value is the component's size
 				break
 			}
 			dst, src, sz := unsafe.Add(x.base, s*x.size), unsafe.Add(p, 16), x.size
