@@ -9,15 +9,17 @@ import (
 )
 
 // TestReferenceRunRebuildsIdentically: deferbench report on the checked-in reference run
-// writes the same report.md and summary.json it holds. The reference bench.txt predates the
-// capability lines, so its "Which to pick" comes from analysis's fallback table; this is
-// what keeps that table (and every rule of the report) from drifting unnoticed. A change
-// meant to alter report.md rebuilds the reference with deferbench report.
+// writes the same report.md and summary.json it holds, and so does it on testdata/legacy-run,
+// an older run whose bench.txt predates the capability lines, so that its "Which to pick"
+// comes from analysis's fallback table. This is what keeps that table (and every rule of the
+// report) from drifting unnoticed. A change meant to alter report.md rebuilds both with
+// deferbench report.
 func TestReferenceRunRebuildsIdentically(t *testing.T) {
 	ref, err := filepath.Glob("../../results/*-*-*/bench.txt")
 	if err != nil || len(ref) == 0 {
 		t.Skip("no reference run under results/ (a board runs the test binaries without the repository's results): skipped")
 	}
+	ref = append(ref, "testdata/legacy-run/bench.txt")
 	for _, bench := range ref {
 		src := filepath.Dir(bench)
 		dir := t.TempDir()
