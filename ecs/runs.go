@@ -91,13 +91,14 @@ func pairsOf[A any](w *World, words []uint64, o, lim, kA, k int, hA, hB uint32, 
 
 // pairAt returns the slot of the pair of records at p and q when their first words are a
 // and b (headWord: the headers and the world's id), they name one slot, and the entity is
-// live there at the records' generation; ok is false otherwise. A record's second word holds
+// live there at the records' generation (gens and slots: the world's liveGen, read once by
+// the caller); ok is false otherwise. A record's second word holds
 // the slot and the generation, so three word compares test both headers and the entity.
-func pairAt(w *World, p, q unsafe.Pointer, a, b uint64) (s uintptr, ok bool) {
+func pairAt(p, q unsafe.Pointer, a, b uint64, gens unsafe.Pointer, slots uintptr) (s uintptr, ok bool) {
 	e := (*Entity)(unsafe.Add(p, 4))
 	s = uintptr(e.slot)
 	return s, *(*uint64)(p) == a && *(*uint64)(q) == b && *(*uint64)(unsafe.Add(p, 8)) == *(*uint64)(unsafe.Add(q, 8)) &&
-		s < uintptr(len(w.liveGen)) && e.gen == *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.liveGen)), s*4))
+		s < slots && e.gen == *(*uint32)(unsafe.Add(gens, s*4))
 }
 
 // headWord returns the first word of a record with header h on an entity of world id, in the
@@ -113,15 +114,22 @@ func headWord(h, id uint32) uint64 {
 // entity lacking either component gets both when grow (both bits) allows, and ends the run
 // otherwise. It returns the word after the last pair it applied.
 func putPairs[A, B any](w *World, words []uint64, o, lim, kA, k int, hA, hB uint32, both, grow Mask, colA, colB unsafe.Pointer) int {
+	// Records of an A and a B have constant lengths (as in valueRun): a constant stride.
+	if kA != recordWords[A]() || k != kA+recordWords[B]() {
+		return o
+	}
+	kA, k = recordWords[A](), recordWords[A]()+recordWords[B]()
 	base, a, b := unsafe.Pointer(unsafe.SliceData(words)), headWord(hA, w.id), headWord(hB, w.id)
+	// The world's slices, read once (as in valueRun).
+	gens, slots, masks := unsafe.Pointer(unsafe.SliceData(w.liveGen)), uintptr(len(w.liveGen)), unsafe.Pointer(unsafe.SliceData(w.masks))
 	for ; o <= lim; o += k {
 		p := unsafe.Add(base, o*8)
 		q := unsafe.Add(p, kA*8)
-		s, ok := pairAt(w, p, q, a, b)
+		s, ok := pairAt(p, q, a, b, gens, slots)
 		if !ok {
 			break
 		}
-		mp := (*Mask)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.masks)), s*8))
+		mp := (*Mask)(unsafe.Add(masks, s*8))
 		if m := *mp; m&both != both {
 			if grow == 0 {
 				break
@@ -137,13 +145,20 @@ func putPairs[A, B any](w *World, words []uint64, o, lim, kA, k int, hA, hB uint
 // removePairs is applyPairs' loop for Removes: as putPairs, with zeros moved and both bits
 // dropped; an entity lacking either component ends the run.
 func removePairs[A, B any](w *World, words []uint64, o, lim, kA, k int, hA, hB uint32, both Mask, colA, colB unsafe.Pointer) int {
+	// A Remove record is its two words (a hand-built one that carries a value is left to
+	// applyValues): a constant stride.
+	if kA != 2 || k != 4 {
+		return o
+	}
+	kA, k = 2, 4
 	base, a, b := unsafe.Pointer(unsafe.SliceData(words)), headWord(hA, w.id), headWord(hB, w.id)
+	gens, slots, masks := unsafe.Pointer(unsafe.SliceData(w.liveGen)), uintptr(len(w.liveGen)), unsafe.Pointer(unsafe.SliceData(w.masks))
 	for ; o <= lim; o += k {
-		s, ok := pairAt(w, unsafe.Add(base, o*8), unsafe.Add(base, (o+kA)*8), a, b)
+		s, ok := pairAt(unsafe.Add(base, o*8), unsafe.Add(base, (o+kA)*8), a, b, gens, slots)
 		if !ok {
 			break
 		}
-		mp := (*Mask)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(w.masks)), s*8))
+		mp := (*Mask)(unsafe.Add(masks, s*8))
 		m := *mp
 		if m&both != both {
 			break
@@ -160,6 +175,12 @@ func removePairs[A, B any](w *World, words []uint64, o, lim, kA, k int, hA, hB u
 // gets it when grow (its bit) allows, and ends the run otherwise. It returns the word after
 // the last record it applied.
 func valueRun[T any](w *World, words []uint64, o, lim, k int, h uint32, bit, grow Mask, col unsafe.Pointer) int {
+	// A record of a T is 2 + T's words long (ApplyValues takes no Add or Set whose length is
+	// not its component's): a constant stride, which frees a register in the loop.
+	if k != recordWords[T]() {
+		return o
+	}
+	k = recordWords[T]()
 	base, hw := unsafe.Pointer(unsafe.SliceData(words)), headWord(h, w.id)
 	// The world's slices, read once: the loop writes masks' elements and the column, never
 	// the slice headers, which the compiler would otherwise reload after every store.
@@ -181,3 +202,7 @@ func valueRun[T any](w *World, words []uint64, o, lim, k int, h uint32, bit, gro
 	}
 	return o
 }
+
+// recordWords returns the length in words of a one-value record of a T: the two words of
+// header and entity, and T's bytes rounded up to whole words.
+func recordWords[T any]() int { return 2 + int((unsafe.Sizeof(*new(T))+7)/8) }
