@@ -11,6 +11,7 @@
 #
 #   scripts/count-functions.sh set-commit-generic
 #   N1=200000 N2=400000 TOP=20 scripts/count-functions.sh addremove-versioned
+#   PGO=/tmp/set.pgo scripts/count-functions.sh set-stage-generic   (see count-instr.sh)
 #
 # N1 and N2 default to 400000 and 800000 (as count-instr.sh), TOP to 12 functions.
 set -euo pipefail
@@ -35,10 +36,18 @@ for t in valgrind cg_diff cg_annotate; do
 	}
 done
 
+pgo=off
+if [ -n "${PGO:-}" ]; then # as count-instr.sh: a build with profile-guided optimisation
+	if [ ! -f "$PGO" ]; then
+		echo "count-functions: PGO=$PGO: no such file; write one with instrcount -cpuprofile FILE WORKLOAD N" >&2
+		exit 2
+	fi
+	pgo=$(realpath "$PGO")
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bin="$tmp/instrcount"
-(cd cmd/deferbench && go build -o "$bin" ./internal/instrcount)
+(cd cmd/deferbench && go build -pgo="$pgo" -o "$bin" ./internal/instrcount)
 if ! "$bin" -list | awk '{print $1}' | grep -qx -- "$1"; then
 	echo "count-functions: unknown workload \"$1\": scripts/count-instr.sh -list names them" >&2
 	exit 2

@@ -12,6 +12,9 @@
 #   scripts/count-instr.sh set-stage ...    the named ones
 #   N1=200000 N2=400000 scripts/count-instr.sh query-ecs
 #   scripts/count-instr.sh -list            what each workload counts as one op
+#   PGO=/tmp/set.pgo scripts/count-instr.sh set-stage-generic
+#                                            a build with profile-guided optimisation: the
+#                                            profile from instrcount -cpuprofile (docs/counts.md)
 #
 # N1 and N2 default to 400000 and 800000 (multiples of 400: the add/remove workloads run
 # whole rounds of 400 component operations).
@@ -26,10 +29,18 @@ if ! [[ $N1 =~ ^[0-9]+$ && $N2 =~ ^[0-9]+$ ]] || [ "$N1" -lt 1 ] || [ "$N2" -le 
 	exit 2
 fi
 
+pgo=off
+if [ -n "${PGO:-}" ]; then
+	if [ ! -f "$PGO" ]; then
+		echo "count-instr: PGO=$PGO: no such file; write one with instrcount -cpuprofile FILE WORKLOAD N" >&2
+		exit 2
+	fi
+	pgo=$(realpath "$PGO")
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bin="$tmp/instrcount"
-(cd cmd/deferbench && go build -o "$bin" ./internal/instrcount)
+(cd cmd/deferbench && go build -pgo="$pgo" -o "$bin" ./internal/instrcount)
 
 if [ "${1:-}" = "-list" ]; then
 	"$bin" -list

@@ -5,6 +5,7 @@
 //	instrcount -list
 //	instrcount -count [-n1 N1] [-n2 N2] [WORKLOAD...]
 //	instrcount -bench COUNT WORKLOAD...
+//	instrcount -cpuprofile FILE WORKLOAD N
 //
 // Every workload does the same setup and warm-up whatever N, then N operations; what one
 // operation is depends on the workload (-list says).
@@ -20,6 +21,11 @@
 // unknown workload or a bad count is one line on stderr and exit status 2; no valgrind, or a
 // child that fails, exit status 1.
 //
+// -cpuprofile runs WORKLOAD N times under the CPU profiler and writes the profile to FILE: a
+// profile for profile-guided optimisation (go build -pgo=FILE), with which the compiler
+// inlines hot calls its default budget refuses, such as deferral.Set's (scripts/count-instr.sh
+// counts such a build with PGO=FILE).
+//
 // -bench times the named workloads instead, COUNT rounds of each in turn (interleaved, so
 // that a change in the machine's load lands on all of them), with testing.Benchmark, and
 // prints one line in the Go benchmark format per workload and round
@@ -29,7 +35,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"testing"
@@ -80,6 +88,9 @@ func main() {
 	}
 	if len(os.Args) >= 2 && os.Args[1] == "-count" {
 		os.Exit(countMain(os.Args[2:], os.Stdout, os.Stderr))
+	}
+	if len(os.Args) >= 2 && os.Args[1] == "-cpuprofile" {
+		os.Exit(profileMain(os.Args[2:], os.Stderr))
 	}
 	if len(os.Args) >= 4 && os.Args[1] == "-bench" {
 		bench(os.Args[2], os.Args[3:])
@@ -497,4 +508,44 @@ func setCommitGeneric(s ecs.Storage) func() func(int) {
 		run(4 * 256)
 		return run
 	}
+}
+
+// profileMain is instrcount -cpuprofile FILE WORKLOAD N: the workload's N operations (after
+// its setup) under the CPU profiler, written to FILE. It returns the exit status: 2 for bad
+// arguments, 1 when FILE cannot be written.
+func profileMain(args []string, stderr io.Writer) int {
+	if len(args) != 3 {
+		fmt.Fprintln(stderr, "usage: instrcount -cpuprofile FILE WORKLOAD N")
+		return 2
+	}
+	w, ok := workloads[args[1]]
+	if !ok {
+		fmt.Fprintf(stderr, "instrcount: unknown workload %q: instrcount -list names them\n", args[1])
+		return 2
+	}
+	n, err := strconv.Atoi(args[2])
+	if err != nil || n < 1 {
+		fmt.Fprintf(stderr, "instrcount: N %q: want a whole number ≥ 1\n", args[2])
+		return 2
+	}
+	loop := w.run()
+	f, err := os.Create(args[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "instrcount: -cpuprofile: %v\n", err)
+		return 1
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		os.Remove(args[0])
+		fmt.Fprintf(stderr, "instrcount: -cpuprofile: %v\n", err)
+		return 1
+	}
+	loop(n)
+	pprof.StopCPUProfile()
+	if err := f.Close(); err != nil {
+		os.Remove(args[0])
+		fmt.Fprintf(stderr, "instrcount: -cpuprofile %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
 }
