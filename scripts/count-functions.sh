@@ -36,18 +36,10 @@ for t in valgrind cg_diff cg_annotate; do
 	}
 done
 
-pgo=off
-if [ -n "${PGO:-}" ]; then # as count-instr.sh: a build with profile-guided optimisation
-	if [ ! -f "$PGO" ]; then
-		echo "count-functions: PGO=$PGO: no such file; write one with instrcount -cpuprofile FILE WORKLOAD N" >&2
-		exit 2
-	fi
-	pgo=$(realpath "$PGO")
-fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bin="$tmp/instrcount"
-(cd cmd/deferbench && go build -pgo="$pgo" -o "$bin" ./internal/instrcount)
+scripts/build-instrcount.sh count-functions "$bin"
 if ! "$bin" -list | awk '{print $1}' | grep -qx -- "$1"; then
 	echo "count-functions: unknown workload \"$1\": scripts/count-instr.sh -list names them" >&2
 	exit 2

@@ -29,18 +29,10 @@ if ! [[ $N1 =~ ^[0-9]+$ && $N2 =~ ^[0-9]+$ ]] || [ "$N1" -lt 1 ] || [ "$N2" -le 
 	exit 2
 fi
 
-pgo=off
-if [ -n "${PGO:-}" ]; then
-	if [ ! -f "$PGO" ]; then
-		echo "count-instr: PGO=$PGO: no such file; write one with instrcount -cpuprofile FILE WORKLOAD N" >&2
-		exit 2
-	fi
-	pgo=$(realpath "$PGO")
-fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bin="$tmp/instrcount"
-(cd cmd/deferbench && go build -pgo="$pgo" -o "$bin" ./internal/instrcount)
+scripts/build-instrcount.sh count-instr "$bin"
 
 if [ "${1:-}" = "-list" ]; then
 	"$bin" -list
