@@ -39,8 +39,8 @@ func (c *Core) applyCreateRun(at Pos, s *Stream, stop int, next, off *int) (done
 	if tab == nil {
 		return false, nil
 	}
-	if rec := int(hi >> 16); rec < len(*tab) && int(lo) < len((*tab)[rec]) && (*tab)[rec][lo].state != resUnknown {
-		return false, nil // created twice (c.recorded): Apply refuses it
+	if _, done := tableEntry(tab, hi, lo); done {
+		return false, nil // created twice: Apply refuses it
 	}
 	cmd := Command{Verb: VerbCreate, Entity: ph}
 	for i := headWords; i < k; i++ {

@@ -78,7 +78,13 @@ func (c *Core) recorded(p ecs.Entity) (r resolution, ok bool) {
 	if !isPh {
 		return r, false
 	}
-	rec, tab := int(hi>>16), c.table(owner, hi)
+	return tableEntry(c.table(owner, hi), hi, lo)
+}
+
+// tableEntry returns the resolution table tab (nil: none) holds for the placeholder whose
+// parts are hi and lo, and whether one was recorded there (created or culled).
+func tableEntry(tab *[][]resolution, hi, lo uint32) (r resolution, ok bool) {
+	rec := int(hi >> 16)
 	if tab == nil || rec >= len(*tab) || int(lo) >= len((*tab)[rec]) {
 		return r, false
 	}
