@@ -137,7 +137,7 @@ func PlotWith(rs []*benchfmt.Result, dir string, opt PlotOptions) ([]string, err
 		}
 		names[name] = true
 		for _, ext := range []string{"svg", "png"} {
-			b, err := render(p, 20*vg.Centimeter, 12*vg.Centimeter, ext)
+			b, err := render(p, chartWidth(p), 12*vg.Centimeter, ext)
 			if err != nil {
 				return fmt.Errorf("plot %s: %w", name, err)
 			}

@@ -10,6 +10,8 @@ import (
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"golang.org/x/perf/benchfmt"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 )
 
 // runFixture is the results of a run of every scenario as `deferbench run` names them: two
@@ -226,5 +228,30 @@ func TestNoCINote(t *testing.T) {
 	}
 	if got := noCINote([]results.Summary{{Median: 1, Lo: 0.9, Hi: 1.1}}); got != "" {
 		t.Errorf("noCINote with intervals = %q", got)
+	}
+}
+
+// TestChartWidthFitsLabels: a chart whose category labels would overlap at 20 cm is drawn
+// wider, enough for each label and a gap, and never past 80 cm; a chart with few short
+// labels stays 20 cm.
+func TestChartWidthFitsLabels(t *testing.T) {
+	few := plot.New()
+	few.NominalX("a", "b")
+	if w := chartWidth(few); w != 20*vg.Centimeter {
+		t.Errorf("two short labels: width %v, want 20 cm", w)
+	}
+	labels := []string{"mix=homogeneous", "mix=roundrobin8", "mix=shuffled8", "mix=addremove2x100",
+		"mix=homogeneous\nstorage=archetypes", "mix=roundrobin8\nstorage=archetypes", "mix=shuffled8\nstorage=archetypes", "mix=addremove2x100\nstorage=archetypes"}
+	many := plot.New()
+	many.NominalX(labels...)
+	w := chartWidth(many)
+	widest := many.X.Tick.Label.Width("mix=addremove2x100")
+	if per := (w - 8*vg.Centimeter) / vg.Length(len(labels)); per < widest {
+		t.Errorf("8 StageApply labels: width %v leaves %v a category, want at least the widest label %v", w, per, widest)
+	}
+	huge := plot.New()
+	huge.NominalX(slices.Repeat(labels, 20)...)
+	if w := chartWidth(huge); w != 80*vg.Centimeter {
+		t.Errorf("160 labels: width %v, want the 80 cm cap", w)
 	}
 }

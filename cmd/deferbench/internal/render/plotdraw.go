@@ -375,6 +375,24 @@ func newPlot() *plot.Plot {
 	return p
 }
 
+// chartWidth returns the width p is drawn at: 20 cm, or wider where the labels of a nominal x
+// axis (one per category) would overlap at 20 cm: each category then gets its widest label
+// line and a gap, beside about 8 cm of y axis and legend, up to 80 cm (past that the labels
+// overlap again rather than the image growing without bound). Before this the 8 categories of
+// StageApply (mix=… with storage=archetypes below) ran into each other.
+func chartWidth(p *plot.Plot) vg.Length {
+	const side, gap, most = 8 * vg.Centimeter, 0.5 * vg.Centimeter, 80 * vg.Centimeter
+	ticks, ok := p.X.Tick.Marker.(plot.ConstantTicks)
+	if !ok || len(ticks) == 0 {
+		return 20 * vg.Centimeter
+	}
+	widest := vg.Length(0)
+	for _, t := range ticks {
+		widest = max(widest, p.X.Tick.Label.Width(t.Label))
+	}
+	return min(max(20*vg.Centimeter, side+vg.Length(len(ticks))*(widest+gap)), most)
+}
+
 // render draws p on a w×h canvas in format ext with a margin, the legend in a column right of
 // the plot (so it never covers the data) and a white background.
 func render(p *plot.Plot, w, h vg.Length, ext string) ([]byte, error) {
