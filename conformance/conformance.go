@@ -25,11 +25,6 @@ type Factory = deferral.Factory
 // failure whose seed a subtest logged.
 const SeedEnv = "DEFERBENCH_CONFORMANCE_SEED"
 
-// Timeout is how long one subtest may run before its watchdog fails it. A strategy whose
-// commit or recorder blocks fails with this message and the goroutine stacks instead of
-// hanging the test binary.
-var Timeout = 2 * time.Minute
-
 // Test runs the conformance suite against the strategies f makes: one subtest per row of the
 // deferral contract, each on a fresh World and strategy. Run it under -race: several subtests
 // stage from several goroutines.
@@ -332,32 +327,6 @@ func (c *checkT) Skip(args ...any) {
 }
 
 func (c *checkT) SkipNow() { c.Skip() }
-
-// runCheck runs c on its own goroutine with a fresh fixture and waits for it, at most
-// timeout. It reports a panic of the strategy as a failure, not a crash.
-func runCheck(t testing.TB, f Factory, c check, seed uint64, timeout time.Duration) {
-	t.Helper()
-	ct := &checkT{TB: t}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		x := newFixture(ct, f, seed, c.storage)
-		x.v = c.v
-		defer x.finish()
-		defer x.recoverPanic("check")
-		c.fn(x)
-	}()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case <-done:
-	case <-timer.C:
-		buf := make([]byte, 1<<20)
-		buf = buf[:runtime.Stack(buf, true)]
-		t.Errorf("%s: did not finish within %v (a commit, recorder or frame blocked?); goroutines:\n%s", c.name, timeout, buf)
-		ct.expire()
-	}
-}
 
 // fixture is one subtest's state: the check's TB, a fresh World and strategy, and every
 // strategy the check made (closed at the end).

@@ -58,6 +58,7 @@ const (
 	InvalidRecordNoop      // a zero command record is consumed as a no-op instead of failing
 	DroppedNotPending      // Pending leaves out the commands staged after Close (dropped, not stored)
 	ClaimBatching          // declares BatchesPerEntity while applying one command at a time
+	SpinCommit             // Commit spins forever on the CPU (never yields, never returns)
 )
 
 // instances numbers strategies for RotateRecorders.
@@ -281,6 +282,9 @@ func (s *Strategy) Commit() error {
 	switch s.bug {
 	case HangCommit:
 		select {}
+	case SpinCommit:
+		for spin := 0; ; spin++ {
+		}
 	case PanicCommit:
 		panic("reference: commit panics on purpose")
 	}

@@ -1,0 +1,95 @@
+package conformance
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Timeout is how long one subtest may run before its watchdog fails it (rows take
+// milliseconds; the slowest about 2 s under -race on a loaded 2-core machine). A strategy
+// whose Commit, Discard, Flush, Publish or recorder does not return fails the row with a
+// message naming it and the goroutine stacks; the row's goroutine is left behind (Go cannot
+// stop a goroutine) and the suite goes on with the next row. Near the test binary's deadline
+// (go test -timeout) a row gets less: an eighth of the time left before a reserve of
+// [DeadlineReserve], so that however many rows block, the binary reports every row before go
+// test kills it; a row started inside the reserve fails at once, saying so.
+var Timeout = 20 * time.Second
+
+// DeadlineReserve is the time before the test binary's deadline that no row's watchdog
+// reaches into: what the rest of the binary needs to report.
+var DeadlineReserve = 15 * time.Second
+
+// stackLimit bounds the goroutine dump of a row that did not finish, in bytes.
+const stackLimit = 64 << 10
+
+// expiries counts the rows whose watchdog fired in this process; each left a goroutine that
+// may spin, holding a P, so the watchdog raises GOMAXPROCS by one for each (at most
+// maxExtraProcs) and the rows after it keep the Ps they had.
+var expiries struct {
+	sync.Mutex
+	n int
+}
+
+const maxExtraProcs = 16
+
+// rowTimeout returns how long a row started now may run in t: Timeout, or less near t's
+// deadline; ok is false when the row starts inside the deadline's reserve.
+func rowTimeout(t testing.TB, timeout time.Duration) (d time.Duration, ok bool) {
+	dt, has := t.(interface{ Deadline() (time.Time, bool) })
+	if !has {
+		return timeout, true
+	}
+	deadline, set := dt.Deadline()
+	if !set {
+		return timeout, true
+	}
+	left := time.Until(deadline) - DeadlineReserve
+	if left <= 0 {
+		return 0, false
+	}
+	return min(timeout, left/8), true
+}
+
+// runCheck runs c on its own goroutine with a fresh fixture and waits for it, at most
+// timeout (see Timeout). It reports a panic of the strategy as a failure, not a crash.
+func runCheck(t testing.TB, f Factory, c check, seed uint64, timeout time.Duration) {
+	t.Helper()
+	d, ok := rowTimeout(t, timeout)
+	if !ok {
+		t.Errorf("%s: not run: the test binary's deadline is less than %v away (earlier rows blocked; raise go test -timeout or fix them)", c.name, DeadlineReserve)
+		return
+	}
+	ct := &checkT{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		x := newFixture(ct, f, seed, c.storage)
+		x.v = c.v
+		defer x.finish()
+		defer x.recoverPanic("check")
+		c.fn(x)
+	}()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		ct.expire()
+		buf := make([]byte, stackLimit)
+		buf = buf[:runtime.Stack(buf, true)]
+		t.Errorf("%s: did not finish within %v (a commit, discard, flush, publish or recorder blocked or spins?); its goroutine is left running and the suite goes on; goroutines (first %d KiB):\n%s", c.name, d, stackLimit>>10, buf)
+		spareProc()
+	}
+}
+
+// spareProc gives the process one more P for the goroutine a fired watchdog left behind.
+func spareProc() {
+	expiries.Lock()
+	defer expiries.Unlock()
+	if expiries.n < maxExtraProcs {
+		expiries.n++
+		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + 1)
+	}
+}
