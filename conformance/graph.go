@@ -29,8 +29,15 @@ type Graph interface {
 	Flush()
 	// Read declares a node that reads the strategy's world.
 	Read(name string, fn func(w *ecs.World) error)
+	// Write declares a node that reads and changes the strategy's world.
+	Write(name string, fn func(w *ecs.World) error)
+	// ReadAppend declares a node that reads the world and records with a recorder of its own.
+	ReadAppend(name string, fn func(w *ecs.World, r *deferral.Recorder) error)
 	// Execute compiles the graph the first time and runs every node once.
 	Execute() error
+	// CycleNodes returns the nodes an error of Execute names as a cycle, in order, the first
+	// repeated at the end; ok is false when err is not a cycle error.
+	CycleNodes(err error) (nodes []string, ok bool)
 }
 
 // MakeGraph returns an empty Graph over s, a strategy the suite's factory made.
@@ -53,6 +60,7 @@ func TestGraph(t *testing.T, f Factory, g MakeGraph) {
 		{"GraphFlushBetweenAppenders", graph(checkGraphFlushBetween), 0},
 		{"GraphReadersAroundFlush", graph(checkGraphReaders), 0},
 		{"GraphFailedFlushRetried", graph(checkGraphFailedFlush), varyCmd},
+		{"GraphCyclesNamed", func(x *fixture) { checkGraphCycles(x, g) }, 0},
 	})
 }
 

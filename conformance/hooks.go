@@ -40,6 +40,9 @@ func TestHooks(t *testing.T, f Factory, set SetHooks) {
 		{"HooksDedupLastWins", with(checkHooksDedup), 0},
 		{"HooksReduceIntoFirst", with(checkHooksReduce), 0},
 		{"HooksNoneChangesNothing", with(checkHooksNone), 0},
+		{"HooksSortStableLongRuns", with(checkHooksSortStableLong), 0},
+		{"HooksReduceInterleavedKeys", with(checkHooksReduceInterleaved), 0},
+		{"HooksDedupInterleavedKeys", with(checkHooksDedupInterleaved), 0},
 	})
 }
 

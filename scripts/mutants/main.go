@@ -123,6 +123,11 @@ var mutants = []mutant{
 	{id: "cmdbuffer-plan-cut-every-commit", file: "strategies/cmdbuffer/buffer.go", old: "\tif c := b.pwm.Use(len(b.plan), cap(b.plan)); c > 0 {", new: "\tif c := b.pwm.Use(len(b.plan), cap(b.plan)); c <= 0 {"},
 	{id: "cmdbuffer-hooks-sort-inactive", file: "strategies/cmdbuffer/buffer.go", old: "return h.Sort != nil || h.Dedup", new: "return h.Sort == nil || h.Dedup"},
 	{id: "cmdbuffer-hooks-reduce-inactive", file: "strategies/cmdbuffer/buffer.go", old: "h.Dedup || h.Reduce != nil }", new: "h.Dedup || h.Reduce == nil }"},
+	// Hooks on long runs and interleaved keys, and the graph's cycle report (the
+	// HooksSortStableLongRuns, HooksReduceInterleavedKeys and GraphCyclesNamed rows).
+	{id: "cmdbuffer-hooks-sort-unstable", file: "strategies/cmdbuffer/hooks.go", old: "slices.SortStableFunc(run, func(a, c ref) int", new: "slices.SortFunc(run, func(a, c ref) int"},
+	{id: "cmdbuffer-hooks-reduce-wrong-first", file: "strategies/cmdbuffer/hooks.go", old: "\t\t\t\t\tb.seen[key] = n\n", new: "\t\t\t\t\tb.seen[key] = k\n"},
+	{id: "hybrid-cycle-walks-successors", file: "strategies/hybrid/graph.go", old: "\t\t\tpred[t] = f\n", new: "\t\t\tpred[f] = t\n"},
 	{id: "cmdbuffer-hook-drops-not-counted", file: "strategies/cmdbuffer/ecs.go", old: "\t\trep.Applied += c - s.reported\n", new: ""},
 }
 

@@ -2,6 +2,7 @@ package hybrid_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/deferbench/deferbench/conformance"
@@ -31,6 +32,23 @@ func (g *graph) Flush() { g.g.AddFlushNode(g.s) }
 
 func (g *graph) Read(name string, fn func(w *ecs.World) error) {
 	g.g.AddNode(name, func(context.Context, *hybrid.Node) error { return fn(g.s.World()) }, hybrid.Read(g.s.World()))
+}
+
+func (g *graph) Write(name string, fn func(w *ecs.World) error) {
+	g.g.AddNode(name, func(context.Context, *hybrid.Node) error { return fn(g.s.World()) }, hybrid.Write(g.s.World()))
+}
+
+func (g *graph) ReadAppend(name string, fn func(w *ecs.World, r *deferral.Recorder) error) {
+	g.g.AddNode(name, func(_ context.Context, n *hybrid.Node) error { return fn(g.s.World(), g.s.Recorder(n)) },
+		hybrid.Read(g.s.World()), hybrid.Append(g.s))
+}
+
+func (g *graph) CycleNodes(err error) ([]string, bool) {
+	var ce *hybrid.CycleError
+	if !errors.As(err, &ce) || !errors.Is(err, hybrid.ErrCycle) {
+		return nil, false
+	}
+	return ce.Nodes, true
 }
 
 func (g *graph) Execute() error {
