@@ -7,9 +7,10 @@
 // Each subtest gets a fresh ecs.World and a fresh strategy, collects every problem it finds
 // (each message starts with the operation and shows got and want) instead of stopping at the
 // first, and runs under a watchdog that fails it with a message, and the goroutine stacks,
-// instead of hanging CI when a commit or a recorder blocks. Subtests are named after the
-// contract rows: LeniencyAddOverwrites, SetMissingFails, PlaceholderOtherRecorder,
-// FailureRetryNoReplay, FrameOrder, and so on.
+// instead of hanging CI when a commit or a recorder blocks or spins: within Timeout (20 s), less
+// near go test's -timeout, so that however many rows block every row is reported. Subtests
+// are named after the contract rows: LeniencyAddOverwrites, SetMissingFails,
+// PlaceholderOtherRecorder, FailureRetryNoReplay, FrameOrder, and so on.
 //
 // Every row runs on both storages of ecs.World, as subtests named …/storage=slots and
 // …/storage=archetypes (a row's worlds, its strategy's and the ones it compares with, all on
@@ -51,9 +52,12 @@
 // kind of commit — drained, failed, failed at a closure that wrote, after a panic, after direct
 // writes, after a closure a replay cannot redo — a versioned read sees the owner's world; run
 // it once per resync mode. TestGraph asserts that a flush node runs after every appender,
-// declared before or after it, in declaration order, and keeps a failed flush's suffix (Graph,
+// declared before or after it, in declaration order, keeps a failed flush's suffix, and reports
+// a cycle (a node that reads the world and appends, declared after the flush) as an error
+// naming its nodes, never a panic (Graph,
 // an adapter the strategy's test writes over its graph type). TestHooks asserts that sort,
-// dedup and reduce hooks work within each run of typed commands, never across a closure, and
+// dedup and reduce hooks work within each run of typed commands, never across a closure, that
+// a sort is stable on long runs and dedup and reduce hold for interleaved keys, and
 // that the commands they drop count as consumed (Hooks, installed by a SetHooks the test
 // writes).
 //
