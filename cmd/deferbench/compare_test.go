@@ -504,6 +504,11 @@ func TestCIExpectations(t *testing.T) {
 		return writeFile(t, "bench.txt", sb.String())
 	}
 	gate := []string{"compare", "-ignore", "*", "-ignore-procs", "-fail", "allocs/op>0,distinct-states>0", expect}
+	full, err := os.ReadFile(run(0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fullRun := writeFile(t, "bench.txt", strings.ReplaceAll(string(full), "runs=6", "runs=9"))
 	for _, c := range []struct {
 		name   string
 		path   string
@@ -514,10 +519,19 @@ func TestCIExpectations(t *testing.T) {
 		{"amortised growth is not an allocation", run(2e-6, 1), 0, ""},
 		{"cmdbuffer's typed staging allocates", run(1, 1), 1, "Stage/strategy=cmdbuffer/cmd=typed "},
 		{"hybrid is no longer reproducible", run(0, 2), 1, "Determinism/strategy=hybrid/runs=6/frames=4 "},
+		// A full run's Determinism rows are runs=9: no distinct-states row matches the
+		// expectations, so the gate on it is not passed but inconclusive, and named.
+		{"distinct-states matched nothing", fullRun, 3, "-fail distinct-states>0 matched no row"},
 	} {
 		out, errOut, code := cli(append(gate, c.path)...)
 		if code != c.code {
 			t.Errorf("%s: exit %d, want %d; stderr %q:\n%s", c.name, code, c.code, errOut, out)
+			continue
+		}
+		if c.code == 3 {
+			if !strings.Contains(out, "INCONCLUSIVE") || !strings.Contains(out, c.failed) || !strings.Contains(errOut, c.failed) {
+				t.Errorf("%s: want INCONCLUSIVE naming %q on stdout and stderr; stderr %q:\n%s", c.name, c.failed, errOut, out)
+			}
 			continue
 		}
 		if c.failed != "" && !regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(c.failed)+`.*FAIL`).MatchString(out) {

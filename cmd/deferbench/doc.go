@@ -160,8 +160,9 @@
 //	samples all agree on each side are compared exactly, even from one sample; changes
 //	below 0.01 allocs/op or 1 byte (B/op, heap-B/cmd: amortised growth) never count.
 //	A gated metric without a verdict (too few samples), or one whose test could not fail at
-//	any outcome, is not judged: when no metric fails and some are not judged, the gate is
-//	inconclusive. Exit status: 0 pass (every gated metric judged), 1 gate failed, 2 bad
+//	any outcome, is not judged, and a gated unit that matched no row (distinct-states>0
+//	against a run without those benchmarks) is named: when no metric fails and some are
+//	not judged or matched nothing, the gate is inconclusive. Exit status: 0 pass (every gated metric judged), 1 gate failed, 2 bad
 //	input, 3 gate inconclusive.
 //
 //	OLD or NEW may be a pipe, as for benchstat: - reads standard input (go test -bench .

@@ -276,7 +276,8 @@ func CompareRuns(old, new []*benchfmt.Result, opt CompareOptions) *RunComparison
 			}
 		}
 		if !found && len(c.Rows) > 0 {
-			c.Notes = append(c.Notes, fmt.Sprintf("-fail %s: no compared metric is in %s", t.Text, t.Unit))
+			c.Unmatched = append(c.Unmatched, t.Text)
+			c.Notes = append(c.Notes, fmt.Sprintf("-fail %s: no compared metric is in %s: the gate cannot pass on it", t.Text, t.Unit))
 		}
 	}
 	return c

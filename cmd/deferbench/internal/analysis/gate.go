@@ -324,6 +324,9 @@ type RunComparison struct {
 	// the family size is at least Alpha; Spared is how many were worse beyond their threshold
 	// and significant on their own, but not after the adjustment.
 	Tested, Unreachable, Spared int
+	// Unmatched are the -fail conditions ("distinct-states>0") whose unit no compared row
+	// has: a gated metric that matched nothing leaves the gate inconclusive, never passed.
+	Unmatched []string
 }
 
 // Gate results, of a Row and of a whole comparison (RunComparison.Gate).
@@ -372,14 +375,15 @@ func (c *RunComparison) gated(result string) []Row {
 
 // Gate returns the gate's result over every row: GateNone when gated is false (no
 // threshold given), GateFail when a row fails, else GateInconclusive when a gated row could
-// not be judged, else GatePass. A pass therefore means every gated row was judged.
+// not be judged or a gated metric matched no row (Unmatched), else GatePass. A pass
+// therefore means every gated metric matched and every gated row was judged.
 func (c *RunComparison) Gate(gated bool) string {
 	switch {
 	case !gated:
 		return GateNone
 	case len(c.Failed()) > 0:
 		return GateFail
-	case len(c.Inconclusive()) > 0:
+	case len(c.Inconclusive()) > 0 || len(c.Unmatched) > 0:
 		return GateInconclusive
 	}
 	return GatePass
@@ -407,9 +411,22 @@ func (c *RunComparison) GateErr(gated bool) error {
 	case GateFail:
 		return fmt.Errorf("%w: %s worse beyond the -fail thresholds (of %d gated)", ErrGateFailed, metrics(len(c.Failed())), c.Gated())
 	case GateInconclusive:
-		return fmt.Errorf("%w: %s of %d gated could not be judged (too few samples), none failed: %s", ErrGateInconclusive, metrics(len(c.Inconclusive())), c.Gated(), MoreSamples)
+		if n := len(c.Inconclusive()); n > 0 {
+			return fmt.Errorf("%w: %s of %d gated could not be judged (too few samples), none failed%s: %s", ErrGateInconclusive, metrics(n), c.Gated(), c.UnmatchedClause(), MoreSamples)
+		}
+		return fmt.Errorf("%w: none of %d gated failed%s", ErrGateInconclusive, c.Gated(), c.UnmatchedClause())
 	}
 	return nil
+}
+
+// UnmatchedClause names the gated metrics that matched no row, as a clause ("" for none):
+// "; -fail distinct-states>0 matched no row (a run without that benchmark, or other names:
+// check -ignore, -ignore-procs)".
+func (c *RunComparison) UnmatchedClause() string {
+	if len(c.Unmatched) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; -fail %s matched no row (a run without those benchmarks, or names that differ: check the run and -ignore, -ignore-procs)", strings.Join(c.Unmatched, ","))
 }
 
 func metrics(n int) string {

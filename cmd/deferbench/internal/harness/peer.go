@@ -2,11 +2,13 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/deferbench/deferbench/conformance/bench"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/peerload"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/ecs"
 	"github.com/deferbench/deferbench/workload"
@@ -35,6 +37,12 @@ var peerScenario = Scenario{
 			{Params: []Param{{"op", "add-remove"}}, Arg: peerOp{op: "add-remove"}},
 			{Params: []Param{{"op", "query"}, {"entities", strconv.Itoa(n)}}, Arg: peerOp{op: "query", n: n}},
 		}
+		for _, w := range peerload.Names {
+			vs = append(vs, Variant{Params: []Param{{"op", w}}, Arg: peerOp{op: w}})
+			if _, ok, _ := peerload.ArkBatch(w); ok {
+				vs = append(vs, Variant{Params: []Param{{"op", w}, {"apply", "batch"}}, Arg: peerOp{op: w, batch: true}})
+			}
+		}
 		return onStorages(vs, func(v Variant, s ecs.Storage) any {
 			op := v.Arg.(peerOp)
 			op.storage = s
@@ -43,6 +51,9 @@ var peerScenario = Scenario{
 	},
 	Bench: func(s StrategyInfo, v Variant) BenchFunc {
 		op := v.Arg.(peerOp)
+		if slices.Contains(peerload.Names, op.op) {
+			return peerLoad(s, op)
+		}
 		switch s.Name {
 		case peerECS:
 			return func(b bench.B) error { return peerWorld(b, op) }
@@ -64,6 +75,7 @@ const (
 
 type peerOp struct {
 	op      string
+	batch   bool        // a peerload workload through Ark's batches
 	n       int         // query: entities
 	storage ecs.Storage // ecs's world
 }
@@ -221,4 +233,34 @@ func peerArkWorld(b bench.B, op peerOp) error {
 		sink.n += int(sum) & 1
 	}
 	return nil
+}
+
+// peerLoad is the body of a peerload workload (W1-W3): every strategy through its documented
+// API on both storages, Ark's collect-then-apply (apply absent) and its batches
+// (apply=batch) on archetypes; each checks the world it leaves after the timed ops.
+func peerLoad(s StrategyInfo, op peerOp) BenchFunc {
+	var mk func() (peerload.Load, error)
+	switch {
+	case s.Name == peerArk && op.storage == ecs.Archetypes && op.batch:
+		mk = func() (peerload.Load, error) { l, _, err := peerload.ArkBatch(op.op); return l, err }
+	case s.Name == peerArk && op.storage == ecs.Archetypes:
+		mk = func() (peerload.Load, error) { return peerload.ArkCollect(op.op) }
+	case s.Factory != nil && !op.batch:
+		mk = func() (peerload.Load, error) { return peerload.Strategy(op.op, s.Factory, op.storage) }
+	default:
+		return nil
+	}
+	return func(b bench.B) error {
+		l, err := mk()
+		if err != nil {
+			return err
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		if err := l.Run(b.N()); err != nil {
+			return fmt.Errorf("peer %s: %w", op.op, err)
+		}
+		b.StopTimer()
+		return l.Check()
+	}
 }

@@ -299,8 +299,12 @@ func writeGateLine(w io.Writer, d *CompareDoc) error {
 	case analysis.GatePass:
 		_, err = fmt.Fprintf(w, "\ngate -fail %s: pass (%s checked, each judged%s)%s\n", d.Fail, results.Plural(checked, "metric"), d.holmClause(), d.trustShort())
 	case analysis.GateInconclusive:
-		_, err = fmt.Fprintf(w, "\ngate -fail %s: INCONCLUSIVE: %d of %s could not be judged (no verdict, or too few samples to fail at any outcome), none failed%s: %s%s\n",
-			d.Fail, len(c.Inconclusive()), results.Plural(checked, "metric"), d.holmClause(), analysis.MoreSamples, d.trustShort())
+		if len(c.Inconclusive()) == 0 {
+			_, err = fmt.Fprintf(w, "\ngate -fail %s: INCONCLUSIVE: none of %s failed%s%s\n", d.Fail, results.Plural(checked, "metric"), c.UnmatchedClause(), d.trustShort())
+			break
+		}
+		_, err = fmt.Fprintf(w, "\ngate -fail %s: INCONCLUSIVE: %d of %s could not be judged (no verdict, or too few samples to fail at any outcome), none failed%s%s: %s%s\n",
+			d.Fail, len(c.Inconclusive()), results.Plural(checked, "metric"), d.holmClause(), c.UnmatchedClause(), analysis.MoreSamples, d.trustShort())
 	default:
 		_, err = fmt.Fprintf(w, "\ngate -fail %s: FAIL: %d of %s worse beyond the threshold and significant at alpha %v (%s%s)%s\n",
 			d.Fail, len(c.Failed()), results.Plural(checked, "metric"), c.Alpha, strings.TrimPrefix(d.holmClause(), "; "), d.unjudged(), d.trustShort())
@@ -312,9 +316,9 @@ func writeGateLine(w io.Writer, d *CompareDoc) error {
 // gate ("" when it judged all).
 func (d *CompareDoc) unjudged() string {
 	if n := len(d.Comparison.Inconclusive()); n > 0 {
-		return fmt.Sprintf("; %d more could not be judged", n)
+		return fmt.Sprintf("; %d more could not be judged%s", n, d.Comparison.UnmatchedClause())
 	}
-	return ""
+	return d.Comparison.UnmatchedClause()
 }
 
 // holmClause says how the gate's p-values were adjusted, and what the adjustment let pass

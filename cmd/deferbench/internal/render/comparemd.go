@@ -108,8 +108,13 @@ func writeCompareMarkdown(w io.Writer, d *CompareDoc) error {
 		fmt.Fprintf(&b, "**Gate failed:** %s worse beyond `%s` and significant (%s, alpha %v%s%s).\n\n",
 			results.Plural(len(c.Failed()), "metric"), d.Fail, method, c.Alpha, d.holmClause(), d.unjudged())
 	case analysis.GateInconclusive:
-		fmt.Fprintf(&b, "**Gate inconclusive:** %d of %s could not be judged (no verdict, or too few samples to fail at any outcome); none failed `%s` (%s, alpha %v%s). To judge them, %s.\n\n",
-			len(c.Inconclusive()), results.Plural(c.Gated(), "gated metric"), d.Fail, method, c.Alpha, d.holmClause(), analysis.MoreSamples)
+		if len(c.Inconclusive()) == 0 {
+			fmt.Fprintf(&b, "**Gate inconclusive:** none of %s failed `%s` (%s, alpha %v%s).\n\n",
+				results.Plural(c.Gated(), "gated metric"), d.Fail, method, c.Alpha, mdCell(c.UnmatchedClause()))
+			break
+		}
+		fmt.Fprintf(&b, "**Gate inconclusive:** %d of %s could not be judged (no verdict, or too few samples to fail at any outcome); none failed `%s` (%s, alpha %v%s%s). To judge them, %s.\n\n",
+			len(c.Inconclusive()), results.Plural(c.Gated(), "gated metric"), d.Fail, method, c.Alpha, d.holmClause(), mdCell(c.UnmatchedClause()), analysis.MoreSamples)
 	case analysis.GatePass:
 		fmt.Fprintf(&b, "**Gate passed:** every gated metric judged, nothing worse beyond `%s` (%s, alpha %v%s).\n\n", d.Fail, method, c.Alpha, d.holmClause())
 	default:

@@ -210,7 +210,7 @@ func (g *lineGuard) next() ([]byte, error) {
 	line, err := g.br.ReadSlice('\n')
 	if len(line) > 0 {
 		g.line++
-		if errors.Is(err, io.EOF) && bytes.HasPrefix(line, []byte("Benchmark")) {
+		if errors.Is(err, io.EOF) && benchmarkStart(line) {
 			g.cut = g.line
 		}
 	}
@@ -224,6 +224,14 @@ func (g *lineGuard) next() ([]byte, error) {
 		_, err = g.br.ReadSlice('\n')
 	}
 	return []byte("\n"), err
+}
+
+// benchmarkStart reports whether line, the file's last one without a newline, is a benchmark
+// line or what is left of one cut inside its name ("Bench", "BenchmarkPeer/st").
+func benchmarkStart(line []byte) bool {
+	const b = "Benchmark"
+	t := bytes.TrimRight(line, "\r")
+	return bytes.HasPrefix(t, []byte(b)) || len(t) > 0 && bytes.HasPrefix([]byte(b), t)
 }
 
 // ReadResults reads every result of a Go benchmark format file: UTF-8 (with or without a
@@ -289,6 +297,18 @@ func parseResults(src io.ReadSeeker, size int64, path string, skip func(Skipped)
 	}
 	var rs []*benchfmt.Result
 	var firstBad error // the first malformed line, when skipped
+	cutBad := func(ln int) error {
+		bad := fmt.Errorf("%s:%d: %w: the file ends inside it (no newline after it: a run or a pipe cut off while writing?): end it with a newline if it is whole, or delete it", path, ln, ErrMalformed)
+		if skip == nil {
+			return bad
+		}
+		if firstBad == nil {
+			firstBad = bad
+		}
+		skip(Skipped{path, ln, "the file ends inside it, no newline after it"})
+		return nil
+	}
+	cutMet := false // the cut last line came out as a result or a syntax error
 	guard := &lineGuard{br: bufio.NewReaderSize(in, bufio.MaxScanTokenSize), path: path}
 	r := benchfmt.NewReader(guard, path)
 	for r.Scan() {
@@ -297,14 +317,10 @@ func parseResults(src io.ReadSeeker, size int64, path string, skip func(Skipped)
 			// The scanner hands out the last line only after the guard met the end of
 			// the file, so guard.cut is known by then.
 			if _, ln := rec.Pos(); guard.cut != 0 && ln == guard.cut {
-				bad := fmt.Errorf("%s:%d: %w: the file ends inside it (no newline after it: a run or a pipe cut off while writing?): end it with a newline if it is whole, or delete it", path, ln, ErrMalformed)
-				if skip == nil {
-					return nil, bad
+				cutMet = true
+				if err := cutBad(ln); err != nil {
+					return nil, err
 				}
-				if firstBad == nil {
-					firstBad = bad
-				}
-				skip(Skipped{path, ln, "the file ends inside it, no newline after it"})
 				continue
 			}
 			if err := CheckResult(rec); err != nil {
@@ -317,6 +333,13 @@ func parseResults(src io.ReadSeeker, size int64, path string, skip func(Skipped)
 			trimConfig(rec)
 			rs = append(rs, rec)
 		case *benchfmt.SyntaxError:
+			if guard.cut != 0 && rec.Line == guard.cut {
+				cutMet = true
+				if err := cutBad(rec.Line); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			bad := fmt.Errorf("%s:%d: %w: %s: correct or delete that line", rec.FileName, rec.Line, ErrMalformed, rec.Msg)
 			if skip == nil {
 				return nil, bad
@@ -325,6 +348,13 @@ func parseResults(src io.ReadSeeker, size int64, path string, skip func(Skipped)
 				firstBad = bad
 			}
 			skip(Skipped{rec.FileName, rec.Line, rec.Msg})
+		}
+	}
+	// A line cut inside its name ("BenchmarkPeer/st", "Bench") is neither a result nor a
+	// syntax error to the benchmark format reader, which passes over it silently.
+	if guard.cut != 0 && !cutMet {
+		if err := cutBad(guard.cut); err != nil {
+			return nil, err
 		}
 	}
 	if len(rs) == 0 && firstBad != nil {

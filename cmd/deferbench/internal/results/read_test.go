@@ -378,3 +378,24 @@ func TestReadResultsCutLastLine(t *testing.T) {
 		t.Errorf("ReadResults(no final newline after a config line) = %d results, %v; want 1", len(rs), err)
 	}
 }
+
+// TestReadResultsCutAnywhereInLastLine: a file cut at any byte of its last benchmark line,
+// inside the name ("BenchmarkPeer/strategy=ark/op=create-destroy/st") as well as inside the
+// numbers, is refused by ReadResults and skipped with a note by ReadInput, never read as
+// whole.
+func TestReadResultsCutAnywhereInLastLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bench.txt")
+	whole := "goos: linux\nBenchmarkA-2 10 5 ns/op 288 B/op 2 allocs/op\n"
+	last := "BenchmarkPeer/strategy=ark/op=create-destroy/storage=slots-2 10 6 ns/op 288 B/op 2 allocs/op"
+	for i := 1; i < len(last); i++ {
+		os.WriteFile(path, []byte(whole+last[:i]), 0o644)
+		if _, err := ReadResults(path); !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), path+":3:") {
+			t.Errorf("ReadResults(cut after %q) = %v; want ErrMalformed naming line 3", last[:i], err)
+		}
+		var skipped []Skipped
+		rs, err := ReadInput(context.Background(), path, InputOptions{Skipped: func(s Skipped) { skipped = append(skipped, s) }})
+		if err != nil || len(rs) != 1 || len(skipped) != 1 || skipped[0].Line != 3 {
+			t.Errorf("ReadInput(cut after %q) = %d results, %v, skipped %+v; want 1 result and line 3 skipped", last[:i], len(rs), err, skipped)
+		}
+	}
+}

@@ -47,3 +47,40 @@ func TestProgressOutsideTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressNamesAnOverrun: a benchmark that runs far past its share of the estimate is
+// named with how long it has run and its share ("Readers/… running 2m10s, planned 400ms"),
+// where the lines printed only as results finish kept naming the one before it and an
+// unchanged estimate of the time left; a benchmark within its share prints nothing.
+func TestProgressNamesAnOverrun(t *testing.T) {
+	var b strings.Builder
+	p := newProgress(&b, 10)
+	clock := time.Unix(0, 0)
+	p.now = func() time.Time { return clock }
+	p.start, p.last = clock, clock
+	res := &benchfmt.Result{Name: benchfmt.Name("Contention/strategy=noop/producers=2-4"), Iters: 1,
+		Values: []benchfmt.Value{{Value: 10, Unit: "ns/op"}}}
+	for i := range 5 {
+		p.event(harness.Event{Done: i, Total: 10, Name: "Contention/strategy=noop/producers=2-4"})
+		clock = clock.Add(400 * time.Millisecond)
+		p.event(harness.Event{Done: i + 1, Total: 10, Name: "Contention/strategy=noop/producers=2-4", Result: res})
+	}
+	p.event(harness.Event{Done: 5, Total: 10, Name: "Readers/strategy=versioned/readers=2-4"})
+	clock = clock.Add(2 * time.Second)
+	if p.overrun() {
+		t.Errorf("2s into a benchmark (under the %v floor): an overrun line:\n%s", overrunFloor, b.String())
+	}
+	clock = clock.Add(2*time.Minute + 8*time.Second)
+	if !p.overrun() {
+		t.Fatalf("2m10s into a benchmark planned 400ms: no overrun line:\n%s", b.String())
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	want := "deferbench: [6/10] Readers/strategy=versioned/readers=2-4 running 2m10s, planned 400ms; 2m12s so far"
+	if got := lines[len(lines)-1]; got != want {
+		t.Errorf("overrun line %q, want %q", got, want)
+	}
+	if p.overrun() {
+		t.Errorf("a second overrun line at once; want one per %v", progressEvery)
+	}
+	p.finish()
+}

@@ -153,6 +153,7 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 	if !cfg.Measure.NoTime {
 		prog := newProgress(e.stderr, opt.Total())
 		opt.Progress = prog.event
+		go prog.tick()
 		runErr = harness.Run(e.ctx, opt, bf.Add)
 		prog.finish()
 	}
