@@ -105,8 +105,17 @@ func (r *replica) leave() {
 
 // drain waits until no reader is left on r; the front no longer points at r, so readers that
 // arrive now leave at once.
+//
+// The flag is raised by a read-modify-write (Swap), not a Store. The handshake is Dekker's:
+// the commit writes the front and the flag and then reads the count, a reader changes the
+// count and then reads the front or the flag, and each must see the other's write. Go's
+// atomics guarantee that, but qemu-user running arm64 code on an x86 host turns an arm64
+// store-release followed by a load-acquire into a plain store and a plain load, which the
+// host may reorder: both sides missed each other (a lost wake-up that parked the commit
+// forever) about once in 3000 commits. An atomic read-modify-write is a full barrier there
+// as on every board, and costs one instruction more per publish.
 func (r *replica) drain() {
-	r.draining.Store(true)
+	r.draining.Swap(true)
 	for r.readers.Load() != 0 {
 		<-r.wake // posted by the reader that brought the count to zero (maybe an earlier one)
 	}

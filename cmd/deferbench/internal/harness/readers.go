@@ -98,9 +98,9 @@ func readers(b bench.B, s StrategyInfo, nreaders int) error {
 			started.Done()
 			for n := 0; !stop.Load(); n++ {
 				if n%1024 == 1023 {
-					// Yield now and then: where the scheduler cannot preempt a busy loop
-					// (qemu-user delays the preemption signal), a reader descheduled inside a
-					// read would otherwise hold up a commit waiting for it for minutes.
+					// Yield now and then: with more busy readers than processors, a reader
+					// descheduled inside a read holds up the commit waiting for it until the
+					// scheduler preempts another reader (10 ms), which a yield shortens.
 					runtime.Gosched()
 				}
 				t0 := time.Now()
