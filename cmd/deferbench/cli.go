@@ -104,7 +104,7 @@ func (s *stopper) interrupt() {
 	n, running, hard := s.n, s.running, s.hard
 	s.mu.Unlock()
 	if n == 1 && running {
-		fmt.Fprintf(s.stderr, "\ndeferbench: interrupt: the run stops after the current benchmark and keeps what finished; interrupt again to stop at once\n")
+		fmt.Fprintf(s.stderr, "\ndeferbench: interrupt: the run stops after the current benchmark (within a second) and keeps what finished; interrupt again to stop at once\n")
 		s.cancel()
 		return
 	}

@@ -45,10 +45,14 @@
 //	valgrind (Debian's valgrind package); without it the run stops at once with status 2.
 //	Rows are counted side by side, one per CPU (the counts do not depend on it, only the wall
 //	time does); DEFERBENCH_COUNT_JOBS=N counts N at a time.
-//	The first interrupt (Ctrl-C) stops the run after the current benchmark, the second at once;
-//	either way the run keeps what finished, marks bench.txt, env.json, summary.json and
-//	report.md partial and exits with status 130. deferbench report DIR rebuilds the files of a
-//	run that was killed outright.
+//	The first interrupt (Ctrl-C) stops the run after the current benchmark, or a second later
+//	if it has not finished by then, the second at once; either way the run keeps what finished,
+//	marks bench.txt, env.json, summary.json and report.md partial and exits with status 130.
+//	A benchmark one of whose calls makes no progress for -stall-after (30s), or for 10 times
+//	the time its previous call predicts if longer, is left behind as stalled: the terminal says
+//	so at once, its later repetitions are skipped, every other benchmark runs, and the files
+//	are marked partial naming it ("stalled: NAME made no progress for 30s"); exit status 1.
+//	deferbench report DIR rebuilds the files of a run that was killed outright.
 //
 //	flags:
 //	  -benchtime string
@@ -69,6 +73,8 @@
 //	    	with -measure instructions: times each row is counted; the spread, (max − min) / median, is over them (1: not measured) (default 1)
 //	  -scenarios string
 //	    	comma-separated scenarios to run (default all; see deferbench list)
+//	  -stall-after duration
+//	    	give up on a benchmark as stalled when one of its calls makes no progress for this long, or for 10× its predicted time if longer; the run goes on without it (default 30s)
 //	  -storages string
 //	    	comma-separated ecs.World storages the storage-dependent scenarios (StageApply, Structural, Frame, Spike, Peer) run on: slots, archetypes (default both; rows on archetypes are named storage=archetypes)
 //	  -strategies string
@@ -113,14 +119,17 @@
 //
 // bench.txt is rewritten atomically after every benchmark and carries a "partial" config line
 // until the run completes. An interrupted run (SIGINT) stops after the benchmark in
-// progress, keeps what finished and exits with status 130 (SIGTERM, as timeout(1) and CI
+// progress (or leaves it behind a second later), keeps what finished and exits with status 130 (SIGTERM, as timeout(1) and CI
 // cancels send, stops it at once the same way and exits with status 143); bench.txt's partial line, the
 // "partial" field of env.json and summary.json and the head of report.md then say what is
 // there: "174 of 1920 results finished (192 benchmarks × 10 repetitions; interrupted)", or,
 // interrupted during -profile, "all 1920 results finished; profiles of 3 of 12
 // scenario-strategy pairs (interrupted)".
 // A run that fails says "failed: " and the error instead of "interrupted" and exits with
-// status 1. A run stopped before its first benchmark finished leaves nothing behind.
+// status 1. A benchmark whose call makes no progress for -stall-after (30 s, or 10 times what
+// its previous call predicts) is left behind as stalled and the run goes on without it; the
+// marker then says "stalled: NAME made no progress for 30s (bound 30s)" and the exit status
+// is 1. A run stopped before its first benchmark finished leaves nothing behind.
 //
 // A -count below 6 runs, with a warning on stderr: benchstat computes no confidence interval
 // from fewer repetitions. -scenarios and -strategies keep the suite's order and ignore repeats;

@@ -41,6 +41,8 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "-count", "0"},
 		{"run", "-count", "-3"},
 		{"run", "-count", "abc"},
+		{"run", "-stall-after", "0s"},
+		{"run", "-stall-after", "-1m"},
 		{"run", "-count", "1.5"},
 		{"run", "-count", "99999999999999999999"},
 		{"run", "-count"},

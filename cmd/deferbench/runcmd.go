@@ -31,10 +31,14 @@ section in report.md, and in env.json the cases left out with the reason. Counti
 valgrind (Debian's valgrind package); without it the run stops at once with status 2.
 Rows are counted side by side, one per CPU (the counts do not depend on it, only the wall
 time does); DEFERBENCH_COUNT_JOBS=N counts N at a time.
-The first interrupt (Ctrl-C) stops the run after the current benchmark, the second at once;
-either way the run keeps what finished, marks bench.txt, env.json, summary.json and
-report.md partial and exits with status 130. deferbench report DIR rebuilds the files of a
-run that was killed outright.`
+The first interrupt (Ctrl-C) stops the run after the current benchmark, or a second later
+if it has not finished by then, the second at once; either way the run keeps what finished,
+marks bench.txt, env.json, summary.json and report.md partial and exits with status 130.
+A benchmark one of whose calls makes no progress for -stall-after (30s), or for 10 times
+the time its previous call predicts if longer, is left behind as stalled: the terminal says
+so at once, its later repetitions are skipped, every other benchmark runs, and the files
+are marked partial naming it ("stalled: NAME made no progress for 30s"); exit status 1.
+deferbench report DIR rebuilds the files of a run that was killed outright.`
 
 var runCommand = &command{
 	name:    "run",
@@ -46,6 +50,7 @@ var runCommand = &command{
 		fs.BoolVar(&o.Quick, "quick", false, "smoke run: benchtime "+runopts.QuickBenchtime+", count "+strconv.Itoa(runopts.QuickCount)+", smallest sizes")
 		fs.IntVar(&o.Count, "count", runopts.DefaultCount, "repetitions of every benchmark, at least 1; below 6 warns (benchstat needs 6 for a confidence interval)")
 		fs.StringVar(&o.Benchtime, "benchtime", runopts.DefaultBenchtime, "time (\"100ms\") or iterations (\"1000x\") per benchmark, as go test -benchtime")
+		fs.DurationVar(&o.StallAfter, "stall-after", harness.DefaultStallAfter, "give up on a benchmark as stalled when one of its calls makes no progress for this long, or for 10× its predicted time if longer; the run goes on without it")
 		fs.StringVar(&o.Scenarios, "scenarios", "", "comma-separated scenarios to run (default all; see deferbench list)")
 		fs.StringVar(&o.Strategies, "strategies", "", "comma-separated strategies to run (default all; see deferbench list)")
 		fs.StringVar(&o.Storages, "storages", "", "comma-separated ecs.World storages the storage-dependent scenarios (StageApply, Structural, Frame, Spike, Peer) run on: slots, archetypes (default both; rows on archetypes are named storage=archetypes)")

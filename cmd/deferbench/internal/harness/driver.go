@@ -64,6 +64,13 @@ type driver struct {
 	netAllocs, netBytes     uint64
 	extra                   map[string]float64
 	ms                      runtime.MemStats // read into here, so reading allocates nothing
+
+	// The runner's watch (watched): the running call's start and bound, the shortest
+	// bound, and the previous call's iterations and wall time, which predict the next.
+	watch    callWatch
+	floor    time.Duration
+	lastN    int
+	lastWall time.Duration
 }
 
 var _ bench.B = (*driver)(nil)
@@ -140,12 +147,15 @@ func (d *driver) Elapsed() time.Duration {
 // runN calls the body once with n iterations, after a full collection (as testing does, so
 // each call starts from a comparable heap), with the timer reset and started.
 func (d *driver) runN(n int) error {
+	d.watch.begin(n, d.lastN, d.lastWall, d.floor)
+	t0 := time.Now()
 	runtime.GC()
 	d.n = n
 	d.ResetTimer()
 	d.StartTimer()
 	err := d.body(d)
 	d.StopTimer()
+	d.lastN, d.lastWall = n, time.Since(t0)
 	return err
 }
 

@@ -26,8 +26,13 @@ type Options struct {
 	// Cases is the plan (Plan of the fields above), computed once by Planned; nil means Run
 	// and ProfileRun compute it.
 	Cases []Case
-	// Progress, when set, is called before each case (Result nil) and after it.
+	// Progress, when set, is called before each case (Result nil) and after it, and when a
+	// case stalls (Stall set).
 	Progress func(Event)
+	// StallAfter is the shortest time one call of a benchmark may run before the runner
+	// gives up on it as stalled (a call predicted to take longer gets 10 times its
+	// prediction); 0 means DefaultStallAfter.
+	StallAfter time.Duration
 }
 
 // Planned returns opt with Cases set: the plan is computed once per run, and the count
@@ -51,6 +56,7 @@ type Event struct {
 	Done, Total int
 	Name        string // full benchmark name, with the -GOMAXPROCS suffix
 	Result      *benchfmt.Result
+	Stall       *Stall // the case was left behind as stalled (Result nil)
 }
 
 // Total returns the number of benchmarks Run would time with opt.
@@ -59,8 +65,11 @@ func (opt Options) Total() int { return len(opt.plan()) * max(opt.Count, 1) }
 // Run times every case of opt.Scenarios × opt.Strategies opt.Count times, calling emit with
 // each result as soon as it is measured. Repetitions are interleaved: one repetition runs every
 // case once (every strategy of a variant back to back) before the next starts, so drift hits all
-// strategies alike. Run stops between cases when ctx is done and returns ctx's error wrapped;
-// what was emitted stays valid. Benchmarks run one at a time, each driven to opt.Benchtime by
+// strategies alike. When ctx is done Run stops after the running benchmark, or leaves it
+// behind if it has not finished a second later, and returns ctx's error wrapped; what was
+// emitted stays valid. A benchmark whose call runs past its bound (Options.StallAfter) is left
+// behind as stalled, its later repetitions skipped, and the run goes on; Run then returns a
+// *StallError naming every stalled benchmark. Benchmarks run one at a time, each driven to opt.Benchtime by
 // the runner itself (see driver), at the GOMAXPROCS of its case; Run restores GOMAXPROCS. It
 // must not be called concurrently.
 func Run(ctx context.Context, opt Options, emit func(*benchfmt.Result) error) error {
@@ -86,6 +95,12 @@ func Run(ctx context.Context, opt Options, emit func(*benchfmt.Result) error) er
 	// every later repetition at 1x.
 	target, sizing := opt.Benchtime.D, opt.Benchtime.N == 0 && opt.Benchtime.D > 0
 	iters := map[string]int{}
+	floor := opt.StallAfter
+	if floor <= 0 {
+		floor = DefaultStallAfter
+	}
+	stalled := map[string]bool{}
+	var stalls []Stall
 	for range opt.Count {
 		rep := map[string]*benchfmt.Result{}
 		earlier := func(name string) *benchfmt.Result { return rep[name] }
@@ -102,10 +117,22 @@ func Run(ctx context.Context, opt Options, emit func(*benchfmt.Result) error) er
 			if n := iters[name]; sizing && n > 0 {
 				bt = Benchtime{N: n}
 			}
-			res, took, err := measureTimed(c, name, bt)
-			if err != nil {
-				return err
+			if stalled[name] {
+				continue // an earlier repetition stalled: its goroutines may still hold it
 			}
+			m, stall, err := watched(ctx, c, name, bt, floor)
+			if err != nil {
+				return fmt.Errorf("run stopped after %d of %d results: %w", done, total, err)
+			}
+			if stall != nil {
+				stalled[name] = true
+				stalls = append(stalls, *stall)
+				if opt.Progress != nil {
+					opt.Progress(Event{Done: done, Total: total, Name: name, Stall: stall})
+				}
+				continue
+			}
+			res, took := m.res, m.took
 			if sizing {
 				iters[name] = nextIters(iters[name], res.Iters, took, target)
 			}
@@ -121,6 +148,9 @@ func Run(ctx context.Context, opt Options, emit func(*benchfmt.Result) error) er
 				opt.Progress(Event{Done: done, Total: total, Name: name, Result: res})
 			}
 		}
+	}
+	if len(stalls) > 0 {
+		return &StallError{Stalls: stalls}
 	}
 	return nil
 }
@@ -162,8 +192,23 @@ func measure(c Case, name string, bt Benchtime) (*benchfmt.Result, error) {
 // covers less than that time).
 func measureTimed(c Case, name string, bt Benchtime) (*benchfmt.Result, time.Duration, error) {
 	r := &driver{body: c.Run}
+	m, err := r.measure(name, bt)
+	if err != nil {
+		return nil, 0, err
+	}
+	return m.res, m.took, nil
+}
+
+// measured is one benchmark's result and the time its last call took with its timer on.
+type measured struct {
+	res  *benchfmt.Result
+	took time.Duration
+}
+
+// measure runs the driver's body at bt and converts what its last call measured.
+func (r *driver) measure(name string, bt Benchtime) (*measured, error) {
 	if err := r.run(bt); err != nil {
-		return nil, 0, fmt.Errorf("benchmark %s: %w", name, err)
+		return nil, fmt.Errorf("benchmark %s: %w", name, err)
 	}
 	res := &benchfmt.Result{Name: benchfmt.Name(name), Iters: r.n}
 	builtin := func(unit string, v float64) {
@@ -187,7 +232,7 @@ func measureTimed(c Case, name string, bt Benchtime) (*benchfmt.Result, time.Dur
 	for _, u := range units {
 		res.Values = append(res.Values, benchfmt.Value{Value: r.extra[u], Unit: u})
 	}
-	return res, r.duration, nil
+	return &measured{res: res, took: r.duration}, nil
 }
 
 // The defaults of deferbench run: count 10 (benchstat needs at least 6 for a confidence

@@ -61,6 +61,12 @@ func newProgress(w io.Writer, total int) *progress {
 func (p *progress) event(ev harness.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if ev.Stall != nil { // always printed, bar or not: the run goes on without it
+		p.current = ""
+		fmt.Fprintf(p.w, "\ndeferbench: [%d/%d] %s stalled: no progress for %v (bound %v); left behind, its later repetitions skipped, the run goes on\n",
+			ev.Done+1, ev.Total, ev.Name, ev.Stall.After.Round(time.Second), ev.Stall.Bound.Round(time.Second))
+		return
+	}
 	if ev.Result == nil {
 		p.current, p.began, p.done = ev.Name, p.now(), ev.Done
 	} else {

@@ -244,10 +244,15 @@ func ShellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// stopReason is the short reason in a partial marker: "interrupted", or "failed: " and err.
+// stopReason is the short reason in a partial marker: "interrupted", the stalled benchmarks,
+// or "failed: " and err.
 func stopReason(err error) string {
-	if errors.Is(err, context.Canceled) {
+	var stall *harness.StallError
+	switch {
+	case errors.Is(err, context.Canceled):
 		return "interrupted"
+	case errors.As(err, &stall):
+		return stall.Error() + "; every other benchmark ran, beside what the stalled ones left running"
 	}
 	return "failed: " + err.Error()
 }

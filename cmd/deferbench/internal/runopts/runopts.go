@@ -89,6 +89,7 @@ type Flags struct {
 	Profile                      bool
 	Measure                      string
 	Repeats                      int
+	StallAfter                   time.Duration
 	Set                          map[string]bool
 }
 
@@ -207,7 +208,10 @@ func (o Flags) options() (harness.Options, error) {
 	if err != nil {
 		return opt, err
 	}
-	opt = harness.Options{Scenarios: sc, Strategies: st, Quick: o.Quick, Count: o.Count, Benchtime: bt, Procs: procs, Storages: storages}.Planned()
+	if o.StallAfter < 0 || (o.Set["stall-after"] && o.StallAfter == 0) {
+		return opt, usage.Errorf("run: -stall-after %v: want a positive duration like 30s (omit it for %v)", o.StallAfter, harness.DefaultStallAfter)
+	}
+	opt = harness.Options{Scenarios: sc, Strategies: st, Quick: o.Quick, Count: o.Count, Benchtime: bt, Procs: procs, Storages: storages, StallAfter: o.StallAfter}.Planned()
 	per := len(opt.Cases)
 	if per == 0 {
 		return opt, usage.Errorf("run: no benchmark matches -scenarios %q and -strategies %q: none of those strategies runs in those scenarios (deferbench list says where each runs); add a scenario or a strategy", o.Scenarios, o.Strategies)

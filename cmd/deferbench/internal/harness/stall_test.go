@@ -1,0 +1,124 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/deferbench/deferbench/conformance/bench"
+	"golang.org/x/perf/benchfmt"
+)
+
+// TestRunLeavesStalledBenchmarksBehind: of four cases, one blocks forever once it is asked
+// for more than one iteration and one spins forever; with a 200ms bound both are left behind
+// as stalled (named in the error and in a progress event), their second repetitions are
+// skipped, and the two others finish both repetitions.
+func TestRunLeavesStalledBenchmarksBehind(t *testing.T) {
+	var release = make(chan struct{})
+	var quit atomic.Bool
+	defer func() { close(release); quit.Store(true) }()
+	quick := func(b bench.B) error {
+		for range b.N() {
+		}
+		return nil
+	}
+	cases := []Case{
+		{Name: "T/strategy=a", Procs: 1, Run: quick},
+		{Name: "T/strategy=block", Procs: 1, Run: func(b bench.B) error {
+			if b.N() > 1 {
+				<-release
+			}
+			return nil
+		}},
+		{Name: "T/strategy=spin", Procs: 1, Run: func(b bench.B) error {
+			for !quit.Load() {
+			}
+			return nil
+		}},
+		{Name: "T/strategy=b", Procs: 1, Run: quick},
+	}
+	var got []string
+	var stalledEvents []string
+	opt := Options{Cases: cases, Count: 2, Benchtime: Benchtime{N: 100}, StallAfter: 200 * time.Millisecond,
+		Progress: func(e Event) {
+			if e.Stall != nil {
+				stalledEvents = append(stalledEvents, e.Name)
+			}
+		}}
+	t0 := time.Now()
+	err := Run(context.Background(), opt, func(r *benchfmt.Result) error {
+		got = append(got, string(r.Name))
+		return nil
+	})
+	var se *StallError
+	if !errors.As(err, &se) || !errors.Is(err, ErrStalled) {
+		t.Fatalf("Run: %v; want a *StallError", err)
+	}
+	if len(se.Stalls) != 2 || se.Stalls[0].Name != "T/strategy=block" || se.Stalls[1].Name != "T/strategy=spin" {
+		t.Fatalf("stalls %+v; want block then spin", se.Stalls)
+	}
+	for _, s := range se.Stalls {
+		if s.Bound < 200*time.Millisecond || s.After <= s.Bound {
+			t.Errorf("%s: after %v, bound %v; want a bound of at least the 200ms floor, run past", s.Name, s.After, s.Bound)
+		}
+	}
+	if want := "T/strategy=a T/strategy=b T/strategy=a T/strategy=b"; strings.Join(got, " ") != want {
+		t.Errorf("results %q; want %q", got, want)
+	}
+	if strings.Join(stalledEvents, " ") != "T/strategy=block T/strategy=spin" {
+		t.Errorf("stall events %q", stalledEvents)
+	}
+	if !strings.Contains(err.Error(), "T/strategy=block made no progress for") {
+		t.Errorf("error %q does not name the stalled benchmark", err)
+	}
+	if d := time.Since(t0); d > 20*time.Second {
+		t.Errorf("Run took %v for two 200ms stalls", d)
+	}
+}
+
+// TestStallBoundFollowsThePrediction: a call predicted (from the previous call's wall time
+// per iteration) to take longer than the floor gets 10 times its prediction.
+func TestStallBoundFollowsThePrediction(t *testing.T) {
+	var w callWatch
+	w.begin(1000, 10, 50*time.Millisecond, time.Second) // predicts 5s
+	if got := time.Duration(w.bound.Load()); got != 50*time.Second {
+		t.Errorf("bound %v; want 50s (10 × 5s)", got)
+	}
+	w.begin(10, 10, time.Millisecond, time.Second) // predicts 1ms
+	if got := time.Duration(w.bound.Load()); got != time.Second {
+		t.Errorf("bound %v; want the 1s floor", got)
+	}
+	w.begin(1, 0, 0, time.Second) // first call: no prediction
+	if got := time.Duration(w.bound.Load()); got != time.Second {
+		t.Errorf("bound %v; want the 1s floor", got)
+	}
+}
+
+// TestInterruptLeavesARunningBenchmarkBehind: a run interrupted while a benchmark blocks
+// returns within about a second with the context's error.
+func TestInterruptLeavesARunningBenchmarkBehind(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	started := make(chan struct{}, 1)
+	cases := []Case{{Name: "T/strategy=block", Procs: 1, Run: func(b bench.B) error {
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+		<-release
+		return nil
+	}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-started; cancel() }()
+	t0 := time.Now()
+	err := Run(ctx, Options{Cases: cases, Count: 1, Benchtime: Benchtime{N: 1}}, func(*benchfmt.Result) error { return nil })
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v; want context.Canceled", err)
+	}
+	if d := time.Since(t0); d > 10*time.Second {
+		t.Errorf("Run returned %v after the interrupt; want about %v", d, interruptGrace)
+	}
+}
