@@ -63,7 +63,8 @@ cross:
 # shellcheck on scripts/; the test binaries for the boards (arm64, arm, arm64 with -race:
 # bin/tests-linux-*.tar), the non-race ones run through scripts/pi/run.sh --tests under
 # qemu-user; scripts/pi/run.sh end to end in PI_SSH=local mode with the arm64 binary, then
-# over ssh against a throwaway OpenSSH server on localhost. Installs Debian's shellcheck,
+# over ssh against a throwaway OpenSSH server on localhost; 10 quick Contention and Readers
+# runs under qemu-aarch64 at GOMAXPROCS above the CPUs, each bounded. Installs Debian's shellcheck,
 # qemu-user-static, gcc-aarch64-linux-gnu and openssh-server when missing.
 # scripts/test-arm.sh is the quicker loop while editing (go test -exec qemu-…-static).
 test-arm: cross
@@ -71,6 +72,7 @@ test-arm: cross
 	scripts/pi/build-tests.sh --race
 	scripts/pi/tests-local.sh
 	scripts/pi/smoke-local.sh
+	scripts/pi/stress-local.sh
 	scripts/pi/test-ssh.sh
 
 clean:
