@@ -59,6 +59,8 @@
 //	    	time ("100ms") or iterations ("1000x") per benchmark, as go test -benchtime (default "50ms")
 //	  -count int
 //	    	repetitions of every benchmark, at least 1; below 6 warns (benchstat needs 6 for a confidence interval) (default 10)
+//	  -long
+//	    	start a plan that takes more than 2h at least (-benchtime × -count × benchmarks); without it such a plan is refused
 //	  -measure string
 //	    	what to measure: time, instructions (instr/op counted under valgrind's cachegrind at GOMAXPROCS=1; docs/counts.md), or time,instructions; add cachesim for cachegrind's simulated cache misses (sim-D1-miss/op, sim-LL-miss/op) (default "time")
 //	  -out string

@@ -41,6 +41,8 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "-count", "0"},
 		{"run", "-count", "-3"},
 		{"run", "-count", "abc"},
+		{"run", "-benchtime", "1000h"},
+		{"run", "-benchtime", "3s", "-count", "10"},
 		{"run", "-stall-after", "0s"},
 		{"run", "-stall-after", "-1m"},
 		{"run", "-count", "1.5"},

@@ -50,6 +50,7 @@ var runCommand = &command{
 		fs.BoolVar(&o.Quick, "quick", false, "smoke run: benchtime "+runopts.QuickBenchtime+", count "+strconv.Itoa(runopts.QuickCount)+", smallest sizes")
 		fs.IntVar(&o.Count, "count", runopts.DefaultCount, "repetitions of every benchmark, at least 1; below 6 warns (benchstat needs 6 for a confidence interval)")
 		fs.StringVar(&o.Benchtime, "benchtime", runopts.DefaultBenchtime, "time (\"100ms\") or iterations (\"1000x\") per benchmark, as go test -benchtime")
+		fs.BoolVar(&o.Long, "long", false, "start a plan that takes more than 2h at least (-benchtime × -count × benchmarks); without it such a plan is refused")
 		fs.DurationVar(&o.StallAfter, "stall-after", harness.DefaultStallAfter, "give up on a benchmark as stalled when one of its calls makes no progress for this long, or for 10× its predicted time if longer; the run goes on without it")
 		fs.StringVar(&o.Scenarios, "scenarios", "", "comma-separated scenarios to run (default all; see deferbench list)")
 		fs.StringVar(&o.Strategies, "strategies", "", "comma-separated strategies to run (default all; see deferbench list)")

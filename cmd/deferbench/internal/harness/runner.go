@@ -59,6 +59,21 @@ type Event struct {
 	Stall       *Stall // the case was left behind as stalled (Result nil)
 }
 
+// TimedFloor returns the least time Run takes with opt: every planned case driven to a
+// -benchtime duration, Count times, before warm-up and set-up; 0 for an iteration count
+// (-benchtime 1000x), which gives no floor in time. It saturates instead of overflowing.
+func (opt Options) TimedFloor() time.Duration {
+	d := opt.Benchtime.D
+	if d <= 0 || opt.Benchtime.N > 0 {
+		return 0
+	}
+	f := float64(len(opt.plan())) * float64(max(opt.Count, 1)) * float64(d)
+	if f >= math.MaxInt64 { // float64(MaxInt64) converts back to MinInt64: compare first
+		return math.MaxInt64
+	}
+	return time.Duration(f)
+}
+
 // Total returns the number of benchmarks Run would time with opt.
 func (opt Options) Total() int { return len(opt.plan()) * max(opt.Count, 1) }
 

@@ -122,3 +122,17 @@ func TestInterruptLeavesARunningBenchmarkBehind(t *testing.T) {
 		t.Errorf("Run returned %v after the interrupt; want about %v", d, interruptGrace)
 	}
 }
+
+// TestTimedFloorSaturates: a floor past the largest Duration is the largest Duration, never
+// a negative one (float64(math.MaxInt64) converts back to math.MinInt64).
+func TestTimedFloorSaturates(t *testing.T) {
+	cases := make([]Case, 690)
+	opt := Options{Cases: cases, Count: 10, Benchtime: Benchtime{D: 1000 * time.Hour}}
+	if got := opt.TimedFloor(); got != time.Duration(1<<63-1) {
+		t.Errorf("TimedFloor = %v; want the largest Duration", got)
+	}
+	opt.Benchtime = Benchtime{D: time.Second}
+	if got := opt.TimedFloor(); got != 6900*time.Second {
+		t.Errorf("TimedFloor = %v; want 6900s", got)
+	}
+}

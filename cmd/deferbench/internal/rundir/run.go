@@ -334,12 +334,7 @@ const longPlanFloor = time.Hour
 // suite, say), naming the product and the fix; "" otherwise. An iteration count (-benchtime
 // 1000x) gives no floor in time.
 func longPlan(opt harness.Options) string {
-	d := opt.Benchtime.D
-	if d <= 0 || opt.Benchtime.N > 0 {
-		return ""
-	}
-	n := float64(len(opt.Cases)) * float64(opt.Count)
-	floor := time.Duration(math.Min(n*float64(d), math.MaxInt64))
+	d, floor := opt.Benchtime.D, opt.TimedFloor()
 	if floor < longPlanFloor {
 		return ""
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -90,8 +91,14 @@ type Flags struct {
 	Measure                      string
 	Repeats                      int
 	StallAfter                   time.Duration
+	Long                         bool // a plan over MaxPlan may start
 	Set                          map[string]bool
 }
+
+// MaxPlan is the longest timed floor (harness.Options.TimedFloor) a plan may have without
+// -long: a plan past it is almost surely a mistyped -benchtime or -count ("1000h"), which
+// would start and never end.
+const MaxPlan = 2 * time.Hour
 
 // MaxProcs is the largest -procs value: max(256, 4×NumCPU). More is almost surely a typo, and
 // the runtime would allocate per-P state for every one.
@@ -215,6 +222,14 @@ func (o Flags) options() (harness.Options, error) {
 	per := len(opt.Cases)
 	if per == 0 {
 		return opt, usage.Errorf("run: no benchmark matches -scenarios %q and -strategies %q: none of those strategies runs in those scenarios (deferbench list says where each runs); add a scenario or a strategy", o.Scenarios, o.Strategies)
+	}
+	if f := opt.TimedFloor(); f > MaxPlan && !o.Long {
+		at := "at least " + f.Round(time.Minute).String()
+		if f == math.MaxInt64 {
+			at = "more than 292 years"
+		}
+		return opt, usage.Errorf("run: this plan takes %s (%d benchmarks × -count %d × -benchtime %s), more than %v: give -long to run it anyway, or lower -benchtime or -count, or narrow -scenarios and -strategies",
+			at, per, o.Count, o.Benchtime, MaxPlan)
 	}
 	// compare, report and plot read at most MaxResults lines: a run must not write more
 	// (checked before multiplying, which could overflow).
