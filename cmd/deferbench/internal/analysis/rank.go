@@ -104,6 +104,10 @@ func (k Ranking) pair(i, j int) pairVerdict {
 	return pairVerdict{P: math.NaN(), Note: "not compared"}
 }
 
+// Separated reports whether the test (and the ratio's interval) separated Ranked[i] from
+// Ranked[j], in either order.
+func (k Ranking) Separated(i, j int) bool { return k.pair(i, j).Separated }
+
 // Split splits the ranking into groups of strategies that noise cannot separate, best
 // first. Every pair inside a group is inseparable (a U test at FindingsAlpha, or, for counts
 // and bytes, a difference within the unit's Tolerance): a strategy starts a new group when it

@@ -345,6 +345,10 @@ func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]defe
 		var names, figs, whys []string
 		var refused []string
 		alike := alikeOutside(k, meet, traits)
+		var noise map[string]string // best-group members whose place is noise
+		if h.Meets == nil && !h.Cost {
+			noise = unproven(k, g)
+		}
 		for _, r := range meet {
 			if h.Requires != nil {
 				t, ok := traits[r.Strategy]
@@ -361,6 +365,12 @@ func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]defe
 					continue
 				}
 				whys = addWhy(whys, r.Strategy, why)
+			}
+			if by, ok := noise[r.Strategy]; ok {
+				if by != "" {
+					refused = append(refused, r.Strategy+" (in the best group by noise alone: not separated from "+by+")")
+				}
+				continue
 			}
 			names = append(names, r.Strategy)
 			figs = append(figs, r.Strategy+" "+results.FormatValue(r.Summary.Median, h.Unit))
@@ -387,7 +397,9 @@ func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]defe
 				why += "left out: " + strings.Join(refused, "; ")
 			}
 		}
-		if h.Meets == nil && len(names) > 1 {
+		untested := h.Meets == nil && len(g.Untested) > 0 && g.Untested[0]
+		joined := len(noise) > 0 && len(names) == 0 && !untested
+		if h.Meets == nil && len(names) > 1 && !joined {
 			// Every pair of the best group is inseparable (Groups), so this holds for each.
 			if k.AllTolerated(g.Groups[0]) {
 				fig += fmt.Sprintf("; equal within %g %s", k.Tol, h.Unit)
@@ -395,7 +407,18 @@ func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]defe
 				fig += "; noise cannot separate them"
 			}
 		}
-		if h.Meets == nil && len(g.Untested) > 0 && g.Untested[0] {
+		if joined {
+			// Noise put most strategies in the best group: being in it is no evidence of
+			// meeting the need, so the requirement is undecided, for no one and against no one.
+			var in []string
+			for _, i := range g.Groups[0] {
+				in = append(in, k.Ranked[i].Strategy)
+			}
+			names, whys, refused = nil, nil, nil
+			fig = fmt.Sprintf("%s: undecided, noise cannot tell %s apart (%d of the %d strategies in the best group, or not separated from the rest)",
+				rowLabel(k), strings.Join(in, ", "), len(g.Groups[0]), rankedCount(k))
+		}
+		if untested {
 			// The U test could not judge the best group against the next: no strategy is
 			// shown to meet the need; the medians alone are noise.
 			names, whys, refused = nil, nil, nil
@@ -418,9 +441,16 @@ func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]defe
 			why = "a cost, not a requirement: the strategies that pay it, and what"
 		}
 		rows = append(rows, [4]string{k.Need, strings.Join(names, ", "), fig, why})
-		vs = append(vs, newStorageVerdict(k, names, h.Meets == nil && len(g.Untested) > 0 && g.Untested[0]))
+		vs = append(vs, newStorageVerdict(k, names, untested || joined))
 		if !h.Cost {
-			met = append(met, pickLine{need: k.Need, names: names, undecided: h.Meets == nil && len(g.Untested) > 0 && g.Untested[0]})
+			why := ""
+			switch {
+			case untested:
+				why = undecidedRepetitions
+			case joined:
+				why = undecidedNoise
+			}
+			met = append(met, pickLine{need: k.Need, names: names, undecided: why != "", why: why})
 		}
 	}
 	if len(rows) == 0 {
@@ -451,11 +481,66 @@ func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]defe
 }
 
 // pickLine is one requirement of "Which to pick" as pickSummary reads it: the strategies that
-// meet it, or undecided when the U test could not judge the best group (no strategy shown).
+// meet it, or undecided (no strategy shown) and why: undecidedRepetitions when the U test could
+// not judge the best group, undecidedNoise when noise joined most strategies in it.
 type pickLine struct {
 	need      string
 	names     []string
 	undecided bool
+	why       string
+}
+
+// The causes of an undecided requirement.
+const (
+	undecidedNoise       = "noise"
+	undecidedRepetitions = "repetitions"
+)
+
+// unproven returns, for each member of k's best group g.Groups[0] whose place there is no
+// evidence of meeting the need, the ranked strategy outside the group it is not separated
+// from ("" when noise joined most strategies: the group holds more than half of the ranked
+// ones, or all of them). A lone best strategy's place is evidence, and so is that of a member
+// of a group of at most half the strategies that is separated from every ranked strategy
+// outside the group;
+// members equal within the unit's tolerance are evidence too. More noise only removes
+// separations, so it only takes strategies out of "meets", never puts them in.
+func unproven(k analysis.Ranking, g analysis.Grouping) map[string]string {
+	if len(g.Groups) == 0 || len(g.Groups[0]) < 2 || k.AllTolerated(g.Groups[0]) {
+		return nil
+	}
+	out := map[string]string{}
+	outside := 0
+	for j, r := range k.Ranked {
+		if r.Unranked != "" || slices.Contains(g.Groups[0], j) {
+			continue
+		}
+		outside++
+		for _, i := range g.Groups[0] {
+			if _, seen := out[k.Ranked[i].Strategy]; !seen && !k.Separated(i, j) {
+				out[k.Ranked[i].Strategy] = r.Strategy
+			}
+		}
+	}
+	// Noise joined most strategies when the group holds more than half of the ranked ones
+	// (or nothing is outside it): none stands out. The rule reads the group's size, not the
+	// members left standing, which more noise could shrink into a majority of one.
+	if outside == 0 || 2*len(g.Groups[0]) > rankedCount(k) {
+		for _, i := range g.Groups[0] {
+			out[k.Ranked[i].Strategy] = ""
+		}
+	}
+	return out
+}
+
+// rankedCount is the number of k's strategies that were ranked (not listed as unranked).
+func rankedCount(k analysis.Ranking) int {
+	n := 0
+	for _, r := range k.Ranked {
+		if r.Unranked == "" {
+			n++
+		}
+	}
+	return n
 }
 
 // pickSummary is the line above "Which to pick"'s table, computed from rows (the
@@ -469,9 +554,11 @@ func pickSummary(rows []pickLine) string {
 	count := map[string]int{}
 	var order []string
 	decided, undecided := 0, 0
+	because := map[string]int{}
 	for _, r := range rows {
 		if r.undecided {
 			undecided++
+			because[r.why]++
 			continue
 		}
 		decided++
@@ -484,10 +571,10 @@ func pickSummary(rows []pickLine) string {
 	}
 	tail := ""
 	if undecided > 0 {
-		tail = fmt.Sprintf(" %s undecided: noise hid the differences (repeat on a quiet machine, or raise -count).", results.Plural(undecided, "more requirement"))
+		tail = fmt.Sprintf(" %s undecided, for no strategy and against none: %s.", results.Plural(undecided, "more requirement"), undecidedCauses(because))
 	}
 	if decided == 0 {
-		return fmt.Sprintf("No requirement is decided in this run: noise hid the differences of all %d (repeat on a quiet machine, or raise -count).", undecided)
+		return fmt.Sprintf("No requirement is decided in this run: all %d undecided, %s.", undecided, undecidedCauses(because))
 	}
 	most := 0
 	for _, n := range order {
@@ -524,6 +611,19 @@ func pickSummary(rows []pickLine) string {
 		}
 	}
 	return line + "." + tail
+}
+
+// undecidedCauses says why requirements were undecided and what would decide them, from the
+// count of each cause.
+func undecidedCauses(because map[string]int) string {
+	var parts []string
+	if n := because[undecidedNoise]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)", n))
+	}
+	if n := because[undecidedRepetitions]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d with too few repetitions for the U test to judge (raise -count to 6 or more)", n))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // alikeOutside returns, for each strategy of meet, the ranked strategies outside meet that

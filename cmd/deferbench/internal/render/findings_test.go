@@ -166,8 +166,10 @@ func TestFindingsFollowTheData(t *testing.T) {
 			t.Errorf("Which to pick lacks %q:\n%s", w, pick)
 		}
 	}
-	if g := pickRow(pick, "lowest staging cost"); g != "cmdbuffer handrolled hybrid" {
-		t.Errorf("lowest staging cost: %q, want cmdbuffer, handrolled, hybrid:\n%s", g, pick)
+	// Three of the four strategies are inseparable at the top: being there is no evidence
+	// of the lowest cost, so the requirement is undecided, for none and against none.
+	if g := pickRow(pick, "lowest staging cost"); g != "none shown" || !strings.Contains(pick, "undecided, noise cannot tell") {
+		t.Errorf("lowest staging cost: %q, want undecided (3 of 4 inseparable at the top):\n%s", g, pick)
 	}
 	if !strings.Contains(rep, "ratios paired, 0 unpaired") {
 		t.Errorf("interleaved repetitions: want every ratio paired:\n%s", section(rep, "## Findings"))

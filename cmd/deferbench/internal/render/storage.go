@@ -18,7 +18,7 @@ type storageVerdict struct {
 	storage string   // the row's storage parameter, defaultStorage without one
 	need    string   // the requirement, as on the slots row ("" for a headline without one)
 	names   []string // the verdict, sorted; nil: no strategy shown
-	// undecided: the test gave no verdict (too few repetitions), so there is nothing to
+	// undecided: no verdict (too few repetitions, or noise joined most strategies), so there is nothing to
 	// compare across storages.
 	undecided bool
 }
@@ -154,7 +154,7 @@ func (m byStorage) summary(vs []storageVerdict) string {
 		line += fmt.Sprintf(" and %d differ: %s", differ, strings.Join(names, ", "))
 	}
 	if undecided > 0 {
-		line += fmt.Sprintf("; %d undecided on a storage (too few repetitions), not compared", undecided)
+		line += fmt.Sprintf("; %d undecided on a storage (noise or too few repetitions), not compared", undecided)
 	}
 	return line + "."
 }

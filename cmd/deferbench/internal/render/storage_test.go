@@ -96,7 +96,7 @@ func TestStorageVerdicts(t *testing.T) {
 			t.Errorf("an undecided verdict is said to hold or differ:\n%s", rep)
 		}
 		pick := section(rep, "## Which to pick")
-		for _, w := range []string{"; 1 undecided on a storage (too few repetitions), not compared.",
+		for _, w := range []string{"; 1 undecided on a storage (noise or too few repetitions), not compared.",
 			"; not compared across storages: undecided on slots and archetypes storage |"} {
 			if !strings.Contains(pick, w) {
 				t.Errorf("Which to pick lacks %q:\n%s", w, pick)
