@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,6 +31,9 @@ func writeBench(t *testing.T, config []string, lines ...string) string {
 		t.Fatal(err)
 	}
 	var b strings.Builder
+	if !slices.ContainsFunc(config, func(c string) bool { return strings.HasPrefix(c, "deferbench:") }) {
+		fmt.Fprintln(&b, "deferbench: test") // what deferbench run writes: report rebuilds only such files
+	}
 	for _, c := range config {
 		fmt.Fprintln(&b, c)
 	}

@@ -278,7 +278,7 @@ func TestABNotDeferbench(t *testing.T) {
 func TestCompareUnknownIgnoreKey(t *testing.T) {
 	a := writeBench(t, []string{"goos: linux", "cpu: x"}, "X-2 10")
 	_, errOut, code := cli("compare", "-ignore", "gos,cpu,machine", a, a)
-	if code != 0 || !strings.Contains(errOut, "note: -ignore gos: neither run has such a config key, so it changes nothing (keys: goos, cpu)") {
+	if code != 0 || !strings.Contains(errOut, "note: -ignore gos: neither run has such a config key, so it changes nothing (keys: deferbench, goos, cpu)") {
 		t.Errorf("compare -ignore gos: exit %d, stderr %q; want a note naming gos and the keys", code, errOut)
 	}
 	if _, errOut, _ := cli("compare", "-ignore", "goos,machine,*", a, a); strings.Contains(errOut, "-ignore") {

@@ -14,6 +14,7 @@ import (
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/usage"
+	"golang.org/x/perf/benchfmt"
 )
 
 // Rebuild is deferbench report ARG: it rebuilds summary.json, report.md and plots/ of the
@@ -38,6 +39,9 @@ func Rebuild(arg string, stderr io.Writer) error {
 		// Writing summary.json, report.md and plots/ beside any results file would overwrite
 		// whatever report.md lies beside it (a project's own, in its root).
 		return usage.Errorf("report: %s is not a results directory or its bench.txt: report writes summary.json, report.md and plots/ beside it; move it to DIR/bench.txt and give DIR", arg)
+	}
+	if err := ownsDir(dir, rs); err != nil {
+		return err
 	}
 	rd, err := Hold("report", dir, stderr)
 	if err != nil {
@@ -176,4 +180,49 @@ func statError(cmd, arg string, err error) error {
 		why = "cannot read it (" + err.Error() + ")"
 	}
 	return usage.Errorf("%s: %s: %s: give a results directory deferbench run wrote, or its bench.txt", cmd, arg, why)
+}
+
+// ownsDir refuses a directory report must not write into: its bench.txt was not written by
+// deferbench run (no file-level "deferbench:" line: plain go test output, whose report would
+// have no strategies), or it holds a report.md or summary.json that deferbench did not write
+// (another tool's, or a project's own), which a rebuild would overwrite. The error names the
+// file and the fix.
+func ownsDir(dir string, rs []*benchfmt.Result) error {
+	ours := false
+	for _, c := range results.FileConfig(rs) {
+		if c.Key == "deferbench" {
+			ours = true
+		}
+	}
+	if !ours {
+		return usage.Errorf("report: %s: not written by deferbench run (no \"deferbench:\" line): report rebuilds only deferbench's results directories; compare or benchstat read other benchmark files", filepath.Join(dir, "bench.txt"))
+	}
+	if b, ok := fileHead(filepath.Join(dir, "report.md"), len(reportTitle)); ok && string(b) != reportTitle {
+		return usage.Errorf("report: %s was not written by deferbench (it does not start with %q): move it away to rebuild the report here", filepath.Join(dir, "report.md"), reportTitle)
+	}
+	if b, err := results.ReadFileLimited(filepath.Join(dir, "summary.json"), results.MaxJSONBytes); err == nil {
+		var head struct {
+			Deferbench *string `json:"deferbench"`
+		}
+		if json.Unmarshal(b, &head) != nil || head.Deferbench == nil {
+			return usage.Errorf("report: %s was not written by deferbench (no \"deferbench\" field): move it away to rebuild the summary here", filepath.Join(dir, "summary.json"))
+		}
+	}
+	return nil
+}
+
+// reportTitle is how every report.md deferbench writes starts.
+const reportTitle = "# deferbench report"
+
+// fileHead returns the first n bytes of the file at path (fewer if it is shorter), and false
+// when there is no such file or it cannot be read.
+func fileHead(path string, n int) ([]byte, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	k, _ := io.ReadFull(f, b)
+	return b[:k], true
 }

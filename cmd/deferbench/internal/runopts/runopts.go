@@ -223,6 +223,12 @@ func (o Flags) options() (harness.Options, error) {
 	if per == 0 {
 		return opt, usage.Errorf("run: no benchmark matches -scenarios %q and -strategies %q: none of those strategies runs in those scenarios (deferbench list says where each runs); add a scenario or a strategy", o.Scenarios, o.Strategies)
 	}
+	// compare, report and plot read at most MaxResults lines: a run must not write more
+	// (checked before multiplying, which could overflow).
+	if o.Count > results.MaxResults/per {
+		return opt, usage.Errorf("run: -count %d: %d benchmarks × %d is more than the %d results compare and report read: give -count %d or less, or fewer -scenarios, -strategies or -procs",
+			o.Count, per, o.Count, results.MaxResults, results.MaxResults/per)
+	}
 	if f := opt.TimedFloor(); f > MaxPlan && !o.Long {
 		at := "at least " + f.Round(time.Minute).String()
 		if f == math.MaxInt64 {
@@ -230,12 +236,6 @@ func (o Flags) options() (harness.Options, error) {
 		}
 		return opt, usage.Errorf("run: this plan takes %s (%d benchmarks × -count %d × -benchtime %s), more than %v: give -long to run it anyway, or lower -benchtime or -count, or narrow -scenarios and -strategies",
 			at, per, o.Count, o.Benchtime, MaxPlan)
-	}
-	// compare, report and plot read at most MaxResults lines: a run must not write more
-	// (checked before multiplying, which could overflow).
-	if o.Count > results.MaxResults/per {
-		return opt, usage.Errorf("run: -count %d: %d benchmarks × %d is more than the %d results compare and report read: give -count %d or less, or fewer -scenarios, -strategies or -procs",
-			o.Count, per, o.Count, results.MaxResults, results.MaxResults/per)
 	}
 	return opt, nil
 }

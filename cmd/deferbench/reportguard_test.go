@@ -1,0 +1,58 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReportRefusesDirectoriesItDidNotWrite: report DIR on plain go test output, or beside a
+// report.md or summary.json another tool wrote, exits 2 naming the file and changes nothing;
+// it used to overwrite both and write a report with an empty strategy column.
+func TestReportRefusesDirectoriesItDidNotWrite(t *testing.T) {
+	goTest := "goos: linux\ngoarch: amd64\npkg: example.com/x\nBenchmarkFoo-2   \t 1000\t 1234 ns/op\nBenchmarkFoo-2   \t 1000\t 1240 ns/op\nPASS\n"
+	ref, _ := filepath.Glob("../../results/*-*-*/bench.txt")
+	if len(ref) == 0 {
+		t.Skip("no reference run under results/")
+	}
+	ours, err := os.ReadFile(ref[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, bench, report, summary, want string
+	}{
+		{"go test output", goTest, "", "", "not written by deferbench run"},
+		{"someone else's report.md", string(ours), "# My project\n\nnotes\n", "", "report.md was not written by deferbench"},
+		{"someone else's summary.json", string(ours), "", `{"total": 3}`, "summary.json was not written by deferbench"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{"bench.txt": c.bench, "report.md": c.report, "summary.json": c.summary}
+			for f, body := range files {
+				if body != "" {
+					if err := os.WriteFile(filepath.Join(dir, f), []byte(body), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			_, stderr, code := cli("report", dir)
+			if code != 2 || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, c.want)
+			}
+			for f, body := range files {
+				got, err := os.ReadFile(filepath.Join(dir, f))
+				if body == "" && err == nil {
+					t.Errorf("%s written", f)
+				}
+				if body != "" && string(got) != body {
+					t.Errorf("%s changed", f)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "plots")); err == nil {
+				t.Errorf("plots/ written")
+			}
+		})
+	}
+}
