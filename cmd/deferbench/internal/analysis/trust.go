@@ -41,6 +41,44 @@ func TrustFlags(rs []*benchfmt.Result, env *results.Env) []string {
 	return out
 }
 
+// SideFlags is TrustFlags for one side of a comparison measured in one run or in rounds
+// (deferbench ab): the side is Loaded when any of its runs was, and the flag says in how many
+// and the largest share of other work: "Loaded (other work took up to 72% of the CPUs' time,
+// in 3 of 5 rounds)". envs may be empty.
+func SideFlags(rs []*benchfmt.Result, envs []*results.Env) []string {
+	if len(envs) <= 1 {
+		var env *results.Env
+		if len(envs) == 1 {
+			env = envs[0]
+		}
+		return TrustFlags(rs, env)
+	}
+	out := TrustFlags(rs, nil)
+	n, worst, why := 0, -1.0, ""
+	for _, e := range envs {
+		f := loaded(e)
+		if f == "" {
+			continue
+		}
+		n++
+		share := -1.0
+		if e.CPUShare != nil {
+			share = e.CPUShare.Other + e.CPUShare.Steal
+		}
+		if share > worst || why == "" {
+			worst, why = share, f
+		}
+	}
+	if n == 0 {
+		return out
+	}
+	flag := fmt.Sprintf("Loaded (in %d of %d rounds; worst: %s)", n, len(envs), strings.TrimSuffix(strings.TrimPrefix(why, "Loaded ("), ")"))
+	if worst >= 0 {
+		flag = fmt.Sprintf("Loaded (other work took up to %.0f%% of the CPUs' time, in %d of %d rounds)", math.Round(100*worst), n, len(envs))
+	}
+	return append([]string{flag}, out...)
+}
+
 func loaded(env *results.Env) string {
 	if env == nil {
 		return ""

@@ -144,8 +144,8 @@ func Run(ctx context.Context, r Request) error {
 		return usage.Errorf("compare: %s and %s have no benchmark and unit in common%s", args[0], args[1], hint)
 	}
 	out := r.Output
-	out.Flags[0] = analysis.TrustFlags(old, results.EnvBeside(args[0]))
-	out.Flags[1] = analysis.TrustFlags(new, results.EnvBeside(args[1]))
+	out.Flags[0] = analysis.SideFlags(old, results.EnvsBeside(args[0]))
+	out.Flags[1] = analysis.SideFlags(new, results.EnvsBeside(args[1]))
 	cerr := r.Gates.count(old, new)
 	if usage.Is(cerr) {
 		return cerr
@@ -182,7 +182,7 @@ func Sides(ab SidesRequest) error {
 		return fmt.Errorf("ab: BASE and HEAD have no benchmark and unit in common")
 	}
 	out := ab.Output
-	out.Flags[0], out.Flags[1] = analysis.TrustFlags(old, nil), analysis.TrustFlags(new, nil)
+	out.Flags[0], out.Flags[1] = analysis.SideFlags(old, results.EnvsBeside(basePath)), analysis.SideFlags(new, results.EnvsBeside(headPath))
 	if out.Full == "" {
 		out.Full = filepath.Join(ab.Out, "compare.md")
 	}

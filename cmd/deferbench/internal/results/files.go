@@ -135,6 +135,23 @@ func EnvBeside(path string) *Env {
 	return e
 }
 
+// EnvsBeside returns the env.json beside path as EnvBeside does, or, for the side of an A/B
+// run (a directory with rounds/NNN/ run directories and no env.json of its own), the env.json
+// of each round, in round order; nil when there is none.
+func EnvsBeside(path string) []*Env {
+	if e := EnvBeside(path); e != nil {
+		return []*Env{e}
+	}
+	rounds, _ := filepath.Glob(filepath.Join(path, "rounds", "[0-9][0-9][0-9]"))
+	var out []*Env
+	for _, r := range rounds {
+		if e, err := ReadEnv(r); err == nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // EnvError is why ReadEnv refuses an env.json: Err is the JSON decoder's error.
 type EnvError struct {
 	Path string
