@@ -1,0 +1,157 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+)
+
+// pickLine is one requirement of "Which to pick" as pickSummary reads it: the strategies that
+// meet it, or undecided (no strategy shown) and why: undecidedRepetitions when the U test could
+// not judge the best group, undecidedNoise when noise joined most strategies in it.
+type pickLine struct {
+	need      string
+	names     []string
+	undecided bool
+	why       string
+}
+
+// The causes of an undecided requirement.
+const (
+	undecidedNoise       = "noise"
+	undecidedRepetitions = "repetitions"
+)
+
+// unproven returns, for each member of k's best group g.Groups[0] whose place there is no
+// evidence of meeting the need, the ranked strategy outside the group it is not separated
+// from ("" when noise joined most strategies: the group holds more than half of the ranked
+// ones, or all of them). A lone best strategy's place is evidence, and so is that of a member
+// of a group of at most half the strategies that is separated from every ranked strategy
+// outside the group;
+// members equal within the unit's tolerance are evidence too. More noise only removes
+// separations, so it only takes strategies out of "meets", never puts them in.
+func unproven(k analysis.Ranking, g analysis.Grouping) map[string]string {
+	if len(g.Groups) == 0 || len(g.Groups[0]) < 2 || k.AllTolerated(g.Groups[0]) {
+		return nil
+	}
+	out := map[string]string{}
+	outside := 0
+	for j, r := range k.Ranked {
+		if r.Unranked != "" || slices.Contains(g.Groups[0], j) {
+			continue
+		}
+		outside++
+		for _, i := range g.Groups[0] {
+			if _, seen := out[k.Ranked[i].Strategy]; !seen && !k.Separated(i, j) {
+				out[k.Ranked[i].Strategy] = r.Strategy
+			}
+		}
+	}
+	// Noise joined most strategies when the group holds more than half of the ranked ones
+	// (or nothing is outside it): none stands out. The rule reads the group's size, not the
+	// members left standing, which more noise could shrink into a majority of one.
+	if outside == 0 || 2*len(g.Groups[0]) > rankedCount(k) {
+		for _, i := range g.Groups[0] {
+			out[k.Ranked[i].Strategy] = ""
+		}
+	}
+	return out
+}
+
+// rankedCount is the number of k's strategies that were ranked (not listed as unranked).
+func rankedCount(k analysis.Ranking) int {
+	n := 0
+	for _, r := range k.Ranked {
+		if r.Unranked == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// pickSummary is the line above "Which to pick"'s table, computed from rows (the
+// requirements, costs left out): the strategies that meet every requirement decided, or else
+// the ones that meet the most and which they miss. An undecided requirement counts for no
+// strategy and against none: the line says how many there are. "" without requirements.
+func pickSummary(rows []pickLine) string {
+	if len(rows) == 0 {
+		return ""
+	}
+	count := map[string]int{}
+	var order []string
+	decided, undecided := 0, 0
+	because := map[string]int{}
+	for _, r := range rows {
+		if r.undecided {
+			undecided++
+			because[r.why]++
+			continue
+		}
+		decided++
+		for _, n := range r.names {
+			if count[n] == 0 {
+				order = append(order, n)
+			}
+			count[n]++
+		}
+	}
+	tail := ""
+	if undecided > 0 {
+		tail = fmt.Sprintf(" %s undecided, for no strategy and against none: %s.", results.Plural(undecided, "more requirement"), undecidedCauses(because))
+	}
+	if decided == 0 {
+		return fmt.Sprintf("No requirement is decided in this run: all %d undecided, %s.", undecided, undecidedCauses(because))
+	}
+	most := 0
+	for _, n := range order {
+		most = max(most, count[n])
+	}
+	var top []string
+	for _, n := range order {
+		if count[n] == most {
+			top = append(top, n)
+		}
+	}
+	sort.Strings(top)
+	verb := map[bool]string{true: "meet", false: "meets"}[len(top) > 1]
+	scope := "measured"
+	if undecided > 0 {
+		scope = "decided"
+	}
+	switch {
+	case most == 0:
+		return fmt.Sprintf("No strategy is shown to meet any of the %d requirements %s here.", decided, scope) + tail
+	case most == decided:
+		return fmt.Sprintf("**%s %s every requirement %s here** (%d; costs not counted).", strings.Join(top, ", "), verb, scope, decided) + tail
+	}
+	line := fmt.Sprintf("No strategy meets every requirement %s here: %s %s %d of the %d", scope, strings.Join(top, ", "), verb, most, decided)
+	if len(top) == 1 {
+		var missed []string
+		for _, r := range rows {
+			if !r.undecided && !slices.Contains(r.names, top[0]) {
+				missed = append(missed, r.need)
+			}
+		}
+		if len(missed) <= 3 {
+			line += " (not: " + strings.Join(missed, "; ") + ")"
+		}
+	}
+	return line + "." + tail
+}
+
+// undecidedCauses says why requirements were undecided and what would decide them, from the
+// count of each cause.
+func undecidedCauses(because map[string]int) string {
+	var parts []string
+	if n := because[undecidedNoise]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)", n))
+	}
+	if n := because[undecidedRepetitions]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d with too few repetitions for the U test to judge (raise -count to 6 or more)", n))
+	}
+	return strings.Join(parts, "; ")
+}
