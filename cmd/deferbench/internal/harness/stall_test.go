@@ -13,13 +13,14 @@ import (
 )
 
 // TestRunLeavesStalledBenchmarksBehind: of four cases, one blocks forever once it is asked
-// for more than one iteration and one spins forever; with a 200ms bound both are left behind
-// as stalled (named in the error and in a progress event), their second repetitions are
-// skipped, and the two others finish both repetitions.
+// for more than one iteration and one spins until the runner has given up on it (so that it
+// does not starve the later cases of this test's one processor); with a 500ms bound both are
+// left behind as stalled (named in the error and in a progress event), their second
+// repetitions are skipped, and the two others finish both repetitions.
 func TestRunLeavesStalledBenchmarksBehind(t *testing.T) {
 	var release = make(chan struct{})
 	var quit atomic.Bool
-	defer func() { close(release); quit.Store(true) }()
+	defer close(release)
 	quick := func(b bench.B) error {
 		for range b.N() {
 		}
@@ -42,10 +43,13 @@ func TestRunLeavesStalledBenchmarksBehind(t *testing.T) {
 	}
 	var got []string
 	var stalledEvents []string
-	opt := Options{Cases: cases, Count: 2, Benchtime: Benchtime{N: 100}, StallAfter: 200 * time.Millisecond,
+	opt := Options{Cases: cases, Count: 2, Benchtime: Benchtime{N: 100}, StallAfter: 500 * time.Millisecond,
 		Progress: func(e Event) {
 			if e.Stall != nil {
 				stalledEvents = append(stalledEvents, e.Name)
+				if e.Name == "T/strategy=spin" {
+					quit.Store(true)
+				}
 			}
 		}}
 	t0 := time.Now()
@@ -61,8 +65,8 @@ func TestRunLeavesStalledBenchmarksBehind(t *testing.T) {
 		t.Fatalf("stalls %+v; want block then spin", se.Stalls)
 	}
 	for _, s := range se.Stalls {
-		if s.Bound < 200*time.Millisecond || s.After <= s.Bound {
-			t.Errorf("%s: after %v, bound %v; want a bound of at least the 200ms floor, run past", s.Name, s.After, s.Bound)
+		if s.Bound < 500*time.Millisecond || s.After <= s.Bound {
+			t.Errorf("%s: after %v, bound %v; want a bound of at least the 500ms floor, run past", s.Name, s.After, s.Bound)
 		}
 	}
 	if want := "T/strategy=a T/strategy=b T/strategy=a T/strategy=b"; strings.Join(got, " ") != want {
@@ -75,7 +79,7 @@ func TestRunLeavesStalledBenchmarksBehind(t *testing.T) {
 		t.Errorf("error %q does not name the stalled benchmark", err)
 	}
 	if d := time.Since(t0); d > 20*time.Second {
-		t.Errorf("Run took %v for two 200ms stalls", d)
+		t.Errorf("Run took %v for two 500ms stalls", d)
 	}
 }
 
