@@ -124,6 +124,9 @@ func Run(ctx context.Context, opt Options, emit func(*benchfmt.Result) error) er
 				return fmt.Errorf("run stopped after %d of %d results: %w", done, total, err)
 			}
 			name := c.FullName()
+			if stalled[name] {
+				continue // an earlier repetition stalled: its goroutines may still hold it
+			}
 			if opt.Progress != nil {
 				opt.Progress(Event{Done: done, Total: total, Name: name})
 			}
@@ -131,9 +134,6 @@ func Run(ctx context.Context, opt Options, emit func(*benchfmt.Result) error) er
 			bt := opt.Benchtime
 			if n := iters[name]; sizing && n > 0 {
 				bt = Benchtime{N: n}
-			}
-			if stalled[name] {
-				continue // an earlier repetition stalled: its goroutines may still hold it
 			}
 			m, stall, err := watched(ctx, c, name, bt, floor)
 			if err != nil {
