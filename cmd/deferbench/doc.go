@@ -10,7 +10,7 @@
 //	  run      run the benchmark suite and write the results into a new results directory
 //	  compare  compare two runs (bench.txt files, results directories or pipes) metric by metric: medians, 95% CIs, change and Mann-Whitney p; -fail gates
 //	  ab       A/B: run two builds (git revisions or binaries) alternately on this machine, compare the paired rounds and apply the gate
-//	  report   rebuild summary.json, report.md and plots/ in results directory DIR from its bench.txt (a killed run, say)
+//	  report   rebuild summary.json, report.md, details.md and plots/ in results directory DIR from its bench.txt (a killed run, say)
 //	  plot     draw the results in DIR/bench.txt as charts in DIR/plots (SVG and PNG); DIR may be the bench.txt itself
 //	  fleet    one markdown table of several boards' headline figures, a column per results directory
 //	  list     list the scenarios and strategies with descriptions
@@ -33,9 +33,11 @@
 //	  bench.txt     results in the Go benchmark format, for benchstat
 //	  env.json      the environment captured before and after the run, and the run's options
 //	  summary.json  per benchmark and unit: median and 95% confidence interval
-//	  report.md     trust flags, which strategy to pick per requirement, findings (strategies
-//	                ranked per headline metric with ratio CIs and U tests), the configuration,
-//	                tables of medians ± 95% CI, the plots
+//	  report.md     the pick per kind of need, how sure it is and the command to be surer;
+//	                the trust flags, which strategy to pick per requirement, findings in a
+//	                line per headline metric, the configuration
+//	  details.md    the verdicts per variant with their figures, the rankings with ratio
+//	                CIs and U tests, tables of medians ± 95% CI, the plots
 //	  plots/        charts of the results with 95% CI error bars, SVG and PNG
 //	  profiles/     with -profile: <Scenario>-<strategy>-{cpu,heap,mutex,block}.pb.gz
 //	With -measure instructions (docs/counts.md) each case that runs on one goroutine is also,
@@ -280,7 +282,7 @@
 //
 //	usage: deferbench report DIR
 //
-//	rebuild summary.json, report.md and plots/ in results directory DIR from its bench.txt (a killed run, say)
+//	rebuild summary.json, report.md, details.md and plots/ in results directory DIR from its bench.txt (a killed run, say)
 //
 //	DIR may be the bench.txt itself. The results directory is held with the run's lock file
 //	while its files are rewritten; a lock file whose process no longer exists (a killed run) is

@@ -9,7 +9,7 @@ import (
 )
 
 // TestReferenceRunRebuildsIdentically: deferbench report on the checked-in reference run
-// writes the same report.md and summary.json it holds, and so does it on testdata/legacy-run,
+// writes the same report.md, details.md and summary.json it holds, and so does it on testdata/legacy-run,
 // an older run whose bench.txt predates the capability lines, so that its "Which to pick"
 // comes from analysis's fallback table. This is what keeps that table (and every rule of the
 // report) from drifting unnoticed. A change meant to alter report.md rebuilds both with
@@ -23,13 +23,13 @@ func TestReferenceRunRebuildsIdentically(t *testing.T) {
 	for _, bench := range ref {
 		src := filepath.Dir(bench)
 		dir := t.TempDir()
-		for _, f := range []string{"bench.txt", "env.json", "summary.json", "report.md"} {
+		for _, f := range []string{"bench.txt", "env.json", "summary.json", "report.md", "details.md"} {
 			copyFile(t, filepath.Join(src, f), filepath.Join(dir, f))
 		}
 		if err := runContext(t.Context(), []string{"report", dir}, io.Discard, io.Discard); err != nil {
 			t.Fatalf("report %s: %v", src, err)
 		}
-		for _, f := range []string{"report.md", "summary.json"} {
+		for _, f := range []string{"report.md", "details.md", "summary.json"} {
 			want, _ := os.ReadFile(filepath.Join(src, f))
 			got, _ := os.ReadFile(filepath.Join(dir, f))
 			if !bytes.Equal(got, want) {

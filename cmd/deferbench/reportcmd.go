@@ -9,7 +9,7 @@ import (
 var reportCommand = &command{
 	name:    "report",
 	args:    "DIR",
-	summary: "rebuild summary.json, report.md and plots/ in results directory DIR from its bench.txt (a killed run, say)",
+	summary: "rebuild summary.json, report.md, details.md and plots/ in results directory DIR from its bench.txt (a killed run, say)",
 	detail: `DIR may be the bench.txt itself. The results directory is held with the run's lock file
 while its files are rewritten; a lock file whose process no longer exists (a killed run) is
 reclaimed with a note. A bench.txt still marked "run in progress" by a run that was killed

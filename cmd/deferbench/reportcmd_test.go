@@ -52,7 +52,7 @@ func TestReportRebuildsCompleteRun(t *testing.T) {
 	os.Remove(filepath.Join(out, "report.md"))
 	os.RemoveAll(filepath.Join(out, "plots"))
 	_, errOut, code := cli("report", out)
-	if code != 0 || !strings.Contains(errOut, "rebuilt summary.json, report.md and plots/") || strings.Contains(errOut, "note") {
+	if code != 0 || !strings.Contains(errOut, "rebuilt summary.json, report.md, details.md and plots/") || strings.Contains(errOut, "note") {
 		t.Fatalf("report %s: exit %d, stderr %q", out, code, errOut)
 	}
 	sum2, _ := os.ReadFile(filepath.Join(out, "summary.json"))

@@ -8,7 +8,7 @@ import (
 )
 
 // TestReportRefusesDirectoriesItDidNotWrite: report DIR on plain go test output, or beside a
-// report.md or summary.json another tool wrote, exits 2 naming the file and changes nothing;
+// report.md, details.md or summary.json another tool wrote, exits 2 naming the file and changes nothing;
 // it used to overwrite both and write a report with an empty strategy column.
 func TestReportRefusesDirectoriesItDidNotWrite(t *testing.T) {
 	goTest := "goos: linux\ngoarch: amd64\npkg: example.com/x\nBenchmarkFoo-2   \t 1000\t 1234 ns/op\nBenchmarkFoo-2   \t 1000\t 1240 ns/op\nPASS\n"
@@ -21,15 +21,16 @@ func TestReportRefusesDirectoriesItDidNotWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		name, bench, report, summary, want string
+		name, bench, report, summary, details, want string
 	}{
-		{"go test output", goTest, "", "", "not written by deferbench run"},
-		{"someone else's report.md", string(ours), "# My project\n\nnotes\n", "", "report.md was not written by deferbench"},
-		{"someone else's summary.json", string(ours), "", `{"total": 3}`, "summary.json was not written by deferbench"},
+		{"go test output", goTest, "", "", "", "not written by deferbench run"},
+		{"someone else's report.md", string(ours), "# My project\n\nnotes\n", "", "", "report.md was not written by deferbench"},
+		{"someone else's summary.json", string(ours), "", `{"total": 3}`, "", "summary.json was not written by deferbench"},
+		{"someone else's details.md", string(ours), "", "", "# Details of my project\n", "details.md was not written by deferbench"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			files := map[string]string{"bench.txt": c.bench, "report.md": c.report, "summary.json": c.summary}
+			files := map[string]string{"bench.txt": c.bench, "report.md": c.report, "summary.json": c.summary, "details.md": c.details}
 			for f, body := range files {
 				if body != "" {
 					if err := os.WriteFile(filepath.Join(dir, f), []byte(body), 0o644); err != nil {

@@ -19,9 +19,11 @@ results/<yyyymmdd-hhmmss>-<host>-<goarch>, with -2, -3, … added when that exis
   bench.txt     results in the Go benchmark format, for benchstat
   env.json      the environment captured before and after the run, and the run's options
   summary.json  per benchmark and unit: median and 95% confidence interval
-  report.md     trust flags, which strategy to pick per requirement, findings (strategies
-                ranked per headline metric with ratio CIs and U tests), the configuration,
-                tables of medians ± 95% CI, the plots
+  report.md     the pick per kind of need, how sure it is and the command to be surer;
+                the trust flags, which strategy to pick per requirement, findings in a
+                line per headline metric, the configuration
+  details.md    the verdicts per variant with their figures, the rankings with ratio
+                CIs and U tests, tables of medians ± 95% CI, the plots
   plots/        charts of the results with 95% CI error bars, SVG and PNG
   profiles/     with -profile: <Scenario>-<strategy>-{cpu,heap,mutex,block}.pb.gz
 With -measure instructions (docs/counts.md) each case that runs on one goroutine is also,

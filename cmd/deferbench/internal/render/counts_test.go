@@ -62,7 +62,7 @@ func TestReportCounts(t *testing.T) {
 // the counts are within 1 % they say nothing.
 func TestVerdictsUseCounts(t *testing.T) {
 	var b strings.Builder
-	if err := WriteReport(&b, countRun(120), ReportMeta{}); err != nil {
+	if err := writeBoth(&b, countRun(120), ReportMeta{}); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -178,53 +179,85 @@ func rowLabel(k analysis.Ranking) string {
 	return s
 }
 
-// writeFindings writes the trust flags, "Which to pick" and the rankings.
-func writeFindings(b *strings.Builder, rs []*benchfmt.Result, meta ReportMeta) {
+// reportData is what report.md and details.md are both computed from.
+type reportData struct {
+	d         *analysis.Run
+	cores     int
+	coresFrom string
+	ks        []analysis.Ranking
+	flags     []string // the trust flags, in full
+	picks     []verdictRow
+	cx        analysis.CountIndex
+}
+
+func newReportData(rs []*benchfmt.Result, meta ReportMeta) *reportData {
 	d := analysis.NewRun(rs)
 	cores, coresFrom := d.Cores(meta.Cores)
 	ks := d.Rankings(cores)
-	for _, f := range trustFlags(d, meta, ks, cores, coresFrom) {
-		fmt.Fprintf(b, "%s\n\n", f)
-	}
-	traits := analysis.Capabilities(rs)
 	caveats := map[string]string{}
 	if worst, at := d.Ceiling(cores); worst < analysis.CeilingMin {
 		caveats["Contention"] = fmt.Sprintf("the noop control reached only %s efficiency at producers = GOMAXPROCS = %d: "+
 			"these figures measure the machine (Contention ceiling)", results.Sig3(worst, false), at)
 	}
-	writePick(b, ks, traits, caveats)
-	cx := analysis.NewCountIndex(rs)
-	writePickCounts(b, cx, ks)
+	return &reportData{d: d, cores: cores, coresFrom: coresFrom, ks: ks,
+		flags: trustFlags(d, meta, ks, cores, coresFrom),
+		picks: verdictRows(ks, analysis.Capabilities(rs), caveats),
+		cx:    analysis.NewCountIndex(rs)}
+}
 
-	fmt.Fprintf(b, "## Findings\n\n")
+// methodLink points at the text that says how the rankings and verdicts are reached.
+// The link is relative to a results directory in its default place, results/NAME in the
+// deferbench checkout.
+const methodLink = "[docs/method.md](../../docs/method.md#how-the-report-ranks-and-decides)"
+
+// ratioLine is this run's use of paired and unpaired ratios, in one sentence.
+func ratioLine(ks []analysis.Ranking) string {
 	np, nu, pw, uw := analysis.RatioMethods(ks)
-	fmt.Fprintf(b, "Computed from this run's bench.txt alone. Per headline metric the strategies are ranked best first by their median; "+
-		"`≈` joins strategies that noise cannot separate, so their order within a group is noise. Two strategies are separated only when two kinds of evidence agree: "+
-		"the 95%% CI of their ratio excludes 1, and a test at alpha %.2g says so too (the Mann-Whitney U test, golang.org/x/perf/benchmath; or, for ratios formed per repetition, the Wilcoxon signed-rank test on them); "+
-		"a test whose ratio interval holds 1 leaves them together, and the group column says so. A difference within the unit's tolerance (1 B per anything, 0.01 allocs/op) never separates; "+
-		"a count whose samples do not vary is compared exactly, the rule compare uses. "+
-		"A strategy separable from any member of the current group starts a new one (inseparable neighbours never chain a fast strategy and a slow one into a group). "+
-		"The group column says which comparison placed each strategy. "+
-		"`?` joins strategies the test could not judge (too few repetitions), which are not ranked. "+
-		"× best and × baseline are the ratio of the strategy's median to the best strategy's and to baseline's (so they follow the ranking), with a 95%% CI of the ratio. "+
-		"The runner interleaves repetitions (repetition i of every strategy runs back to back before repetition i+1), so a ratio can be formed per repetition: "+
-		"*paired* takes the CI of those per-repetition ratios; *unpaired* (Hodges-Lehmann) takes the interval over all cross ratios that inverts the U test; either is widened to hold the ratio of the medians where the two disagree. "+
-		"Each scenario uses paired ratios unless their intervals are wider over its ratios (a ratio falls back to the other where the chosen one has no interval; such cells are marked). "+
-		"This run: %d ratios paired, %d unpaired; median CI half-width %s paired against %s unpaired over the same ratios.\n\n",
-		analysis.FindingsAlpha, np, nu, pctOrNone(pw), pctOrNone(uw))
+	return fmt.Sprintf("This run: %d ratios paired, %d unpaired; median CI half-width %s paired against %s unpaired over the same ratios.",
+		np, nu, pctOrNone(pw), pctOrNone(uw))
+}
+
+// writeFindingsDetails writes details.md's Findings: per headline metric the ranking with
+// ratio CIs, the group each strategy is in and why, the storage and count notes.
+func writeFindingsDetails(b *strings.Builder, rd *reportData) {
+	fmt.Fprintf(b, "## Findings\n\n")
+	fmt.Fprintf(b, "Per headline metric the strategies ranked best first by their median; `≈` joins strategies noise cannot separate "+
+		"(their order within a group is noise), `?` those the test could not judge; the group column says which comparison placed each. "+
+		"× best and × baseline are ratios of medians with a 95%% CI, paired per repetition or unpaired (Hodges-Lehmann) as the line under each heading says. "+
+		"How the groups are formed: %s. %s\n\n", methodLink, ratioLine(rd.ks))
 	var vs []storageVerdict
-	for _, k := range ks {
+	for _, k := range rd.ks {
 		names, undecided := bestGroup(k)
 		vs = append(vs, newStorageVerdict(k, names, undecided))
 	}
 	byStorage := storageVerdicts(vs)
-	for i, k := range ks {
-		writeRanking(b, k, cores)
+	for i, k := range rd.ks {
+		writeRanking(b, k, rd.cores)
 		if note := byStorage.note(vs[i]); note != "" {
 			fmt.Fprintf(b, "Storage: %s.\n\n", note)
 		}
-		writeCountNote(b, cx, k)
+		writeCountNote(b, rd.cx, k)
 	}
+}
+
+// writeFindingsBrief writes report.md's Findings: one line per headline metric, its groups
+// best first, the members of each group by name (noise cannot order them).
+func writeFindingsBrief(b *strings.Builder, rd *reportData) {
+	if len(rd.ks) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "## Findings\n\n")
+	fmt.Fprintf(b, "Per headline metric, groups of strategies best first; `≈` joins those noise cannot separate, listed by name; "+
+		"`?` marks where too few repetitions left the test without a verdict. Medians, ratios and the comparison behind each group: "+
+		"[details.md](details.md#findings); the method: %s.\n\n", methodLink)
+	for _, k := range rd.ks {
+		better := "lower is better"
+		if k.Headline.Higher {
+			better = "higher is better"
+		}
+		fmt.Fprintf(b, "- %s, %s (%s): %s\n", rowLabel(k), k.Headline.Unit, better, groupTextByName(k))
+	}
+	fmt.Fprintln(b)
 }
 
 func pctOrNone(f float64) string {
@@ -236,10 +269,28 @@ func pctOrNone(f float64) string {
 
 // groupText is "**a ≈ b**, then c, then d ≈ e": groups best first (Groups); "?" joins
 // strategies the U test could not judge (too few repetitions).
-func groupText(k analysis.Ranking) string {
+func groupText(k analysis.Ranking) string { return groupTextOrder(k, false) }
+
+// groupTextByName is groupText with each group's members by name.
+func groupTextByName(k analysis.Ranking) string { return groupTextOrder(k, true) }
+
+func groupTextOrder(k analysis.Ranking, byName bool) string {
 	g := k.Split()
 	var b strings.Builder
 	for gi, grp := range g.Groups {
+		if byName {
+			grp = slices.Clone(grp)
+			slices.SortStableFunc(grp, func(x, y int) int {
+				// The unranked stay after the ranked ones.
+				if ux, uy := k.Ranked[x].Unranked != "", k.Ranked[y].Unranked != ""; ux != uy {
+					if ux {
+						return 1
+					}
+					return -1
+				}
+				return strings.Compare(k.Ranked[x].Strategy, k.Ranked[y].Strategy)
+			})
+		}
 		if gi > 0 {
 			switch {
 			case k.Ranked[grp[0]].Unranked != "":
@@ -314,15 +365,31 @@ func writeRanking(b *strings.Builder, k analysis.Ranking, cores int) {
 
 func withUnit(s results.Summary, u string) results.Summary { s.Unit = u; return s }
 
-// writePick writes "Which to pick": per requirement a headline answers, the strategies that
-// meet it in this run, the figure that shows it and the declared property it rests on.
+// verdictRow is one ranking's row of "Which to pick": the strategies shown meeting its
+// requirement (or, for a cost, paying it), the figure that shows it and what it rests on.
+type verdictRow struct {
+	k     analysis.Ranking
+	names []string // in the ranking's order
+	fig   string
+	why   string
+	// undecided is why no strategy is shown (undecidedNoise, undecidedRepetitions), "" when
+	// the requirement is decided.
+	undecided string
+	sv        storageVerdict
+	// whys and refused are what why is made of for a headline with a declared property:
+	// per strategy shown, the property's words; per strategy left out, why.
+	whys, refused []string
+	caveat        string // a trust flag that voids the scenario's figures, "" when none
+}
+
+// verdictRows computes "Which to pick" per ranking with a requirement: the strategies that
+// meet it in this run, the figure that shows it and the declared property it rests on, the
+// storage note appended to the figure.
 //
 // caveats, by scenario, is appended to the figure of each of its rows (a trust flag that
 // voids that scenario's figures).
-func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]deferral.Capabilities, caveats map[string]string) {
-	var rows [][4]string
-	var met []pickLine // per requirement (not cost), the strategies that meet it
-	var vs []storageVerdict
+func verdictRows(ks []analysis.Ranking, traits map[string]deferral.Capabilities, caveats map[string]string) []verdictRow {
+	var rows []verdictRow
 	for _, k := range ks {
 		h := k.Headline
 		if h.Need == "" {
@@ -341,6 +408,9 @@ func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]defe
 				meet = append(meet, k.Ranked[i])
 			}
 		}
+		// By name: the order within a best group is noise, and listing it by median would
+		// invite picking the first.
+		slices.SortStableFunc(meet, func(a, b analysis.Ranked) int { return strings.Compare(a.Strategy, b.Strategy) })
 		var names, figs, whys []string
 		var refused []string
 		alike := alikeOutside(k, meet, traits)
@@ -415,7 +485,7 @@ func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]defe
 			}
 			names, whys, refused = nil, nil, nil
 			fig = fmt.Sprintf("%s: undecided, noise cannot tell %s apart (%d of the %d strategies in the best group, or not separated from the rest)",
-				rowLabel(k), strings.Join(in, ", "), len(g.Groups[0]), rankedCount(k))
+				rowLabel(k), strings.Join(slices.Sorted(slices.Values(in)), ", "), len(g.Groups[0]), rankedCount(k))
 		}
 		if untested {
 			// The U test could not judge the best group against the next: no strategy is
@@ -433,36 +503,60 @@ func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]defe
 			fig = fmt.Sprintf("%s: undecided, the U test gave no verdict (%s); %s median %s %s",
 				rowLabel(k), note, best, k.Ranked[0].Strategy, v)
 		}
-		if c := caveats[k.Row.Scenario]; c != "" {
-			fig += "; " + c
+		caveat := caveats[k.Row.Scenario]
+		if caveat != "" {
+			fig += "; " + caveat
 		}
 		if h.Cost {
 			why = "a cost, not a requirement: the strategies that pay it, and what"
 		}
-		rows = append(rows, [4]string{k.Need, strings.Join(names, ", "), fig, why})
-		vs = append(vs, newStorageVerdict(k, names, untested || joined))
-		if !h.Cost {
-			why := ""
-			switch {
-			case untested:
-				why = undecidedRepetitions
-			case joined:
-				why = undecidedNoise
-			}
-			met = append(met, pickLine{need: k.Need, names: names, undecided: why != "", why: why})
+		cause := ""
+		switch {
+		case untested:
+			cause = undecidedRepetitions
+		case joined:
+			cause = undecidedNoise
 		}
+		rows = append(rows, verdictRow{k: k, names: names, fig: fig, why: why, undecided: cause,
+			sv: newStorageVerdict(k, names, untested || joined), whys: whys, refused: refused, caveat: caveat})
 	}
-	if len(rows) == 0 {
-		return
+	var vs []storageVerdict
+	for _, r := range rows {
+		vs = append(vs, r.sv)
 	}
 	byStorage := storageVerdicts(vs)
 	for i := range rows {
-		if note := byStorage.note(vs[i]); note != "" {
-			rows[i][2] += "; " + note
+		if note := byStorage.note(rows[i].sv); note != "" {
+			rows[i].fig += "; " + note
 		}
 	}
-	fmt.Fprintf(b, "## Which to pick\n\n")
-	if line := pickSummary(met); line != "" {
+	return rows
+}
+
+// pickLines are rows' requirements (costs left out) as pickSummary reads them.
+func pickLines(rows []verdictRow) []pickLine {
+	var met []pickLine
+	for _, r := range rows {
+		if !r.k.Headline.Cost {
+			met = append(met, pickLine{need: r.k.Need, names: r.names, undecided: r.undecided != "", why: r.undecided})
+		}
+	}
+	return met
+}
+
+// writePickTable writes "Which to pick" per variant: the summary line, the storage line and
+// a row per ranking with a requirement (details.md).
+func writePickTable(b *strings.Builder, rows []verdictRow) {
+	if len(rows) == 0 {
+		return
+	}
+	var vs []storageVerdict
+	for _, r := range rows {
+		vs = append(vs, r.sv)
+	}
+	byStorage := storageVerdicts(vs)
+	fmt.Fprintf(b, "## Which to pick, per variant\n\n")
+	if line := pickSummary(pickLines(rows)); line != "" {
 		fmt.Fprintf(b, "%s\n\n", line)
 	}
 	if line := byStorage.summary(vs); line != "" {
@@ -470,11 +564,8 @@ func writePick(b *strings.Builder, ks []analysis.Ranking, traits map[string]defe
 	}
 	fmt.Fprintf(b, "| requirement | strategies that meet it in this run | figure | rests on |\n|---|---|---|---|\n")
 	for _, r := range rows {
-		names := r[1]
-		if names == "" {
-			names = "none shown"
-		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", r[0], names, mdEscape(r[2]), mdEscape(r[3]))
+		names := verdictText(r.names)
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", r.k.Need, names, mdEscape(r.fig), mdEscape(r.why))
 	}
 	fmt.Fprintln(b)
 }

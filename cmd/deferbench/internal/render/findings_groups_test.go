@@ -41,7 +41,7 @@ func (m metricRun) text() string {
 func reportOf(t *testing.T, text string) string {
 	t.Helper()
 	var b strings.Builder
-	if err := WriteReport(&b, parse(t, text), ReportMeta{Cores: 2}); err != nil {
+	if err := writeBoth(&b, parse(t, text), ReportMeta{Cores: 2}); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -111,7 +111,7 @@ func TestFindingsGroupsDoNotChain(t *testing.T) {
 	if !strings.Contains(sec, "| lazyguarded-pass | ") || !strings.Contains(sec, "separated from versioned (p=") {
 		t.Errorf("the group column does not say lazyguarded-pass is separated from versioned:\n%s", sec)
 	}
-	pick := section(rep, "## Which to pick")
+	pick := section(rep, "## Which to pick, per variant")
 	if g := pickRow(rep, "readers never wait"); g != "none shown" || !strings.Contains(pick, "undecided, noise cannot tell cmdbuffer, versioned apart") &&
 		!strings.Contains(pick, "undecided, noise cannot tell versioned, cmdbuffer apart") {
 		t.Errorf("readers never wait: %q, want undecided (2 of 3 inseparable at the top, cmdbuffer not separated from lazyguarded-pass):\n%s", g, pick)
@@ -142,7 +142,7 @@ func TestFindingsBestGroupFollowsRatio(t *testing.T) {
 		t.Errorf("want cmdbuffer alone in the best group, lazyguarded cut by its paired ratio and the signed-rank test:\n%s", sec)
 	}
 	if g := pickRow(rep, "lowest frame time at 1k entities"); g != "cmdbuffer" {
-		t.Errorf("lowest frame time: %q, want cmdbuffer only:\n%s", g, section(rep, "## Which to pick"))
+		t.Errorf("lowest frame time: %q, want cmdbuffer only:\n%s", g, section(rep, "## Which to pick, per variant"))
 	}
 }
 
@@ -240,7 +240,7 @@ func TestFindingsContentionCeilingFlag(t *testing.T) {
 		t.Errorf("noop at 0.196: no Contention ceiling flag:\n%s", head)
 	}
 	if row := section(rep, "| many parallel producers"); !strings.Contains(strings.SplitN(row, "\n", 2)[0], "the noop control reached only 0.196 efficiency") {
-		t.Errorf("the many parallel producers row does not carry the ceiling caveat:\n%s", section(rep, "## Which to pick"))
+		t.Errorf("the many parallel producers row does not carry the ceiling caveat:\n%s", section(rep, "## Which to pick, per variant"))
 	}
 	// Oversubscribed rows (P = GOMAXPROCS above NumCPU) are not the ceiling: they time-share.
 	over := strings.NewReplacer("producers=2-2", "producers=2-4", "producers=1-2", "producers=1-4").Replace(
@@ -267,7 +267,7 @@ func TestSpikeRetainedXRanked(t *testing.T) {
 	}
 	rep := reportOf(t, b.String())
 	if g := pickRow(rep, "bounded memory after a spike"); g != "cmdbuffer lazyguarded lazyguarded-pass" {
-		t.Errorf("bounded memory: %q, want cmdbuffer, lazyguarded, lazyguarded-pass (not handrolled, 800×):\n%s", g, section(rep, "## Which to pick"))
+		t.Errorf("bounded memory: %q, want cmdbuffer, lazyguarded, lazyguarded-pass (not handrolled, 800×):\n%s", g, section(rep, "## Which to pick, per variant"))
 	}
 	sec := section(rep, "### Spike spike=65536 frames=40: retained-x")
 	for _, w := range []string{"| lazyguarded | 1 ", "| lazyguarded-pass | 1 ", "| handrolled | 800 "} {
@@ -309,7 +309,7 @@ func TestFindingsReadersFourVerdicts(t *testing.T) {
 	if !strings.Contains(sec, "| cmdbuffer | ") || !strings.Contains(sec, "≈ versioned (p=0.005, but the ratio's 95% CI 1.46× (0.869–281) holds 1)") {
 		t.Errorf("cmdbuffer's row does not say its test and its interval disagree:\n%s", sec)
 	}
-	pick := section(rep, "## Which to pick")
+	pick := section(rep, "## Which to pick, per variant")
 	if g := pickRow(rep, "readers never wait"); g != "versioned" ||
 		!strings.Contains(pick, "left out: cmdbuffer (in the best group by noise alone: handrolled, hybrid, which read the world the same way, are not)") {
 		t.Errorf("readers never wait: %q; want versioned, cmdbuffer left out like handrolled and hybrid:\n%s", g, pick)

@@ -107,7 +107,7 @@ func (r stageRun) report(t *testing.T, meta ReportMeta) string {
 	}
 	meta.Config = append(meta.Config, results.FileConfig(rs)...)
 	var b strings.Builder
-	if err := WriteReport(&b, rs, meta); err != nil {
+	if err := writeBoth(&b, rs, meta); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -156,7 +156,7 @@ func TestFindingsFollowTheData(t *testing.T) {
 	if !strings.Contains(stage, "| lazyguarded | ") || !strings.Contains(stage, want) {
 		t.Errorf("Stage: want lazyguarded × baseline %s:\n%s", want, stage)
 	}
-	pick := section(rep, "## Which to pick")
+	pick := section(rep, "## Which to pick, per variant")
 	for _, w := range []string{
 		"| no allocation while staging (typed commands) | cmdbuffer, handrolled, hybrid |",
 		"| reproducible order (lockstep, replays) | cmdbuffer, hybrid |",
@@ -187,7 +187,7 @@ func TestFindingsFollowTheData(t *testing.T) {
 		t.Errorf("handrolled ×1.5: want × best %s:\n%s", want, stage)
 	}
 	if g := pickRow(rep, "lowest staging cost"); g != "cmdbuffer hybrid" {
-		t.Errorf("handrolled ×1.5 still meets lowest staging cost:\n%s", section(rep, "## Which to pick"))
+		t.Errorf("handrolled ×1.5 still meets lowest staging cost:\n%s", section(rep, "## Which to pick, per variant"))
 	}
 
 	// hybrid allocates; cmdbuffer is seen with two final states.
@@ -195,7 +195,7 @@ func TestFindingsFollowTheData(t *testing.T) {
 	bad.allocs["hybrid"] = 1
 	bad.distinct["cmdbuffer"] = 2
 	rep = bad.report(t, ReportMeta{})
-	pick = section(rep, "## Which to pick")
+	pick = section(rep, "## Which to pick, per variant")
 	for _, w := range []string{
 		"| no allocation while staging (typed commands) | cmdbuffer, handrolled |",
 		"| reproducible order (lockstep, replays) | hybrid |",
@@ -218,14 +218,14 @@ func TestFindingsFollowTheData(t *testing.T) {
 func TestTrustFlags(t *testing.T) {
 	run := defaultStageRun()
 	rep := run.report(t, ReportMeta{})
-	head := rep[:strings.Index(rep, "## Which to pick")]
+	head := rep[:strings.Index(rep, "## Which to pick, per variant")]
 	for _, no := range []string{"**Emulated**", "**Loaded**", "**Noisy**", "**Oversubscribed**"} {
 		if strings.Contains(head, no) {
 			t.Errorf("quiet native run flagged %s:\n%s", no, head)
 		}
 	}
 	rep = run.report(t, ReportMeta{Config: []results.Config{{Key: "emulated", Value: "yes"}}, LoadBefore: "0.5 0.4 0.3", Cores: 2})
-	head = rep[:strings.Index(rep, "## Which to pick")]
+	head = rep[:strings.Index(rep, "## Which to pick, per variant")]
 	for _, w := range []string{"**Emulated**", "timings say nothing"} {
 		if !strings.Contains(head, w) {
 			t.Errorf("trust flags lack %q:\n%s", w, head)
@@ -242,7 +242,7 @@ func TestLoadedFlag(t *testing.T) {
 	run := defaultStageRun()
 	head := func(meta ReportMeta) string {
 		rep := run.report(t, meta)
-		return rep[:strings.Index(rep, "## Which to pick")]
+		return rep[:strings.Index(rep, "## Which to pick, per variant")]
 	}
 	for _, tt := range []struct {
 		name string
@@ -307,7 +307,7 @@ func TestLoadedFlag(t *testing.T) {
 	rs = append(rs, sampleResults("Contention/strategy=cmdbuffer/producers=2-4", 40, 41, 39, 40, 40, 41, 39)...)
 	rs = append(rs, sampleResults("Contention/strategy=cmdbuffer/producers=2-2", 40, 41, 39, 40, 40, 41, 39)...)
 	var b strings.Builder
-	if err := WriteReport(&b, rs, ReportMeta{Cores: 2}); err != nil {
+	if err := writeBoth(&b, rs, ReportMeta{Cores: 2}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -337,7 +337,7 @@ func TestNoisyFlagNamesWidest(t *testing.T) {
 		r.Values[0].OrigValue *= f
 	}
 	var b strings.Builder
-	if err := WriteReport(&b, rs, ReportMeta{Cores: 2}); err != nil {
+	if err := writeBoth(&b, rs, ReportMeta{Cores: 2}); err != nil {
 		t.Fatal(err)
 	}
 	var flag string
@@ -403,7 +403,7 @@ func TestFindingsTooFewRepetitions(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	if err := WriteReport(&b, rs, ReportMeta{Cores: 2}); err != nil {
+	if err := writeBoth(&b, rs, ReportMeta{Cores: 2}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -429,7 +429,7 @@ func TestFindingsUndecidedHigherIsBetter(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	if err := WriteReport(&b, parse(t, text.String()), ReportMeta{Cores: 2}); err != nil {
+	if err := writeBoth(&b, parse(t, text.String()), ReportMeta{Cores: 2}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

@@ -49,7 +49,7 @@ func TestWriteReport(t *testing.T) {
 	meta := ReportMeta{Config: []results.Config{{Key: "goarch", Value: "arm64"}}, Throttled: "yes", Partial: "true (3 of 9)",
 		Attribution: []results.Attribution{{Strategy: "cmdbuffer", CPU: 1, Share: map[string]float64{"stage": 0.5}}},
 		Plots:       []string{"plots/Stage.svg", "plots/Stage.png"}}
-	if err := WriteReport(&b, rs, meta); err != nil {
+	if err := writeBoth(&b, rs, meta); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"**partial: 3 of 9 results finished**", "**Throttled**", "| goarch | arm64 |", "## Stage (GOMAXPROCS=2)",

@@ -14,29 +14,73 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// WriteReport writes report.md: the run's configuration, then per scenario a table of the
-// median (in human units: ns, µs, ms; B, KiB; k, M) ± the 95% confidence interval as % of
-// the median of every sub-benchmark and strategy, a table per extra metric, the CPU
-// attribution and the plots (each SVG linked once). Rows name their GOMAXPROCS where a
-// scenario ran at several (a name without a -N suffix ran at GOMAXPROCS=1); where all its
-// rows share one, the scenario's heading names it.
+// WriteReport writes report.md, the deciding report: its first screen the pick per kind of
+// need, how sure each is (tied to the trust flags) and the one command that would make it
+// surer; then the trust flags, "Which to pick" with one row per requirement (its variants
+// folded in, named where their verdicts differ) and a row per cost, the Findings in one line
+// per headline metric, the Counts, the configuration and the plots. What it leaves out is in
+// details.md (WriteDetails) beside it.
 func WriteReport(w io.Writer, rs []*benchfmt.Result, meta ReportMeta) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "# deferbench report\n\n")
 	if meta.Partial != "" {
 		fmt.Fprintf(b, "**%s**\n\n", results.PartialText(meta.Partial))
 	}
-	timed := false // any result beside the count tier's
+	var rd *reportData
+	if timedResults(rs) {
+		rd = newReportData(rs, meta)
+		reqs := foldPicks(rd.picks)
+		writeBrief(b, rd, reqs)
+		for _, f := range rd.flags {
+			fmt.Fprintf(b, "%s\n\n", f)
+		}
+		fmt.Fprintf(b, "Per variant verdicts with their figures, the rankings with ratio CIs, every table of medians and the CPU attribution: "+
+			"[details.md](details.md). How the verdicts are reached: %s.\n\n", methodLink)
+		writePickFolded(b, reqs)
+		writePickCounts(b, rd.cx, rd.ks)
+		writeFindingsBrief(b, rd)
+	}
+	writeCounts(b, rs, meta)
+	writeConfig(b, meta)
+	var svgs []string
+	for _, p := range svgPlots(meta.Plots) {
+		svgs = append(svgs, fmt.Sprintf("[%s](%s)", strings.TrimSuffix(filepath.Base(p), ".svg"), p))
+	}
+	if len(svgs) > 0 {
+		fmt.Fprintf(b, "## Plots\n\n%s (drawn in [details.md](details.md#plots)).\n\n", strings.Join(svgs, ", "))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// timedResults reports whether rs holds any result beside the count tier's.
+func timedResults(rs []*benchfmt.Result) bool {
 	for _, r := range rs {
 		for _, v := range r.Values {
 			if _, u := results.UnitValue(v); !counts.IsCountUnit(u) {
-				timed = true
+				return true
 			}
 		}
 	}
-	if timed {
-		writeFindings(b, rs, meta)
+	return false
+}
+
+// svgPlots is the SVG files of plots, each once, in order.
+func svgPlots(plots []string) []string {
+	var svgs []string
+	linked := map[string]bool{}
+	for _, p := range plots {
+		p = filepath.ToSlash(p)
+		if strings.HasSuffix(p, ".svg") && !linked[p] {
+			linked[p] = true
+			svgs = append(svgs, p)
+		}
 	}
+	return svgs
+}
+
+// writeConfig writes the run's configuration and the measured share of other work.
+func writeConfig(b *strings.Builder, meta ReportMeta) {
 	fmt.Fprintf(b, "## Configuration\n\n")
 	if len(meta.Config) > 0 {
 		fmt.Fprintf(b, "| config | value |\n|---|---|\n")
@@ -51,8 +95,32 @@ func WriteReport(w io.Writer, rs []*benchfmt.Result, meta ReportMeta) error {
 	if l := otherWorkLine(meta.OtherWork); l != "" {
 		fmt.Fprintf(b, "%s\n\n", l)
 	}
+}
+
+// DetailsTitle is how every details.md deferbench writes starts.
+const DetailsTitle = "# deferbench report: details"
+
+// WriteDetails writes details.md, what report.md leaves out: "Which to pick" per variant
+// with its figures, the Findings (per headline metric the strategies ranked with ratio CIs,
+// U tests and the group each is in), per scenario a table of the median (in human units: ns,
+// µs, ms; B, KiB; k, M) ± the 95% confidence interval as % of the median of every
+// sub-benchmark and strategy, a table per extra metric, the CPU attribution and the plots
+// (each SVG drawn once). Rows name their GOMAXPROCS where a scenario ran at several (a name
+// without a -N suffix ran at GOMAXPROCS=1); where all its rows share one, the scenario's
+// heading names it.
+func WriteDetails(w io.Writer, rs []*benchfmt.Result, meta ReportMeta) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "%s\n\n", DetailsTitle)
+	if meta.Partial != "" {
+		fmt.Fprintf(b, "**%s**\n\n", results.PartialText(meta.Partial))
+	}
+	fmt.Fprintf(b, "What [report.md](report.md) leaves out, from the same bench.txt.\n\n")
+	timed := timedResults(rs)
 	if timed {
-		fmt.Fprintf(b, "Medians over the repetitions, ± the 95%% confidence interval as %% of the median "+
+		rd := newReportData(rs, meta)
+		writePickTable(b, rd.picks)
+		writeFindingsDetails(b, rd)
+		fmt.Fprintf(b, "## Tables\n\nMedians over the repetitions, ± the 95%% confidence interval as %% of the median "+
 			"(golang.org/x/perf/benchmath); a median without ± is zero (no relative interval) or had too few repetitions for an interval (6 needed). "+
 			"`benchstat -col /strategy bench.txt` gives the same with significance tests.\n\n")
 	}
@@ -142,7 +210,6 @@ func WriteReport(w io.Writer, rs []*benchfmt.Result, meta ReportMeta) error {
 			fmt.Fprintln(b)
 		}
 	}
-	writeCounts(b, rs, meta)
 	if len(meta.Attribution) > 0 {
 		fmt.Fprintf(b, "## CPU attribution (from the -profile runs)\n\n| strategy | cpu-s |")
 		for _, c := range results.AttributionCategories {
@@ -158,16 +225,7 @@ func WriteReport(w io.Writer, rs []*benchfmt.Result, meta ReportMeta) error {
 		}
 		fmt.Fprintln(b)
 	}
-	var svgs []string
-	linked := map[string]bool{}
-	for _, p := range meta.Plots {
-		p = filepath.ToSlash(p)
-		if strings.HasSuffix(p, ".svg") && !linked[p] {
-			linked[p] = true
-			svgs = append(svgs, p)
-		}
-	}
-	if len(svgs) > 0 {
+	if svgs := svgPlots(meta.Plots); len(svgs) > 0 {
 		fmt.Fprintf(b, "## Plots\n\n")
 		for _, p := range svgs {
 			fmt.Fprintf(b, "![%s](%s)\n\n", strings.TrimSuffix(filepath.Base(p), ".svg"), p)

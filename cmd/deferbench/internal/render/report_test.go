@@ -1,6 +1,7 @@
 package render
 
 import (
+	"io"
 	"strings"
 	"testing"
 
@@ -16,7 +17,7 @@ func TestReportContentionRows(t *testing.T) {
 	rs = append(rs, sampleResults("Contention/strategy=cmdbuffer/producers=2-4", 92700, 92000, 93000, 92700, 92800, 92600, 92700)...)
 	rs = append(rs, sampleResults("Frame/strategy=cmdbuffer/entities=1000-4", 1e6, 1e6, 5e7, 1e4, 1e6, 2e8, 1e3)...)
 	var b strings.Builder
-	if err := WriteReport(&b, rs, ReportMeta{}); err != nil {
+	if err := writeBoth(&b, rs, ReportMeta{}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -37,9 +38,16 @@ func TestReportLinksEachPlotOnce(t *testing.T) {
 	if err := WriteReport(&b, sampleResults("Frame/strategy=a/entities=1-2", 1), meta); err != nil {
 		t.Fatal(err)
 	}
+	var d strings.Builder
+	if err := WriteDetails(&d, sampleResults("Frame/strategy=a/entities=1-2", 1), meta); err != nil {
+		t.Fatal(err)
+	}
 	for _, l := range []string{"(plots/Frame.svg)", "(plots/Frame-scaling.svg)"} {
 		if n := strings.Count(b.String(), l); n != 1 {
-			t.Errorf("report links %s %d times, want once:\n%s", l, n, b.String())
+			t.Errorf("report.md links %s %d times, want once:\n%s", l, n, b.String())
+		}
+		if n := strings.Count(d.String(), "!["+strings.TrimSuffix(strings.TrimPrefix(l, "(plots/"), ".svg)")+"]"+l); n != 1 {
+			t.Errorf("details.md draws %s %d times, want once:\n%s", l, n, d.String())
 		}
 	}
 }
@@ -51,7 +59,7 @@ func TestReportSaysWhatIsMeasured(t *testing.T) {
 	rs := sampleResults("StageApply/strategy=cmdbuffer/mix=addremove2x100-2", 20, 21, 20, 22, 21, 20)
 	rs = append(rs, sampleResults("Unknown/strategy=cmdbuffer/x=1-2", 1, 1, 1, 1, 1, 1)...)
 	var b strings.Builder
-	if err := WriteReport(&b, rs, ReportMeta{}); err != nil {
+	if err := writeBoth(&b, rs, ReportMeta{}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -61,4 +69,13 @@ func TestReportSaysWhatIsMeasured(t *testing.T) {
 	if !strings.Contains(out, "## Unknown (GOMAXPROCS=2)\n\n| ns/op") {
 		t.Errorf("a scenario this build does not know (an older run's) should get its table without a description:\n%s", out)
 	}
+}
+
+// writeBoth writes report.md and then details.md into w: the tests of what the report says
+// about a verdict or a table look in both.
+func writeBoth(w io.Writer, rs []*benchfmt.Result, meta ReportMeta) error {
+	if err := WriteReport(w, rs, meta); err != nil {
+		return err
+	}
+	return WriteDetails(w, rs, meta)
 }

@@ -37,7 +37,7 @@ func TestStorageVerdicts(t *testing.T) {
 	const need = "lowest stage plus commit cost (mix = shuffled8)"
 	t.Run("holds", func(t *testing.T) {
 		rep := reportOf(t, storageRun("cmdbuffer", "cmdbuffer"))
-		pick := section(rep, "## Which to pick")
+		pick := section(rep, "## Which to pick, per variant")
 		if g := pickRow(rep, need+" |"); g != "cmdbuffer" {
 			t.Errorf("slots row: %q, want cmdbuffer:\n%s", g, pick)
 		}
@@ -61,7 +61,7 @@ func TestStorageVerdicts(t *testing.T) {
 	})
 	t.Run("differs", func(t *testing.T) {
 		rep := reportOf(t, storageRun("cmdbuffer", "handrolled"))
-		pick := section(rep, "## Which to pick")
+		pick := section(rep, "## Which to pick, per variant")
 		if g := pickRow(rep, need+" |"); g != "cmdbuffer" {
 			t.Errorf("slots row: %q, want cmdbuffer:\n%s", g, pick)
 		}
@@ -95,7 +95,7 @@ func TestStorageVerdicts(t *testing.T) {
 		if strings.Contains(rep, "holds on both") || strings.Contains(rep, "differs on") {
 			t.Errorf("an undecided verdict is said to hold or differ:\n%s", rep)
 		}
-		pick := section(rep, "## Which to pick")
+		pick := section(rep, "## Which to pick, per variant")
 		for _, w := range []string{"; 1 undecided on a storage (noise or too few repetitions), not compared.",
 			"; not compared across storages: undecided on slots and archetypes storage |"} {
 			if !strings.Contains(pick, w) {

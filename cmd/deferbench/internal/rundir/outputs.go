@@ -88,7 +88,7 @@ type Dir struct {
 	Env     *results.Env            // nil: no env.json (NumCPU, load average and other work unknown)
 }
 
-// Outputs writes summary.json, the plots and report.md of a run into o.Path. A failure
+// Outputs writes summary.json, the plots, details.md and report.md of a run into o.Path. A failure
 // to draw or write the plots is plotErr, and report.md is written without them; err is any
 // other failure.
 func Outputs(o Dir) (plotErr, err error) {
@@ -124,8 +124,14 @@ func Outputs(o Dir) (plotErr, err error) {
 			meta.Plots = append(meta.Plots, rel)
 		}
 	}
-	var report bytes.Buffer
+	var report, details bytes.Buffer
 	if err := render.WriteReport(&report, o.Results, meta); err != nil {
+		return plotErr, err
+	}
+	if err := render.WriteDetails(&details, o.Results, meta); err != nil {
+		return plotErr, err
+	}
+	if err := results.WriteFileAtomic(filepath.Join(o.Path, "details.md"), details.Bytes()); err != nil {
 		return plotErr, err
 	}
 	return plotErr, results.WriteFileAtomic(filepath.Join(o.Path, "report.md"), report.Bytes())

@@ -17,7 +17,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// Rebuild is deferbench report ARG: it rebuilds summary.json, report.md and plots/ of the
+// Rebuild is deferbench report ARG: it rebuilds summary.json, report.md, details.md and plots/ of the
 // results directory ARG (or of the directory of ARG, its bench.txt) from bench.txt, holding
 // the directory while it writes. A bench.txt still marked in progress by a run that was
 // killed is marked partial with what finished, in bench.txt and env.json too. Bad input (not
@@ -36,9 +36,9 @@ func Rebuild(arg string, stderr io.Writer) error {
 		return err
 	}
 	if !fi.IsDir() && filepath.Base(arg) != "bench.txt" {
-		// Writing summary.json, report.md and plots/ beside any results file would overwrite
+		// Writing summary.json, report.md, details.md and plots/ beside any results file would overwrite
 		// whatever report.md lies beside it (a project's own, in its root).
-		return usage.Errorf("report: %s is not a results directory or its bench.txt: report writes summary.json, report.md and plots/ beside it; move it to DIR/bench.txt and give DIR", arg)
+		return usage.Errorf("report: %s is not a results directory or its bench.txt: report writes summary.json, report.md, details.md and plots/ beside it; move it to DIR/bench.txt and give DIR", arg)
 	}
 	if err := ownsDir(dir, rs); err != nil {
 		return err
@@ -93,11 +93,11 @@ func Rebuild(arg string, stderr io.Writer) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	if plotErr != nil {
-		return render.PlotsError("report: rebuilt summary.json and report.md (without charts), not plots/", filepath.Join(dir, "plots"), plotErr)
+		return render.PlotsError("report: rebuilt summary.json, report.md and details.md (without charts), not plots/", filepath.Join(dir, "plots"), plotErr)
 	}
-	what := "summary.json, report.md and plots/"
+	what := "summary.json, report.md, details.md and plots/"
 	if _, err := os.Stat(filepath.Join(dir, "plots")); err != nil {
-		what = "summary.json and report.md (no charts: " + noChartsWhy + ")"
+		what = "summary.json, report.md and details.md (no charts: " + noChartsWhy + ")"
 	}
 	fmt.Fprintf(stderr, "deferbench: report: rebuilt %s in %s from %d results\n", what, dir, len(rs))
 	return nil
@@ -184,7 +184,7 @@ func statError(cmd, arg string, err error) error {
 
 // ownsDir refuses a directory report must not write into: its bench.txt was not written by
 // deferbench run (no file-level "deferbench:" line: plain go test output, whose report would
-// have no strategies), or it holds a report.md or summary.json that deferbench did not write
+// have no strategies), or it holds a report.md, details.md or summary.json that deferbench did not write
 // (another tool's, or a project's own), which a rebuild would overwrite. The error names the
 // file and the fix.
 func ownsDir(dir string, rs []*benchfmt.Result) error {
@@ -199,6 +199,9 @@ func ownsDir(dir string, rs []*benchfmt.Result) error {
 	}
 	if b, ok := fileHead(filepath.Join(dir, "report.md"), len(reportTitle)); ok && string(b) != reportTitle {
 		return usage.Errorf("report: %s was not written by deferbench (it does not start with %q): move it away to rebuild the report here", filepath.Join(dir, "report.md"), reportTitle)
+	}
+	if b, ok := fileHead(filepath.Join(dir, "details.md"), len(render.DetailsTitle)); ok && string(b) != render.DetailsTitle {
+		return usage.Errorf("report: %s was not written by deferbench (it does not start with %q): move it away to rebuild the report here", filepath.Join(dir, "details.md"), render.DetailsTitle)
 	}
 	if b, err := results.ReadFileLimited(filepath.Join(dir, "summary.json"), results.MaxJSONBytes); err == nil {
 		var head struct {
