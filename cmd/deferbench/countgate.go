@@ -30,8 +30,10 @@ func splitCountFail(cmd, fail string) (rest string, ts []counts.Threshold, err e
 // countGate applies the count thresholds ts to the count rows of old and new
 // (counts.RowsFromResults: the spread is over each side's repetitions or rounds): a row worse
 // than max(threshold, old spread + new spread) fails. It writes one line per failed or
-// improved row and a summary line on stderr, and returns errGate when a row failed. A
-// threshold on a unit neither side has is a usage error.
+// improved row and a summary line on stderr, and returns an error wrapping
+// analysis.ErrGateFailed when a row failed, else one wrapping analysis.ErrGateInconclusive
+// when a row was counted once on both sides (no spread to judge it against). A threshold on a
+// unit neither side has is a usage error.
 func countGate(e *env, cmd string, ts []counts.Threshold, old, new []*benchfmt.Result) error {
 	if len(ts) == 0 {
 		return nil
@@ -43,9 +45,11 @@ func countGate(e *env, cmd string, ts []counts.Threshold, old, new []*benchfmt.R
 		}
 	}
 	vs := counts.Gate(oldRows, newRows, ts)
-	var pass, fail, better, missing int
+	var pass, fail, better, missing, noSpread int
 	for _, v := range vs {
 		switch {
+		case v.Status == counts.NoSpread:
+			noSpread++
 		case v.Status == counts.Fail:
 			fail++
 			fmt.Fprintf(e.stderr, "deferbench: %s: count gate: FAIL %s %s %s → %s (%+.2f%%, limit %.2f%%: max(%s, spreads %.2f%%))\n",
@@ -69,10 +73,21 @@ func countGate(e *env, cmd string, ts []counts.Threshold, old, new []*benchfmt.R
 	if missing > 0 {
 		note = fmt.Sprintf(", %d on one side only (not gated)", missing)
 	}
-	fmt.Fprintf(e.stderr, "deferbench: %s: count gate %s against the measured spread: %d pass (%d better), %d fail%s\n",
-		cmd, strings.Join(texts, ","), pass, better, fail, note)
+	if noSpread > 0 {
+		// Not "N pass": a row without a spread was not judged.
+		fmt.Fprintf(e.stderr, "deferbench: %s: count gate %s against the measured spread: inconclusive: %d of %d rows counted once on both sides, "+
+			"no spread measured to judge them against (%s to 2 or more); %d judged: %d pass (%d better), %d fail%s\n",
+			cmd, strings.Join(texts, ","), noSpread, len(vs)-missing, analysis.MoreSamplesOf(counts.InstrUnit), pass+fail, pass, better, fail, note)
+	} else {
+		fmt.Fprintf(e.stderr, "deferbench: %s: count gate %s against the measured spread: %d pass (%d better), %d fail%s\n",
+			cmd, strings.Join(texts, ","), pass, better, fail, note)
+	}
 	if fail > 0 {
 		return fmt.Errorf("%s: count %w: %d counted metrics worse beyond the -fail thresholds and their spread", cmd, analysis.ErrGateFailed, fail)
+	}
+	if noSpread > 0 {
+		return fmt.Errorf("%s: count %w: %d of %d gated rows were counted once on both sides, so no spread was measured to judge them against: %s to 2 or more",
+			cmd, analysis.ErrGateInconclusive, noSpread, len(vs)-missing, analysis.MoreSamplesOf(counts.InstrUnit))
 	}
 	return nil
 }

@@ -53,8 +53,8 @@ func writeCountsFile(t *testing.T, rows map[string][]float64) string {
 }
 
 // TestCompareCountGate: -fail 'instr/op>1%' passes an unchanged run and a change within the
-// measured spread, fails +2 % (exit 1, the row named), and refuses a count threshold when
-// neither run has the unit (exit 2).
+// measured spread, fails +2 % (exit 1, the row named), is inconclusive (exit 3) where a side
+// were counted once, and refuses a count threshold when neither run has the unit (exit 2).
 func TestCompareCountGate(t *testing.T) {
 	const a, b = "Stage/strategy=cmdbuffer/cmd=typed", "Stage/strategy=baseline/cmd=typed"
 	old := writeCountsFile(t, map[string][]float64{a: {89.50, 89.52, 89.48}, b: {64.00, 64.01, 63.99}})
@@ -68,6 +68,9 @@ func TestCompareCountGate(t *testing.T) {
 		{"+0.5%", map[string][]float64{a: {89.95, 89.94, 89.96}, b: {64.00, 64.01, 63.99}}, 0, "2 pass (0 better), 0 fail"},
 		{"+2%", map[string][]float64{a: {91.29, 91.30, 91.28}, b: {64.00, 64.01, 63.99}}, 1, "FAIL " + a + " instr/op 89.5 → 91.3"},
 		{"-2%", map[string][]float64{a: {87.71, 87.70, 87.72}, b: {64.00, 64.01, 63.99}}, 0, "better " + a},
+		// Counted once against a side whose spread was measured (CI against the committed
+		// expectation): judged against that spread.
+		{"new counted once", map[string][]float64{a: {89.51}, b: {64.00}}, 0, "2 pass (0 better), 0 fail"},
 	}
 	for _, c := range cases {
 		var stderr bytes.Buffer
@@ -76,10 +79,19 @@ func TestCompareCountGate(t *testing.T) {
 			t.Errorf("%s: status %d, stderr %q; want %d and %q", c.name, code, stderr.String(), c.code, c.want)
 		}
 	}
+	// Counted once on each side (-repeats 1 on both): no spread was measured, so the gate cannot judge
+	// against it and says so, exit 3; it read "2 pass", exit 0.
+	once := map[string][]float64{a: {89.50}, b: {64.00}}
+	var onceErr bytes.Buffer
+	err := runContext(context.Background(), []string{"compare", "-fail", "instr/op>1%", writeCountsFile(t, once), writeCountsFile(t, once)}, io.Discard, &onceErr)
+	if code := exitCode(err, &onceErr); code != 3 || !strings.Contains(onceErr.String(), "inconclusive: 2 of 2 rows counted once on both sides") ||
+		!strings.Contains(onceErr.String(), "raise -repeats") || strings.Contains(onceErr.String(), "2 pass") {
+		t.Errorf("counted once: status %d, stderr %q; want 3, inconclusive, raise -repeats, and no pass count", code, onceErr.String())
+	}
 	timed := filepath.Join(t.TempDir(), "timed.txt")
 	os.WriteFile(timed, []byte("BenchmarkX 10 5 ns/op\n"), 0o644)
 	var stderr bytes.Buffer
-	err := runContext(context.Background(), []string{"compare", "-fail", "instr/op>1%", timed, timed}, io.Discard, &stderr)
+	err = runContext(context.Background(), []string{"compare", "-fail", "instr/op>1%", timed, timed}, io.Discard, &stderr)
 	if code := exitCode(err, &stderr); code != 2 || !strings.Contains(stderr.String(), "-measure instructions") {
 		t.Errorf("no counts: status %d, stderr %q; want 2 and how to count", code, stderr.String())
 	}

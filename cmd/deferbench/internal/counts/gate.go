@@ -73,6 +73,9 @@ const (
 	Pass    Status = "pass"    // within max(threshold, margin), or better
 	Fail    Status = "fail"    // worse beyond max(threshold, margin)
 	Missing Status = "missing" // in one set of rows only, or without the unit on one side
+	// NoSpread: both sides were counted once, so no spread was measured to judge the change
+	// against; the gate cannot judge the row (raise -repeats).
+	NoSpread Status = "no spread"
 )
 
 // Verdict is the gate's decision for one row and unit.
@@ -94,7 +97,9 @@ type Verdict struct {
 // Gate compares new count rows with old ones, by name, for every unit with a threshold.
 // Unlike the time tier it runs no test over noise: counts barely vary, so a row whose median
 // got worse by more than max(threshold, margin) fails, where margin is the spread measured on
-// the two sides together; anything else passes. Worse means larger, except for IPC. Rows are
+// the two sides together; anything else passes. A row counted once on both sides (one
+// sample each: no spread was measured) is NoSpread, judged neither way. Worse means larger, except
+// for IPC. Rows are
 // reported in the order of old, then the rows only new has; a row or unit on one side only
 // is Missing.
 func Gate(old, new []Row, ts []Threshold) []Verdict {
@@ -155,6 +160,12 @@ func judge(name string, o, n Measure, t Threshold) Verdict {
 		v.Status = Fail
 	case -worse > v.Limit:
 		v.Better = true
+	}
+	if len(o.Samples) == 1 && len(n.Samples) == 1 {
+		// Without a spread the change has nothing to be judged against: a single count on
+		// each side says nothing of how far the next one may land. One side's measured
+		// spread (a committed expectation counted 5 times) is the row's own.
+		v.Status, v.Better = NoSpread, false
 	}
 	return v
 }
