@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -48,5 +49,51 @@ func TestReferenceReportDecidesOnFirstScreen(t *testing.T) {
 		if !strings.Contains(first, "| need | pick | how sure |") {
 			t.Errorf("%s: the first 20 lines have no pick per kind of need:\n%s", path, first)
 		}
+	}
+}
+
+// TestQuickReportBlamesRepetitions: the reference run cut to 3 repetitions per benchmark (a
+// -quick run's count) has its undecided requirements put down to too few repetitions, with
+// the fix (raise -count), never to noise; the first screen's how-sure phrase says so too.
+func TestQuickReportBlamesRepetitions(t *testing.T) {
+	ref, err := filepath.Glob("../../results/*-*-*/bench.txt")
+	if err != nil || len(ref) == 0 {
+		t.Skip("no reference run under results/: skipped")
+	}
+	src, err := os.ReadFile(ref[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	seen := map[string]int{}
+	for _, l := range strings.SplitAfter(string(src), "\n") {
+		if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], "Benchmark") {
+			if seen[f[0]]++; seen[f[0]] > 3 {
+				continue
+			}
+		}
+		b.WriteString(l)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bench.txt"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := runContext(t.Context(), []string{"report", dir}, io.Discard, io.Discard); err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	rep, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(rep), "\n")
+	first := strings.Join(lines[:min(20, len(lines))], "\n")
+	if !strings.Contains(first, "with too few repetitions for the U test to judge (raise -count") {
+		t.Errorf("the 3-repetition report does not put its undecided requirements down to too few repetitions:\n%s", first)
+	}
+	if strings.Contains(first, "noise joined") || strings.Contains(first, "by noise") {
+		t.Errorf("the 3-repetition report blames noise:\n%s", first)
+	}
+	if !strings.Contains(first, "**How sure**: tentative: Too few repetitions") {
+		t.Errorf("the how-sure phrase does not name Too few repetitions:\n%s", first)
 	}
 }

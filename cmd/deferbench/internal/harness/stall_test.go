@@ -127,6 +127,38 @@ func TestInterruptLeavesARunningBenchmarkBehind(t *testing.T) {
 	}
 }
 
+// TestInterruptStopsWhateverTheBenchtime: an interrupt stops a run whose benchmark honours
+// b.N at -benchtime 1000h about interruptGrace later, not when its ramp or its thousand hours
+// end: the benchmark, still spinning through its iterations, is left behind.
+func TestInterruptStopsWhateverTheBenchtime(t *testing.T) {
+	var stop atomic.Bool
+	defer stop.Store(true)
+	started := make(chan struct{}, 1)
+	cases := []Case{{Name: "T/strategy=long", Procs: 1, Run: func(b bench.B) error {
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+		x := 0
+		for i := 0; i < b.N() && !stop.Load(); i++ {
+			x += i
+			time.Sleep(time.Millisecond) // a slow op: the ramp predicts hours of them
+		}
+		_ = x
+		return nil
+	}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-started; time.Sleep(100 * time.Millisecond); cancel() }()
+	t0 := time.Now()
+	err := Run(ctx, Options{Cases: cases, Count: 1, Benchtime: Benchtime{D: 1000 * time.Hour}}, func(*benchfmt.Result) error { return nil })
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v; want context.Canceled", err)
+	}
+	if d := time.Since(t0); d > 10*time.Second {
+		t.Errorf("Run returned %v after the interrupt at -benchtime 1000h; want about %v", d, interruptGrace)
+	}
+}
+
 // TestTimedFloorSaturates: a floor past the largest Duration is the largest Duration, never
 // a negative one (float64(math.MaxInt64) converts back to math.MinInt64).
 func TestTimedFloorSaturates(t *testing.T) {
