@@ -3,10 +3,13 @@ package render
 import (
 	"fmt"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 func sum(med, lo, hi float64) results.Summary {
@@ -102,3 +105,79 @@ func readFile(t *testing.T, path string) string {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// TestPlotTitlesStayOnTheCanvas: a loaded, noisy, partial run's long titles (the trust flags,
+// the cut intervals' note) are wrapped to the plot's width: no text of any chart starts left
+// of the canvas, and the flags stay together on one line. The SVG title of such a chart
+// started at x=-91.6 before.
+func TestPlotTitlesStayOnTheCanvas(t *testing.T) {
+	var b []byte
+	for rep := range 6 {
+		for _, st := range []string{"cmdbuffer", "handrolled", "versioned"} {
+			for _, p := range []string{"-2", "-4"} {
+				for _, prod := range []int{1, 2, 4} {
+					v := 1e6 + 1e4*float64(rep)
+					if st == "versioned" && rep == 5 {
+						v = 1e9 // an outlier: its interval is cut at the axis
+					}
+					b = fmt.Appendf(b, "BenchmarkContention/strategy=%s/producers=%d%s 10 %g ns/op %g cmds/s %g efficiency\n",
+						st, prod, p, v, 1e9/v, 0.5+0.01*float64(rep))
+				}
+			}
+			b = fmt.Appendf(b, "BenchmarkStage/strategy=%s/cmd=typed-2 10 %g ns/op\n", st, map[bool]float64{true: 900, false: 7 + float64(rep)}[st == "versioned" && rep == 5])
+		}
+	}
+	rs := parse(t, string(b))
+	dir := t.TempDir()
+	flags := []string{"Emulated: …", "Loaded (other work took 74% of the CPUs' time during the run)", "Noisy: 12 headline medians …",
+		"Contention ceiling: …", "Oversubscribed: …", "partial: 3 of 9 results finished"}
+	files, err := PlotWith(rs, dir, PlotOptions{Cores: 2, Flags: flags})
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := regexp.MustCompile(`<text x="(-?[0-9.e+-]+)" y="(-?[0-9.e+-]+)"[^>]*>([^<]*)</text>`)
+	// The y axis label is drawn in a rotated group: its coordinates are in that frame.
+	rotated := regexp.MustCompile(`(?s)<g transform="rotate\([^)]*\)">.*?</g>`)
+	box := regexp.MustCompile(`viewBox="0 0 ([0-9.]+) ([0-9.]+)"`)
+	n := 0
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".svg") {
+			continue
+		}
+		svg := readFile(t, f)
+		if !contains(svg, "[Emulated, Loaded, Noisy, Contention ceiling, Oversubscribed, partial]") {
+			t.Errorf("%s: the trust flags are not on one line of the title", f)
+		}
+		vb := box.FindStringSubmatch(svg)
+		if vb == nil {
+			t.Fatalf("%s: no viewBox", f)
+		}
+		width, _ := strconv.ParseFloat(vb[1], 64)
+		height, _ := strconv.ParseFloat(vb[2], 64)
+		for _, m := range texts.FindAllStringSubmatch(rotated.ReplaceAllString(svg, ""), -1) {
+			n++
+			x, errX := strconv.ParseFloat(m[1], 64)
+			y, errY := strconv.ParseFloat(m[2], 64) // drawn flipped: -height to 0
+			if errX != nil || errY != nil || x < 0 || x > width || y > 0 || y < -height {
+				t.Errorf("%s: text %q at x=%s y=%s, off the %gx%g canvas", f, m[3], m[1], m[2], width, height)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no text in the SVGs %v", files)
+	}
+}
+
+// TestCutMarkerMeansOneThing: the ▲ that marks an interval cut at the axis is no strategy's
+// marker (the triangle was the third strategy's glyph too).
+func TestCutMarkerMeansOneThing(t *testing.T) {
+	for i, g := range strategyGlyphs {
+		switch g.(type) {
+		case draw.TriangleGlyph, draw.PyramidGlyph:
+			t.Errorf("strategy glyph %d is a triangle (%T), the cut interval's ▲", i, g)
+		}
+		if g == cutGlyph {
+			t.Errorf("strategy glyph %d is the cut marker %T", i, g)
+		}
+	}
+}

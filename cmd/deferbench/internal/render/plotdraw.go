@@ -199,7 +199,7 @@ func barChart(pts []barPoint, unit string, strategies []string, style func(strin
 		}
 		if len(cuts) > 0 {
 			tri, _ := plotter.NewScatter(cuts)
-			tri.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: min(vg.Points(4), w/2), Shape: draw.TriangleGlyph{}}
+			tri.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: min(vg.Points(4), w/2), Shape: cutGlyph}
 			p.Add(shifted{tri, off})
 		}
 		switch {
@@ -340,7 +340,7 @@ func linePlot(pts []point, sc, key string, procs int, unit string, strategies []
 		}
 		if len(cuts) > 0 {
 			tri, _ := plotter.NewScatter(cuts)
-			tri.GlyphStyle = draw.GlyphStyle{Color: style(st).Color, Radius: vg.Points(4), Shape: draw.TriangleGlyph{}}
+			tri.GlyphStyle = draw.GlyphStyle{Color: style(st).Color, Radius: vg.Points(4), Shape: cutGlyph}
 			p.Add(tri)
 		}
 		if len(xy) == 0 {
@@ -410,10 +410,20 @@ func render(p *plot.Plot, w, h vg.Length, ext string) ([]byte, error) {
 	p.Legend = plot.NewLegend()
 	defer func() { p.Legend = leg }()
 	lw := leg.Rectangle(dc).Size().X
+	gap := vg.Points(12)
+	// The title is centred over the plot beside the legend: wrapped to its width, so that a
+	// loaded run's long title ("… (▲: 2 intervals cut at the axis) [Loaded, Noisy]") never
+	// starts left of the canvas.
+	avail := dc.Size().X
+	if lw > 0 {
+		avail -= lw + gap
+	}
+	title := p.Title.Text
+	p.Title.Text = wrapTitle(title, avail, p.Title.TextStyle.Width)
+	defer func() { p.Title.Text = title }()
 	if lw == 0 {
 		p.Draw(dc)
 	} else {
-		gap := vg.Points(12)
 		p.Draw(draw.Crop(dc, 0, -(lw + gap), 0, 0))
 		top := p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding + vg.Points(6)
 		leg.Left, leg.Top = true, true
@@ -425,6 +435,51 @@ func render(p *plot.Plot, w, h vg.Length, ext string) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// wrapTitle breaks title into lines no wider than w (by width), at spaces, keeping a group in
+// brackets or parentheses ("[Loaded, Noisy]", "(log x)") on one line; a word or group wider
+// than w alone is cut and ends in "…".
+func wrapTitle(title string, w vg.Length, width func(string) vg.Length) string {
+	if width(title) <= w {
+		return title
+	}
+	var words []string
+	depth := 0 // open brackets and parentheses: a group stays on one line
+	for _, f := range strings.Split(title, " ") {
+		if n := len(words); n > 0 && depth > 0 {
+			words[n-1] += " " + f
+		} else {
+			words = append(words, f)
+		}
+		depth += strings.Count(f, "(") + strings.Count(f, "[") - strings.Count(f, ")") - strings.Count(f, "]")
+		depth = max(depth, 0)
+	}
+	fit := func(s string) string {
+		if width(s) <= w {
+			return s
+		}
+		r := []rune(s)
+		for len(r) > 1 && width(string(r)+"…") > w {
+			r = r[:len(r)-1]
+		}
+		return string(r) + "…"
+	}
+	var lines []string
+	cur := ""
+	for _, wd := range words {
+		switch {
+		case cur == "":
+			cur = wd
+		case width(cur+" "+wd) <= w:
+			cur += " " + wd
+		default:
+			lines = append(lines, fit(cur))
+			cur = wd
+		}
+	}
+	lines = append(lines, fit(cur))
+	return strings.Join(lines, "\n")
 }
 
 // humanTicks marks an axis in human units (FormatValue of unit): on a log axis at 1-2-5 (or
@@ -533,11 +588,36 @@ var (
 		color.RGBA{0x5E, 0x3C, 0x99, 0xff}, // dark purple
 		color.RGBA{0x00, 0x5F, 0x5F, 0xff}, // dark teal
 	}
+	// strategyGlyphs has no triangle: a filled triangle (cutGlyph) marks an interval cut at
+	// the axis, the ▲ the titles count, and means nothing else.
 	strategyGlyphs = []draw.GlyphDrawer{
-		draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{},
-		draw.PyramidGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{},
+		draw.CircleGlyph{}, draw.SquareGlyph{}, diamondGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{},
+		diamondGlyph{filled: true}, draw.CrossGlyph{}, draw.PlusGlyph{},
 	}
+	// cutGlyph marks an interval cut at the top of the axis: ▲.
+	cutGlyph draw.GlyphDrawer = draw.PyramidGlyph{}
 )
+
+// diamondGlyph draws a square stood on its corner, its outline or filled.
+type diamondGlyph struct{ filled bool }
+
+// DrawGlyph implements draw.GlyphDrawer.
+func (g diamondGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	r := sty.Radius * 1.2
+	var p vg.Path
+	p.Move(vg.Point{X: pt.X, Y: pt.Y + r})
+	p.Line(vg.Point{X: pt.X + r, Y: pt.Y})
+	p.Line(vg.Point{X: pt.X, Y: pt.Y - r})
+	p.Line(vg.Point{X: pt.X - r, Y: pt.Y})
+	p.Close()
+	if g.filled {
+		c.SetColor(sty.Color)
+		c.Fill(p)
+		return
+	}
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(0.5)})
+	c.Stroke(p)
+}
 
 type point struct {
 	n results.Name
