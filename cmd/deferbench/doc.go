@@ -289,19 +289,25 @@
 //	reclaimed with a note. A bench.txt still marked "run in progress" by a run that was killed
 //	is marked "N results finished (run killed)" in bench.txt, env.json and the new files.
 //
-// report.md opens with trust flags (an emulated run, throttling, other work that took more
-// than 10% of the machine's CPU time during the run — measured, or where it was not, a load
-// average above the cores before the run —, headline intervals wider than ±10%,
-// oversubscribed GOMAXPROCS, a Contention noop control below 0.9 efficiency), then "Which
-// to pick": per requirement (reproducible order,
-// lowest staging cost, readers that never wait, no allocation while staging, many parallel
-// producers by cmds/s, bounded memory after a spike by retained-x, lowest frame time per
-// entity count) the strategies that meet it in this run, the figure and the declared
-// capability it rests on. Its Findings rank the strategies per headline metric of every
-// scenario with the ratio to the best and to baseline and the 95% CI of each ratio, and join
-// with ≈ strategies noise cannot separate: every pair in a group is inseparable by a
-// Mann-Whitney U test (or, for bytes and allocation counts, within compare's tolerance), and
-// the best group drops a strategy whose ratio-to-best interval excludes 1.
+// report.md opens with its first screen: the pick (the strategies that meet the most
+// requirements decided in the run), how sure it is in one phrase tied to the trust flags
+// (firm, fair, tentative or undecided, with the flags that bear on it), the one command that
+// would make it surer, and per kind of need (a scenario's requirements) the pick and how sure.
+// Then the trust flags (an emulated run, throttling, other work that took more than 10% of
+// the machine's CPU time during the run — measured, or where it was not, a load average above
+// the cores before the run —, headline intervals wider than ±10%, oversubscribed GOMAXPROCS,
+// a Contention noop control below 0.9 efficiency), then "Which to pick": one row per
+// requirement (reproducible order, lowest staging cost, readers that never wait, no
+// allocation while staging, many parallel producers by cmds/s, bounded memory after a spike
+// by retained-x, lowest frame time, lowest cost of structural changes), its variants folded
+// in and named where their verdicts differ, the strategies that meet it in every variant and
+// the declared capability it rests on, and a row per cost. A "lowest" requirement is met only
+// on evidence (a lone best strategy, or members of a best group of at most half the ranked
+// strategies each separated from every strategy outside it); otherwise it is undecided, for
+// no one and against no one. Its Findings give per headline metric the groups of strategies
+// noise cannot separate (≈), best first. details.md beside it has the verdicts per variant
+// with their figures, the rankings with the ratio to the best and to baseline and the 95% CI
+// of each ratio, and the tables.
 //
 // # Plot
 //

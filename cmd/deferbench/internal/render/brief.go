@@ -9,6 +9,7 @@ import (
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 )
 
 // paramDefault is the value a row without the parameter ran with: rows on the default world
@@ -450,7 +451,8 @@ func repetitions(ks []analysis.Ranking) int {
 }
 
 // surerCommand is the one command that would make the run's verdicts surer: the scenarios
-// whose verdicts are not firm again, with more repetitions, where the trust flags say.
+// whose verdicts are not firm (all of the run's when every one is firm) again, with twice the
+// repetitions and at least 10, where the trust flags say.
 func surerCommand(rd *reportData, ns []need, sures []sureness) string {
 	var scen []string
 	for i, n := range ns {
@@ -460,7 +462,19 @@ func surerCommand(rd *reportData, ns []need, sures []sureness) string {
 	}
 	count := max(10, 2*repetitions(rd.ks))
 	cmd := "deferbench run"
-	if len(scen) > 0 && len(scen) < len(ns) {
+	if len(scen) == 0 {
+		for _, n := range ns {
+			scen = append(scen, n.scenario)
+		}
+	}
+	// Every scenario with a requirement: the default suite, named by no flag.
+	every := 0
+	for _, s := range suite.Scenarios {
+		if slices.ContainsFunc(s.Headlines, func(h suite.Headline) bool { return h.Need != "" && !h.Cost }) {
+			every++
+		}
+	}
+	if len(scen) < every {
 		cmd += " -scenarios " + strings.Join(scen, ",")
 	}
 	cmd += " -count " + strconv.Itoa(count)

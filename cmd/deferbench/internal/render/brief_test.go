@@ -1,0 +1,74 @@
+package render
+
+import (
+	"strings"
+	"testing"
+)
+
+// briefOf is report.md alone of bench.txt text.
+func briefOf(t *testing.T, text string, meta ReportMeta) string {
+	t.Helper()
+	var b strings.Builder
+	if err := WriteReport(&b, parse(t, text), meta); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// rowOf is the line of report.md's table whose first cell starts with label.
+func rowOf(rep, label string) string {
+	for _, l := range strings.Split(rep, "\n") {
+		if strings.HasPrefix(l, "| "+label) {
+			return l
+		}
+	}
+	return ""
+}
+
+// TestPickFoldsVariants: report.md has one Which-to-pick row for a requirement measured on
+// both storages, the storages named in its label; where the verdicts agree it names the
+// strategy once, where they differ it names the storage whose verdict differs, and no
+// strategy is shown meeting it in every variant. details.md keeps a row per variant.
+func TestPickFoldsVariants(t *testing.T) {
+	const label = "lowest stage plus commit cost (mix = shuffled8); storage slots, archetypes"
+	rep := briefOf(t, storageRun("cmdbuffer", "cmdbuffer"), ReportMeta{Cores: 2})
+	if row := rowOf(rep, label); !strings.HasPrefix(row, "| "+label+" | cmdbuffer | cmdbuffer in all 2 |") {
+		t.Errorf("verdicts that agree: row %q", row)
+	}
+	if n := strings.Count(rep, "| lowest stage plus commit cost"); n != 1 {
+		t.Errorf("%d rows for the requirement in report.md, want 1:\n%s", n, rep)
+	}
+	rep = briefOf(t, storageRun("cmdbuffer", "handrolled"), ReportMeta{Cores: 2})
+	if row := rowOf(rep, label); !strings.HasPrefix(row, "| "+label+" | none shown | cmdbuffer in 1 of 2; storage=archetypes: handrolled |") {
+		t.Errorf("verdicts that differ: row %q", row)
+	}
+	var d strings.Builder
+	if err := WriteDetails(&d, parse(t, storageRun("cmdbuffer", "handrolled")), ReportMeta{Cores: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"| lowest stage plus commit cost (mix = shuffled8) | cmdbuffer |",
+		"| lowest stage plus commit cost (mix = shuffled8) on archetypes storage | handrolled |"} {
+		if !strings.Contains(d.String(), w) {
+			t.Errorf("details.md lacks %q:\n%s", w, d.String())
+		}
+	}
+}
+
+// TestFirstScreenSaysHowSure: the first lines name the pick, how sure it is with the trust
+// flags that bear on it (Loaded makes every timed verdict tentative), and the command that
+// would make it surer; an idle, quiet run whose verdicts all stand is firm.
+func TestFirstScreenSaysHowSure(t *testing.T) {
+	idle := briefOf(t, storageRun("cmdbuffer", "cmdbuffer"), ReportMeta{Cores: 2})
+	loaded := briefOf(t, storageRun("cmdbuffer", "cmdbuffer"), ReportMeta{Cores: 2, OtherWork: &OtherWork{CPUs: 2, Seconds: 60, Other: 0.74}})
+	for name, c := range map[string]struct{ rep, sure, kind string }{
+		"idle":   {idle, "- **How sure**: firm (", "| StageApply: lowest stage plus commit cost | cmdbuffer (all 2 verdicts) | firm |"},
+		"loaded": {loaded, "- **How sure**: tentative: Loaded (", "| StageApply: lowest stage plus commit cost | cmdbuffer (all 2 verdicts) | tentative: Loaded |"},
+	} {
+		first := strings.Join(strings.Split(c.rep, "\n")[:20], "\n")
+		for _, w := range []string{"- **Pick**: **cmdbuffer meets every requirement measured here**", c.sure, c.kind, "- **Surer**: `deferbench run -scenarios StageApply -count 20`"} {
+			if !strings.Contains(first, w) {
+				t.Errorf("%s: the first 20 lines lack %q:\n%s", name, w, first)
+			}
+		}
+	}
+}
