@@ -301,7 +301,7 @@ for b in a b; do
 	n=$(grep -c '^Benchmark' "$d/bench.txt" || true)
 	[ "$n" -gt 0 ] || fail "board-$b: bench.txt holds no results"
 	grep -q partial "$d/bench.txt" "$d/env.json" && fail "board-$b: the run is marked partial"
-	for f in env.json summary.json report.md; do
+	for f in env.json summary.json report.md details.md; do
 		[ -s "$d/$f" ] || fail "board-$b: $f missing from the fetched folder"
 	done
 	remote=$(find "$tmp/boards/$b" -maxdepth 1 -type d -name "*-$want" | head -n 1)

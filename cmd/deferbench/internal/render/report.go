@@ -114,10 +114,23 @@ func WriteDetails(w io.Writer, rs []*benchfmt.Result, meta ReportMeta) error {
 	if meta.Partial != "" {
 		fmt.Fprintf(b, "**%s**\n\n", results.PartialText(meta.Partial))
 	}
-	fmt.Fprintf(b, "What [report.md](report.md) leaves out, from the same bench.txt.\n\n")
 	timed := timedResults(rs)
+	if !timed {
+		fmt.Fprintf(b, "What [report.md](report.md) leaves out, from the same bench.txt.\n\n")
+	}
 	if timed {
 		rd := newReportData(rs, meta)
+		var names []string
+		for _, f := range rd.flags {
+			if name, _, ok := strings.Cut(strings.TrimPrefix(f, "**"), "**"); ok && strings.HasPrefix(f, "**") {
+				names = append(names, name)
+			}
+		}
+		trust := "none raised"
+		if len(names) > 0 {
+			trust = strings.Join(names, ", ")
+		}
+		fmt.Fprintf(b, "What [report.md](report.md) leaves out, from the same bench.txt. The run's trust flags, in full there: %s.\n\n", trust)
 		writePickTable(b, rd.picks)
 		writeFindingsDetails(b, rd)
 		fmt.Fprintf(b, "## Tables\n\nMedians over the repetitions, ± the 95%% confidence interval as %% of the median "+
