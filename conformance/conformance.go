@@ -182,6 +182,7 @@ func rows(caps deferral.Capabilities) []row {
 		{orderName("Order", caps), checkOrder, 0},
 		{determinismName(caps), checkDeterminism, 0},
 		{"Differential", checkDifferential, 0},
+		{"DifferentialFixed", checkDifferentialFixed, 0},
 		{"RemoveThenDestroySameCommit", checkRemoveThenDestroy, 0},
 		{"DestroyTwice", checkDestroyTwice, 0},
 		{"RemoveOnMissingEntityLeavesOthers", checkRemoveOnMissing, 0},
