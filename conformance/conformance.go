@@ -169,6 +169,7 @@ func rows(caps deferral.Capabilities) []row {
 		{"PositionNestedDrainedCommit", checkPositionNestedDrainedCommit, varyAll},
 		{"PositionAfterDiscard", checkPositionAfterDiscard, varyAll},
 		{"PositionAcrossFailedCommit", checkPositionAcrossFailedCommit, varyAll},
+		{"PositionAcrossRecorders", checkPositionAcrossRecorders, varyAll},
 		{"ClosureTier", checkClosureTier, varyKey | varyRecorders},
 		{"ClosurePlaceholderRetried", checkClosurePlaceholderRetried, varyAll},
 		{"ClosureStagesDuringCommit", checkStagedDuringCommit, varyKey | varyRecorders},
