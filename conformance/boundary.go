@@ -582,3 +582,54 @@ func checkStagedAfterFailureKeyOrder(x *fixture) {
 		}
 	}
 }
+
+// checkPositionAcrossRecorders: with three recorders holding commands (typed and closures),
+// a failing command on the middle one is named by that recorder and its own FIFO index,
+// whatever the order across recorders; on a retry with more staged on every recorder the
+// same command is named; once fixed, a second failing command staged after the suffix is
+// named by its index counted across the failed commit; the other recorders' commands apply
+// once each.
+func checkPositionAcrossRecorders(x *fixture) {
+	e0 := x.create(x.w, pt(0, 0))
+	e1 := x.create(x.w, pt(0, 0))
+	e2 := x.create(x.w, pt(0, 0))
+	r0, r1, r2 := x.rec(), x.s.NewRecorder(), x.s.NewRecorder()
+	r1.SetSortKey(x.v.key)
+	r2.SetSortKey(x.v.key)
+	runs := 0
+	r0.Set(e0, pt(1, 1))
+	r0.Do(func(*ecs.World) error { runs++; return nil })
+	r2.Set(e2, pt(1, 1))
+	r2.Create(pt(9, 9))
+	r1.Set(e1, pt(1, 1))
+	r1.Do(func(*ecs.World) error { return nil })
+	r1.Set(e1, pt(2, 2))
+	broken := new(bool)
+	cause := x.failing(r1, e1, v2(1, 1), broken) // r1's index 3
+	r1.Set(e1, pt(3, 3))
+	r0.Set(e0, pt(2, 2))
+	at := deferral.Pos{Recorder: r1.Index(), Index: 3}
+	x.wantFailedAt("commit failing on the middle recorder", x.s.Commit(), at, cause)
+	want(x, "position of e1 (r1's prefix applied)", x.pos("e1", x.w, e1), v2(2, 2))
+	r0.Set(e0, pt(3, 3))
+	r2.Set(e2, pt(3, 3))
+	x.wantFailedAt("retry with more staged on the other recorders", x.s.Commit(), at, cause)
+	x.fixFailing(e1, broken)
+	r1.Set(e1, pt(4, 4)) // r1's index 5
+	broken2 := new(bool)
+	x.failing(r1, e1, v2(1, 1), broken2) // r1's index 6: a closure fails again, a typed set now passes
+	err := x.s.Commit()
+	if x.v.closure {
+		x.wantFailedAt("commit after the fix, failing at the second failing command", err, deferral.Pos{Recorder: r1.Index(), Index: 6}, cause)
+		want(x, "pending (the second failing command, and what orders after it)", x.s.Pending() >= 1, true)
+		x.fixFailing(e1, broken2)
+		x.commit("commit after fixing the second", x.s)
+	} else {
+		x.wantNil("commit after the fix", err)
+	}
+	want(x, "position of e0", x.pos("e0", x.w, e0), v2(3, 3))
+	want(x, "position of e1", x.pos("e1", x.w, e1), v2(4, 4))
+	want(x, "position of e2", x.pos("e2", x.w, e2), v2(3, 3))
+	want(x, "runs of r0's closure (never replayed)", runs, 1)
+	want(x, "pending", x.s.Pending(), 0)
+}

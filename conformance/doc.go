@@ -8,7 +8,10 @@
 // (each message starts with the operation and shows got and want) instead of stopping at the
 // first, and runs under a watchdog that fails it with a message, and the goroutine stacks,
 // instead of hanging CI when a commit or a recorder blocks or spins: within Timeout (20 s), less
-// near go test's -timeout, so that however many rows block every row is reported. Subtests
+// near go test's -timeout, so that however many rows block every row is reported (eight rows
+// whose commit blocks, or spins on the CPU, each fail after 20 s and every other row passes,
+// the whole run ending by itself inside -timeout 5m; the goroutines left spinning get a P each,
+// and the determinism row's GOMAXPROCS values are counted above them). Subtests
 // are named after the contract rows: LeniencyAddOverwrites, SetMissingFails,
 // PlaceholderOtherRecorder, FailureRetryNoReplay, FrameOrder, and so on.
 //
@@ -37,6 +40,18 @@
 // strategy on a twin world; declared, the archetype row moves must be the net change's (a
 // spawn: none, its row placed in its final table; one by one: one per Add).
 //
+// # Fixed differential programs
+//
+// Differential runs seeded random programs against a reference model; DifferentialFixed runs
+// fixed ones on every run, so that no fault's detection depends on the seed: every ordered
+// pair of 13 command kinds on one recorder, on two, and with sort keys reversing them (then a
+// second round on what the first left); a failing Set, invalid Add or closure at each of seven
+// positions, on one and two recorders; commands (keyed where the strategy sorts by key) on a
+// target destroyed in the same or an earlier commit; batch shapes (a spawn and its run, runs on
+// one entity cut by a failing command, a destroy, a closure or another entity, bulk) against
+// the model's one-command-at-a-time application. PositionAcrossRecorders names a failing
+// command by its recorder and that recorder's FIFO index, through a retry and a second failure.
+//
 // # Extension points
 //
 // What a strategy offers beyond deferral.Strategy has a suite of its own, with the same
@@ -46,12 +61,22 @@
 //	func TestConformanceVersions(t *testing.T) { conformance.TestVersions(t, versioned.Factory) }
 //	func TestConformanceGraph(t *testing.T)    { conformance.TestGraph(t, hybrid.Factory, makeGraph) }
 //	func TestConformanceHooks(t *testing.T)    { conformance.TestHooks(t, cmdbuffer.Factory, setHooks) }
+//	func TestConformanceReaders(t *testing.T)  { conformance.TestReaders(t, lazyguarded.Factory, read) }
 //
-// TestHandover asserts the hand-over order and the FIFO numbering across hand-overs, those
-// closures make during a commit included (Handoverer). TestVersions asserts that after every
-// kind of commit — drained, failed, failed at a closure that wrote, after a panic, after direct
-// writes, after a closure a replay cannot redo — a versioned read sees the owner's world; run
-// it once per resync mode. TestGraph asserts that a flush node runs after every appender,
+// TestHandover asserts the hand-over order, also interleaved across recorders with one
+// recorder handing over twice (HandoverOrderInterleaved: segments apply in hand-over order and
+// a failure in a second segment is named by its index over both), and the FIFO numbering
+// across hand-overs, those closures make during a commit included (Handoverer). TestVersions
+// asserts that after every kind of commit — drained, failed, failed at a closure that wrote,
+// after a panic, after direct writes, after a closure a replay cannot redo — a versioned read
+// sees the owner's world, and (VersionNumbers, VersionNumberReader) that version numbers never
+// go back and each commit that changed the world publishes exactly one more; run it once per
+// resync mode. TestReaders asserts a strategy's own read path (ReadFunc; lazyguarded's pipe) in
+// the mode it declares (ReadsWaitForStaged: reads between staged commands see exactly those
+// before them; else they see the committed world), a read's task and error, that a read
+// submitted while a commit runs starts only after it (ReadersNeverOverlapFlush: the commit is
+// held in a closure while the read tries to get in), and reads after a discard and after a
+// failed commit and its retries. TestGraph asserts that a flush node runs after every appender,
 // declared before or after it, in declaration order, keeps a failed flush's suffix, and reports
 // a cycle (a node that reads the world and appends, declared after the flush) as an error
 // naming its nodes, never a panic (Graph,

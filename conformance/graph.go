@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
@@ -57,6 +58,7 @@ func TestGraph(t *testing.T, f Factory, g MakeGraph) {
 	}
 	runRows(t, "TestGraph", f, []row{
 		{"GraphFlushDeclaredFirst", graph(checkGraphFlushFirst), 0},
+		{"GraphFlushDeclaredLast", graph(checkGraphFlushLast), 0},
 		{"GraphFlushBetweenAppenders", graph(checkGraphFlushBetween), 0},
 		{"GraphReadersAroundFlush", graph(checkGraphReaders), 0},
 		{"GraphFailedFlushRetried", graph(checkGraphFailedFlush), varyCmd},
@@ -82,6 +84,26 @@ func checkGraphFlushFirst(x *fixture, g Graph) {
 	x.wantNil("second execute", g.Execute())
 	want(x, "pending after the second execute", x.s.Pending(), 0)
 	want(x, "live entities after the second execute", x.w.Len(), 7)
+}
+
+// checkGraphFlushLast: a flush node declared after every appender, which declare nothing but
+// their appends (no access to the world orders them before the flush), still runs after
+// them: an appender that pauses between two commands (flushGrace/4, time for a flush
+// scheduled beside it to run) has both committed.
+func checkGraphFlushLast(x *fixture, g Graph) {
+	e := x.create(x.w, pt(0, 0))
+	g.Append("slow", func(r *deferral.Recorder) error {
+		r.Set(e, pt(1, 1))
+		time.Sleep(flushGrace / 4)
+		r.Set(e, pt(2, 2))
+		return nil
+	})
+	g.Append("quick", func(r *deferral.Recorder) error { r.Create(pt(3, 3)); return nil })
+	g.Flush()
+	x.wantNil("execute", g.Execute())
+	want(x, "pending after one execute (the flush runs after the appenders declared before it)", x.s.Pending(), 0)
+	want(x, "position of e", x.pos("e", x.w, e), v2(2, 2))
+	want(x, "live entities", x.w.Len(), 2)
 }
 
 // checkGraphFlushBetween: appenders declared before and after the flush both commit in it,

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/deferbench/deferbench/deferral"
@@ -24,6 +26,7 @@ func TestHandover(t *testing.T, f Factory) {
 	t.Helper()
 	runRows(t, "TestHandover", f, []row{
 		{"HandoverOrder", checkHandoverOrder, varyKey},
+		{"HandoverOrderInterleaved", checkHandoverOrderInterleaved, varyCmd},
 		{"HandoverNumberingAcrossHandovers", checkHandoverNumbering, varyCmd},
 		{"HandoverDuringDrainedCommitNumbering", checkHandoverDuringDrainedCommit, varyCmd},
 		{"HandoverDuringFailedCommitNumbering", checkHandoverDuringFailedCommit, varyCmd},
@@ -133,4 +136,57 @@ func checkHandoverDuringFailedCommit(x *fixture) {
 		want(x, "position of e", x.pos("e", x.w, e), v2(3, 3))
 	}
 	x.s.Discard()
+}
+
+// checkHandoverOrderInterleaved: hand-overs interleave across recorders, a recorder handing
+// over twice with another's hand-over between: the commit applies the segments in hand-over
+// order (typed commands and closures alike, a recorder never handed over last), and a
+// failing command in a recorder's second segment names its index counted over both of its
+// segments; the retry resumes there, the other segments not replayed.
+func checkHandoverOrderInterleaved(x *fixture) {
+	h := need[Handoverer](x, "TestHandover")
+	e := x.create(x.w, pt(0, 0))
+	r0, r1, r2 := x.rec(), x.rec(), x.rec()
+	var log []string
+	seg := func(r *deferral.Recorder, tag string, v float64) {
+		r.Set(e, pt(v, 0))
+		r.Do(func(w *ecs.World) error {
+			log = append(log, fmt.Sprintf("%s@%v", tag, x.pos("closure "+tag, w, e).X))
+			return nil
+		})
+	}
+	seg(r2, "r2", 5) // never handed over: applies after every hand-over
+	seg(r0, "r0a", 1)
+	h.Handover(r0)
+	seg(r1, "r1", 2)
+	h.Handover(r1)
+	seg(r0, "r0b", 3)
+	h.Handover(r0)
+	x.commit("commit after handing over r0, r1, r0 again", x.s)
+	wantLog := "r0a@1 r1@2 r0b@3 r2@5"
+	want(x, "apply order (closures log the position the typed set before them left)", strings.Join(log, " "), wantLog)
+	want(x, "position of e (r2, never handed over, last)", x.pos("e", x.w, e), v2(5, 0))
+
+	log = nil
+	f := x.create(x.w, pt(0, 0))
+	r1.Set(f, pt(1, 1))
+	h.Handover(r1)
+	seg(r0, "r0c", 6)
+	h.Handover(r0)
+	r1.Set(f, pt(2, 2))
+	broken := new(bool)
+	cause := x.failing(r1, f, v2(1, 1), broken)
+	r1.Set(f, pt(3, 3))
+	h.Handover(r1)
+	at := deferral.Pos{Recorder: r1.Index(), Index: 2}
+	x.wantFailedAt("commit failing in r1's second segment", x.s.Commit(), at, cause)
+	want(x, "apply order before the failure", strings.Join(log, " "), "r0c@6")
+	want(x, "position of f (r1's commands before the failing one applied)", x.pos("f", x.w, f), v2(2, 2))
+	want(x, "pending (the failing command and its suffix)", x.s.Pending(), 2)
+	x.wantFailedAt("retry with the cause unfixed", x.s.Commit(), at, cause)
+	x.fixFailing(f, broken)
+	x.commit("retry after the cause is fixed", x.s)
+	want(x, "apply order after the retry (nothing replayed)", strings.Join(log, " "), "r0c@6")
+	want(x, "position of f", x.pos("f", x.w, f), v2(3, 3))
+	want(x, "pending", x.s.Pending(), 0)
 }

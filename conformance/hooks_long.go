@@ -92,4 +92,26 @@ func checkHooksDedupInterleaved(x *fixture, set SetHooks) {
 		want(x, fmt.Sprintf("x of entity %d (its last command)", i), x.pos("e", x.w, e).X, last[i])
 	}
 	x.wantReport("commit (dropped commands count as consumed)", x.s, deferral.Report{Applied: len(order)})
+
+	// Again with every command but each entity's last an Add of a velocity: a dropped command
+	// that applied anyway (at the first position of the run, the middle or the end) shows.
+	lastAt := map[int]int{}
+	for k, i := range order {
+		lastAt[i] = k
+	}
+	for k, i := range order {
+		if lastAt[i] == k {
+			r.Set(es[i], pt(float64(k+10), 0))
+			continue
+		}
+		r.Add(es[i], vl(float64(k), 0))
+	}
+	x.commit("commit of adds each dropped by a later set", x.s)
+	for i, e := range es {
+		if v, ok := vel(x.w, e); ok {
+			x.Errorf("velocity of entity %d: %v, want none (every add of it was dropped by its later set)", i, v)
+		}
+		want(x, fmt.Sprintf("x of entity %d after the second commit", i), x.pos("e", x.w, e).X, float64(lastAt[i]+10))
+	}
+	x.wantReport("second commit", x.s, deferral.Report{Applied: len(order)})
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/workload"
 )
 
 // TestVersions runs the versioned-read suite against strategies f makes, which must
@@ -16,7 +17,9 @@ import (
 // ecs.World.Hash), whatever the strategy's way of bringing its readers' copy up to date (a
 // replay of the commands, closures included, or a copy). A commit that finds its readers'
 // copy diverged may say so with an error wrapping deferral.ErrDiverged, and must repair it.
-// Each row is a subtest on a fresh World and strategy; run it once per resync mode:
+// VersionNumbers also needs VersionNumberReader: version numbers never go back, and each
+// commit that changed the world publishes exactly one more. Each row is a subtest on a fresh
+// World and strategy; run it once per resync mode:
 //
 //	func TestConformanceVersions(t *testing.T) { conformance.TestVersions(t, versioned.Factory) }
 func TestVersions(t *testing.T, f Factory) {
@@ -28,6 +31,7 @@ func TestVersions(t *testing.T, f Factory) {
 		{"VersionAfterClosurePanicked", checkVersionClosurePanicked, 0},
 		{"VersionAfterDirectWrites", checkVersionDirectWrites, 0},
 		{"VersionAfterImpureClosure", checkVersionImpureClosure, 0},
+		{"VersionNumbers", checkVersionNumbers, varyCmd},
 	})
 }
 
@@ -171,4 +175,91 @@ func checkVersionImpureClosure(x *fixture) {
 		want(x, "read of the entity the create made: position", x.pos("read", w, ep), v2(1, 1))
 		return nil
 	})
+}
+
+// VersionNumberReader is implemented by versioned-read strategies that number their versions:
+// ReadVersion is deferral.VersionReader's Read that also passes the number of the version fn
+// reads, 0 before the first publish and one more per publish. TestVersions's VersionNumbers
+// row needs it.
+type VersionNumberReader interface {
+	ReadVersion(fn func(w *ecs.World, version uint64) error) error
+}
+
+// checkVersionNumbers: version numbers never go back, a commit that changed the world
+// publishes exactly one more version, whose world is the owner's (a typed batch, closures,
+// a failed commit's prefix, its retry, direct writes then an empty commit, each through the
+// strategy's resync: a replay or a copy), and a commit or discard that changed nothing
+// publishes at most one.
+func checkVersionNumbers(x *fixture) {
+	vn := need[VersionNumberReader](x, "TestVersions")
+	read := func(op string) (uint64, uint64) {
+		var h, v uint64
+		if err := vn.ReadVersion(func(w *ecs.World, version uint64) error { h, v = w.Hash(), version; return nil }); err != nil {
+			x.Errorf("%s: read version: got error %v, want nil", op, err)
+		}
+		return h, v
+	}
+	_, last := read("before the first commit")
+	want(x, "version before the first commit", last, uint64(0))
+	step := func(op string, changed bool) {
+		x.Helper()
+		h, v := read(op)
+		switch {
+		case v < last:
+			x.Errorf("%s: version %d, want no less than the previous %d", op, v, last)
+		case changed && v != last+1:
+			x.Errorf("%s: version %d, want %d (one publish after a commit that changed the world)", op, v, last+1)
+		case !changed && v > last+1:
+			x.Errorf("%s: version %d, want at most %d (nothing changed)", op, v, last+1)
+		}
+		if want := x.w.Hash(); h != want {
+			x.Errorf("%s: version %d's world hash %#x, want the owner's %#x", op, v, h, want)
+		}
+		last = v
+	}
+	e := x.create(x.w, pt(0, 0))
+	f := x.create(x.w, pt(0, 0).With(vl(1, 1)))
+	x.commit("publish the setup", x.s)
+	step("after publishing the setup (direct writes)", true)
+	r := x.rec()
+	p := r.Create(pt(1, 1))
+	r.Add(p, vl(2, 2))
+	r.Set(e, pt(3, 3))
+	r.Remove(f, workload.Velocity.ID())
+	r.Add(e, life(4))
+	x.commit("typed commit", x.s)
+	step("after a typed commit", true)
+	x.commit("empty commit", x.s)
+	step("after an empty commit", false)
+	r.Do(func(w *ecs.World) error { return w.Set(e, pt(5, 5)) })
+	r.Set(f, pt(6, 6))
+	x.commit("commit with a closure", x.s)
+	step("after a commit with a closure", true)
+	r.Set(e, pt(7, 7))
+	broken := new(bool)
+	x.failing(r, f, v2(8, 8), broken)
+	r.Set(e, pt(9, 9))
+	if x.s.Commit() == nil {
+		x.Fatalf("commit with a failing command: got nil, want the failure")
+	}
+	step("after a failed commit (its prefix published)", true)
+	if x.s.Commit() == nil {
+		x.Fatalf("retry with the cause unfixed: got nil, want the failure")
+	}
+	step("after a retry that applied nothing", false)
+	x.fixFailing(f, broken)
+	x.commit("retry after the fix", x.s)
+	step("after the retry", true)
+	if err := x.w.Set(e, pt(10, 10)); err != nil {
+		x.Fatalf("setup: %v", err)
+	}
+	x.commit("empty commit after a direct write", x.s)
+	step("after a direct write and an empty commit", true)
+	r.Set(e, pt(11, 11))
+	x.s.Discard()
+	step("after a discard", false)
+	r.Destroy(e)
+	r.Create(pt(12, 12))
+	x.commit("commit of a destroy and a create", x.s)
+	step("after a destroy and a create", true)
 }

@@ -84,6 +84,14 @@ func runCheck(t testing.TB, f Factory, c check, seed uint64, timeout time.Durati
 	}
 }
 
+// leftBehind returns how many Ps the watchdog added for goroutines that expired rows left
+// running.
+func leftBehind() int {
+	expiries.Lock()
+	defer expiries.Unlock()
+	return expiries.n
+}
+
 // spareProc gives the process one more P for the goroutine a fired watchdog left behind.
 func spareProc() {
 	expiries.Lock()

@@ -2,24 +2,31 @@
 
 // Command mutants measures the power of the conformance suite: it applies one small,
 // plausible bug at a time to a copy of the library (deferral, ecs, strategies) and runs the
-// conformance suite alone (TestConformance of every strategy package) against it. A mutant is
-// killed when the suite fails, survives when it passes, and is void when the mutated copy does
-// not build (a broken mutant, reported so that the table gets fixed).
+// conformance suite alone (the TestConformance* tests of every strategy package: Test and the
+// extension suites) against it. A mutant is killed when the suite fails, survives when it
+// passes, and is void when the mutated copy does not build (a broken mutant, reported so that
+// the table gets fixed). With -count N each mutant runs N times, each with a different seed of
+// the suite (DEFERBENCH_CONFORMANCE_SEED), and is killed only when every run fails: a kill
+// that depends on the random seed shows as a survivor.
 //
-//	go run scripts/mutants/main.go            # every mutant
-//	go run scripts/mutants/main.go core-      # the mutants whose id starts with core-
-//	go run scripts/mutants/main.go -check     # only that every mutant still applies
+//	go run scripts/mutants/main.go                  # every mutant
+//	go run scripts/mutants/main.go core-            # the mutants whose id starts with core-
+//	go run scripts/mutants/main.go -count 5 lazy-   # each kill must hold at 5 seeds
+//	go run scripts/mutants/main.go -check           # only that every mutant still applies
 //
-// It prints one line per mutant and the kill rate, among the mutants the contract can observe
-// (those not marked unobservable: a change the Strategy interface cannot see).
+// The suite runs with -failfast: a mutant is killed at its first failing row. It prints one
+// line per mutant and the kill rate, among the mutants the contract can observe (those not
+// marked unobservable: a change the Strategy interface cannot see).
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -129,32 +136,74 @@ var mutants = []mutant{
 	{id: "cmdbuffer-hooks-reduce-wrong-first", file: "strategies/cmdbuffer/hooks.go", old: "\t\t\t\t\tb.seen[key] = n\n", new: "\t\t\t\t\tb.seen[key] = k\n"},
 	{id: "hybrid-cycle-walks-successors", file: "strategies/hybrid/graph.go", old: "\t\t\tpred[t] = f\n", new: "\t\t\tpred[f] = t\n"},
 	{id: "cmdbuffer-hook-drops-not-counted", file: "strategies/cmdbuffer/ecs.go", old: "\t\trep.Applied += c - s.reported\n", new: ""},
+	// lazyguarded's reader modes (TestReaders).
+	{id: "lazy-readers-admitted-during-flush", file: "strategies/lazyguarded/guarded.go", old: "if !g.flushing && (g.mode == ReadersPass || g.head == nil) {", new: "if g.mode == ReadersPass || (!g.flushing && g.head == nil) {"},
+	{id: "lazy-dispatch-leaves-stale-tail", file: "strategies/lazyguarded/guarded.go", old: "\t\tif g.head == nil {\n\t\t\tg.tail = nil\n\t\t}\n\t\treturn\n", new: "\t\treturn\n"},
+	{id: "lazy-discard-leaves-stale-tail", file: "strategies/lazyguarded/guarded.go", old: "\t\tif g.tail == j {\n\t\t\tg.tail = prev\n\t\t}\n", new: ""},
+	{id: "lazy-read-error-fails-flush", file: "strategies/lazyguarded/guarded.go", old: "\t\t\tj.finish(j.fn(g.target))\n", new: "\t\t\tif err = j.fn(g.target); err != nil {\n\t\t\t\tj.finish(err)\n\t\t\t\treturn err\n\t\t\t}\n\t\t\tj.finish(nil)\n"},
+	// handrolled's gather and hand-over (HandoverOrderInterleaved, PositionAcrossRecorders);
+	// the first spins forever in Commit once a commit has two segments: the watchdog fails
+	// the row.
+	{id: "handrolled-gather-spins", file: "strategies/handrolled/gather.go", old: "\t\t\tg.snext++\n", new: ""},
+	{id: "handrolled-segment-boundary-late", file: "strategies/handrolled/gather.go", old: "g.segs[g.snext+1].start <= g.next {", new: "g.segs[g.snext+1].start < g.next {"},
+	{id: "handrolled-handover-order-reversed", file: "strategies/handrolled/gather.go", old: "\t\th := &g.handed[i]\n\t\tg.segs", new: "\t\th := &g.handed[len(g.handed)-1-i]\n\t\tg.segs"},
+	{id: "handrolled-handover-in-commit-base", file: "strategies/handrolled/gather.go", old: "\t\tbase -= r.inCommit // handed over by a closure: first of the next commit\n", new: ""},
+	// versioned's version numbers (VersionNumbers) and replay path.
+	{id: "versioned-replica-version-stale", file: "strategies/versioned/ecs.go", old: "\ts.pub.version = s.version\n", new: ""},
+	{id: "versioned-replay-commands-skipped", file: "strategies/versioned/ecs.go", old: "\t\t\terr = s.core.Replay(s.pub.w, st.cmd)\n", new: ""},
+	// Table moves of archetype storage (every row on storage=archetypes, DifferentialFixed).
+	{id: "ecs-put-moves-to-last-table", file: "ecs/archetype.go", old: "\t\t\tti = a.withID(ti, trailingZeros(n))\n", new: "\t\t\tti = a.withID(int32(a.loc[slot].t), trailingZeros(n))\n"},
 }
 
 func main() {
-	prefix := ""
-	if len(os.Args) > 1 {
-		prefix = os.Args[1]
+	checkOnly := flag.Bool("check", false, "only check that every mutant still applies")
+	count := flag.Int("count", 1, "runs of the suite per mutant, each with another seed; killed only when every run fails")
+	seed := flag.Uint64("seed", 0, "the first run's suite seed (0: from the clock); run k uses seed+k")
+	flag.Parse()
+	if *count < 1 {
+		fmt.Fprintf(os.Stderr, "mutants: -count %d: want at least 1\n", *count)
+		os.Exit(2)
 	}
+	if flag.NArg() > 1 {
+		fmt.Fprintf(os.Stderr, "mutants: want at most one id prefix, got %q\n", flag.Args())
+		os.Exit(2)
+	}
+	prefix := flag.Arg(0)
 	root, err := os.Getwd()
 	check(err)
-	if prefix == "-check" {
+	if *checkOnly {
 		os.Exit(checkApplies(root))
 	}
+	base := *seed
+	if base == 0 {
+		base = uint64(time.Now().UnixNano())
+	}
+	fmt.Printf("seeds %d … %d (%d per mutant)\n", base, base+uint64(*count)-1, *count)
 	var killed, survived, void, unobs int
 	var survivors []string
 	for _, m := range mutants {
 		if !strings.HasPrefix(m.id, prefix) {
 			continue
 		}
-		res := run(root, m)
+		res := "killed"
+		for k := range *count {
+			if res = run(root, m, base+uint64(k)); res != "killed" {
+				if *count > 1 {
+					res += fmt.Sprintf(" (at seed %d, run %d of %d)", base+uint64(k), k+1, *count)
+				}
+				break
+			}
+		}
+		if res == "killed" && *count > 1 {
+			res = fmt.Sprintf("killed (%d of %d seeds)", *count, *count)
+		}
 		fmt.Printf("%-34s %s\n", m.id, res)
 		switch {
 		case m.unobservable != "":
 			unobs++
-		case res == "killed":
+		case strings.HasPrefix(res, "killed"):
 			killed++
-		case res == "survived":
+		case strings.HasPrefix(res, "survived"):
 			survived++
 			survivors = append(survivors, m.id)
 		default:
@@ -188,8 +237,9 @@ func checkApplies(root string) int {
 	return 0
 }
 
-// run applies m to a fresh copy of the library and runs the conformance suite on it.
-func run(root string, m mutant) string {
+// run applies m to a fresh copy of the library and runs the conformance suite on it with the
+// given suite seed.
+func run(root string, m mutant, seed uint64) string {
 	dir, err := os.MkdirTemp("", "mutant-")
 	check(err)
 	defer os.RemoveAll(dir)
@@ -208,9 +258,9 @@ func run(root string, m mutant) string {
 	check(os.WriteFile(path, []byte(strings.Replace(string(src), m.old, m.new, 1)), 0o644))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-short", "-timeout=4m", "-run", "^TestConformance", "./strategies/...")
+	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-short", "-failfast", "-timeout=4m", "-run", "^TestConformance", "./strategies/...")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "DEFERBENCH_CONFORMANCE_SEED="+strconv.FormatUint(seed, 10))
 	out, err := cmd.CombinedOutput()
 	switch {
 	case err == nil:
