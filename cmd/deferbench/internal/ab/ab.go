@@ -48,8 +48,8 @@ type Config struct {
 	// needs its count child (isabuild.ChildPath beside the side's binary), built from the
 	// side's revision, or lying beside a binary given; the rounds find it through
 	// isabuild.PrefixEnv.
-	ISAs []counts.ISA
-	Stderr  io.Writer // progress and notes, one line each
+	ISAs   []counts.ISA
+	Stderr io.Writer // progress and notes, one line each
 }
 
 // Side is one build under test.
