@@ -31,7 +31,13 @@ instr/op beside ns/op in bench.txt, its spread over -repeats in summary.json, a 
 section in report.md, and in env.json the cases left out with the reason. Counting needs
 valgrind (Debian's valgrind package); without it the run stops at once with status 2.
 Rows are counted side by side, one per CPU (the counts do not depend on it, only the wall
-time does); DEFERBENCH_COUNT_JOBS=N counts N at a time.
+time does); DEFERBENCH_COUNT_JOBS=N counts N at a time. -isa pi4,pi5,pi4-32 counts the
+same rows on the Raspberry Pi's instruction sets from any machine: the child, cross-built
+from the source tree run in, runs under qemu-user with a counting plugin (Debian's
+qemu-user and the plugin: scripts/install-qemu-count.sh); each ISA's rows carry their own
+goarch, cpu, isa, lse-atomics and emulated lines (benchstat -col isa). On an arm64 or arm
+machine the host's instructions are not counted (valgrind does not run Go there): the run
+stops at once; read the PMU's counter on the board, or give -isa from an x86 machine.
 The first interrupt (Ctrl-C) stops the run after the current benchmark, or a second later
 if it has not finished by then, the second at once; either way the run keeps what finished,
 marks bench.txt, env.json, summary.json and report.md partial and exits with status 130.
