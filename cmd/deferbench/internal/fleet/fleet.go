@@ -29,9 +29,9 @@ type Board struct {
 	config  map[string]string // bench.txt's file-level config
 	env     results.Env       // env.json
 	sums    map[[2]string]results.Summary
-	names   []string // benchmark names in bench.txt order
-	procs   int      // the GOMAXPROCS the figures are taken at
-	partial string   // why the run is incomplete, "" when complete
+	names   []string     // benchmark names in bench.txt order
+	procs   int          // the GOMAXPROCS the figures are taken at
+	partial string       // why the run is incomplete, "" when complete
 	counts  []counts.Row // the count rows, per ISA (counts.RowsFromResults)
 }
 
