@@ -8,7 +8,10 @@
 # that adds work should fail every run on the rows it changes, and on no other.
 #
 #   scripts/count-gate-check.sh -n 10 -out /tmp/aa BASE HEAD -scenarios Stage -strategies cmdbuffer
+#   scripts/count-gate-check.sh -n 10 -out /tmp/pi BASE HEAD -isa pi4 -scenarios Stage -strategies cmdbuffer
 #
+# With -isa (ab's, as deferbench run -isa) the rows are counted on the Pi's instruction sets
+# under qemu-user (scripts/install-qemu-count.sh installs what that needs), each named [ISA].
 # BASE and HEAD are what deferbench ab takes (git revisions or deferbench binaries); the flags
 # after them go to ab. DEFERBENCH names the deferbench that runs ab (default: built from this
 # tree). OUT must be new or empty; run i's results stay in OUT/run-i.
@@ -57,9 +60,11 @@ if [ -z "$db" ]; then
 	CGO_ENABLED=0 go build -trimpath -ldflags=-w -o "$db" ./cmd/deferbench
 fi
 
-# medians FILE prints "NAME MEDIAN" of every instr/op row of a bench.txt.
+# medians FILE prints "NAME MEDIAN" of every instr/op row of a bench.txt; a row counted on an
+# emulated ISA (-isa pi4: its isa: config line) is named [ISA]NAME.
 medians() {
-	awk '$1 ~ /^Benchmark/ { for (i = 3; i < NF; i++) if ($(i + 1) == "instr/op") print $1, $i }' "$1" |
+	awk '$1 == "isa:" { isa = ($2 == "") ? "" : "[" $2 "]" }
+		$1 ~ /^Benchmark/ { for (i = 3; i < NF; i++) if ($(i + 1) == "instr/op") print isa $1, $i }' "$1" |
 		sort -k1,1 -k2,2g |
 		awk '{ n[$1]++; v[$1, n[$1]] = $2 }
 			END { for (k in n) { m = n[k]; x = (m % 2) ? v[k, (m + 1) / 2] : (v[k, m / 2] + v[k, m / 2 + 1]) / 2; print k, x } }' |

@@ -7,6 +7,7 @@ import (
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/ab"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/compare"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/runopts"
 )
@@ -52,6 +53,7 @@ var abCommand = &command{
 		out := fs.String("out", "", "directory for both sides' results, new or empty (default results/ab-<yyyymmdd-hhmmss>)")
 		seed := fs.Uint64("seed", 0, "seed of the per-round order (default from the clock; printed)")
 		measure := fs.String("measure", "time", "what each round measures, as deferbench run -measure: time, instructions or time,instructions; with instructions -rounds defaults to 1, -fail to '"+abCountFail+"' (gated against the measured spread, not a test; docs/counts.md)")
+		isa := fs.String("isa", "host", "with -measure instructions: the instruction sets each round counts, as deferbench run -isa: host, pi4, pi5, pi4-32 (a revision's count children are cross-built with it; a binary needs deferbench-linux-arm64 and -arm beside it)")
 		repeats := fs.Int("repeats", 2, "with -measure instructions: times each row is counted per round (deferbench run -repeats); the spread is over them")
 		return func(args []string) error {
 			args, err := parseInterspersed(e.cmd, fs, args)
@@ -92,6 +94,14 @@ var abCommand = &command{
 					return usagef("ab: -repeats %d: want a whole number from 1 to 100", *repeats)
 				}
 				cfg.RunArgs = []string{"-measure", *measure, "-repeats", strconv.Itoa(*repeats)}
+				if set["isa"] {
+					if cfg.ISAs, err = counts.ParseISAs(*isa); err != nil {
+						return usagef("ab: -isa: %v", err)
+					}
+					cfg.RunArgs = append(cfg.RunArgs, "-isa", *isa)
+				}
+			} else if set["isa"] {
+				return usagef("ab: -isa %s counts instructions: add -measure instructions", *isa)
 			}
 			res, err := abRun(e, cfg)
 			if err != nil {

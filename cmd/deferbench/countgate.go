@@ -32,8 +32,10 @@ func splitCountFail(cmd, fail string) (rest string, ts []counts.Threshold, err e
 // than max(threshold, old spread + new spread) fails. It writes one line per failed or
 // improved row and a summary line on stderr, and returns an error wrapping
 // analysis.ErrGateFailed when a row failed, else one wrapping analysis.ErrGateInconclusive
-// when a row was counted once on both sides (no spread to judge it against). A threshold on a
-// unit neither side has is a usage error.
+// (exit status 3) when a row was counted once on both sides (no spread to judge it against) or
+// no row was judged (none is on both sides: another ISA, other scenarios). Rows are matched by
+// name and ISA (an emulated ISA's rows, isa: pi4, are named [pi4]). A threshold on a unit
+// neither side has is a usage error.
 func countGate(e *env, cmd string, ts []counts.Threshold, old, new []*benchfmt.Result) error {
 	if len(ts) == 0 {
 		return nil
@@ -52,15 +54,15 @@ func countGate(e *env, cmd string, ts []counts.Threshold, old, new []*benchfmt.R
 			noSpread++
 		case v.Status == counts.Fail:
 			fail++
-			fmt.Fprintf(e.stderr, "deferbench: %s: count gate: FAIL %s %s %s → %s (%+.2f%%, limit %.2f%%: max(%s, spreads %.2f%%))\n",
-				cmd, v.Name, v.Unit, results.Sig3(v.Old, false), results.Sig3(v.New, false), 100*v.Change, 100*v.Limit, v.Text, 100*v.Margin)
+			fmt.Fprintf(e.stderr, "deferbench: %s: count gate: FAIL %s%s %s %s → %s (%+.2f%%, limit %.2f%%: max(%s, spreads %.2f%%))\n",
+				cmd, isaTag(v.ISA), v.Name, v.Unit, results.Sig3(v.Old, false), results.Sig3(v.New, false), 100*v.Change, 100*v.Limit, v.Text, 100*v.Margin)
 		case v.Status == counts.Missing:
 			missing++
 		case v.Better:
 			better++
 			pass++
-			fmt.Fprintf(e.stderr, "deferbench: %s: count gate: better %s %s %s → %s (%+.2f%%)\n",
-				cmd, v.Name, v.Unit, results.Sig3(v.Old, false), results.Sig3(v.New, false), 100*v.Change)
+			fmt.Fprintf(e.stderr, "deferbench: %s: count gate: better %s%s %s %s → %s (%+.2f%%)\n",
+				cmd, isaTag(v.ISA), v.Name, v.Unit, results.Sig3(v.Old, false), results.Sig3(v.New, false), 100*v.Change)
 		default:
 			pass++
 		}
@@ -85,11 +87,22 @@ func countGate(e *env, cmd string, ts []counts.Threshold, old, new []*benchfmt.R
 	if fail > 0 {
 		return fmt.Errorf("%s: count %w: %d counted metrics worse beyond the -fail thresholds and their spread", cmd, analysis.ErrGateFailed, fail)
 	}
+	if pass == 0 && noSpread == 0 {
+		return fmt.Errorf("%s: count %w: no counted row is on both sides (%d on one side only: another ISA, scenario or strategy?), so nothing was judged", cmd, analysis.ErrGateInconclusive, missing)
+	}
 	if noSpread > 0 {
 		return fmt.Errorf("%s: count %w: %d of %d gated rows were counted once on both sides, so no spread was measured to judge them against: %s to 2 or more",
 			cmd, analysis.ErrGateInconclusive, noSpread, len(vs)-missing, analysis.MoreSamplesOf(counts.InstrUnit))
 	}
 	return nil
+}
+
+// isaTag is "[pi4] " for an emulated ISA's row, "" for the host's.
+func isaTag(isa string) string {
+	if isa == "" {
+		return ""
+	}
+	return "[" + isa + "] "
 }
 
 func hasUnit(rows []counts.Row, unit string) bool {

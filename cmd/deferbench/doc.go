@@ -46,7 +46,13 @@
 //	section in report.md, and in env.json the cases left out with the reason. Counting needs
 //	valgrind (Debian's valgrind package); without it the run stops at once with status 2.
 //	Rows are counted side by side, one per CPU (the counts do not depend on it, only the wall
-//	time does); DEFERBENCH_COUNT_JOBS=N counts N at a time.
+//	time does); DEFERBENCH_COUNT_JOBS=N counts N at a time. -isa pi4,pi5,pi4-32 counts the
+//	same rows on the Raspberry Pi's instruction sets from any machine: the child, cross-built
+//	from the source tree run in, runs under qemu-user with a counting plugin (Debian's
+//	qemu-user and the plugin: scripts/install-qemu-count.sh); each ISA's rows carry their own
+//	goarch, cpu, isa, lse-atomics and emulated lines (benchstat -col isa). On an arm64 or arm
+//	machine the host's instructions are not counted (valgrind does not run Go there): the run
+//	stops at once; read the PMU's counter on the board, or give -isa from an x86 machine.
 //	The first interrupt (Ctrl-C) stops the run after the current benchmark, or a second later
 //	if it has not finished by then, the second at once; either way the run keeps what finished,
 //	marks bench.txt, env.json, summary.json and report.md partial and exits with status 130.
@@ -61,6 +67,8 @@
 //	    	time ("100ms") or iterations ("1000x") per benchmark, as go test -benchtime (default "50ms")
 //	  -count int
 //	    	repetitions of every benchmark, at least 1; below 6 warns (benchstat needs 6 for a confidence interval) (default 10)
+//	  -isa string
+//	    	with -measure instructions: comma-separated instruction sets to count on: host (this machine's, under cachegrind), pi4 (arm64, Cortex-A72 model, no LSE atomics), pi5 (arm64, Cortex-A76 model, LSE), pi4-32 (arm, GOARM=7, Cortex-A72 model); the Pi's are counted under qemu-user from any machine (docs/counts.md) (default "host")
 //	  -long
 //	    	start a plan that takes more than 2h at least (-benchtime × -count × benchmarks); without it such a plan is refused
 //	  -measure string
@@ -254,6 +262,8 @@
 //	    	also write every row, in markdown tables, to this file (-format markdown stays under 60,000 characters and points to it)
 //	  -ignore string
 //	    	comma-separated config keys to compare across although their values differ (machine = goarch,cpu,host-model,kernel,governor,lse-atomics,page-size; * = every key)
+//	  -isa string
+//	    	with -measure instructions: the instruction sets each round counts, as deferbench run -isa: host, pi4, pi5, pi4-32 (a revision's count children are cross-built with it; a binary needs deferbench-linux-arm64 and -arm beside it) (default "host")
 //	  -measure string
 //	    	what each round measures, as deferbench run -measure: time, instructions or time,instructions; with instructions -rounds defaults to 1, -fail to 'instr/op>0.5%' (gated against the measured spread, not a test; docs/counts.md) (default "time")
 //	  -out string

@@ -197,3 +197,37 @@ func TestFleetBadInputs(t *testing.T) {
 		t.Errorf("fleet created %s", filepath.Dir(missingOut))
 	}
 }
+
+// TestFleetPutsModelBesideCounter: a count run with Pi models (isa: pi4, pi5 rows) and a Pi 4
+// board's run with the PMU's counter give one instructions table: a column per model and one
+// for the counter, whose cell says the Pi 4 model's ratio to it (the board is arm64 without
+// LSE atomics: the Pi 4 model, not the Pi 5's).
+func TestFleetPutsModelBesideCounter(t *testing.T) {
+	parent := t.TempDir()
+	const name = "Stage/strategy=lazyguarded/cmd=typed"
+	model := filepath.Join(parent, "model")
+	os.MkdirAll(model, 0o755)
+	bench := "goarch: amd64\nemulated: no\n\nBenchmark" + name + " 100 1593 instr/op\n\n" +
+		"goarch: arm64\nisa: pi4\nlse-atomics: no\n\nBenchmark" + name + " 100 1556 instr/op\n\n" +
+		"isa: pi5\nlse-atomics: yes\n\nBenchmark" + name + " 100 1552 instr/op\n"
+	os.WriteFile(filepath.Join(model, "bench.txt"), []byte(bench), 0o644)
+	os.WriteFile(filepath.Join(model, "env.json"), []byte(`{"before":{"hostname":"vm","cores":2}}`), 0o644)
+	board := fleetRun(t, parent, "pi4-board", 4, "40 C", "50 C", []string{"goarch: arm64", "lse-atomics: no"},
+		name+" 1580 hw-instr/op", name+" 12 ns/op")
+	stdout, stderr, code := cli("fleet", model, board)
+	if code != 0 {
+		t.Fatalf("fleet: exit %d, stderr %q", code, stderr)
+	}
+	head := row(stdout, "## Instructions per op", "row")
+	for _, col := range []string{"model: instr/op (cachegrind)", "model: Pi 4 model", "model: Pi 5 model", "pi4-board: hw-instr/op"} {
+		if !strings.Contains(head, col) {
+			t.Errorf("instructions table heading %q lacks %q:\n%s", head, col, stdout)
+		}
+	}
+	if got, want := row(stdout, "## Instructions per op", name), "| "+name+" | 1593 | 1556 | 1552 | 1580 (model 0.985×) |"; got != want {
+		t.Errorf("row %q, want %q", got, want)
+	}
+	if got := row(stdout, "", "goarch"); !strings.Contains(got, "| amd64 |") {
+		t.Errorf("the model run's goarch row is %q: want the machine it ran on (amd64), not a model's", got)
+	}
+}

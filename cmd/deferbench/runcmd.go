@@ -9,6 +9,7 @@ import (
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/harness"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/isabuild"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/runopts"
 )
@@ -32,7 +33,13 @@ instr/op beside ns/op in bench.txt, its spread over -repeats in summary.json, a 
 section in report.md, and in env.json the cases left out with the reason. Counting needs
 valgrind (Debian's valgrind package); without it the run stops at once with status 2.
 Rows are counted side by side, one per CPU (the counts do not depend on it, only the wall
-time does); DEFERBENCH_COUNT_JOBS=N counts N at a time.
+time does); DEFERBENCH_COUNT_JOBS=N counts N at a time. -isa pi4,pi5,pi4-32 counts the
+same rows on the Raspberry Pi's instruction sets from any machine: the child, cross-built
+from the source tree run in, runs under qemu-user with a counting plugin (Debian's
+qemu-user and the plugin: scripts/install-qemu-count.sh); each ISA's rows carry their own
+goarch, cpu, isa, lse-atomics and emulated lines (benchstat -col isa). On an arm64 or arm
+machine the host's instructions are not counted (valgrind does not run Go there): the run
+stops at once; read the PMU's counter on the board, or give -isa from an x86 machine.
 The first interrupt (Ctrl-C) stops the run after the current benchmark, or a second later
 if it has not finished by then, the second at once; either way the run keeps what finished,
 marks bench.txt, env.json, summary.json and report.md partial and exits with status 130.
@@ -60,6 +67,7 @@ var runCommand = &command{
 		fs.StringVar(&o.Procs, "procs", "", "comma-separated GOMAXPROCS values to run every benchmark at, each at most max(256, 4×NumCPU) (default the current GOMAXPROCS)")
 		fs.StringVar(&o.Out, "out", "", "results directory, new or empty (default results/<yyyymmdd-hhmmss>-<host>-<goarch>[-N])")
 		fs.StringVar(&o.Measure, "measure", "time", "what to measure: time, instructions (instr/op counted under valgrind's cachegrind at GOMAXPROCS=1; docs/counts.md), or time,instructions; add cachesim for cachegrind's simulated cache misses (sim-D1-miss/op, sim-LL-miss/op)")
+		fs.StringVar(&o.ISA, "isa", "host", "with -measure instructions: comma-separated instruction sets to count on: host (this machine's, under cachegrind), pi4 (arm64, Cortex-A72 model, no LSE atomics), pi5 (arm64, Cortex-A76 model, LSE), pi4-32 (arm, GOARM=7, Cortex-A72 model); the Pi's are counted under qemu-user from any machine (docs/counts.md)")
 		fs.IntVar(&o.Repeats, "repeats", 1, "with -measure instructions: times each row is counted; the spread, (max − min) / median, is over them (1: not measured)")
 		fs.BoolVar(&o.Profile, "profile", false, "after the timed runs, run each scenario and strategy once more with profiling on: write profiles/<Scenario>-<strategy>-{cpu,heap,mutex,block}.pb.gz and a CPU attribution table")
 		return func(args []string) error {
@@ -96,13 +104,26 @@ func runSuite(e *env, o runopts.Flags) error {
 	if err == nil {
 		perfArgv = func(c harness.Case) []string { return perfChildArgv(c, exe, counts.HardwareSet) }
 	}
+	children := map[string]string{}
+	if m.Instructions {
+		var cleanup func()
+		if children, cleanup, err = isabuild.Children(e.ctx, m.CountISAs(), e.stderr); err != nil {
+			return err
+		}
+		defer cleanup()
+	}
 	start := time.Now()
 	rd, err := o.OpenOut(start, e.stderr)
 	if err != nil {
 		return err
 	}
+	child := func(c harness.Case, isa counts.ISA) counts.Child {
+		if isa.Host() {
+			return countChildFor(c, exe)
+		}
+		return countChildFor(c, children[isa.Name])
+	}
 	return rundir.Suite(e.ctx, rundir.Config{Options: opt, Dir: rd, Profile: o.Profile, QuickCount: !o.Set["count"],
 		Args: os.Args, Started: start, Stdout: e.stdout, Stderr: e.stderr, Stop: e.stop,
-		Measure: m, Child: func(c harness.Case) counts.Child { return countChildFor(c, exe) },
-		PerfArgv: perfArgv})
+		Measure: m, Child: child, PerfArgv: perfArgv})
 }

@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/boundexec"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/isabuild"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/usage"
@@ -40,9 +42,14 @@ type Config struct {
 	Scenarios  string // each round's -scenarios
 	Strategies string // each round's -strategies; "" for all
 	Seed       uint64 // of the per-round order; 0 draws one (and prints it)
-	// RunArgs are more arguments of each round's deferbench run (-measure, -repeats).
+	// RunArgs are more arguments of each round's deferbench run (-measure, -repeats, -isa).
 	RunArgs []string
-	Stderr  io.Writer // progress and notes, one line each
+	// ISAs are the instruction sets the rounds count (-isa): for an emulated one each side
+	// needs its count child (isabuild.ChildPath beside the side's binary), built from the
+	// side's revision, or lying beside a binary given; the rounds find it through
+	// isabuild.PrefixEnv.
+	ISAs   []counts.ISA
+	Stderr io.Writer // progress and notes, one line each
 }
 
 // Side is one build under test.
@@ -88,7 +95,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	sides := []*Side{{Name: "base", Arg: cfg.Base}, {Name: "head", Arg: cfg.Head}}
 	for _, s := range sides {
-		if err := resolve(ctx, stderr, s, tmp); err != nil {
+		if err := resolve(ctx, stderr, s, tmp, cfg.ISAs); err != nil {
 			os.Remove(out)
 			return nil, err
 		}
@@ -228,8 +235,9 @@ var (
 func withCombined(o boundexec.Options) boundexec.Options { o.Combined = true; return o }
 
 // resolve finds or builds s's binary: an executable file as it is, else a git revision of
-// the repository in the working directory, built in a temporary worktree.
-func resolve(ctx context.Context, stderr io.Writer, s *Side, tmp string) error {
+// the repository in the working directory, built in a temporary worktree, with the count
+// children of the emulated ISAs of isas beside it (a binary given must have them beside it).
+func resolve(ctx context.Context, stderr io.Writer, s *Side, tmp string, isas []counts.ISA) error {
 	if fi, err := os.Stat(s.Arg); err == nil && fi.Mode().IsRegular() {
 		if fi.Mode()&0o111 == 0 {
 			return usage.Errorf("ab: %s: %s is a file but not executable: give a deferbench binary or a git revision", strings.ToUpper(s.Name), s.Arg)
@@ -239,6 +247,12 @@ func resolve(ctx context.Context, stderr io.Writer, s *Side, tmp string) error {
 			return fmt.Errorf("ab: %w", err)
 		}
 		s.Bin = bin
+		for _, isa := range isas {
+			if p := isabuild.ChildPath(bin, isa); !isa.Host() && !fileExists(p) {
+				return usage.Errorf("ab: %s: -isa %s counts a child built for %s beside the binary, and %s does not exist: build it (CGO_ENABLED=0 GOARCH=%s GOARM=%s go build -trimpath -ldflags=-w -o %s ./cmd/deferbench), or give a git revision",
+					strings.ToUpper(s.Name), isa.Name, isa.GOARCH, p, isa.GOARCH, isa.GOARM, p)
+			}
+		}
 		return nil
 	}
 	rev, err := boundexec.Run(ctx, gitLimits, "git", "rev-parse", "--verify", "--quiet", s.Arg+"^{commit}")
@@ -258,6 +272,9 @@ func resolve(ctx context.Context, stderr io.Writer, s *Side, tmp string) error {
 	build := boundexec.Options{Timeout: buildTimeout, Dir: wt, Combined: true}
 	if b, err := boundexec.Run(ctx, build, "go", "build", "-o", s.Bin, "./cmd/deferbench"); err != nil {
 		return fmt.Errorf("ab: building %s (%s): %v: %s", s.Name, s.Arg, err, lastLines(string(b.Stdout), 5))
+	}
+	if err := isabuild.BuildAll(ctx, wt, s.Bin, isas); err != nil {
+		return fmt.Errorf("ab: %s (%s): %w", s.Name, s.Arg, err)
 	}
 	return nil
 }
@@ -281,7 +298,8 @@ func (cfg Config) runRound(ctx context.Context, s *Side, out string, r int) erro
 	// The run is bounded by the context (a benchmark run has no fixed length); its
 	// process group goes with it, and its output is kept up to 64 MiB. When the context is
 	// done the run gets SIGTERM and RoundGrace to mark its files partial before SIGKILL.
-	res, err := boundexec.Run(ctx, boundexec.Options{MaxOutput: 64 << 20, Stdout: io.Discard, Grace: RoundGrace}, s.Bin, args...)
+	env := []string{isabuild.PrefixEnv + "=" + s.Bin}
+	res, err := boundexec.Run(ctx, boundexec.Options{MaxOutput: 64 << 20, Stdout: io.Discard, Grace: RoundGrace, Env: env}, s.Bin, args...)
 	os.WriteFile(dir+".log", res.Stderr, 0o644)
 	if ctx.Err() != nil {
 		return ctx.Err()

@@ -19,7 +19,9 @@ const LoadedAbove = 0.10
 //   - "Loaded (…)": env's measured share of other work and steal above LoadedAbove, or, when
 //     that was not measured, a 1-minute load average before the run above the cores;
 //   - "partial: N of M … finished (…)": the results' partial marker;
-//   - "emulated (…)": the emulated config key, when it is neither "no" nor "unknown";
+//   - "emulated (…)": the emulated config key, when it is neither "no" nor "unknown" (an
+//     emulated ISA's count rows, isa: pi4, say how they were counted, not that the run was
+//     emulated, and are passed over);
 //   - "throttled": the firmware throttled during the run.
 //
 // env may be nil (a bench.txt outside a results directory, a pipe): then only the results'
@@ -32,7 +34,7 @@ func TrustFlags(rs []*benchfmt.Result, env *results.Env) []string {
 	if p := results.Partial(rs); p != "" {
 		out = append(out, results.PartialText(p))
 	}
-	if v := annotation(rs, "emulated"); v != "" && v != "no" && v != "unknown" {
+	if v := annotation(timedOnly(rs), "emulated"); v != "" && v != "no" && v != "unknown" {
 		out = append(out, "emulated ("+v+")")
 	}
 	if annotation(rs, "throttled") == "yes" {
@@ -107,6 +109,22 @@ func ShortFlags(flags []string) []string {
 		f, _, _ = strings.Cut(f, " (")
 		f, _, _ = strings.Cut(f, ":")
 		out = append(out, f)
+	}
+	return out
+}
+
+// timedOnly returns rs without the count rows of emulated ISAs (results.ISAKey), whose
+// configuration describes the modelled machine, not the one the run was on.
+func timedOnly(rs []*benchfmt.Result) []*benchfmt.Result {
+	var out []*benchfmt.Result
+	for _, r := range rs {
+		isa := false
+		for _, c := range r.Config {
+			isa = isa || c.Key == results.ISAKey
+		}
+		if !isa {
+			out = append(out, r)
+		}
 	}
 	return out
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -59,6 +60,9 @@ type Options struct {
 	// Stdout and Stderr, when not nil, receive the streams instead of [Result] (uncapped:
 	// the writer decides what to keep).
 	Stdout, Stderr io.Writer
+	// Env holds NAME=value variables the command runs with besides the caller's
+	// environment (nil: the caller's alone).
+	Env []string
 	// Combined captures standard error into Result.Stdout, interleaved as written (as
 	// exec.Cmd.CombinedOutput does); Stderr is then ignored.
 	Combined bool
@@ -106,6 +110,9 @@ func Run(ctx context.Context, opt Options, name string, args ...string) (Result,
 	defer cancel()
 
 	cmd := exec.CommandContext(runCtx, name, args...)
+	if opt.Env != nil {
+		cmd.Env = append(os.Environ(), opt.Env...)
+	}
 	cmd.Dir = opt.Dir
 	cmd.WaitDelay = opt.Grace
 	g := &group{cmd: cmd}

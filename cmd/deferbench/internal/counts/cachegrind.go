@@ -39,6 +39,15 @@ type Child struct {
 	Env []string
 	// MaxHigh bounds High when Count grows it (0: no bound); see Options.MinDelta.
 	MaxHigh int
+	// Emulator, when set, counts the child's guest instructions under qemu-user with the
+	// counting plugin (an emulated ISA: LookEmulator) instead of under cachegrind; Argv
+	// must then run a binary built for the emulator's architecture, GOARCH, and
+	// Options.CacheSim is not available.
+	Emulator *Emulator
+	// GOARCH is the child's architecture, for ControlEnvFor; empty means the host's.
+	GOARCH string
+	// ISA is the emulated ISA's name (ISA.Name) for the Row, "" for the host's.
+	ISA string
 }
 
 // Options configures Count.
@@ -105,12 +114,15 @@ const (
 // with it when a lock is contended (sysmon against the benchmark), which killed about one
 // child in three with SIGILL. The settings replace the same variables of the parent's
 // environment.
-func ControlEnv(gogc string) []string {
+func ControlEnv(gogc string) []string { return ControlEnvFor(gogc, runtime.GOARCH) }
+
+// ControlEnvFor is ControlEnv for a child built for goarch (an emulated ISA's).
+func ControlEnvFor(gogc, goarch string) []string {
 	if gogc == "" {
 		gogc = DefaultGOGC
 	}
 	debug := "GODEBUG=asyncpreemptoff=1,memprofilerate=0"
-	if runtime.GOARCH == "amd64" {
+	if goarch == "amd64" {
 		debug += ",cpu.rdtscp=off"
 	}
 	env := []string{"GOMAXPROCS=1", "GOGC=" + gogc, debug}
@@ -131,7 +143,10 @@ type Measure struct {
 
 // Row is what Count measured for one benchmark.
 type Row struct {
-	Name      string
+	Name string
+	// ISA is the emulated instruction set the row was counted on (ISA.Name), "" for the
+	// host's: rows of one name on two ISAs are two rows.
+	ISA       string
 	Low, High int
 	// Measures holds InstrUnit first, then with cache simulation SimD1MissUnit and
 	// SimLLMissUnit.
@@ -165,21 +180,21 @@ func LookValgrind(path string) (string, error) {
 	return p, nil
 }
 
-// Count counts child c under cachegrind, opt.Repeats times at c.Low and c.High iterations,
-// and returns instructions per op (and simulated misses per op with opt.CacheSim), each with
-// its median and spread. Children run one at a time. Count stops when ctx is done, killing a
-// running child. Errors: ErrNoValgrind wrapped when valgrind is missing; a child that fails,
-// times out or writes no totals is an error naming the benchmark, the iteration count and the
-// last line the child wrote on stderr.
+// Count counts child c under cachegrind (or, with c.Emulator, under qemu-user with the
+// counting plugin), opt.Repeats times at c.Low and c.High iterations, and returns
+// instructions per op (and simulated misses per op with opt.CacheSim), each with its median
+// and spread. Both backends leave Excluded out of every total. Children run one at a time.
+// Count stops when ctx is done, killing a running child. Errors: ErrNoValgrind wrapped when
+// valgrind is missing; a child that fails, times out or writes no totals is an error naming
+// the benchmark, the iteration count and the last line the child wrote on stderr.
 func Count(ctx context.Context, c Child, opt Options) (Row, error) {
 	t0 := time.Now()
-	row := Row{Name: c.Name, Low: c.Low, High: c.High}
+	row := Row{Name: c.Name, ISA: c.ISA, Low: c.Low, High: c.High}
 	if c.Low < 1 || c.High <= c.Low {
 		return row, fmt.Errorf("%s: iteration counts %d and %d: want 1 ≤ low < high", c.Name, c.Low, c.High)
 	}
-	vg, err := LookValgrind(opt.Valgrind)
-	if err != nil {
-		return row, err
+	if c.Emulator != nil && opt.CacheSim {
+		return row, fmt.Errorf("%s: cache simulation is cachegrind's: not available under the emulator", c.Name)
 	}
 	reps := max(opt.Repeats, 1)
 	dir, err := makeTemp(opt.Dir)
@@ -187,6 +202,24 @@ func Count(ctx context.Context, c Child, opt Options) (Row, error) {
 		return row, err
 	}
 	defer removeTemp(dir)
+	var run func(n int, out string) (map[string]int64, error)
+	if c.Emulator != nil {
+		excl := filepath.Join(dir, "excluded.txt")
+		if err := os.WriteFile(excl, []byte(strings.Join(Excluded, "\n")+"\n"), 0o644); err != nil {
+			return row, err
+		}
+		run = func(n int, out string) (map[string]int64, error) {
+			return runEmulated(ctx, *c.Emulator, excl, c, n, out, opt, &row.CPU)
+		}
+	} else {
+		vg, err := LookValgrind(opt.Valgrind)
+		if err != nil {
+			return row, err
+		}
+		run = func(n int, out string) (map[string]int64, error) {
+			return runCachegrind(ctx, vg, c, n, out, opt, &row.CPU)
+		}
+	}
 	units := []string{InstrUnit}
 	if opt.CacheSim {
 		units = append(units, SimD1MissUnit, SimLLMissUnit)
@@ -200,7 +233,7 @@ func Count(ctx context.Context, c Child, opt Options) (Row, error) {
 		var tot [2]map[string]int64
 		for j, n := range []int{c.Low, c.High} {
 			out := filepath.Join(dir, fmt.Sprintf("cg-%d-%d.out", i, n))
-			if tot[j], err = runCachegrind(ctx, vg, c, n, out, opt, &row.CPU); err != nil {
+			if tot[j], err = run(n, out); err != nil {
 				return row, err
 			}
 		}
@@ -208,7 +241,7 @@ func Count(ctx context.Context, c Child, opt Options) (Row, error) {
 			if high := grownHigh(c, tot[1]["Ir"]-tot[0]["Ir"], minDelta); high != c.High {
 				c.High, row.High = high, high
 				out := filepath.Join(dir, fmt.Sprintf("cg-%d-%d.out", i, high))
-				if tot[1], err = runCachegrind(ctx, vg, c, high, out, opt, &row.CPU); err != nil {
+				if tot[1], err = run(high, out); err != nil {
 					return row, err
 				}
 			}
@@ -325,7 +358,7 @@ func runCachegrind(ctx context.Context, vg string, c Child, n int, out string, o
 	// directory.
 	args := append([]string{"--tool=cachegrind", "--cache-sim=" + sim, "--cachegrind-out-file=" + out, "--vgdb=no", "-q"}, c.Argv(n)...)
 	var stderr bytes.Buffer
-	if err := runBounded(ctx, opt.limits(), vg, args, append(ControlEnv(opt.GOGC), c.Env...), &stderr, cpu); err != nil {
+	if err := runBounded(ctx, opt.limits(), vg, args, append(c.controlEnv(opt), c.Env...), &stderr, cpu); err != nil {
 		return nil, fmt.Errorf("%s at %d iterations under cachegrind: %w%s", c.Name, n, err, lastLine(stderr.Bytes()))
 	}
 	f, err := os.Open(out)
@@ -341,6 +374,49 @@ func runCachegrind(ctx context.Context, vg string, c Child, n int, out string, o
 		tot[e] -= x
 	}
 	return tot, nil
+}
+
+// controlEnv is ControlEnvFor opt's GOGC and c's GOARCH.
+func (c Child) controlEnv(opt Options) []string {
+	goarch := c.GOARCH
+	if goarch == "" {
+		goarch = runtime.GOARCH
+	}
+	return ControlEnvFor(opt.GOGC, goarch)
+}
+
+// runEmulated runs c at n iterations under qemu-user with the counting plugin, which writes
+// "insns N" into out at exit, leaving the functions listed in the file excl out; it returns
+// the count as the total of Ir (cachegrind's name for instructions) and adds the child's
+// processor time (qemu's, which is the guest's) to cpu.
+func runEmulated(ctx context.Context, em Emulator, excl string, c Child, n int, out string, opt Options, cpu *time.Duration) (map[string]int64, error) {
+	args := append([]string{"-cpu", em.CPU, "-plugin", em.Plugin + ",out=" + out + ",exclude=" + excl}, c.Argv(n)...)
+	var stderr bytes.Buffer
+	if err := runBounded(ctx, opt.limits(), em.QEMU, args, append(c.controlEnv(opt), c.Env...), &stderr, cpu); err != nil {
+		return nil, fmt.Errorf("%s at %d iterations under %s -cpu %s: %w%s", c.Name, n, filepath.Base(em.QEMU), em.CPU, err, lastLine(stderr.Bytes()))
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		return nil, fmt.Errorf("%s at %d iterations: the counting plugin wrote no count: %w%s", c.Name, n, err, lastLine(stderr.Bytes()))
+	}
+	x, err := ParsePluginCount(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s at %d iterations: %s: %w", c.Name, n, out, err)
+	}
+	return map[string]int64{"Ir": x}, nil
+}
+
+// ParsePluginCount reads the counting plugin's output, one line "insns N".
+func ParsePluginCount(b []byte) (int64, error) {
+	f := strings.Fields(string(b))
+	if len(f) != 2 || f[0] != "insns" {
+		return 0, fmt.Errorf("want one line \"insns N\" from the counting plugin, got %q", strings.TrimSpace(string(b)))
+	}
+	x, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil || x < 0 {
+		return 0, fmt.Errorf("count %q is not a whole number", f[1])
+	}
+	return x, nil
 }
 
 // limits are the bounds of one child process: processor time and wall time.

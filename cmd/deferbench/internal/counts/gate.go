@@ -81,6 +81,7 @@ const (
 // Verdict is the gate's decision for one row and unit.
 type Verdict struct {
 	Name, Unit string
+	ISA        string  // the row's emulated ISA, "" for the host's
 	Old, New   float64 // medians per op
 	// Change is (New − Old) / Old.
 	Change float64
@@ -94,7 +95,7 @@ type Verdict struct {
 	Text   string // the threshold as given
 }
 
-// Gate compares new count rows with old ones, by name, for every unit with a threshold.
+// Gate compares new count rows with old ones, by ISA and name, for every unit with a threshold.
 // Unlike the time tier it runs no test over noise: counts barely vary, so a row whose median
 // got worse by more than max(threshold, margin) fails, where margin is the spread measured on
 // the two sides together; anything else passes. A row counted once on both sides (one
@@ -103,45 +104,46 @@ type Verdict struct {
 // reported in the order of old, then the rows only new has; a row or unit on one side only
 // is Missing.
 func Gate(old, new []Row, ts []Threshold) []Verdict {
+	key := func(r Row) string { return r.ISA + "\x00" + r.Name }
 	byName := map[string]Row{}
 	for _, r := range new {
-		byName[r.Name] = r
+		byName[key(r)] = r
 	}
 	var out []Verdict
 	seen := map[string]bool{}
 	for _, o := range old {
-		seen[o.Name] = true
-		n, ok := byName[o.Name]
+		seen[key(o)] = true
+		n, ok := byName[key(o)]
 		for _, t := range ts {
 			om, okOld := o.Get(t.Unit)
 			if !okOld {
 				if nm, okNew := n.Get(t.Unit); ok && okNew {
-					out = append(out, Verdict{Name: o.Name, Unit: t.Unit, New: nm.Median, Status: Missing, Text: t.Text})
+					out = append(out, Verdict{Name: o.Name, ISA: o.ISA, Unit: t.Unit, New: nm.Median, Status: Missing, Text: t.Text})
 				}
 				continue
 			}
-			v := Verdict{Name: o.Name, Unit: t.Unit, Old: om.Median, Status: Missing, Text: t.Text}
+			v := Verdict{Name: o.Name, ISA: o.ISA, Unit: t.Unit, Old: om.Median, Status: Missing, Text: t.Text}
 			if nm, okNew := n.Get(t.Unit); ok && okNew {
-				v = judge(o.Name, om, nm, t)
+				v = judge(o, om, nm, t)
 			}
 			out = append(out, v)
 		}
 	}
 	for _, n := range new {
-		if seen[n.Name] {
+		if seen[key(n)] {
 			continue
 		}
 		for _, t := range ts {
 			if nm, ok := n.Get(t.Unit); ok {
-				out = append(out, Verdict{Name: n.Name, Unit: t.Unit, New: nm.Median, Status: Missing, Text: t.Text})
+				out = append(out, Verdict{Name: n.Name, ISA: n.ISA, Unit: t.Unit, New: nm.Median, Status: Missing, Text: t.Text})
 			}
 		}
 	}
 	return out
 }
 
-func judge(name string, o, n Measure, t Threshold) Verdict {
-	v := Verdict{Name: name, Unit: t.Unit, Old: o.Median, New: n.Median, Margin: o.Spread + n.Spread, Text: t.Text}
+func judge(r Row, o, n Measure, t Threshold) Verdict {
+	v := Verdict{Name: r.Name, ISA: r.ISA, Unit: t.Unit, Old: o.Median, New: n.Median, Margin: o.Spread + n.Spread, Text: t.Text}
 	v.Limit = max(t.Frac, v.Margin)
 	switch {
 	case o.Median == n.Median:

@@ -7,8 +7,9 @@ import (
 // RowsFromResults rebuilds count rows from Go benchmark results, such as a bench.txt read
 // back: per benchmark name (in first-seen order), the values of every count unit
 // (IsCountUnit) become one Measure, its Samples in the order read, with their median and
-// spread. Results without a count unit are skipped; Low and High are 0 (a result records
-// only their difference, as its iterations).
+// spread, per ISA (a result's ISAKey configuration: the rows of one name on two ISAs are two
+// rows). Results without a count unit are skipped; Low and High are 0 (a result records only
+// their difference, as its iterations).
 func RowsFromResults(rs []*benchfmt.Result) []Row {
 	var order []string
 	byName := map[string]*Row{}
@@ -21,10 +22,11 @@ func RowsFromResults(rs []*benchfmt.Result) []Row {
 			if !IsCountUnit(u) {
 				continue
 			}
-			name := string(r.Name)
+			isa := ISAOf(r)
+			name := isa + "\x00" + string(r.Name)
 			row, ok := byName[name]
 			if !ok {
-				row = &Row{Name: name}
+				row = &Row{Name: string(r.Name), ISA: isa}
 				byName[name] = row
 				order = append(order, name)
 			}

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/usage"
@@ -28,9 +29,10 @@ type Board struct {
 	config  map[string]string // bench.txt's file-level config
 	env     results.Env       // env.json
 	sums    map[[2]string]results.Summary
-	names   []string // benchmark names in bench.txt order
-	procs   int      // the GOMAXPROCS the figures are taken at
-	partial string   // why the run is incomplete, "" when complete
+	names   []string     // benchmark names in bench.txt order
+	procs   int          // the GOMAXPROCS the figures are taken at
+	partial string       // why the run is incomplete, "" when complete
+	counts  []counts.Row // the count rows, per ISA (counts.RowsFromResults)
 }
 
 // ReadBoard reads dir's bench.txt and env.json; errors are one line naming dir.
@@ -64,13 +66,10 @@ func ReadBoard(dir string) (Board, error) {
 	if err := json.Unmarshal(raw, &b.env); err != nil {
 		return Board{}, usage.Errorf("fleet: %s/env.json is not deferbench's env.json (%v)", dir, err)
 	}
-	for _, r := range rs {
-		for _, c := range r.Config {
-			if c.File {
-				b.config[c.Key] = string(c.Value)
-			}
-		}
+	for _, c := range results.FileConfig(rs) { // the run's machine, not a modelled Pi's
+		b.config[c.Key] = c.Value
 	}
+	b.counts = counts.RowsFromResults(rs)
 	b.partial = results.Partial(rs)
 	if b.partial == "" {
 		b.partial = b.env.Partial
@@ -242,6 +241,132 @@ func Write(w io.Writer, boards []Board) {
 	fmt.Fprintf(w, "\nMedians over each run's repetitions, ± the 95%% confidence interval as %% of the median "+
 		"(none below 6 repetitions); — where the run has no such benchmark. Each run's report.md has every figure. "+
 		"An emulated run measures the emulator, not a board.\n")
+	writeInstructions(w, boards)
+}
+
+// instrColumn is one column of the instructions table: a run's instr/op on one ISA (a Pi
+// model's, or the host's under cachegrind), or its hardware instructions counter.
+type instrColumn struct {
+	label string
+	isa   string // the row's ISA: "" for the host's count or the counter
+	unit  string
+	b     Board
+	model string // for a counter column: the ISA of the Pi model of the same board, if any
+}
+
+// writeInstructions writes, when any run has instruction counts, a table of instructions per
+// op of the counted rows of the fleet's scenarios: a column per run and ISA (the Pi models
+// counted under qemu-user, the host's under cachegrind) and per run with the PMU's counter
+// (hw-instr/op, read on a board), so that a Pi model's count sits beside a board's counter
+// for the same row; a counter's cell says its ratio to the model of the same board (Pi 4:
+// arm64 without LSE; Pi 5: with LSE; arm: Pi 32-bit) where a run has one.
+func writeInstructions(w io.Writer, boards []Board) {
+	var cols []instrColumn
+	models := map[string]bool{}
+	for _, b := range boards {
+		seen := map[[2]string]bool{}
+		for _, r := range b.counts {
+			for _, m := range r.Measures {
+				if m.Unit != counts.InstrUnit && m.Unit != counts.HWInstrUnit || seen[[2]string{r.ISA, m.Unit}] {
+					continue
+				}
+				seen[[2]string{r.ISA, m.Unit}] = true
+				c := instrColumn{isa: r.ISA, unit: m.Unit, b: b}
+				switch {
+				case m.Unit == counts.HWInstrUnit:
+					c.label = b.label + ": hw-instr/op"
+					c.model = modelOf(b.config)
+				case r.ISA != "":
+					i, _ := counts.LookupISA(r.ISA)
+					c.label = b.label + ": " + orName(i.Label, r.ISA) + " model"
+					models[r.ISA] = true
+				default:
+					c.label = b.label + ": instr/op (cachegrind)"
+				}
+				cols = append(cols, c)
+			}
+		}
+	}
+	if len(cols) == 0 {
+		return
+	}
+	scen := map[string]bool{"Stage": true}
+	for _, f := range suite.Fleet {
+		scen[f.Scenario.Name] = true
+	}
+	var names []string
+	have := map[string]bool{}
+	get := map[string]map[string]float64{} // column index/name → median
+	key := func(i int) string { return strconv.Itoa(i) }
+	for i, c := range cols {
+		get[key(i)] = map[string]float64{}
+		for _, r := range c.b.counts {
+			if r.ISA != c.isa || !scen[results.ParseName(r.Name).Scenario] {
+				continue
+			}
+			if m, ok := r.Get(c.unit); ok {
+				get[key(i)][r.Name] = m.Median
+				if !have[r.Name] {
+					have[r.Name] = true
+					names = append(names, r.Name)
+				}
+			}
+		}
+	}
+	// A model's count by ISA and name, for the counters' ratios.
+	model := map[string]map[string]float64{}
+	for i, c := range cols {
+		if c.unit == counts.InstrUnit && c.isa != "" && model[c.isa] == nil {
+			model[c.isa] = get[key(i)]
+		}
+	}
+	fmt.Fprintf(w, "\n## Instructions per op\n\n")
+	fmt.Fprintf(w, "| row |")
+	for _, c := range cols {
+		fmt.Fprintf(w, " %s |", c.label)
+	}
+	fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---:|", len(cols)))
+	for _, n := range names {
+		fmt.Fprintf(w, "| %s |", n)
+		for i, c := range cols {
+			v, ok := get[key(i)][n]
+			switch {
+			case !ok:
+				fmt.Fprintf(w, " — |")
+			case c.model != "" && model[c.model][n] > 0:
+				fmt.Fprintf(w, " %s (model %.3f×) |", results.Sig3(v, false), model[c.model][n]/v)
+			default:
+				fmt.Fprintf(w, " %s |", results.Sig3(v, false))
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "\nA Pi model's column is counted under qemu-user (deferbench run -measure instructions -isa pi4,pi5,pi4-32): "+
+		"the instructions the board executes for the same binary, not its time. hw-instr/op is the board's own PMU counter "+
+		"(user space, the benchmark's threads, read beside a timed run); where a run has a model of the same board "+
+		"(goarch and lse-atomics), its cell gives model ÷ counter: near 1 says the model counts what the board runs. "+
+		"The counter also counts what the model leaves out (the runtime's clock-paced functions), so expect it a little higher.\n")
+}
+
+// modelOf returns the Pi model ISA of a board's configuration: pi4 for arm64 without LSE
+// atomics, pi5 for arm64 with them, pi4-32 for arm; "" for another machine.
+func modelOf(cfg map[string]string) string {
+	switch {
+	case cfg["goarch"] == "arm64" && cfg["lse-atomics"] == "no":
+		return "pi4"
+	case cfg["goarch"] == "arm64" && cfg["lse-atomics"] == "yes":
+		return "pi5"
+	case cfg["goarch"] == "arm":
+		return "pi4-32"
+	}
+	return ""
+}
+
+func orName(label, name string) string {
+	if label == "" {
+		return name
+	}
+	return label
 }
 
 // WriteFile writes the table of boards to path atomically. A path whose folder does not exist,

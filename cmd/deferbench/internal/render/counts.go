@@ -84,6 +84,17 @@ func writeCounts(b *strings.Builder, rs []*benchfmt.Result, meta ReportMeta) {
 	} else {
 		fmt.Fprintf(b, "Each row was counted once, so its spread is not measured (deferbench run -repeats 3 measures it).\n\n")
 	}
+	if hasEmulatedISA(rows) {
+		writeCountsByISA(b, rows, countISAs(rows))
+	} else {
+		writeCountsByStrategy(b, rows)
+	}
+	writeCountsNotes(b, ce)
+}
+
+// writeCountsByStrategy writes the Counts section's tables of a run counted on the host's ISA
+// only: per scenario and unit, a row per variant and a column per strategy.
+func writeCountsByStrategy(b *strings.Builder, rows []counts.Row) {
 	type cellKey struct{ scenario, row, strategy, unit string }
 	var scenarios []string
 	var strategies = map[string][]string{}
@@ -146,6 +157,11 @@ func writeCounts(b *strings.Builder, rs []*benchfmt.Result, meta ReportMeta) {
 			fmt.Fprintln(b)
 		}
 	}
+}
+
+// writeCountsNotes writes what the Counts section says after its tables: the cases left out
+// and why, and whether hardware counters could be read.
+func writeCountsNotes(b *strings.Builder, ce *results.CountsEnv) {
 	if ce == nil {
 		return
 	}

@@ -66,11 +66,13 @@ func (f *BenchFile) bytes() ([]byte, error) {
 	var buf bytes.Buffer
 	w := benchfmt.NewWriter(&buf)
 	for _, r := range f.results {
+		own := r.Config
 		r = r.Clone()
-		r.Config = r.Config[:0]
+		r.Config = nil
 		for _, c := range f.Config {
 			r.Config = append(r.Config, benchfmt.Config{Key: c.Key, Value: []byte(c.Value), File: true})
 		}
+		r.Config = overrideConfig(r.Config, own)
 		if f.partial != "" {
 			r.Config = append(r.Config, benchfmt.Config{Key: PartialKey, Value: []byte(f.partial), File: true})
 		}
@@ -81,6 +83,28 @@ func (f *BenchFile) bytes() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// overrideConfig returns base with the file-level keys of own (a result's configuration of its
+// own: an emulated ISA's count rows carry their goarch, cpu and isa) replacing those of base
+// or added after them.
+func overrideConfig(base, own []benchfmt.Config) []benchfmt.Config {
+	for _, c := range own {
+		if !c.File || c.Key == PartialKey {
+			continue
+		}
+		i := 0
+		for i < len(base) && base[i].Key != c.Key {
+			i++
+		}
+		c.Value = append([]byte(nil), c.Value...)
+		if i < len(base) {
+			base[i] = c
+		} else {
+			base = append(base, c)
+		}
+	}
+	return base
+}
+
 // RewriteBenchFile rewrites the bench.txt at path with results, their file-level
 // configuration (without any partial marker) and partial ("" for a complete run): how
 // deferbench report marks a killed run's file.
@@ -89,14 +113,22 @@ func RewriteBenchFile(path string, results []*benchfmt.Result, partial string) e
 	return f.write()
 }
 
-// FileConfig is the file-level configuration of results (the first result's), without the
-// partial marker.
+// FileConfig is the file-level configuration of results (the first result's that is not an
+// emulated ISA's count row, which carries the modelled machine's keys, else the first
+// result's), without the partial marker.
 func FileConfig(results []*benchfmt.Result) []Config {
 	var cfg []Config
 	if len(results) == 0 {
 		return nil
 	}
-	for _, c := range results[0].Config {
+	first := results[0]
+	for _, r := range results {
+		if !hasKey(r, ISAKey) {
+			first = r
+			break
+		}
+	}
+	for _, c := range first.Config {
 		if c.File && c.Key != PartialKey {
 			cfg = append(cfg, Config{c.Key, string(c.Value)})
 		}
@@ -111,3 +143,16 @@ func (f *BenchFile) write() error {
 	}
 	return WriteFileAtomic(f.Path, b)
 }
+
+func hasKey(r *benchfmt.Result, key string) bool {
+	for _, c := range r.Config {
+		if c.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// ISAKey is the configuration key an emulated instruction set's count rows carry (isa: pi4;
+// counts.ISA.Config); the host's rows have none.
+const ISAKey = "isa"

@@ -26,10 +26,23 @@ type CountsEnv struct {
 	// CPU): it explains WallSeconds (with env.json's load averages), not the counts, which do
 	// not depend on it.
 	Jobs int `json:"jobs,omitempty"`
+	// ISAs lists the emulated instruction sets counted (-isa pi4,pi5,pi4-32): each one's
+	// rows carry its configuration lines in bench.txt (isa: pi4); empty when only the host's
+	// was counted.
+	ISAs []CountISA `json:"isas,omitempty"`
 	// Hardware is "available" when the machine's PMU can be read with perf_event_open (the
 	// run then reads cycles, instructions and misses per op: a path not yet run on a board),
 	// else the reason it cannot, e.g. "no-pmu: …".
 	Hardware string `json:"hardware_counters"`
+}
+
+// CountISA is one emulated instruction set a run counted on: what it models and how.
+type CountISA struct {
+	Name   string `json:"name"`   // pi4, pi5, pi4-32
+	Model  string `json:"model"`  // what is modelled, in words
+	Method string `json:"method"` // the emulator, its CPU model and the plugin
+	// Emulator is the first line of the qemu-user program's --version.
+	Emulator string `json:"emulator,omitempty"`
 }
 
 // Uncounted is a case the count tier left out, with the reason in one line.

@@ -316,3 +316,40 @@ func TestBenchFilePartialAndConfig(t *testing.T) {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
+
+// TestBenchFileKeepsResultConfig: a result's own file-level configuration (an emulated ISA's
+// goarch and isa) replaces the file's in bench.txt for that result only, and FileConfig reads
+// the run's machine from a result without an isa key.
+func TestBenchFileKeepsResultConfig(t *testing.T) {
+	bf := NewBenchFile(filepath.Join(t.TempDir(), "bench.txt"))
+	bf.Config = []Config{{"goarch", "amd64"}, {"cpu", "AMD EPYC"}}
+	host := &benchfmt.Result{Name: benchfmt.Name("X"), Iters: 1, Values: []benchfmt.Value{{Value: 5, Unit: "instr/op"}}}
+	pi := &benchfmt.Result{Name: benchfmt.Name("X"), Iters: 1, Values: []benchfmt.Value{{Value: 6, Unit: "instr/op"}},
+		Config: []benchfmt.Config{{Key: "goarch", Value: []byte("arm64"), File: true}, {Key: ISAKey, Value: []byte("pi4"), File: true}}}
+	bf.Add(pi)
+	bf.Add(host)
+	if err := bf.Finish(""); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := ReadResults(bf.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := func(r *benchfmt.Result, k string) string {
+		for _, c := range r.Config {
+			if c.Key == k {
+				return string(c.Value)
+			}
+		}
+		return ""
+	}
+	if len(rs) != 2 || cfg(rs[0], "goarch") != "arm64" || cfg(rs[0], ISAKey) != "pi4" || cfg(rs[0], "cpu") != "AMD EPYC" ||
+		cfg(rs[1], "goarch") != "amd64" || cfg(rs[1], ISAKey) != "" {
+		t.Fatalf("read back %d results: %v / %v", len(rs), rs[0].Config, rs[len(rs)-1].Config)
+	}
+	for _, c := range FileConfig(rs) {
+		if c.Key == "goarch" && c.Value != "amd64" || c.Key == ISAKey {
+			t.Errorf("FileConfig took the emulated ISA's row: %v", FileConfig(rs))
+		}
+	}
+}

@@ -28,6 +28,38 @@ type Measure struct {
 	Repeats int
 	// Jobs is how many rows are counted side by side (0: every CPU).
 	Jobs int
+	// ISAs are the instruction sets counted, host first (none: the host's only); Emulators
+	// holds the emulator of each emulated one, by name (counts.LookEmulator).
+	ISAs      []counts.ISA
+	Emulators map[string]counts.Emulator
+}
+
+// CountISAs returns the ISAs m counts: m.ISAs, or the host's alone.
+func (m Measure) CountISAs() []counts.ISA {
+	if len(m.ISAs) == 0 {
+		return []counts.ISA{counts.HostISA}
+	}
+	return m.ISAs
+}
+
+// CountsHost reports whether m counts the host's own instruction set (under cachegrind).
+func (m Measure) CountsHost() bool {
+	for _, i := range m.CountISAs() {
+		if i.Host() {
+			return true
+		}
+	}
+	return false
+}
+
+// EmulatorVersion returns the first line of prog --version, or "".
+func EmulatorVersion(prog string) string {
+	b, err := exec.Command(prog, "--version").Output()
+	if err != nil {
+		return ""
+	}
+	l, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	return l
 }
 
 // String is the Measure as env.json's options write it: "time", "instructions",
@@ -107,20 +139,32 @@ func probeHardware() string {
 	return err.Error()
 }
 
-// countInstructions counts every case of cases under cachegrind, cfg.Measure.Jobs at a time,
-// adding each row's results to bf in the order of cases as soon as the rows before it are
+// countInstructions counts every case of cases on every ISA of cfg.Measure (under cachegrind
+// on the host's, under qemu-user on an emulated one's), cfg.Measure.Jobs at a time, adding
+// each row's results (an emulated ISA's with its configuration lines) to bf in the order of cases as soon as the rows before it are
 // in (and, when a row failed or the run was stopped, the rows that finished after it at the
 // end), and records the counting in rec, holding mu (which guards rec against a hard stop
 // writing env.json) while it does. It returns the first row's error, or ctx's.
 func countInstructions(ctx context.Context, cfg Config, cases []harness.Case, add func(*benchfmt.Result) error, rec *results.CountsEnv, mu sync.Locker, e *env) error {
 	m := cfg.Measure
 	opt := counts.Options{Repeats: max(m.Repeats, 1), CacheSim: m.CacheSim}
-	children := make([]counts.Child, len(cases))
-	for i, c := range cases {
-		children[i] = cfg.Child(c)
+	isas := m.CountISAs()
+	var children []counts.Child
+	conf := map[string][]benchfmt.Config{}
+	for _, isa := range isas {
+		conf[isa.Name] = isa.Config()
+		for _, c := range cases {
+			ch := cfg.Child(c, isa)
+			if !isa.Host() {
+				em := m.Emulators[isa.Name]
+				ch.Emulator, ch.GOARCH, ch.ISA = &em, isa.GOARCH, isa.Name
+			}
+			children = append(children, ch)
+		}
 	}
+	total := len(children)
 	t0 := time.Now()
-	rows := make([]*counts.Row, len(cases))
+	rows := make([]*counts.Row, total)
 	next, done := 0, 0
 	var firstErr error
 	var cpu time.Duration
@@ -128,10 +172,24 @@ func countInstructions(ctx context.Context, cfg Config, cases []harness.Case, ad
 	if jobs < 1 {
 		jobs = runtime.NumCPU()
 	}
-	jobs = max(1, min(jobs, len(cases)))
-	fmt.Fprintf(e.stderr, "deferbench: counting %d rows under cachegrind (%d repetition(s) each, GOMAXPROCS=1), %d at a time\n", len(cases), opt.Repeats, jobs)
+	jobs = max(1, min(jobs, total))
+	var where []string
+	for _, isa := range isas {
+		if isa.Host() {
+			where = append(where, "under cachegrind")
+		} else {
+			where = append(where, fmt.Sprintf("%s under %s -cpu %s", isa.Name, isa.QEMU, isa.CPU))
+		}
+	}
+	fmt.Fprintf(e.stderr, "deferbench: counting %d rows %s (%d repetition(s) each, GOMAXPROCS=1), %d at a time\n", total, strings.Join(where, ", "), opt.Repeats, jobs)
+	isaTag := func(r counts.Row) string {
+		if r.ISA == "" {
+			return ""
+		}
+		return " [" + r.ISA + "]"
+	}
 	addRow := func(i int) {
-		for _, res := range counts.Results([]counts.Row{*rows[i]}, nil) {
+		for _, res := range counts.Results([]counts.Row{*rows[i]}, conf[rows[i].ISA]) {
 			if err := add(res); err != nil && firstErr == nil {
 				firstErr = err
 			}
@@ -150,11 +208,11 @@ func countInstructions(ctx context.Context, cfg Config, cases []harness.Case, ad
 			if firstErr == nil {
 				firstErr = err
 			}
-			fmt.Fprintf(e.stderr, "deferbench: count [%d/%d] %s: %v\n", done, len(cases), r.Name, err)
+			fmt.Fprintf(e.stderr, "deferbench: count [%d/%d]%s %s: %v\n", done, total, isaTag(r), r.Name, err)
 			return
 		}
 		rows[i] = &r
-		line := fmt.Sprintf("deferbench: count [%d/%d] %s", done, len(cases), r.Name)
+		line := fmt.Sprintf("deferbench: count [%d/%d]%s %s", done, total, isaTag(r), r.Name)
 		for _, ms := range r.Measures {
 			line += fmt.Sprintf(" %s %s", results.Sig3(ms.Median, false), ms.Unit)
 			if len(ms.Samples) > 1 {

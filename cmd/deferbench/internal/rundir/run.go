@@ -47,10 +47,11 @@ type Config struct {
 	Stop           Stop // nil: no signal handling
 	// Measure says what to measure: time (the zero Measure), instructions, or both.
 	Measure Measure
-	// Child says how to run a case in a counting child process (required with
-	// Measure.Instructions); PerfArgv gives the command line of a child that reads the
+	// Child says how to run a case in a counting child process for an ISA (required with
+	// Measure.Instructions): the case's name, iterations and command line, for a binary
+	// built for the ISA; countInstructions adds the emulator. PerfArgv gives the command line of a child that reads the
 	// PMU's counters for a case (counts.CountPerf; nil: counters are not read).
-	Child    func(harness.Case) counts.Child
+	Child    func(harness.Case, counts.ISA) counts.Child
 	PerfArgv func(harness.Case) []string
 }
 
@@ -101,9 +102,22 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 		if cfg.Measure.CacheSim {
 			sim = "yes"
 		}
-		doc.Counts.Method = "valgrind --tool=cachegrind --cache-sim=" + sim + "; each row run in a child process at two iteration counts, " +
+		const per = "each row run in a child process at two iteration counts, " +
 			"per op = (total at the higher − total at the lower) / (difference of the iteration counts)"
-		doc.Counts.Valgrind = ValgrindVersion()
+		if cfg.Measure.CountsHost() {
+			doc.Counts.Method = "valgrind --tool=cachegrind --cache-sim=" + sim + "; " + per
+			doc.Counts.Valgrind = ValgrindVersion()
+		}
+		for _, isa := range cfg.Measure.CountISAs() {
+			if isa.Host() {
+				continue
+			}
+			em := cfg.Measure.Emulators[isa.Name]
+			doc.Counts.ISAs = append(doc.Counts.ISAs, results.CountISA{Name: isa.Name, Model: isa.Model,
+				Method: fmt.Sprintf("a child built for GOARCH=%s%s run under %s -cpu %s with the counting plugin (scripts/qemu/insncount.c: guest instructions, counts.Excluded left out); %s",
+					isa.GOARCH, goarmText(isa), isa.QEMU, isa.CPU, per),
+				Emulator: EmulatorVersion(em.QEMU)})
+		}
 		doc.Counts.CacheSim = cfg.Measure.CacheSim
 		doc.Counts.Repeats = max(cfg.Measure.Repeats, 1)
 		doc.Counts.Control = counts.ControlEnv("")
@@ -123,7 +137,7 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 		total = opt.Total()
 	}
 	if cfg.Measure.Instructions {
-		total += len(countCases) * max(cfg.Measure.Repeats, 1)
+		total += len(countCases) * len(cfg.Measure.CountISAs()) * max(cfg.Measure.Repeats, 1)
 	}
 	if hwCounters {
 		total += len(countCases)
@@ -340,4 +354,11 @@ func longPlan(opt harness.Options) string {
 	}
 	return fmt.Sprintf("this plan takes at least %s: %d benchmarks × -count %d × -benchtime %s, before warm-up and the counts; Ctrl-C keeps what finished. Lower -benchtime or -count, or narrow -scenarios and -strategies",
 		floor.Round(time.Minute), len(opt.Cases), opt.Count, d)
+}
+
+func goarmText(isa counts.ISA) string {
+	if isa.GOARM == "" {
+		return ""
+	}
+	return " GOARM=" + isa.GOARM
 }

@@ -50,12 +50,20 @@ func (o Flags) Check(stderr io.Writer) (harness.Options, rundir.Measure, error) 
 		return opt, m, usage.Errorf("run: -repeats %d: want a whole number from 1 to 100", o.Repeats)
 	}
 	m.Repeats = o.Repeats
+	if o.Set["isa"] && !m.Instructions {
+		return opt, m, usage.Errorf("run: -isa %s counts instructions: add -measure instructions (or time,instructions)", o.ISA)
+	}
 	if m.Instructions {
 		if m.Jobs, err = CountJobs(); err != nil {
 			return opt, m, err
 		}
-		if _, err := counts.LookValgrind(""); err != nil {
-			return opt, m, usage.Errorf("run: -measure %s: %v", o.Measure, err)
+		if o.Set["isa"] {
+			if m.ISAs, err = counts.ParseISAs(o.ISA); err != nil {
+				return opt, m, usage.Errorf("run: -isa: %v", err)
+			}
+		}
+		if err := CheckCountTools(&m, o.Measure, runtime.GOARCH); err != nil {
+			return opt, m, err
 		}
 		timedAt1 := slices.Contains(opt.Procs, 1) || len(opt.Procs) == 0 && runtime.GOMAXPROCS(0) == 1
 		if !m.NoTime && !timedAt1 {
@@ -63,6 +71,56 @@ func (o Flags) Check(stderr io.Writer) (harness.Options, rundir.Measure, error) 
 		}
 	}
 	return opt, m, nil
+}
+
+// CheckCountTools checks that what counting m's ISAs needs is here, on a host of goarch, and
+// fills m.Emulators: valgrind for the host's ISA, which is refused on an arm64 or arm host
+// (ARMHostCount); qemu-user and the counting plugin for each emulated one. Each problem is a
+// usage error of one line naming the package and the command, or what to use instead.
+func CheckCountTools(m *rundir.Measure, measure, goarch string) error {
+	if m.CacheSim {
+		for _, i := range m.CountISAs() {
+			if !i.Host() {
+				return usage.Errorf("run: -measure %s with -isa %s: the cache simulation is cachegrind's, on the host's instruction set only: drop cachesim, or count %s without it", measure, i.Name, i.Name)
+			}
+		}
+	}
+	if m.CountsHost() {
+		if msg := ARMHostCount(goarch); msg != "" {
+			return usage.Errorf("run: -measure %s: %s", measure, msg)
+		}
+		if _, err := counts.LookValgrind(""); err != nil {
+			return usage.Errorf("run: -measure %s: %v", measure, err)
+		}
+	}
+	for _, i := range m.CountISAs() {
+		if i.Host() {
+			continue
+		}
+		em, err := counts.LookEmulator(i)
+		if err != nil {
+			return usage.Errorf("run: -isa %s: %v", i.Name, err)
+		}
+		if m.Emulators == nil {
+			m.Emulators = map[string]counts.Emulator{}
+		}
+		m.Emulators[i.Name] = em
+	}
+	return nil
+}
+
+// ARMHostCount returns why the host's instructions are not counted on a host of goarch, with
+// what to use instead, or "" where they are: valgrind's arm64 build crashed on Go's start-up
+// under qemu (a fault about 8 KB below the stack pointer in runtime.getCPUCount, where Go's
+// prologue probes below SP), and whether it does on a board is not known, so on arm64 and arm
+// the count tier stops before it starts rather than fail in every child.
+func ARMHostCount(goarch string) string {
+	if goarch != "arm64" && goarch != "arm" {
+		return ""
+	}
+	return "counting this " + goarch + " machine's own instructions needs valgrind, whose arm builds are not known to run Go programs (under qemu, valgrind's arm64 build crashes in the Go runtime's start-up): " +
+		"on a board read the PMU's instructions counter (a timed run reads hw-instr/op with perf_event_open where the kernel allows it; docs/counts.md), " +
+		"or count the Pi's instruction sets from an x86 machine: deferbench run -measure instructions -isa pi4,pi5,pi4-32"
 }
 
 // OpenOut holds the results directory (-out, or a new one under results/ named for now) and
@@ -90,6 +148,7 @@ type Flags struct {
 	Profile                      bool
 	Measure                      string
 	Repeats                      int
+	ISA                          string // -isa: the instruction sets counted
 	StallAfter                   time.Duration
 	Long                         bool // a plan over MaxPlan may start
 	Set                          map[string]bool
