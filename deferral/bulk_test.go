@@ -17,14 +17,15 @@ import (
 // Skipped, Applied) and resolutions, for creates of several bundle shapes (one with a zero-size
 // value, one validated that is sometimes culled, one with a duplicate component that fails),
 // a create followed by an Add on its placeholder, destroys of live, dead and repeated handles
-// and of placeholders; and ReplayStream of each commit on a replica leaves it equal to the
+// and of placeholders, Adds and Sets of bundles (ecs.World.PutRecords; a Set of a component the
+// entity lacks fails); and ReplayStream of each commit on a replica leaves it equal to the
 // world, while a replica that holds one more entity is ErrDiverged at the first create.
 func TestStreamRunsOfCreatesAndDestroys(t *testing.T) {
 	zero := ecs.NewComponent[struct{}]("bulk.zero", nil)
 	u64 := ecs.NewComponent[uint64]("bulk.u64", nil)
 	for _, st := range []ecs.Storage{ecs.Slots, ecs.Archetypes} {
 		rng := rand.New(rand.NewPCG(3, uint64(st)))
-		for round := range 60 {
+		for round := range 200 {
 			seed := rng.Uint64()
 			type side struct {
 				w    *ecs.World
@@ -37,7 +38,11 @@ func TestStreamRunsOfCreatesAndDestroys(t *testing.T) {
 			mk := func() *side {
 				d := &side{w: ecs.NewWorld(ecs.WithStorage(st))}
 				for i := range 8 {
-					e, err := d.w.Create(ecs.NewBundle(tagC.Value(tag{int32(i)}), u64.Value(1)))
+					b := ecs.NewBundle(tagC.Value(tag{int32(i)}), u64.Value(1))
+					if i%3 == 2 {
+						b = u64.Value(1) // lacks tag: a Set of tag and u64 fails on it
+					}
+					e, err := d.w.Create(b)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -54,7 +59,15 @@ func TestStreamRunsOfCreatesAndDestroys(t *testing.T) {
 			stage := func(d *side, rg *rand.Rand) {
 				d.phs = d.phs[:0]
 				for range 1 + rg.IntN(40) {
-					switch x := rg.IntN(10); {
+					switch x := rg.IntN(13); {
+					case x == 10: // Adds of a bundle, entity after entity (PutRecords)
+						for range 1 + rg.IntN(6) {
+							d.r.Add(d.live[rg.IntN(len(d.live))], ecs.NewBundle(zero.Value(struct{}{}), u64.Value(uint64(x))))
+						}
+					case x == 11 && rg.IntN(3) == 0: // a Set of a bundle: fails where the entity lacks a component
+						d.r.Set(d.live[rg.IntN(len(d.live))], ecs.NewBundle(tagC.Value(tag{11}), u64.Value(11)))
+					case x == 12 && len(d.phs) > 0:
+						d.r.Add(d.phs[rg.IntN(len(d.phs))], ecs.NewBundle(tagC.Value(tag{12}), u64.Value(12)))
 					case x < 4: // a run of creates of one shape
 						for range 1 + rg.IntN(6) {
 							d.phs = append(d.phs, d.r.Create(ecs.NewBundle(tagC.Value(tag{int32(x)}), u64.Value(uint64(x)))))

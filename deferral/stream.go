@@ -509,7 +509,11 @@ func (c *Core) ApplyStream(at Pos, s *Stream, stop int, next, off *int) error {
 		p := unsafe.Add(s.base, uintptr(*off)*8)
 		switch Verb(*(*uint32)(p)) {
 		case VerbAdd, VerbSet, VerbRemove:
-			if r := w.ApplyValues(s.words[*off:s.n], stop-*next); r.Records > 0 {
+			r := w.ApplyValues(s.words[*off:s.n], stop-*next)
+			if r.Records == 0 && *(*uint32)(p)>>24 == formBundle {
+				r = w.PutRecords(s.words[*off:s.n], stop-*next) // Adds and Sets of bundles
+			}
+			if r.Records > 0 {
 				c.report.Applied += r.Records
 				c.report.Skipped += r.Dead
 				c.report.NoopRemoves += r.NoopRemoves
@@ -561,7 +565,11 @@ func (c *Core) ReplayStream(w *ecs.World, words []uint64, n int) (int, error) {
 		}
 		switch Verb(words[o]) {
 		case VerbAdd, VerbSet, VerbRemove:
-			if r := w.ApplyValues(words[o:], n-i); r.Records > 0 {
+			r := w.ApplyValues(words[o:], n-i)
+			if r.Records == 0 && uint32(words[o])>>24 == formBundle {
+				r = w.PutRecords(words[o:], n-i)
+			}
+			if r.Records > 0 {
 				i, o = i+r.Records, o+r.Words
 				continue
 			}

@@ -52,12 +52,8 @@ func (w *World) archPut(e Entity, b *Bundle, add, set bool) error {
 		}
 	}
 	a := w.arch
-	if n := mask &^ have; n != 0 {
-		ti := int32(a.loc[slot].t)
-		for ; n != 0; n &= n - 1 {
-			ti = a.withID(ti, trailingZeros(n))
-		}
-		a.move(slot, ti)
+	if mask&^have != 0 {
+		w.archChange(slot, have, have|mask) // one move; the memo serves entity after entity
 	}
 	l := a.loc[slot]
 	t := a.tables[l.t]

@@ -59,8 +59,6 @@ func (w *World) CreateRecords(words []uint64, n int, created []Entity) (recs, us
 		if err != nil {
 			break
 		}
-		p := unsafe.Pointer(&words[o+2])
-		cnt, usedBytes := uintptr(*(*uint8)(p)), uintptr(*(*uint8)(unsafe.Add(p, 1)))
 		cols, row := &w.raw, slot
 		if w.arch != nil {
 			if ti < 0 {
@@ -69,14 +67,7 @@ func (w *World) CreateRecords(words []uint64, n int, created []Entity) (recs, us
 			t, trow := w.arch.place(ti, slot)
 			cols, row = &t.raw, trow
 		}
-		for i := range cnt {
-			id := *(*ComponentID)(unsafe.Add(p, 2+i))
-			src := p // a value of no size may sit at the end of the values: no address past them is formed
-			if off := uintptr(*(*uint8)(unsafe.Add(p, 2+MaxBundle+i))) * 8; off < usedBytes {
-				src = unsafe.Add(p, 16+off)
-			}
-			cols[id].put(row, src)
-		}
+		putBundle(cols, row, unsafe.Pointer(&words[o+2]))
 		created = append(created, w.created(slot, mask))
 		o += k
 	}
@@ -147,4 +138,84 @@ func (w *World) DestroyRecords(words []uint64, n int) (r DestroyRun) {
 	}
 	r.Words = o
 	return r
+}
+
+// PutRecords applies, from the start of words, up to n bundle-form Add and Set records by
+// the lenient rules of a commit, as Upsert (an Add) or Set of the record's Bundle on its
+// target, and returns what it applied. Such a record is a 4-byte header — byte 0 RecordAdd
+// or RecordSet, byte 1 the payload's length in bytes, byte 2 zero, byte 3 the form (1: a
+// Bundle) — the 12-byte target, then the Bundle's first 16 bytes and the words of values it
+// uses, as in CreateRecords. A record on an entity that is not live is counted Dead and
+// changes nothing.
+//
+// It stops before the first record that is not of that shape, names a placeholder, or that
+// Upsert or Set could not finish with their mask tests: a duplicate component, one without a
+// column yet, a validator, a Set of a component the entity lacks, an Add of one while a query
+// iterates. Consecutive records of one bundle shape are checked once; on archetype storage a
+// record that adds components moves the row once, and entity after entity making the same
+// change from one table finds the destination once (the memo archChange keeps). The state,
+// Changes, Moves and the order of rows are those of the calls record by record.
+func (w *World) PutRecords(words []uint64, n int) (r ValueRun) {
+	iter := w.iters.Load() > 0
+	var shape [2]uint64
+	var mask Mask
+	o := 0
+	for ; r.Records < n && o+4 <= len(words); r.Records++ {
+		p := unsafe.Pointer(&words[o])
+		h := *(*uint32)(p)
+		k := 2 + int(h>>11&0x1f)
+		if v := h & 0xff; v != RecordAdd && v != RecordSet || h&0xff_ff0000 != formBundle<<24 || o+k > len(words) {
+			break
+		}
+		e := (*Entity)(unsafe.Add(p, 4))
+		if !w.isLive(*e) {
+			if e.IsPlaceholder() {
+				break
+			}
+			r.Dead++
+			o += k
+			continue
+		}
+		if head := [2]uint64{words[o+2], words[o+3]}; head != shape {
+			m, ok := w.bundleShape(words[o+2:o+k], k-4)
+			if !ok {
+				break
+			}
+			shape, mask = head, m
+		}
+		slot := e.slot
+		have := w.masks[slot]
+		if mask&^have != 0 && (h&0xff == RecordSet || iter) {
+			break
+		}
+		b := unsafe.Add(p, 16)
+		cols, row := &w.raw, slot
+		if w.arch != nil {
+			if mask&^have != 0 {
+				w.archChange(slot, have, have|mask)
+			}
+			l := w.arch.loc[slot]
+			cols, row = &w.arch.tables[l.t].raw, l.row
+		}
+		putBundle(cols, row, b)
+		w.masks[slot] = have | mask
+		w.changes++
+		o += k
+	}
+	r.Words = o
+	return r
+}
+
+// putBundle writes the values of the bundle record payload at b (its first 16 bytes, then
+// its values; a shape bundleShape accepted) into the columns cols at row.
+func putBundle(cols *[MaxComponents]rawColumn, row uint32, b unsafe.Pointer) {
+	cnt, usedBytes := uintptr(*(*uint8)(b)), uintptr(*(*uint8)(unsafe.Add(b, 1)))
+	for i := range cnt {
+		id := *(*ComponentID)(unsafe.Add(b, 2+i))
+		src := b // a value of no size may sit at the end of the values: no address past them is formed
+		if off := uintptr(*(*uint8)(unsafe.Add(b, 2+MaxBundle+i))) * 8; off < usedBytes {
+			src = unsafe.Add(b, 16+off)
+		}
+		cols[id].put(row, src)
+	}
 }
