@@ -31,24 +31,32 @@ func createRun(tab *[][]resolution, words []uint64, n int, owner, hi, lo uint32,
 	if rec := int(hi >> 16); rec < len(*tab) {
 		row = (*tab)[rec]
 	}
+	want := resUnknown
+	if replay {
+		want = resCreated
+	}
+	base, nw := unsafe.Pointer(unsafe.SliceData(words)), len(words)
 	ph := ecs.NewPlaceholder(owner, hi, lo)
-	for o := 0; m < n && o+headWords <= len(words); m++ {
-		p := unsafe.Pointer(&words[o])
+	for o := 0; m < n && o+headWords <= nw; m++ {
+		p := unsafe.Add(base, o*8)
 		h := *(*uint32)(p)
 		k := recordLen(h)
-		if Verb(h) != VerbCreate || h>>24 != formBundle || o+k > len(words) || *(*ecs.Entity)(unsafe.Add(p, 4)) != ph {
+		if h&0xff0000ff != uint32(VerbCreate)|formBundle<<24 || o+k > nw || *(*ecs.Entity)(unsafe.Add(p, 4)) != ph {
 			break
 		}
 		i := int(lo) + m
-		if done := i < len(row) && row[i].state != resUnknown; done != replay || replay && row[i].state != resCreated {
+		got := resUnknown
+		if i < len(row) {
+			got = row[i].state
+		}
+		if got != want {
 			break
 		}
-		if m+1 < n && o+k+headWords <= len(words) {
-			if after := *(*recordHead)(unsafe.Add(p, k*8)); after.e == ph && after.h>>24 == formValue {
+		if o += k; m+1 < n && o+headWords <= nw {
+			if q := unsafe.Add(base, o*8); *(*uint8)(unsafe.Add(q, 3)) == formValue && *(*ecs.Entity)(unsafe.Add(q, 4)) == ph {
 				break
 			}
 		}
-		o += k
 		ph = ecs.NewPlaceholder(owner, hi, uint32(i+1))
 	}
 	return m
