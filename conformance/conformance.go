@@ -212,6 +212,7 @@ func rows(caps deferral.Capabilities) []row {
 		{"ChurnMemoryBounded", checkChurnBounded, 0},
 		{allocsName(caps), checkTypedAllocs, 0},
 		{batchName(caps), checkBatch, 0},
+		{bulkName(caps), checkBulk, 0},
 	}
 }
 

@@ -124,6 +124,7 @@ func TestSuiteCatchesBugs(t *testing.T) {
 		{reference.DropSuffix, reference.Ordered, "InvalidRecordStagedDuringCommit", "pending after the failed commit"},
 		{reference.DroppedNotPending, reference.Ordered, "StagedAfterCloseBounded", "pending after staging after close"},
 		{reference.ClaimBatching, reference.Ordered, "BatchPerEntityNetMoves", "row moves with BatchesPerEntity declared"},
+		{reference.DropSuffix, reference.Ordered, "BulkRunsAsOneByOne", "after the retry: pending"},
 	}
 	for _, c := range cases {
 		name := fmt.Sprintf("bug%d/%s", c.bug, c.check)

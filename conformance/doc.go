@@ -39,6 +39,11 @@
 // report, the resolutions, Hash and Changes with the suite's own one-command-at-a-time
 // strategy on a twin world; declared, the archetype row moves must be the net change's (a
 // spawn: none, its row placed in its final table; one by one: one per Add).
+// BulkRunsAsOneByOne commits many like commands in a row — creates of one bundle shape,
+// destroys, Adds and Sets of one bundle entity after entity, each run cut by a culled create, a
+// dead or repeated target, a Set of a missing component or a create of a placeholder already
+// created — and compares them with the same one-command-at-a-time strategy the same way, on
+// both storages, and also the order in which queries visit the entities.
 //
 // # Fixed differential programs
 //

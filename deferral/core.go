@@ -47,6 +47,7 @@ type Core struct {
 	resAhead  [][]resolution // per recorder, per create sequence number, for tabEp's next epoch
 	report    Report
 	spare     []ecs.Entity // the Created array TakeReport handed out last time, reused next
+	replayed  []ecs.Entity // the entities a replayed run of creates made (replayCreates), reused
 	failed    bool
 	active    bool // inside a commit
 	// closed is set by Close on the owner's goroutine and read by recorders on producers'

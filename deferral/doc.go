@@ -115,6 +115,14 @@
 //
 // Core.ReplayStream replays the runs the same way on a replica.
 //
+// Core.ApplyStream also applies runs of commands that need no resolution one by one without
+// decoding them: one recorder's creates of consecutive placeholders, none followed by a
+// command on its placeholder (ecs.World.CreateRecords), destroys of real handles
+// (DestroyRecords), and Adds and Sets of bundles on real handles (PutRecords). Each stops
+// before a command that needs the checked path (a validator, a new column, a duplicate, a
+// Set of a missing component, a query iterating), which then applies one by one; receipts,
+// resolutions, state, Hash, Changes and Moves are those of one-by-one application.
+//
 // A run ends at the first command that is not one of those or names another entity (a
 // Destroy, a bundle, a closure, which is a barrier, the sync point of another recorder), and
 // before the first command that could fail or run a user's code one by one: a Set of a

@@ -147,12 +147,45 @@ func (r *Recorder) Create(b ecs.Bundle) ecs.Entity {
 		e, owner = nextEpoch(e), c.aheadOwn
 	}
 	p := ecs.NewPlaceholder(owner, uint32(r.index)<<16|e&0xffff, r.nextSeq(e, c.epoch))
+	// The stream's bundle-form record, written here: the header, then the Bundle's head and
+	// the words of values it uses.
+	s := r.st
+	k := bundleWords(&b)
+	if n := s.n; n+headWords+k <= s.lim {
+		s.n = n + headWords + k
+		s.count++
+		q := unsafe.Add(s.base, uintptr(n)*8)
+		*(*recordHead)(q) = recordHead{header(VerbCreate, 0, k, formBundle), p}
+		src := unsafe.Pointer(&b)
+		for i := range k {
+			*(*uint64)(unsafe.Add(q, (headWords+i)*8)) = *(*uint64)(unsafe.Add(src, i*8))
+		}
+		return p
+	}
 	r.put(VerbCreate, 0, p, &b)
 	return p
 }
 
+// bundleWords returns the words of a bundle-form record's payload for b: its 16-byte head
+// and the values it uses.
+func bundleWords(b *ecs.Bundle) int { return 2 + bundleUsed(b)/8 }
+
 // Destroy stages the destruction of e (an entity or a placeholder).
-func (r *Recorder) Destroy(e ecs.Entity) { r.put(VerbDestroy, 0, e, &ecs.Bundle{}) }
+func (r *Recorder) Destroy(e ecs.Entity) {
+	if s := r.st; s.n+headWords <= s.lim {
+		n := s.n
+		s.n = n + headWords
+		s.count++
+		*(*recordHead)(unsafe.Add(s.base, uintptr(n)*8)) = recordHead{header(VerbDestroy, 0, 0, formValue), e}
+		return
+	}
+	r.destroySlow(e)
+}
+
+// destroySlow is Destroy out of line: the stream has no room or the recorder has none.
+//
+//go:noinline
+func (r *Recorder) destroySlow(e ecs.Entity) { r.put(VerbDestroy, 0, e, &ecs.Bundle{}) }
 
 // Add stages adding the components in b to e, overwriting values e already has. For one
 // component, the generic Add writes the record without building a Bundle.

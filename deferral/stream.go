@@ -506,23 +506,36 @@ func (c *Core) ApplyStream(at Pos, s *Stream, stop int, next, off *int) error {
 	w := c.world
 	base := at.Index - *next
 	for *next < stop {
-		if r := w.ApplyValues(s.words[*off:s.n], stop-*next); r.Records > 0 {
-			c.report.Applied += r.Records
-			c.report.Skipped += r.Dead
-			c.report.NoopRemoves += r.NoopRemoves
-			*next += r.Records
-			*off += r.Words
-			if *next == stop {
-				break
-			}
-		}
-		if done, err := c.applyCreateRun(Pos{Recorder: at.Recorder, Index: base + *next}, s, stop, next, off); done {
-			if err != nil { // per-entity batching (batch.go)
-				return err
-			}
-			continue
-		}
 		p := unsafe.Add(s.base, uintptr(*off)*8)
+		switch Verb(*(*uint32)(p)) {
+		case VerbAdd, VerbSet, VerbRemove:
+			r := w.ApplyValues(s.words[*off:s.n], stop-*next)
+			if r.Records == 0 && *(*uint32)(p)>>24 == formBundle {
+				r = w.PutRecords(s.words[*off:s.n], stop-*next) // Adds and Sets of bundles
+			}
+			if r.Records > 0 {
+				c.report.Applied += r.Records
+				c.report.Skipped += r.Dead
+				c.report.NoopRemoves += r.NoopRemoves
+				*next += r.Records
+				*off += r.Words
+				continue
+			}
+		case VerbCreate:
+			if c.applyCreates(s, stop, next, off) { // runs of creates (bulk.go)
+				continue
+			}
+			if done, err := c.applyCreateRun(Pos{Recorder: at.Recorder, Index: base + *next}, s, stop, next, off); done {
+				if err != nil { // per-entity batching (batch.go)
+					return err
+				}
+				continue
+			}
+		case VerbDestroy:
+			if c.applyDestroys(s, stop, next, off) { // runs of destroys (bulk.go)
+				continue
+			}
+		}
 		if err := c.applyDecoded(Pos{Recorder: at.Recorder, Index: base + *next}, p); err != nil {
 			return err
 		}
@@ -547,22 +560,39 @@ func (c *Core) applyDecoded(at Pos, p unsafe.Pointer) error {
 // through w's ApplyValues, as ApplyStream's do; the rest is decoded and replayed with Replay.
 func (c *Core) ReplayStream(w *ecs.World, words []uint64, n int) (int, error) {
 	for i, o := 0, 0; i < n; {
-		if r := w.ApplyValues(words[o:], n-i); r.Records > 0 {
-			i += r.Records
-			o += r.Words
-			if i == n {
-				break
-			}
-		}
 		if o+headWords > len(words) || o+recordLen(uint32(words[o])) > len(words) {
 			return i, fmt.Errorf("replay: record %d runs past the stream: %w", i, ErrInvalidCommand)
 		}
-		if done, recs, used, err := c.replayCreateRun(w, words, o, n-i); done { // batching (batch.go)
-			if err != nil {
-				return i, err
+		switch Verb(words[o]) {
+		case VerbAdd, VerbSet, VerbRemove:
+			r := w.ApplyValues(words[o:], n-i)
+			if r.Records == 0 && uint32(words[o])>>24 == formBundle {
+				r = w.PutRecords(words[o:], n-i)
 			}
-			i, o = i+recs, o+used
-			continue
+			if r.Records > 0 {
+				i, o = i+r.Records, o+r.Words
+				continue
+			}
+		case VerbCreate:
+			if done, recs, used, err := c.replayCreates(w, words[o:], n-i); done { // runs of creates (bulk.go)
+				if err != nil {
+					return i + recs, err
+				}
+				i, o = i+recs, o+used
+				continue
+			}
+			if done, recs, used, err := c.replayCreateRun(w, words, o, n-i); done { // batching (batch.go)
+				if err != nil {
+					return i, err
+				}
+				i, o = i+recs, o+used
+				continue
+			}
+		case VerbDestroy:
+			if r := w.DestroyRecords(words[o:], n-i); r.Records > 0 { // runs of destroys
+				i, o = i+r.Records, o+r.Words
+				continue
+			}
 		}
 		p := unsafe.Pointer(&words[o])
 		if err := c.replayDecoded(w, p); err != nil {

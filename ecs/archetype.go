@@ -52,12 +52,8 @@ func (w *World) archPut(e Entity, b *Bundle, add, set bool) error {
 		}
 	}
 	a := w.arch
-	if n := mask &^ have; n != 0 {
-		ti := int32(a.loc[slot].t)
-		for ; n != 0; n &= n - 1 {
-			ti = a.withID(ti, trailingZeros(n))
-		}
-		a.move(slot, ti)
+	if mask&^have != 0 {
+		w.archChange(slot, have, have|mask) // one move; the memo serves entity after entity
 	}
 	l := a.loc[slot]
 	t := a.tables[l.t]
@@ -216,6 +212,13 @@ func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
 			}
 			r.Records++
 			o += k
+			// Records with this header after it (Sets or Adds of one component on entity
+			// after entity) go on in a typed loop while no row moves (archApplyRun).
+			if h&0xff != RecordRemove && r.Records < n && o+2 <= len(words) && uint32(words[o]) == h {
+				var recs int
+				o, recs = w.archApplyRun(words, o, n-r.Records, h, x)
+				r.Records += recs
+			}
 			continue
 		}
 		have := w.masks[s]

@@ -13,7 +13,9 @@
 //   - [World.ApplyValues] applies a deferred command stream's one-value records, and
 //     [World.CreateValues] a create with the records naming its placeholder, each run of
 //     records on one entity as its net change (per-entity batching, below); [World.TryChange]
-//     is one net change in one call.
+//     is one net change in one call. [World.CreateRecords], [World.DestroyRecords] and
+//     [World.PutRecords] apply runs of the stream's create, destroy and bundle Add and Set
+//     records, each as the call record by record would, one bundle shape checked once.
 //   - [Storage] is the layout, chosen with [WithStorage]: [Slots] (the default) or
 //     [Archetypes] (see Storage below); [World.Storage] reports it, [World.Moves] counts
 //     archetype row moves.

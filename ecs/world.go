@@ -322,12 +322,22 @@ func (w *World) Destroy(e Entity) error {
 	if w.Iterating() {
 		return fmt.Errorf("destroy %v: %w", e, ErrIterating)
 	}
-	slot := e.slot
+	w.destroy(e.slot)
+	return nil
+}
+
+// destroy is Destroy of live slot while no query iterates.
+func (w *World) destroy(slot uint32) {
 	if w.arch != nil {
 		w.archDestroy(slot)
 	} else {
 		for m := w.masks[slot]; m != 0; m &= m - 1 {
-			w.cols[trailingZeros(m)].clear(slot)
+			// A pointer-free value is cleared by stores, without the column's method.
+			if id := trailingZeros(m); w.zeroable.Has(id) {
+				w.raw[id].zero(slot)
+			} else {
+				w.cols[id].clear(slot)
+			}
 		}
 	}
 	w.masks[slot] = 0
@@ -351,7 +361,6 @@ func (w *World) Destroy(e Entity) error {
 		w.compact()
 	}
 	w.changes++
-	return nil
 }
 
 // compact drops tombstones from the live order, keeping creation order.

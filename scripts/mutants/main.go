@@ -81,6 +81,13 @@ var mutants = []mutant{
 	{id: "batch-run-crosses-entities", file: "ecs/batch.go", old: "*(*uint64)(unsafe.Add(p, 4)) != ews || ", new: "ews == 0 && "},
 	{id: "batch-create-noops-lost", file: "deferral/batch.go", old: "\t\tc.report.NoopRemoves += r.NoopRemoves\n", new: ""},
 	{id: "ecs-set-adds", file: "ecs/world.go", old: "\t\tcase !has && !add:\n\t\t\terr = ErrMissingComponent\n", new: ""},
+	// The commit's runs of creates, destroys and bundle Adds and Sets (CreateRecords,
+	// DestroyRecords, PutRecords and their callers in deferral/bulk.go).
+	{id: "bulk-destroy-dead-counted", file: "ecs/records.go", old: "\t\t\tr.Dead++\n\t\t} else {", new: "\t\t\tr.Destroyed++\n\t\t} else {"},
+	{id: "bulk-create-culled-resolution", file: "deferral/bulk.go", old: "resolution{e: e, state: resCreated}", new: "resolution{e: e, state: resCulled}"},
+	{id: "bulk-put-set-adds", file: "ecs/records.go", old: "mask&^have != 0 && (h&0xff == RecordSet || iter)", new: "mask&^have != 0 && iter"},
+	{id: "bulk-create-twice", file: "deferral/bulk.go", old: "\t\tif got != want {\n\t\t\tbreak\n\t\t}\n", new: "\t\t_, _ = got, want\n"},
+	{id: "bulk-create-no-validate", file: "ecs/records.go", old: "w.hasCol&bit == 0 || w.validated&bit != 0 ||", new: "w.hasCol&bit == 0 ||"},
 
 	// cmdbuffer.
 	{id: "cmdbuffer-recorder-before-key", file: "strategies/cmdbuffer/buffer.go", old: "\tif c := cmp.Compare(a.key, b.key); c != 0 {\n\t\treturn c\n\t}\n\tif c := cmp.Compare(a.rec, b.rec); c != 0 {\n\t\treturn c\n\t}", new: "\tif c := cmp.Compare(a.rec, b.rec); c != 0 {\n\t\treturn c\n\t}\n\tif c := cmp.Compare(a.key, b.key); c != 0 {\n\t\treturn c\n\t}"},

@@ -1,7 +1,8 @@
 // Package peerload holds the workloads that set deferred structural changes against the
 // best Go alternative, collecting by hand with Ark (github.com/mlange-42/ark): the same ops
-// through a strategy's documented API (Recorder.Set of a Value, Recorder.Add of a bundle,
-// Recorder.Create of a bundle, Recorder.Destroy, a commit), through Ark's collect-then-apply
+// through the calls a strategy's documentation shows (deferral.Set of one value, as the
+// README's example stages it; Recorder.Add of a bundle, Recorder.Create of a bundle,
+// Recorder.Destroy, a commit), through Ark's collect-then-apply
 // (a reused slice filled, then applied with Ark's immediate calls) and through Ark's batch
 // operations. The Peer scenario times them and instrcount counts them; every path checks
 // the world it leaves against the same expected state.
@@ -88,7 +89,7 @@ func Strategy(name string, mk deferral.Factory, s ecs.Storage) (Load, error) {
 		round := func() error {
 			k++
 			for i, e := range ents {
-				r.Set(e, workload.Position.Value(setValue(k, i)))
+				deferral.Set(r, e, workload.Position, setValue(k, i))
 			}
 			_, err := commit()
 			return err

@@ -1,0 +1,137 @@
+package conformance
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/deferbench/deferbench/conformance/internal/reference"
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/workload"
+)
+
+// bulkCases are the commits the bulk row runs: many commands making one change in a row —
+// creates of one bundle shape, destroys, Adds and Sets of one bundle entity after entity —
+// which a commit may apply as runs (ecs.World.CreateRecords, DestroyRecords, PutRecords),
+// each broken by what one-by-one application does differently: a culled create, a create
+// of another shape, a destroy of a dead, repeated or placeholder target, an Add to an entity
+// that has the components already, a Set of a component the entity lacks or a hand-built
+// create of a placeholder already created (the commit fails there).
+var bulkCases = []batchCase{
+	{name: "CreatesOfOneShape", setup: ents(), stage: func(r *deferral.Recorder, _ []ecs.Entity) []ecs.Entity {
+		var ph []ecs.Entity
+		for i := range 24 {
+			b := pt(float64(i), 1).With(vl(1, float64(i)))
+			switch i {
+			case 7:
+				b = pt(7, 7).With(life(-1)) // culled
+			case 13:
+				b = tag(13) // another shape
+			}
+			ph = append(ph, r.Create(b))
+		}
+		return ph
+	}},
+	{name: "CreateTwiceRefused", setup: ents(), stage: func(r *deferral.Recorder, _ []ecs.Entity) []ecs.Entity {
+		p := r.Create(pt(1, 1).With(vl(1, 1)))
+		q := r.Create(pt(2, 2).With(vl(2, 2)))
+		// A hand-built create of a placeholder this commit created: the commit fails there.
+		r.Stage(deferral.Command{Verb: deferral.VerbCreate, Entity: p, Bundle: pt(3, 3).With(vl(3, 3))})
+		return []ecs.Entity{p, q}
+	}},
+	{name: "Destroys", setup: ents(pt(0, 0), pt(1, 1), pt(2, 2).With(vl(2, 2)), pt(3, 3), pt(4, 4), tag(5)), stage: func(r *deferral.Recorder, e []ecs.Entity) []ecs.Entity {
+		p := r.Create(pt(9, 9))
+		for _, i := range []int{0, 2, 4, 2, 5} { // e[2] twice: the second is ignored
+			r.Destroy(e[i])
+		}
+		r.Destroy(p)
+		r.Destroy(e[1])
+		r.Destroy(e[3])
+		return []ecs.Entity{p}
+	}},
+	{name: "AddBundleEntityAfterEntity", setup: ents(pt(0, 0), pt(1, 1).With(vl(1, 1)), pt(2, 2), tag(3), pt(4, 4), pt(5, 5)), stage: func(r *deferral.Recorder, e []ecs.Entity) []ecs.Entity {
+		for i, x := range e {
+			r.Add(x, vl(float64(i), 2).With(tag(uint32(i))))
+		}
+		for i, x := range e[:3] {
+			r.Add(x, vl(float64(i), 3).With(tag(uint32(i+10)))) // overwrites
+		}
+		return nil
+	}},
+	{name: "SetBundleMissingFails", setup: ents(pt(0, 0).With(tag(0)), pt(1, 1).With(tag(1)), pt(2, 2), pt(3, 3).With(tag(3))), stage: func(r *deferral.Recorder, e []ecs.Entity) []ecs.Entity {
+		for i, x := range e {
+			r.Set(x, pt(float64(i), 9).With(tag(uint32(i)))) // fails at e[2], which lacks the tag
+		}
+		return nil
+	}},
+}
+
+// bulkName names the bulk row: every strategy's commit must give the results of one-by-one
+// application for commits of many like commands, however it applies them.
+func bulkName(deferral.Capabilities) string { return "BulkRunsAsOneByOne" }
+
+// checkBulk: every bulk case commits with the results of one-by-one application (the
+// reference strategy on a twin world) — the commit's error, the report, the resolutions, the
+// world's Hash and Changes, after a retry and after discarding the suffix (as checkBatch) —
+// on the fixture's storage and on archetype storage, where the order in which a query visits
+// the entities (their rows) must be one-by-one's too.
+func checkBulk(x *fixture) {
+	stores := []ecs.Storage{x.store}
+	if x.store != ecs.Archetypes {
+		stores = append(stores, ecs.Archetypes)
+	}
+	for _, st := range stores {
+		for _, c := range bulkCases {
+			x.bulkCase(c, st)
+		}
+	}
+}
+
+func (x *fixture) bulkCase(c batchCase, st ecs.Storage) {
+	x.Helper()
+	op := fmt.Sprintf("bulk %s (storage %v)", c.name, st)
+	sides := [2]*batchSide{}
+	for i, f := range []Factory{x.f, reference.Factory(reference.Ordered, reference.NoBug)} {
+		w := ecs.NewWorld(ecs.WithStorage(st))
+		s := f(w)
+		x.owned = append(x.owned, s)
+		sides[i] = &batchSide{w: w, s: s, ents: c.setup(w)}
+		sides[i].ph = c.stage(s.NewRecorder(), sides[i].ents)
+	}
+	got, ref := sides[0], sides[1]
+	errGot, errRef := got.s.Commit(), ref.s.Commit()
+	x.sameCommit(op, errGot, errRef)
+	x.sameState(op, got, ref)
+	x.sameVisits(op, got.w, ref.w)
+	if errRef != nil {
+		x.sameCommit(op+": retry", got.s.Commit(), ref.s.Commit())
+		x.sameState(op+": after the retry", got, ref)
+		for _, sd := range sides {
+			sd.s.Discard()
+		}
+		x.sameState(op+": after discarding the suffix", got, ref)
+	}
+	gotRep, err1 := got.s.TakeReport()
+	refRep, err2 := ref.s.TakeReport()
+	if x.wantNil(op+": take report", err1) && x.wantNil(op+": take report of one-by-one", err2) {
+		x.sameReport(op, gotRep, refRep)
+	}
+}
+
+// sameVisits reports unless queries of Position and of every entity visit the two worlds'
+// entities in the same order (by slot).
+func (x *fixture) sameVisits(op string, got, ref *ecs.World) {
+	x.Helper()
+	for _, m := range []ecs.Mask{ecs.MaskOf(workload.Position.ID()), 0} {
+		var a, b []uint32
+		for e := range got.Query(m) {
+			a = append(a, e.Slot())
+		}
+		for e := range ref.Query(m) {
+			b = append(b, e.Slot())
+		}
+		if !slices.Equal(a, b) {
+			x.Errorf("%s: query of %v visits slots %v, one by one %v", op, m, a, b)
+		}
+	}
+}

@@ -1,0 +1,221 @@
+package ecs
+
+import "unsafe"
+
+// This file holds the bulk primitives a deferred commit applies creates and destroys with:
+// CreateRecords and DestroyRecords, over records of the stream format ApplyValues reads.
+
+// The record verbs of creates and destroys: the values of deferral's VerbCreate and
+// VerbDestroy (deferral holds its verbs to these).
+const (
+	RecordCreate  = 1
+	RecordDestroy = 2
+)
+
+// The forms of a record (byte 3 of its header): one value (or none), or a Bundle.
+const (
+	formValue  = 0
+	formBundle = 1
+)
+
+// CreateRecords creates, from the start of words, one entity per create record, up to n
+// records, as Create does each, appends their handles to created in order, and returns how
+// many records it applied, the words they use, and the extended slice. A create record is a
+// 4-byte header — byte 0 RecordCreate, byte 1 the payload's length in bytes (a multiple of
+// 8), byte 2 zero, byte 3 the form (1: a Bundle) — the 12-byte entity the create minted (a
+// placeholder; CreateRecords ignores it), then the payload: the Bundle's first 16 bytes
+// (count, bytes used, ids, offsets) and the words of values it uses.
+//
+// It stops before the first record that is not a create record of that shape, or whose
+// bundle needs more than Create's mask tests (a duplicate component, a component without a
+// column yet, a validator, a query iterating), or when the world is full: the caller takes
+// Create's checked path for that record, which returns its error. Consecutive records of one
+// bundle shape (the same first 16 bytes) are checked once; on archetype storage their rows go
+// into one table, found once. The entities, their values, Changes, Placements and the order
+// of slots and rows are those of Create called record by record. It never fails, and reads
+// no word past a record's length or past words.
+func (w *World) CreateRecords(words []uint64, n int, created []Entity) (recs, used int, out []Entity) {
+	if w.iters.Load() > 0 {
+		return 0, 0, created
+	}
+	var shape [2]uint64 // the bundle head last checked; count 0 never matches a real one
+	var mask Mask
+	ti := int32(-1)
+	o := 0
+	for ; recs < n && o+4 <= len(words); recs++ {
+		h := uint32(words[o])
+		k := 2 + int(h>>11&0x1f)
+		if h&0xff != RecordCreate || h>>24 != formBundle || o+k > len(words) {
+			break
+		}
+		if head := [2]uint64{words[o+2], words[o+3]}; head != shape {
+			m, ok := w.bundleShape(words[o+2:o+k], k-4)
+			if !ok {
+				break
+			}
+			shape, mask, ti = head, m, -1
+		}
+		slot, err := w.newSlot()
+		if err != nil {
+			break
+		}
+		cols, row := &w.raw, slot
+		if w.arch != nil {
+			if ti < 0 {
+				ti = w.arch.tableOf(mask)
+			}
+			t, trow := w.arch.place(ti, slot)
+			cols, row = &t.raw, trow
+		}
+		putBundle(cols, row, unsafe.Pointer(&words[o+2]))
+		created = append(created, w.created(slot, mask))
+		o += k
+	}
+	return recs, o, created
+}
+
+// bundleShape checks the bundle whose first 16 bytes start payload, with vwords words of
+// values, as Create's mask tests do, and returns its component set; ok is false when Create
+// must take its checked path (a duplicate, an unknown component or one without a column, a
+// validator) or the payload is not a bundle of that length whose values lie inside it.
+//
+//go:noinline
+func (w *World) bundleShape(payload []uint64, vwords int) (mask Mask, ok bool) {
+	p := unsafe.Pointer(unsafe.SliceData(payload))
+	cnt, usedBytes := int(*(*uint8)(p)), int(*(*uint8)(unsafe.Add(p, 1)))
+	if cnt == 0 || cnt > MaxBundle || usedBytes != vwords*8 {
+		return 0, false
+	}
+	for i := range cnt {
+		id := *(*ComponentID)(unsafe.Add(p, 2+i))
+		off := int(*(*uint8)(unsafe.Add(p, 2+MaxBundle+i)))
+		bit := Mask(1) << id
+		if id >= MaxComponents || mask&bit != 0 || w.hasCol&bit == 0 || w.validated&bit != 0 ||
+			off*8+int(w.raw[id].size) > usedBytes && w.raw[id].size > 0 {
+			return 0, false
+		}
+		mask |= bit
+	}
+	return mask, true
+}
+
+// DestroyRun is what DestroyRecords applied: Records records using Words words, of which
+// Destroyed destroyed an entity and Dead named no live entity of the world (dead, stale,
+// foreign or empty handles, or one already destroyed: nothing changed).
+type DestroyRun struct {
+	Records, Words, Destroyed, Dead int
+}
+
+// DestroyRecords destroys, from the start of words, the target of each destroy record, up
+// to n records, as Destroy does each, and returns what it applied. A destroy record is a
+// 4-byte header — byte 0 RecordDestroy, bytes 1 to 3 zero — and the 12-byte target. A target
+// that is not a live entity of w is counted Dead and changes nothing. It stops before the
+// first record that is not a destroy record of that shape or that names a placeholder (the
+// caller resolves it), and at once while a query iterates (Destroy's ErrIterating is the
+// caller's). The world's state, Changes and the order of slots and rows are those of Destroy
+// called record by record.
+func (w *World) DestroyRecords(words []uint64, n int) (r DestroyRun) {
+	if w.iters.Load() > 0 {
+		return r
+	}
+	o := 0
+	for ; r.Records < n && o+2 <= len(words); r.Records++ {
+		p := unsafe.Pointer(&words[o])
+		if *(*uint32)(p) != RecordDestroy {
+			break
+		}
+		e := *(*Entity)(unsafe.Add(p, 4))
+		if !w.isLive(e) {
+			if e.IsPlaceholder() {
+				break
+			}
+			r.Dead++
+		} else {
+			w.destroy(e.slot)
+			r.Destroyed++
+		}
+		o += 2
+	}
+	r.Words = o
+	return r
+}
+
+// PutRecords applies, from the start of words, up to n bundle-form Add and Set records by
+// the lenient rules of a commit, as Upsert (an Add) or Set of the record's Bundle on its
+// target, and returns what it applied. Such a record is a 4-byte header — byte 0 RecordAdd
+// or RecordSet, byte 1 the payload's length in bytes, byte 2 zero, byte 3 the form (1: a
+// Bundle) — the 12-byte target, then the Bundle's first 16 bytes and the words of values it
+// uses, as in CreateRecords. A record on an entity that is not live is counted Dead and
+// changes nothing.
+//
+// It stops before the first record that is not of that shape, names a placeholder, or that
+// Upsert or Set could not finish with their mask tests: a duplicate component, one without a
+// column yet, a validator, a Set of a component the entity lacks, an Add of one while a query
+// iterates. Consecutive records of one bundle shape are checked once; on archetype storage a
+// record that adds components moves the row once, and entity after entity making the same
+// change from one table finds the destination once (the memo archChange keeps). The state,
+// Changes, Moves and the order of rows are those of the calls record by record.
+func (w *World) PutRecords(words []uint64, n int) (r ValueRun) {
+	iter := w.iters.Load() > 0
+	var shape [2]uint64
+	var mask Mask
+	o := 0
+	for ; r.Records < n && o+4 <= len(words); r.Records++ {
+		p := unsafe.Pointer(&words[o])
+		h := *(*uint32)(p)
+		k := 2 + int(h>>11&0x1f)
+		if v := h & 0xff; v != RecordAdd && v != RecordSet || h&0xff_ff0000 != formBundle<<24 || o+k > len(words) {
+			break
+		}
+		e := (*Entity)(unsafe.Add(p, 4))
+		if !w.isLive(*e) {
+			if e.IsPlaceholder() {
+				break
+			}
+			r.Dead++
+			o += k
+			continue
+		}
+		if head := [2]uint64{words[o+2], words[o+3]}; head != shape {
+			m, ok := w.bundleShape(words[o+2:o+k], k-4)
+			if !ok {
+				break
+			}
+			shape, mask = head, m
+		}
+		slot := e.slot
+		have := w.masks[slot]
+		if mask&^have != 0 && (h&0xff == RecordSet || iter) {
+			break
+		}
+		b := unsafe.Add(p, 16)
+		cols, row := &w.raw, slot
+		if w.arch != nil {
+			if mask&^have != 0 {
+				w.archChange(slot, have, have|mask)
+			}
+			l := w.arch.loc[slot]
+			cols, row = &w.arch.tables[l.t].raw, l.row
+		}
+		putBundle(cols, row, b)
+		w.masks[slot] = have | mask
+		w.changes++
+		o += k
+	}
+	r.Words = o
+	return r
+}
+
+// putBundle writes the values of the bundle record payload at b (its first 16 bytes, then
+// its values; a shape bundleShape accepted) into the columns cols at row.
+func putBundle(cols *[MaxComponents]rawColumn, row uint32, b unsafe.Pointer) {
+	cnt, usedBytes := uintptr(*(*uint8)(b)), uintptr(*(*uint8)(unsafe.Add(b, 1)))
+	for i := range cnt {
+		id := *(*ComponentID)(unsafe.Add(b, 2+i))
+		src := b // a value of no size may sit at the end of the values: no address past them is formed
+		if off := uintptr(*(*uint8)(unsafe.Add(b, 2+MaxBundle+i))) * 8; off < usedBytes {
+			src = unsafe.Add(b, 16+off)
+		}
+		cols[id].put(row, src)
+	}
+}
