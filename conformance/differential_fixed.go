@@ -284,6 +284,14 @@ func fixedPrograms(prof profile) []namedProgram {
 	bd := &fixedBuilder{}
 	cd := bd.create(0, vA(1), vB(1))
 	add("batch: a create destroyed in its commit", 1, fixedSetup, []cmdSpec{cd, setA(bd.target, 2), dst(bd.target), addB(bd.target, 3)})
+	// Entities of one table making different changes one after another (a destination found
+	// for one change must not serve the next).
+	sameTable := [][]value{{vA(1)}, {vA(2)}, {vA(3)}, {vA(4)}}
+	s0, s1, s2, s3 := ref{kind: refSetup}, ref{kind: refSetup, n: 1}, ref{kind: refSetup, n: 2}, ref{kind: refSetup, n: 3}
+	add("batch: entities of one table making different changes", 1, sameTable, []cmdSpec{
+		addB(s0, 1), setB(s0, 2), addB(s1, 3), rm(s1, false), addB(s2, 4), setA(s2, 5), rm(s3, false), addA(s3, 6), addB(s3, 7)})
+	add("batch: entities of one table making one change, then another", 1, sameTable, []cmdSpec{
+		addB(s0, 1), setB(s0, 2), addB(s1, 3), setB(s1, 4), addB(s2, 5), rm(s2, false), addB(s3, 6), setA(s3, 7)})
 	// Bulk: 48 creates, some with runs; sets and removes over 8 setup entities.
 	var bulkSetup [][]value
 	for i := range 8 {

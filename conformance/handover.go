@@ -30,6 +30,7 @@ func TestHandover(t *testing.T, f Factory) {
 		{"HandoverNumberingAcrossHandovers", checkHandoverNumbering, varyCmd},
 		{"HandoverDuringDrainedCommitNumbering", checkHandoverDuringDrainedCommit, varyCmd},
 		{"HandoverDuringFailedCommitNumbering", checkHandoverDuringFailedCommit, varyCmd},
+		{"HandoverDuringCommitFailsNext", checkHandoverDuringCommitFailsNext, varyCmd},
 	})
 }
 
@@ -188,5 +189,36 @@ func checkHandoverOrderInterleaved(x *fixture) {
 	x.commit("retry after the cause is fixed", x.s)
 	want(x, "apply order after the retry (nothing replayed)", strings.Join(log, " "), "r0c@6")
 	want(x, "position of f", x.pos("f", x.w, f), v2(3, 3))
+	want(x, "pending", x.s.Pending(), 0)
+}
+
+// checkHandoverDuringCommitFailsNext: commands a closure stages and hands over during a
+// drained commit are the first of the next commit, numbered from 0: a failing one among them
+// is named by its index there, through a retry.
+func checkHandoverDuringCommitFailsNext(x *fixture) {
+	h := need[Handoverer](x, "TestHandover")
+	e := x.create(x.w, pt(0, 0))
+	r := x.rec()
+	broken := new(bool)
+	var cause error
+	r.Set(e, pt(1, 1))
+	r.Do(func(*ecs.World) error {
+		r.Set(e, pt(2, 2))
+		cause = x.failing(r, e, v2(1, 1), broken)
+		r.Set(e, pt(3, 3))
+		h.Handover(r)
+		return nil
+	})
+	r.Set(e, pt(4, 4))
+	h.Handover(r)
+	x.commit("commit whose closure hands over a failing command", x.s)
+	want(x, "pending after it (what the closure handed over)", x.s.Pending(), 3)
+	at := deferral.Pos{Recorder: r.Index(), Index: 1}
+	x.wantFailedAt("next commit, failing at the second command the closure handed over", x.s.Commit(), at, cause)
+	want(x, "position of e", x.pos("e", x.w, e), v2(2, 2))
+	x.wantFailedAt("retry", x.s.Commit(), at, cause)
+	x.fixFailing(e, broken)
+	x.commit("retry after the cause is fixed", x.s)
+	want(x, "position of e", x.pos("e", x.w, e), v2(3, 3))
 	want(x, "pending", x.s.Pending(), 0)
 }
