@@ -159,7 +159,7 @@ var mutants = []mutant{
 	{id: "versioned-replica-version-stale", file: "strategies/versioned/ecs.go", old: "\ts.pub.version = s.version\n", new: ""},
 	{id: "versioned-replay-commands-skipped", file: "strategies/versioned/ecs.go", old: "\t\t\terr = s.core.Replay(s.pub.w, st.cmd)\n", new: ""},
 	// Table moves of archetype storage (every row on storage=archetypes, DifferentialFixed).
-	{id: "ecs-put-moves-to-last-table", file: "ecs/archetype.go", old: "\t\t\tti = a.withID(ti, trailingZeros(n))\n", new: "\t\t\tti = a.withID(int32(a.loc[slot].t), trailingZeros(n))\n"},
+	{id: "ecs-put-moves-to-last-table", file: "ecs/batch.go", old: "\t\tti = a.withID(ti, trailingZeros(m))\n", new: "\t\tti = a.withID(a.hopFrom, trailingZeros(m))\n"},
 }
 
 func main() {
