@@ -82,7 +82,7 @@
 // submitted while a commit runs starts only after it (ReadersNeverOverlapFlush: the commit is
 // held in a closure while the read tries to get in), and reads after a discard and after a
 // failed commit and its retries. TestGraph asserts that a flush node runs after every appender,
-// declared before or after it, in declaration order, keeps a failed flush's suffix, and reports
+// declared before or after it, in declaration order, keeps a failed flush's suffix, skips what depends on a failed node, and reports
 // a cycle (a node that reads the world and appends, declared after the flush) as an error
 // naming its nodes, never a panic (Graph,
 // an adapter the strategy's test writes over its graph type). TestHooks asserts that sort,

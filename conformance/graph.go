@@ -22,7 +22,10 @@ import (
 //   - a reading node runs before the flush when declared before it, after it when declared
 //     after it;
 //   - a failed flush leaves the failing command and its suffix pending (the deferral failure
-//     policy); the next Execute's flush applies them before that run's appends.
+//     policy); the next Execute's flush applies them before that run's appends;
+//   - a node that fails skips the nodes that depend on it (directly or transitively: an
+//     appender's flush, and what is ordered after that), every other node runs, and Execute
+//     returns an error wrapping the node's.
 type Graph interface {
 	// Append declares a node that runs fn with a recorder of the strategy minted for the node.
 	Append(name string, fn func(r *deferral.Recorder) error)
@@ -62,6 +65,7 @@ func TestGraph(t *testing.T, f Factory, g MakeGraph) {
 		{"GraphFlushBetweenAppenders", graph(checkGraphFlushBetween), 0},
 		{"GraphReadersAroundFlush", graph(checkGraphReaders), 0},
 		{"GraphFailedFlushRetried", graph(checkGraphFailedFlush), varyCmd},
+		{"GraphFailedNodeSkipsDependents", graph(checkGraphFailedNode), 0},
 		{"GraphCyclesNamed", func(x *fixture) { checkGraphCycles(x, g) }, 0},
 	})
 }
@@ -127,13 +131,49 @@ func checkGraphFlushBetween(x *fixture, g Graph) {
 func checkGraphReaders(x *fixture, g Graph) {
 	e := x.create(x.w, pt(0, 0))
 	var seenBefore, seenAfter float64
-	g.Read("before", func(w *ecs.World) error { seenBefore = x.pos("read before", w, e).X; return nil })
+	g.Read("before", func(w *ecs.World) error {
+		time.Sleep(flushGrace / 4) // time for a flush scheduled beside it to run
+		seenBefore = x.pos("read before", w, e).X
+		return nil
+	})
 	g.Append("set", func(r *deferral.Recorder) error { r.Set(e, pt(5, 5)); return nil })
 	g.Flush()
 	g.Read("after", func(w *ecs.World) error { seenAfter = x.pos("read after", w, e).X; return nil })
 	x.wantNil("execute", g.Execute())
 	want(x, "reader declared before the flush: x", seenBefore, 0)
 	want(x, "reader declared after the flush: x", seenAfter, 5)
+}
+
+// checkGraphFailedNode: an appender that fails skips the flush, which depends on it, and the
+// reader ordered after the flush; an independent appender still runs; Execute returns the
+// node's error. The next Execute, the node mended, commits what both staged.
+func checkGraphFailedNode(x *fixture, g Graph) {
+	e := x.create(x.w, pt(0, 0))
+	errNode := errors.New("conformance: the node fails on purpose")
+	fail, goodRuns, readRuns := true, 0, 0
+	g.Append("failing", func(r *deferral.Recorder) error {
+		r.Set(e, pt(1, 1))
+		if fail {
+			return errNode
+		}
+		return nil
+	})
+	g.Append("good", func(r *deferral.Recorder) error { goodRuns++; r.Create(pt(2, 2)); return nil })
+	g.Flush()
+	g.Read("after", func(*ecs.World) error { readRuns++; return nil })
+	if err := g.Execute(); !errors.Is(err, errNode) {
+		x.Errorf("execute with a failing appender: got %v, want an error wrapping %v", err, errNode)
+	}
+	want(x, "runs of the independent appender", goodRuns, 1)
+	want(x, "runs of the reader after the flush (skipped: it depends on the failed node)", readRuns, 0)
+	want(x, "pending (the flush was skipped: both appenders' commands)", x.s.Pending(), 2)
+	want(x, "position of e", x.pos("e", x.w, e), v2(0, 0))
+	fail = false
+	x.wantNil("second execute", g.Execute())
+	want(x, "pending after the second execute", x.s.Pending(), 0)
+	want(x, "position of e", x.pos("e", x.w, e), v2(1, 1))
+	want(x, "live entities (one create per execute)", x.w.Len(), 3)
+	want(x, "runs of the reader", readRuns, 1)
 }
 
 // checkGraphFailedFlush: a failed flush keeps the failing command and its suffix pending;

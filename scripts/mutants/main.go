@@ -158,6 +158,15 @@ var mutants = []mutant{
 	// versioned's version numbers (VersionNumbers) and replay path.
 	{id: "versioned-replica-version-stale", file: "strategies/versioned/ecs.go", old: "\ts.pub.version = s.version\n", new: ""},
 	{id: "versioned-replay-commands-skipped", file: "strategies/versioned/ecs.go", old: "\t\t\terr = s.core.Replay(s.pub.w, st.cmd)\n", new: ""},
+	// Found surviving by an outside measure (semantic mutants written apart from this list),
+	// then killed by the rows added for them: HooksDedupInterleavedKeys' adds,
+	// GraphFlushDeclaredLast, GraphReadersAroundFlush's pausing reader,
+	// GraphFailedNodeSkipsDependents, DifferentialFixed's same-table changes.
+	{id: "cmdbuffer-hooks-dedup-keeps-first", file: "strategies/cmdbuffer/hooks.go", old: "if _, dup := b.seen[key]; dup {\n", new: "if _, dup := b.seen[key]; dup && k > 0 {\n"},
+	{id: "hybrid-earlier-appender-flush-edge-lost", file: "strategies/hybrid/graph.go", old: "\t\t\t\t\tadd(ui.n, uj.n, \"append→flush on \"+name)\n", new: ""},
+	{id: "hybrid-reader-edges-lost", file: "strategies/hybrid/graph.go", old: "\t\t\t\tcase conflicts(ui.mode, uj.mode):\n\t\t\t\t\tadd(ui.n, uj.n,", new: "\t\t\t\tcase conflicts(ui.mode, uj.mode) && ui.mode != ModeRead:\n\t\t\t\t\tadd(ui.n, uj.n,"},
+	{id: "hybrid-failure-not-poisoning", file: "strategies/hybrid/exec.go", old: "\tpoison := skipped || err != nil\n", new: "\tpoison := skipped\n"},
+	{id: "ecs-table-memo-ignores-change", file: "ecs/batch.go", old: "if ti != a.hopFrom || final != a.hopMask {", new: "if ti != a.hopFrom {"},
 	// Table moves of archetype storage (every row on storage=archetypes, DifferentialFixed).
 	{id: "ecs-put-moves-to-last-table", file: "ecs/batch.go", old: "\t\tti = a.withID(ti, trailingZeros(m))\n", new: "\t\tti = a.withID(a.hopFrom, trailingZeros(m))\n"},
 }
