@@ -36,13 +36,9 @@ func TestRunCountOnARM(t *testing.T) {
 		t.Skipf("the run itself is checked on arm64 and arm (make test-arm); this is %s", runtime.GOARCH)
 	}
 	out := filepath.Join(t.TempDir(), "r")
-	cmd := deferbenchCmd("run", "-measure", "instructions", "-scenarios", "Stage", "-out", out)
 	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); errors.Is(err, syscall.ENOEXEC) {
-		t.Skipf("cannot run the test binary as a child process: %v", err)
-	}
-	if code := cmd.ProcessState.ExitCode(); code != 2 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "instructions counter") {
+	err := runContext(context.Background(), []string{"run", "-measure", "instructions", "-scenarios", "Stage", "-out", out}, io.Discard, &stderr)
+	if code := exitCode(err, &stderr); code != 2 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "instructions counter") {
 		t.Errorf("status %d, stderr %q; want 2 and one line naming the PMU's instructions counter", code, stderr.String())
 	}
 	if _, err := os.Stat(out); err == nil {
