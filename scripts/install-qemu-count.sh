@@ -76,7 +76,7 @@ if [ ! -s "$dir/qemu-plugin.h" ]; then
 			exit 1
 		fi
 	fi
-	orig=$(ls "$tmp"/qemu_*.orig.tar.* 2>/dev/null | head -1)
+	orig=$(find "$tmp" -maxdepth 1 -name 'qemu_*.orig.tar.*' | head -1)
 	if [ -z "$orig" ]; then
 		echo "$who: apt-get source qemu gave no qemu_*.orig.tar.*: run apt-get source --download-only qemu by hand to see why" >&2
 		exit 1
@@ -91,7 +91,7 @@ if [ ! -s "$dir/qemu-plugin.h" ]; then
 	mv "$dir/qemu-plugin.h.tmp" "$dir/qemu-plugin.h"
 fi
 
-sum=$(sha256sum "$src" "$dir/qemu-plugin.h" | sha256sum | cut -d' ' -f1)
+sum=$(cat "$src" "$dir/qemu-plugin.h" | sha256sum | cut -d' ' -f1)
 if [ ! -s "$plugin" ] || [ "$(cat "$dir/libinsncount.sha256" 2>/dev/null)" != "$sum" ]; then
 	echo "$who: building $plugin from scripts/qemu/insncount.c" >&2
 	gcc -O2 -shared -fPIC -Wall -Werror -I"$dir" -o "$plugin.tmp" "$src"
