@@ -74,7 +74,7 @@ var mutants = []mutant{
 	{id: "ecs-create-no-validate", file: "ecs/world.go", old: "\t\tif w.raw[id].validate && !c.validIn(*b, i) {\n\t\t\treturn lookup(id).invalid\n\t\t}\n", new: "\t\t_ = c\n"},
 	{id: "ecs-remove-keeps-mask", file: "ecs/world.go", old: "\tw.masks[e.slot] &^= 1 << id\n\tw.changes++\n\treturn nil\n", new: "\tw.changes++\n\treturn nil\n"},
 	{id: "ecs-arch-remove-keeps-mask", file: "ecs/archetype.go", old: "\tw.masks[slot] &^= 1 << id\n", new: ""},
-	{id: "ecs-stale-alive", file: "ecs/world.go", old: "\tcase w.liveGen[e.slot] == e.gen:", new: "\tcase w.liveGen[e.slot] != 0 && e.gen+1 >= w.gens[e.slot]:"},
+	{id: "ecs-stale-alive", file: "ecs/world.go", old: "\treturn e.world == w.id && s < len(w.liveGen) && e.gen == w.liveGen[s]\n", new: "\treturn e.world == w.id && s < len(w.liveGen) && w.liveGen[s] != 0 && e.gen+1 >= w.liveGen[s]\n"},
 	// Per-entity batching (the BatchPerEntity rows and the differential programs).
 	{id: "batch-last-value-lost", file: "ecs/batch.go", old: "\t\to += 2 + int(h>>11&0x1f)\n\t}\n}", new: "\t\to += 2 + int(h>>11&0x1f)\n\t\tbreak\n\t}\n}"},
 	{id: "batch-set-missing-in-run", file: "ecs/batch.go", old: "final&bit == 0 && (h&0xff == RecordSet || iter)", new: "final&bit == 0 && iter"},
