@@ -158,7 +158,8 @@ func (w *World) DestroyRecords(words []uint64, n int) (r DestroyRun) {
 func (w *World) PutRecords(words []uint64, n int) (r ValueRun) {
 	iter := w.iters.Load() > 0
 	var shape [2]uint64
-	var mask Mask
+	var mask, final Mask // final: the set the pending run's entities get (archetype storage)
+	var from int32       // the pending run's table
 	o := 0
 	for ; r.Records < n && o+4 <= len(words); r.Records++ {
 		p := unsafe.Pointer(&words[o])
@@ -190,20 +191,57 @@ func (w *World) PutRecords(words []uint64, n int) (r ValueRun) {
 		}
 		b := unsafe.Add(p, 16)
 		cols, row := &w.raw, slot
-		if w.arch != nil {
+		if a := w.arch; a != nil {
 			if mask&^have != 0 {
-				w.archChange(slot, have, have|mask)
+				// A move: it joins the pending run when it makes the run's change from the
+				// run's table, else the run moves first and this one starts the next.
+				ti := int32(a.loc[slot].t)
+				if len(a.pend) > 0 && (ti != from || have|mask != final) {
+					w.flushPuts(words, from, final)
+					ti = int32(a.loc[slot].t) // the entity may have been in the run
+				}
+				from, final = ti, have|mask
+				a.pend = append(a.pend, slot)
+				a.pendAt = append(a.pendAt, int32(o))
+				w.masks[slot] = final
+				w.changes++
+				o += k
+				continue
 			}
-			l := w.arch.loc[slot]
-			cols, row = &w.arch.tables[l.t].raw, l.row
+			if len(a.pend) > 0 {
+				w.flushPuts(words, from, final)
+			}
+			l := a.loc[slot]
+			cols, row = &a.tables[l.t].raw, l.row
 		}
 		putBundle(cols, row, b)
 		w.masks[slot] = have | mask
 		w.changes++
 		o += k
 	}
+	if w.arch != nil && len(w.arch.pend) > 0 {
+		w.flushPuts(words, from, final)
+	}
 	r.Words = o
 	return r
+}
+
+// flushPuts moves the pending run of PutRecords — entities of table from whose set becomes
+// final, one record each, in the order of their records — to final's table together
+// (moveRows), then writes each record's values into its entity's new row, as archChange and
+// putBundle do record by record (the entities are distinct: a second record on one of them
+// would find its set final already and flush the run first).
+//
+//go:noinline
+func (w *World) flushPuts(words []uint64, from int32, final Mask) {
+	a := w.arch
+	to := a.hopOf(from, final)
+	row := a.moveRows(from, to, a.pend)
+	cols := &a.tables[to].raw
+	for i, o := range a.pendAt {
+		putBundle(cols, row+uint32(i), unsafe.Pointer(&words[o+2]))
+	}
+	a.pend, a.pendAt = a.pend[:0], a.pendAt[:0]
 }
 
 // putBundle writes the values of the bundle record payload at b (its first 16 bytes, then
