@@ -38,11 +38,25 @@ func (a *archStore) moveRows(fi, ti int32, slots []uint32) uint32 {
 			}
 		}
 	}
+	a.srcRows = src
 	t.slots = append(t.slots, slots...)
-	// The swap-removes, in order: the table's last row fills the leaving one.
+	a.dropRows(from, slots)
+	for i, s := range slots {
+		a.loc[s] = loc{uint32(ti), uint32(n0 + i)}
+	}
+	a.moves += uint64(len(slots))
+	return uint32(n0)
+}
+
+// dropRows swap-removes the rows of slots — distinct slots whose rows are all in from — in
+// this order, as drop does row after row: the swap-removes are made in order on the slots
+// and loc (the last row fills the leaving one), then each column replays the copies they
+// imply in that order, and the values holding pointers of the rows left are cleared. The
+// slots' own places in loc are the caller's.
+func (a *archStore) dropRows(from *table, slots []uint32) {
 	fill := a.fills[:0]
 	fs := from.slots
-	for i, s := range slots {
+	for _, s := range slots {
 		row, last := a.loc[s].row, uint32(len(fs)-1)
 		if row != last {
 			l := fs[last]
@@ -51,7 +65,6 @@ func (a *archStore) moveRows(fi, ti int32, slots []uint32) uint32 {
 			fill = append(fill, [2]uint32{row, last})
 		}
 		fs = fs[:last]
-		a.loc[s] = loc{uint32(ti), uint32(n0 + i)}
 	}
 	for _, id := range from.flat {
 		r := &from.raw[id]
@@ -70,9 +83,7 @@ func (a *archStore) moveRows(fi, ti int32, slots []uint32) uint32 {
 		}
 	}
 	from.slots = fs
-	a.srcRows, a.fills = src, fill
-	a.moves += uint64(len(slots))
-	return uint32(n0)
+	a.fills = fill
 }
 
 // hopOf returns the table reached from table fi by making its set final, through the memo

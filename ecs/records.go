@@ -118,6 +118,9 @@ func (w *World) DestroyRecords(words []uint64, n int) (r DestroyRun) {
 	if w.iters.Load() > 0 {
 		return r
 	}
+	if w.arch != nil {
+		return w.archDestroyRecords(words, n)
+	}
 	o := 0
 	for ; r.Records < n && o+2 <= len(words); r.Records++ {
 		p := unsafe.Pointer(&words[o])
@@ -138,6 +141,50 @@ func (w *World) DestroyRecords(words []uint64, n int) (r DestroyRun) {
 	}
 	r.Words = o
 	return r
+}
+
+// archDestroyRecords is DestroyRecords on archetype storage: the rows of entity after entity
+// of one table wait in a.pend and go together (dropRows) before a row of another table goes;
+// the rest of each destroy is made at once.
+func (w *World) archDestroyRecords(words []uint64, n int) (r DestroyRun) {
+	a := w.arch
+	a.dropLater = true
+	defer func() { a.dropLater = false }()
+	var pt uint32 // the pending rows' table
+	o := 0
+	for ; r.Records < n && o+2 <= len(words); r.Records++ {
+		p := unsafe.Pointer(&words[o])
+		if *(*uint32)(p) != RecordDestroy {
+			break
+		}
+		e := *(*Entity)(unsafe.Add(p, 4))
+		if !w.isLive(e) {
+			if e.IsPlaceholder() {
+				break
+			}
+			r.Dead++
+		} else {
+			if t := a.loc[e.slot].t; t != pt {
+				w.flushDrops(pt)
+				pt = t
+			}
+			w.destroy(e.slot) // its row joins a.pend (a.dropLater)
+			r.Destroyed++
+		}
+		o += 2
+	}
+	r.Words = o
+	w.flushDrops(pt)
+	return r
+}
+
+// flushDrops swap-removes DestroyRecords' pending rows, all of table t, together, as
+// archDestroy does one after another.
+func (w *World) flushDrops(t uint32) {
+	if a := w.arch; a != nil && len(a.pend) > 0 {
+		a.dropRows(a.tables[t], a.pend)
+		a.pend = a.pend[:0]
+	}
 }
 
 // PutRecords applies, from the start of words, up to n bundle-form Add and Set records by

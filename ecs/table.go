@@ -49,6 +49,7 @@ type archStore struct {
 	pendAt, pendTo []int32
 	srcRows        []uint32
 	fills          [][2]uint32
+	dropLater      bool // archDestroy leaves the row in pend (archDestroyRecords)
 }
 
 func newArchStore() *archStore {
