@@ -38,6 +38,9 @@ func (w *World) CreateRecords(words []uint64, n int, created []Entity) (recs, us
 	if w.iters.Load() > 0 {
 		return 0, 0, created
 	}
+	if w.arch != nil {
+		return w.archCreateRecords(words, n, created)
+	}
 	var shape [2]uint64 // the bundle head last checked; count 0 never matches a real one
 	var mask Mask
 	ti := int32(-1)
@@ -70,6 +73,71 @@ func (w *World) CreateRecords(words []uint64, n int, created []Entity) (recs, us
 		putBundle(cols, row, unsafe.Pointer(&words[o+2]))
 		created = append(created, w.created(slot, mask))
 		o += k
+	}
+	return recs, o, created
+}
+
+// archCreateRecords is CreateRecords on archetype storage: each run of records with one
+// header and one bundle head is checked once and its rows appended together to its table,
+// found once: the columns grown once for the run (push's doublings), then per record a
+// slot, a row, its place in loc and the values, copied by a plan of the bundle's components
+// made once (each value's column and offset in the record).
+func (w *World) archCreateRecords(words []uint64, n int, created []Entity) (recs, used int, out []Entity) {
+	a := w.arch
+	o := 0
+	for recs < n && o+4 <= len(words) {
+		h := uint32(words[o])
+		k := 2 + int(h>>11&0x1f)
+		if h&0xff != RecordCreate || h>>24 != formBundle || o+k > len(words) {
+			break
+		}
+		mask, ok := w.bundleShape(words[o+2:o+k], k-4)
+		if !ok {
+			break
+		}
+		// The run: the records from o on with this header and this bundle head.
+		h0, h1 := words[o+2], words[o+3]
+		j := 1
+		for e := o + k; recs+j < n && e+k <= len(words) && uint32(words[e]) == h && words[e+2] == h0 && words[e+3] == h1; e += k {
+			j++
+		}
+		ti := a.tableOf(mask)
+		t := a.tables[ti]
+		for len(t.slots)+j > t.rows {
+			t.growRows()
+		}
+		// The plan: per component its column and its value's offset from the bundle's start
+		// (a value of no size at the end of the values: the start, no address past them).
+		b := unsafe.Pointer(&words[o+2])
+		cnt, usedBytes := int(*(*uint8)(b)), uintptr(*(*uint8)(unsafe.Add(b, 1)))
+		var cols [MaxBundle]*rawColumn
+		var offs [MaxBundle]uintptr
+		for i := range cnt {
+			cols[i] = &t.raw[*(*ComponentID)(unsafe.Add(b, 2+i))]
+			if off := uintptr(*(*uint8)(unsafe.Add(b, 2+MaxBundle+i))) * 8; off < usedBytes {
+				offs[i] = 16 + off
+			}
+		}
+		for ; j > 0; j-- {
+			slot, err := w.newSlot()
+			if err != nil {
+				return recs, o, created
+			}
+			if int(slot) >= len(a.loc) {
+				a.growLoc(int(slot) + 1)
+			}
+			row := uint32(len(t.slots))
+			t.slots = append(t.slots, slot)
+			a.loc[slot] = loc{uint32(ti), row}
+			a.placed++
+			b := unsafe.Pointer(&words[o+2])
+			for i := range cnt {
+				cols[i].put(row, unsafe.Add(b, offs[i]))
+			}
+			created = append(created, w.created(slot, mask))
+			recs++
+			o += k
+		}
 	}
 	return recs, o, created
 }
