@@ -268,8 +268,9 @@ func (w *World) flushDrops(t uint32) {
 // column yet, a validator, a Set of a component the entity lacks, an Add of one while a query
 // iterates. Consecutive records of one bundle shape are checked once; on archetype storage a
 // record that adds components moves the row once, and entity after entity making the same
-// change from one table finds the destination once (the memo archChange keeps). The state,
-// Changes, Moves and the order of rows are those of the calls record by record.
+// change from one table moves its rows together (moveRows: the destination found once, through
+// the memo archChange keeps). The state, Changes, Moves and the order of rows are those of
+// the calls record by record.
 func (w *World) PutRecords(words []uint64, n int) (r ValueRun) {
 	iter := w.iters.Load() > 0
 	var shape [2]uint64
