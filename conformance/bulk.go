@@ -15,8 +15,9 @@ import (
 // which a commit may apply as runs (ecs.World.CreateRecords, DestroyRecords, PutRecords),
 // each broken by what one-by-one application does differently: a culled create, a create
 // of another shape, a destroy of a dead, repeated or placeholder target, an Add to an entity
-// that has the components already, a Set of a component the entity lacks or a hand-built
-// create of a placeholder already created (the commit fails there).
+// that has the components already, an entity whose row the run moved changing again, a Set
+// of a component the entity lacks or a hand-built create of a placeholder already created
+// (the commit fails there).
 var bulkCases = []batchCase{
 	{name: "CreatesOfOneShape", setup: ents(), stage: func(r *deferral.Recorder, _ []ecs.Entity) []ecs.Entity {
 		var ph []ecs.Entity
@@ -56,6 +57,24 @@ var bulkCases = []batchCase{
 		for i, x := range e[:3] {
 			r.Add(x, vl(float64(i), 3).With(tag(uint32(i+10)))) // overwrites
 		}
+		return nil
+	}},
+	{name: "AddBundleTwiceEntityAfterEntity", setup: ents(pt(0, 0), pt(1, 1), pt(2, 2), pt(3, 3).With(tag(3))), stage: func(r *deferral.Recorder, e []ecs.Entity) []ecs.Entity {
+		for i, x := range e { // each Add moves the row, the second from where the first put it
+			r.Add(x, vl(float64(i), 1).With(pt(float64(i), 1)))
+			r.Add(x, tag(uint32(i)).With(pt(float64(i), 2))) // e[3] has the tag: no move
+		}
+		return nil
+	}},
+	{name: "RemovesEntityAfterEntityThenAgain", setup: ents(pt(0, 0).With(vl(0, 0)).With(tag(0)), pt(1, 1).With(vl(1, 1)).With(tag(1)), pt(2, 2).With(vl(2, 2)).With(tag(2)), pt(3, 3).With(vl(3, 3)).With(tag(3))), stage: func(r *deferral.Recorder, e []ecs.Entity) []ecs.Entity {
+		for _, x := range e { // entity after entity, the same two Removes: one change from one table
+			r.Remove(x, workload.Velocity.ID())
+			r.Remove(x, batchTag.ID())
+		}
+		r.Remove(e[1], workload.Position.ID()) // an entity of that run changes again
+		r.Add(e[1], vl(9, 9))
+		r.Remove(e[2], workload.Position.ID())
+		r.Add(e[2], tag(9))
 		return nil
 	}},
 	{name: "SetBundleMissingFails", setup: ents(pt(0, 0).With(tag(0)), pt(1, 1).With(tag(1)), pt(2, 2), pt(3, 3).With(tag(3))), stage: func(r *deferral.Recorder, e []ecs.Entity) []ecs.Entity {

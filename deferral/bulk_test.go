@@ -17,12 +17,13 @@ import (
 // Skipped, Applied) and resolutions, for creates of several bundle shapes (one with a zero-size
 // value, one validated that is sometimes culled, one with a duplicate component that fails),
 // a create followed by an Add on its placeholder, destroys of live, dead and repeated handles
-// and of placeholders, Adds and Sets of bundles (ecs.World.PutRecords; a Set of a component the
-// entity lacks fails); and ReplayStream of each commit on a replica leaves it equal to the
+// and of placeholders, Adds and Sets of bundles (ecs.World.PutRecords; two Adds on one
+// entity in a row, each moving its row; a Set of a component the entity lacks fails); and ReplayStream of each commit on a replica leaves it equal to the
 // world, while a replica that holds one more entity is ErrDiverged at the first create.
 func TestStreamRunsOfCreatesAndDestroys(t *testing.T) {
 	zero := ecs.NewComponent[struct{}]("bulk.zero", nil)
 	u64 := ecs.NewComponent[uint64]("bulk.u64", nil)
+	u32 := ecs.NewComponent[uint32]("bulk.u32", nil)
 	for _, st := range []ecs.Storage{ecs.Slots, ecs.Archetypes} {
 		rng := rand.New(rand.NewPCG(3, uint64(st)))
 		for round := range 200 {
@@ -64,6 +65,10 @@ func TestStreamRunsOfCreatesAndDestroys(t *testing.T) {
 						for range 1 + rg.IntN(6) {
 							d.r.Add(d.live[rg.IntN(len(d.live))], ecs.NewBundle(zero.Value(struct{}{}), u64.Value(uint64(x))))
 						}
+					case x == 9: // two Adds of a bundle on one entity, each moving its row (a pending run's entity moves again)
+						e := d.live[rg.IntN(len(d.live))]
+						d.r.Add(e, ecs.NewBundle(zero.Value(struct{}{}), u64.Value(9)))
+						d.r.Add(e, ecs.NewBundle(u32.Value(9), u64.Value(9)))
 					case x == 11 && rg.IntN(3) == 0: // a Set of a bundle: fails where the entity lacks a component
 						d.r.Set(d.live[rg.IntN(len(d.live))], ecs.NewBundle(tagC.Value(tag{11}), u64.Value(11)))
 					case x == 12 && len(d.phs) > 0:

@@ -79,8 +79,12 @@ func (w *World) archRemove(slot uint32, id ComponentID) {
 	w.masks[slot] &^= 1 << id
 }
 
-// archDestroy swap-removes live slot's row.
+// archDestroy swap-removes live slot's row, or leaves it for a bulk drop (a.dropLater).
 func (w *World) archDestroy(slot uint32) {
+	if w.arch.dropLater {
+		w.arch.pend = append(w.arch.pend, slot)
+		return
+	}
 	l := w.arch.loc[slot]
 	w.arch.drop(w.arch.tables[l.t], l.row)
 }
@@ -167,6 +171,10 @@ func (x *Writer) archRemove(slot uint32) (done bool) {
 // NoopRemoves, the final state and Changes are those of applying the records one by one; only
 // Moves differs, by the moves the run saves.
 func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
+	// Entity after entity whose run changes its set the same way from one table waits in
+	// w.arch.pend, and moves with the others before anything else touches the tables.
+	var pfrom int32
+	var pfinal Mask
 	o := 0
 	for r.Records < n && o+2 <= len(words) {
 		p := unsafe.Pointer(&words[o])
@@ -186,7 +194,11 @@ func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
 		if j := o + k; r.Records+1 >= n || j+2 > len(words) ||
 			*(*uint64)(unsafe.Add(unsafe.Pointer(&words[j]), 4)) != *(*uint64)(unsafe.Pointer(e)) ||
 			*(*uint32)(unsafe.Add(unsafe.Pointer(&words[j]), 12)) != e.gen {
-			// A run of one record (the next names another entity): through its Writer.
+			// A run of one record (the next names another entity): through its Writer,
+			// after the pending run's moves.
+			if len(w.arch.pend) > 0 {
+				w.flushRuns(words, pfrom, pfinal)
+			}
 			x := &w.writers[h>>16&0x3f]
 			switch {
 			case h&0xff == RecordRemove && w.masks[s]&x.bit == 0:
@@ -226,16 +238,53 @@ func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
 		if recs == 0 {
 			break
 		}
+		a := w.arch
 		if final != have {
-			w.archChange(s, have, final)
+			// A move: it joins the pending run when it makes the run's change from the
+			// run's table, else the run moves first and this one starts the next.
+			ti := int32(a.loc[s].t)
+			if len(a.pend) > 0 && (ti != pfrom || final != pfinal) {
+				w.flushRuns(words, pfrom, pfinal)
+				ti = int32(a.loc[s].t) // the entity may have been in the run
+			}
+			pfrom, pfinal = ti, final
+			a.pend = append(a.pend, s)
+			a.pendAt = append(a.pendAt, int32(o))
+			a.pendTo = append(a.pendTo, int32(end))
+			w.masks[s] = final
+		} else {
+			if len(a.pend) > 0 {
+				w.flushRuns(words, pfrom, pfinal)
+			}
+			l := a.loc[s]
+			putRun(&a.tables[l.t].raw, l.row, words, o, end, final)
 		}
-		l := w.arch.loc[s]
-		putRun(&w.arch.tables[l.t].raw, l.row, words, o, end, final)
 		w.changes += uint64(recs - noops)
 		r.Records += recs
 		r.NoopRemoves += noops
 		o = end
 	}
+	if len(w.arch.pend) > 0 {
+		w.flushRuns(words, pfrom, pfinal)
+	}
 	r.Words = o
 	return r
+}
+
+// flushRuns moves archApplyValues' pending run — entities of table from whose set becomes
+// final, each through its run of records, in order — to final's table together (moveRows),
+// then writes each run's values into its entity's new row, as archChange and putRun do run by
+// run (the entities are distinct: a later run on one of them starts from final, so it moves
+// elsewhere or not at all, and flushes the pending run first).
+//
+//go:noinline
+func (w *World) flushRuns(words []uint64, from int32, final Mask) {
+	a := w.arch
+	to := a.hopOf(from, final)
+	row := a.moveRows(from, to, a.pend)
+	cols := &a.tables[to].raw
+	for i, o := range a.pendAt {
+		putRun(cols, row+uint32(i), words, int(o), int(a.pendTo[i]), final)
+	}
+	a.pend, a.pendAt, a.pendTo = a.pend[:0], a.pendAt[:0], a.pendTo[:0]
 }

@@ -15,7 +15,9 @@
 //     records on one entity as its net change (per-entity batching, below); [World.TryChange]
 //     is one net change in one call. [World.CreateRecords], [World.DestroyRecords] and
 //     [World.PutRecords] apply runs of the stream's create, destroy and bundle Add and Set
-//     records, each as the call record by record would, one bundle shape checked once.
+//     records, each as the call record by record would, one bundle shape checked once; on
+//     archetype storage entity after entity making one change from one table moves its rows
+//     together, and creates of one shape append theirs together.
 //   - [Storage] is the layout, chosen with [WithStorage]: [Slots] (the default) or
 //     [Archetypes] (see Storage below); [World.Storage] reports it, [World.Moves] counts
 //     archetype row moves.

@@ -38,6 +38,9 @@ func (w *World) CreateRecords(words []uint64, n int, created []Entity) (recs, us
 	if w.iters.Load() > 0 {
 		return 0, 0, created
 	}
+	if w.arch != nil {
+		return w.archCreateRecords(words, n, created)
+	}
 	var shape [2]uint64 // the bundle head last checked; count 0 never matches a real one
 	var mask Mask
 	ti := int32(-1)
@@ -70,6 +73,71 @@ func (w *World) CreateRecords(words []uint64, n int, created []Entity) (recs, us
 		putBundle(cols, row, unsafe.Pointer(&words[o+2]))
 		created = append(created, w.created(slot, mask))
 		o += k
+	}
+	return recs, o, created
+}
+
+// archCreateRecords is CreateRecords on archetype storage: each run of records with one
+// header and one bundle head is checked once and its rows appended together to its table,
+// found once: the columns grown once for the run (push's doublings), then per record a
+// slot, a row, its place in loc and the values, copied by a plan of the bundle's components
+// made once (each value's column and offset in the record).
+func (w *World) archCreateRecords(words []uint64, n int, created []Entity) (recs, used int, out []Entity) {
+	a := w.arch
+	o := 0
+	for recs < n && o+4 <= len(words) {
+		h := uint32(words[o])
+		k := 2 + int(h>>11&0x1f)
+		if h&0xff != RecordCreate || h>>24 != formBundle || o+k > len(words) {
+			break
+		}
+		mask, ok := w.bundleShape(words[o+2:o+k], k-4)
+		if !ok {
+			break
+		}
+		// The run: the records from o on with this header and this bundle head.
+		h0, h1 := words[o+2], words[o+3]
+		j := 1
+		for e := o + k; recs+j < n && e+k <= len(words) && uint32(words[e]) == h && words[e+2] == h0 && words[e+3] == h1; e += k {
+			j++
+		}
+		ti := a.tableOf(mask)
+		t := a.tables[ti]
+		for len(t.slots)+j > t.rows {
+			t.growRows()
+		}
+		// The plan: per component its column and its value's offset from the bundle's start
+		// (a value of no size at the end of the values: the start, no address past them).
+		b := unsafe.Pointer(&words[o+2])
+		cnt, usedBytes := int(*(*uint8)(b)), uintptr(*(*uint8)(unsafe.Add(b, 1)))
+		var cols [MaxBundle]*rawColumn
+		var offs [MaxBundle]uintptr
+		for i := range cnt {
+			cols[i] = &t.raw[*(*ComponentID)(unsafe.Add(b, 2+i))]
+			if off := uintptr(*(*uint8)(unsafe.Add(b, 2+MaxBundle+i))) * 8; off < usedBytes {
+				offs[i] = 16 + off
+			}
+		}
+		for ; j > 0; j-- {
+			slot, err := w.newSlot()
+			if err != nil {
+				return recs, o, created
+			}
+			if int(slot) >= len(a.loc) {
+				a.growLoc(int(slot) + 1)
+			}
+			row := uint32(len(t.slots))
+			t.slots = append(t.slots, slot)
+			a.loc[slot] = loc{uint32(ti), row}
+			a.placed++
+			b := unsafe.Pointer(&words[o+2])
+			for i := range cnt {
+				cols[i].put(row, unsafe.Add(b, offs[i]))
+			}
+			created = append(created, w.created(slot, mask))
+			recs++
+			o += k
+		}
 	}
 	return recs, o, created
 }
@@ -118,6 +186,9 @@ func (w *World) DestroyRecords(words []uint64, n int) (r DestroyRun) {
 	if w.iters.Load() > 0 {
 		return r
 	}
+	if w.arch != nil {
+		return w.archDestroyRecords(words, n)
+	}
 	o := 0
 	for ; r.Records < n && o+2 <= len(words); r.Records++ {
 		p := unsafe.Pointer(&words[o])
@@ -140,6 +211,50 @@ func (w *World) DestroyRecords(words []uint64, n int) (r DestroyRun) {
 	return r
 }
 
+// archDestroyRecords is DestroyRecords on archetype storage: the rows of entity after entity
+// of one table wait in a.pend and go together (dropRows) before a row of another table goes;
+// the rest of each destroy is made at once.
+func (w *World) archDestroyRecords(words []uint64, n int) (r DestroyRun) {
+	a := w.arch
+	a.dropLater = true
+	defer func() { a.dropLater = false }()
+	var pt uint32 // the pending rows' table
+	o := 0
+	for ; r.Records < n && o+2 <= len(words); r.Records++ {
+		p := unsafe.Pointer(&words[o])
+		if *(*uint32)(p) != RecordDestroy {
+			break
+		}
+		e := *(*Entity)(unsafe.Add(p, 4))
+		if !w.isLive(e) {
+			if e.IsPlaceholder() {
+				break
+			}
+			r.Dead++
+		} else {
+			if t := a.loc[e.slot].t; t != pt {
+				w.flushDrops(pt)
+				pt = t
+			}
+			w.destroy(e.slot) // its row joins a.pend (a.dropLater)
+			r.Destroyed++
+		}
+		o += 2
+	}
+	r.Words = o
+	w.flushDrops(pt)
+	return r
+}
+
+// flushDrops swap-removes DestroyRecords' pending rows, all of table t, together, as
+// archDestroy does one after another.
+func (w *World) flushDrops(t uint32) {
+	if a := w.arch; a != nil && len(a.pend) > 0 {
+		a.dropRows(a.tables[t], a.pend)
+		a.pend = a.pend[:0]
+	}
+}
+
 // PutRecords applies, from the start of words, up to n bundle-form Add and Set records by
 // the lenient rules of a commit, as Upsert (an Add) or Set of the record's Bundle on its
 // target, and returns what it applied. Such a record is a 4-byte header — byte 0 RecordAdd
@@ -153,12 +268,14 @@ func (w *World) DestroyRecords(words []uint64, n int) (r DestroyRun) {
 // column yet, a validator, a Set of a component the entity lacks, an Add of one while a query
 // iterates. Consecutive records of one bundle shape are checked once; on archetype storage a
 // record that adds components moves the row once, and entity after entity making the same
-// change from one table finds the destination once (the memo archChange keeps). The state,
-// Changes, Moves and the order of rows are those of the calls record by record.
+// change from one table moves its rows together (moveRows: the destination found once, through
+// the memo archChange keeps). The state, Changes, Moves and the order of rows are those of
+// the calls record by record.
 func (w *World) PutRecords(words []uint64, n int) (r ValueRun) {
 	iter := w.iters.Load() > 0
 	var shape [2]uint64
-	var mask Mask
+	var mask, final Mask // final: the set the pending run's entities get (archetype storage)
+	var from int32       // the pending run's table
 	o := 0
 	for ; r.Records < n && o+4 <= len(words); r.Records++ {
 		p := unsafe.Pointer(&words[o])
@@ -190,20 +307,57 @@ func (w *World) PutRecords(words []uint64, n int) (r ValueRun) {
 		}
 		b := unsafe.Add(p, 16)
 		cols, row := &w.raw, slot
-		if w.arch != nil {
+		if a := w.arch; a != nil {
 			if mask&^have != 0 {
-				w.archChange(slot, have, have|mask)
+				// A move: it joins the pending run when it makes the run's change from the
+				// run's table, else the run moves first and this one starts the next.
+				ti := int32(a.loc[slot].t)
+				if len(a.pend) > 0 && (ti != from || have|mask != final) {
+					w.flushPuts(words, from, final)
+					ti = int32(a.loc[slot].t) // the entity may have been in the run
+				}
+				from, final = ti, have|mask
+				a.pend = append(a.pend, slot)
+				a.pendAt = append(a.pendAt, int32(o))
+				w.masks[slot] = final
+				w.changes++
+				o += k
+				continue
 			}
-			l := w.arch.loc[slot]
-			cols, row = &w.arch.tables[l.t].raw, l.row
+			if len(a.pend) > 0 {
+				w.flushPuts(words, from, final)
+			}
+			l := a.loc[slot]
+			cols, row = &a.tables[l.t].raw, l.row
 		}
 		putBundle(cols, row, b)
 		w.masks[slot] = have | mask
 		w.changes++
 		o += k
 	}
+	if w.arch != nil && len(w.arch.pend) > 0 {
+		w.flushPuts(words, from, final)
+	}
 	r.Words = o
 	return r
+}
+
+// flushPuts moves the pending run of PutRecords — entities of table from whose set becomes
+// final, one record each, in the order of their records — to final's table together
+// (moveRows), then writes each record's values into its entity's new row, as archChange and
+// putBundle do record by record (the entities are distinct: a second record on one of them
+// would find its set final already and flush the run first).
+//
+//go:noinline
+func (w *World) flushPuts(words []uint64, from int32, final Mask) {
+	a := w.arch
+	to := a.hopOf(from, final)
+	row := a.moveRows(from, to, a.pend)
+	cols := &a.tables[to].raw
+	for i, o := range a.pendAt {
+		putBundle(cols, row+uint32(i), unsafe.Pointer(&words[o+2]))
+	}
+	a.pend, a.pendAt = a.pend[:0], a.pendAt[:0]
 }
 
 // putBundle writes the values of the bundle record payload at b (its first 16 bytes, then

@@ -42,6 +42,14 @@ type archStore struct {
 	// zero values are right: the empty set's table reached from itself).
 	hopFrom, hopTo int32
 	hopMask        Mask
+	// Scratch of a commit's bulk moves (moveRows and its callers), reused: the pending run's
+	// slots and its records' word offsets (start and end), the source rows, the swap-removes'
+	// copies (to, from).
+	pend           []uint32
+	pendAt, pendTo []int32
+	srcRows        []uint32
+	fills          [][2]uint32
+	dropLater      bool // archDestroy leaves the row in pend (archDestroyRecords)
 }
 
 func newArchStore() *archStore {

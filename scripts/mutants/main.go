@@ -83,7 +83,8 @@ var mutants = []mutant{
 	{id: "ecs-set-adds", file: "ecs/world.go", old: "\t\tcase !has && !add:\n\t\t\terr = ErrMissingComponent\n", new: ""},
 	// The commit's runs of creates, destroys and bundle Adds and Sets (CreateRecords,
 	// DestroyRecords, PutRecords and their callers in deferral/bulk.go).
-	{id: "bulk-destroy-dead-counted", file: "ecs/records.go", old: "\t\t\tr.Dead++\n\t\t} else {", new: "\t\t\tr.Destroyed++\n\t\t} else {"},
+	{id: "bulk-destroy-dead-counted", file: "ecs/records.go", old: "\t\t\tr.Dead++\n\t\t} else {\n\t\t\tw.destroy(e.slot)\n", new: "\t\t\tr.Destroyed++\n\t\t} else {\n\t\t\tw.destroy(e.slot)\n"},
+	{id: "bulk-destroy-dead-counted-archetypes", file: "ecs/records.go", old: "\t\t\tr.Dead++\n\t\t} else {\n\t\t\tif t :=", new: "\t\t\tr.Destroyed++\n\t\t} else {\n\t\t\tif t :="},
 	{id: "bulk-create-culled-resolution", file: "deferral/bulk.go", old: "resolution{e: e, state: resCreated}", new: "resolution{e: e, state: resCulled}"},
 	{id: "bulk-put-set-adds", file: "ecs/records.go", old: "mask&^have != 0 && (h&0xff == RecordSet || iter)", new: "mask&^have != 0 && iter"},
 	{id: "bulk-create-twice", file: "deferral/bulk.go", old: "\t\tif got != want {\n\t\t\tbreak\n\t\t}\n", new: "\t\t_, _ = got, want\n"},
@@ -169,6 +170,12 @@ var mutants = []mutant{
 	{id: "ecs-table-memo-ignores-change", file: "ecs/batch.go", old: "if ti != a.hopFrom || final != a.hopMask {", new: "if ti != a.hopFrom {"},
 	// Table moves of archetype storage (every row on storage=archetypes, DifferentialFixed).
 	{id: "ecs-put-moves-to-last-table", file: "ecs/batch.go", old: "\t\tti = a.withID(ti, trailingZeros(m))\n", new: "\t\tti = a.withID(a.hopFrom, trailingZeros(m))\n"},
+	// A commit's bulk row moves (moveRows): the swap-removes' copies not replayed; an entity
+	// that was in the pending run taken as still in the run's table.
+	{id: "ecs-bulk-move-fills-dropped", file: "ecs/bulkmove.go", old: "\t\tfor _, f := range fill {\n\t\t\tcopyFlat(", new: "\t\tfor _, f := range fill[:0] {\n\t\t\tcopyFlat("},
+	{id: "ecs-bulk-put-stale-table", file: "ecs/records.go", old: "\t\t\t\t\tti = int32(a.loc[slot].t) // the entity may have been in the run\n", new: ""},
+	{id: "ecs-bulk-destroy-other-table", file: "ecs/records.go", old: "\t\t\tif t := a.loc[e.slot].t; t != pt {\n", new: "\t\t\tif t := a.loc[e.slot].t; t != pt && len(a.pend) == 0 {\n"},
+	{id: "ecs-bulk-run-stale-table", file: "ecs/archetype.go", old: "\t\t\t\tti = int32(a.loc[s].t) // the entity may have been in the run\n", new: ""},
 }
 
 func main() {
