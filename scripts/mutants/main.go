@@ -127,6 +127,7 @@ var mutants = []mutant{
 	{id: "handrolled-closure-tier-kept", file: "strategies/handrolled/gather.go", old: "\tif c := g.gfwm.Use(len(g.gfns), cap(g.gfns)); c > 0 {\n\t\tg.gfns = deferral.Shrink(g.gfns[:0], c)\n\t}\n", new: ""},
 	{id: "versioned-replay-closures-not-stale", file: "strategies/versioned/ecs.go", old: "\t\t\ts.stale = true // the closure may have changed w before failing\n", new: ""},
 	{id: "replica-create-unchecked", file: "deferral/replica.go", old: "case known && (want.state != resCreated || e != want.e):", new: "case known && want.state != resCreated:"},
+	{id: "replica-create-bulk-unchecked", file: "deferral/bulk.go", old: "if want := t[int(lo)+i].e; e != want {", new: "if want := t[int(lo)+i].e; false && e != want {"},
 	{id: "shrink-forgets-previous-window", file: "deferral/shrink.go", old: "\trecent := max(m.cur, m.prev)", new: "\trecent := m.cur"},
 	{id: "shrink-drops-elements", file: "deferral/shrink.go", old: "\tt := make(S, len(s), c)", new: "\tt := make(S, 0, c)"},
 	{id: "cmdbuffer-shrink-drops-staged", file: "strategies/cmdbuffer/recorder.go", old: "r.cmds = deferral.Shrink(r.cmds, c)", new: "r.cmds = deferral.Shrink(r.cmds[:0], c)"},
