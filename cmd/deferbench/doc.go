@@ -175,6 +175,12 @@
 //	cut short) is skipped as the benchmark format's reader skips it, with a note naming its
 //	file and line; a file with no well-formed result is refused.
 //
+//	A Pi model's count and a board's counter: when one side holds instr/op counted on an
+//	emulated ISA (run -measure instructions -isa pi4,pi5,pi4-32) and the other a board's
+//	hw-instr/op (its PMU counter), compare lines up the model of that board (goarch and
+//	lse-atomics: Pi 4, Pi 5 or Pi 32-bit) with the counter, row by row, with model ÷ counter
+//	(-format text or markdown; no gate applies to it).
+//
 //	Gate: -fail 'sec/op>5%,allocs/op>0,B/op>0' exits with status 1 when a metric is worse
 //	than its threshold (relative with %, else absolute in the file's unit, ns for sec/op)
 //	and the difference is significant at -alpha. allocs/op, B/op and distinct-states whose

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -229,5 +230,48 @@ func TestFleetPutsModelBesideCounter(t *testing.T) {
 	}
 	if got := row(stdout, "", "goarch"); !strings.Contains(got, "| amd64 |") {
 		t.Errorf("the model run's goarch row is %q: want the machine it ran on (amd64), not a model's", got)
+	}
+}
+
+// TestCompareLinesUpModelWithBoard: compare puts a Pi model's count beside a board's PMU
+// counter for the same rows, whichever side each is on, choosing the model of the board that
+// ran (a Pi 5: arm64 with LSE atomics, so the pi5 rows, not pi4's); a row the board ran only
+// at another GOMAXPROCS is not lined up; a -fail gate has nothing to judge (exit 3), and a
+// format without the table is refused (exit 2).
+func TestCompareLinesUpModelWithBoard(t *testing.T) {
+	parent := t.TempDir()
+	const typed, closure = "Stage/strategy=lazyguarded/cmd=typed", "Stage/strategy=cmdbuffer/cmd=closure"
+	model := filepath.Join(parent, "model")
+	os.MkdirAll(model, 0o755)
+	bench := "goarch: arm64\nisa: pi4\nlse-atomics: no\n\nBenchmark" + typed + " 100 1558 instr/op\nBenchmark" + closure + " 100 240 instr/op\n\n" +
+		"isa: pi5\nlse-atomics: yes\n\nBenchmark" + typed + " 100 1552 instr/op\nBenchmark" + closure + " 100 238 instr/op\n"
+	os.WriteFile(filepath.Join(model, "bench.txt"), []byte(bench), 0o644)
+	os.WriteFile(filepath.Join(model, "env.json"), []byte(`{"before":{"hostname":"vm","cores":2}}`), 0o644)
+	board := fleetRun(t, parent, "pi5-board", 4, "40 C", "50 C", []string{"goarch: arm64", "lse-atomics: yes"},
+		typed+" 1600 hw-instr/op", typed+" 12 ns/op", closure+"-4 250 hw-instr/op")
+	for _, args := range [][]string{{model, board}, {board, model}} {
+		stdout, stderr, code := cli(append([]string{"compare"}, args...)...)
+		if code != 0 {
+			t.Fatalf("compare %v: exit %d, stderr %q", args, code, stderr)
+		}
+		if !strings.Contains(stdout, "Pi 5 model ("+model) || !strings.Contains(stdout, "board's PMU counter ("+board+"), 1 row") {
+			t.Errorf("compare %v does not name the Pi 5 model and the board with one row:\n%s", args, stdout)
+		}
+		if !regexp.MustCompile(`(?m)^ *` + regexp.QuoteMeta(typed) + ` +1552 +1600 +0\.970×`).MatchString(stdout) {
+			t.Errorf("compare %v: no row %s with 1552, 1600, 0.970×:\n%s", args, typed, stdout)
+		}
+		if strings.Contains(stdout, closure) {
+			t.Errorf("compare %v lines up %s, which the board ran only at GOMAXPROCS 4:\n%s", args, closure, stdout)
+		}
+	}
+	stdout, _, code := cli("compare", "-format", "markdown", model, board)
+	if want := "| " + typed + " | 1552 | 1600 | 0.970× |"; code != 0 || !strings.Contains(stdout, want) {
+		t.Errorf("compare -format markdown: exit %d, want a row %q:\n%s", code, want, stdout)
+	}
+	if _, stderr, code := cli("compare", "-fail", "instr/op>1%", model, board); code != 3 || !strings.Contains(stderr, "judged") {
+		t.Errorf("compare -fail on a model and a board: exit %d, stderr %q; want 3, saying the gate judged nothing", code, stderr)
+	}
+	if _, stderr, code := cli("compare", "-format", "csv", model, board); code != 2 || !strings.Contains(stderr, "-format text or markdown") {
+		t.Errorf("compare -format csv on a model and a board: exit %d, stderr %q; want 2 naming the formats that line them up", code, stderr)
 	}
 }

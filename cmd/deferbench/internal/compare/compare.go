@@ -131,6 +131,24 @@ func Run(ctx context.Context, r Request) error {
 	for _, n := range c.Notes {
 		fmt.Fprintf(r.Stderr, "deferbench: compare: note: %s\n", n)
 	}
+	mc := lineUpModel(args[0], old, args[1], new)
+	if mc != nil && r.Output.Format != "text" && r.Output.Format != "markdown" {
+		return usage.Errorf("compare: %s and %s are a Pi model's count and a board's PMU counter: give -format text or markdown to line them up (-format %s has no such table)", mc.model, mc.board, r.Output.Format)
+	}
+	if len(c.Rows) == 0 && mc != nil {
+		// A model's instr/op and a board's hw-instr/op share no unit: the model check is
+		// the whole comparison, and no gate applies to it.
+		cerr := r.Gates.count(old, new)
+		if usage.Is(cerr) {
+			return cerr
+		}
+		mc.write(r.Stdout, r.Output.Format)
+		if strings.TrimSpace(r.Output.Fail) != "" {
+			return fmt.Errorf("compare: %w: -fail judged nothing: %s and %s have no unit in common (a model's instr/op beside a board's hw-instr/op, lined up above without a gate)",
+				analysis.ErrGateInconclusive, mc.model, mc.board)
+		}
+		return cerr
+	}
 	if len(c.Rows) == 0 {
 		hint := ""
 		switch {
@@ -151,6 +169,10 @@ func Run(ctx context.Context, r Request) error {
 		return cerr
 	}
 	werr := Write(r.Stdout, r.Stderr, cmd, args[0], args[1], input.Label(args[0]), input.Label(args[1]), c, out)
+	if mc != nil {
+		fmt.Fprintln(r.Stdout)
+		mc.write(r.Stdout, r.Output.Format)
+	}
 	return r.Gates.join(werr, cerr)
 }
 

@@ -188,3 +188,19 @@ func LookEmulator(i ISA) (Emulator, error) {
 	}
 	return Emulator{QEMU: q, CPU: i.CPU, Plugin: p}, nil
 }
+
+// BoardModel returns the name of the emulated ISA that models a board of the given goarch
+// and lse-atomics config values (a run's own config lines): pi4 for arm64 without LSE
+// atomics, pi5 for arm64 with them, pi4-32 for arm; "" for any other machine (an x86 host,
+// or an arm64 board whose lse-atomics is unknown).
+func BoardModel(goarch, lse string) string {
+	switch {
+	case goarch == "arm64" && lse == "no":
+		return "pi4"
+	case goarch == "arm64" && lse == "yes":
+		return "pi5"
+	case goarch == "arm":
+		return "pi4-32"
+	}
+	return ""
+}

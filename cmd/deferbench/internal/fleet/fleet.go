@@ -348,18 +348,9 @@ func writeInstructions(w io.Writer, boards []Board) {
 		"The counter also counts what the model leaves out (the runtime's clock-paced functions), so expect it a little higher.\n")
 }
 
-// modelOf returns the Pi model ISA of a board's configuration: pi4 for arm64 without LSE
-// atomics, pi5 for arm64 with them, pi4-32 for arm; "" for another machine.
+// modelOf returns the Pi model ISA of a board's configuration (counts.BoardModel).
 func modelOf(cfg map[string]string) string {
-	switch {
-	case cfg["goarch"] == "arm64" && cfg["lse-atomics"] == "no":
-		return "pi4"
-	case cfg["goarch"] == "arm64" && cfg["lse-atomics"] == "yes":
-		return "pi5"
-	case cfg["goarch"] == "arm":
-		return "pi4-32"
-	}
-	return ""
+	return counts.BoardModel(cfg["goarch"], cfg["lse-atomics"])
 }
 
 func orName(label, name string) string {
