@@ -13,7 +13,7 @@ all: build
 
 help:
 	@echo "make build        build $(BIN)/deferbench"
-	@echo "make test         gofmt check, go vet, the mutants still apply, go test -race -short"
+	@echo "make test         gofmt check, go vet, the mutants still apply, go test -race -short, the CLI again without -race"
 	@echo "make test-counts  the count tier's tests under valgrind's cachegrind (installs Debian's valgrind when missing)"
 	@echo "make bench        run the default suite into results/<date>-<host>-<goarch>/ (BENCHFLAGS=...)"
 	@echo "make bench-quick  run the smoke suite (deferbench run -quick)"
@@ -36,8 +36,13 @@ vet:
 	$(GO) vet $(PKGS)
 	GOARCH=arm GOARM=7 $(GO) vet $(PKGS)
 
+# The race detector's pass over both modules, then the CLI's module once more without it: the
+# tests whose work runs on one goroutine (drawing plots, rebuilding a whole report) skip under
+# -race (package cmd/deferbench/internal/racetest), where they take 10-15 times as long and the
+# detector has nothing to find, and run here.
 test-go:
 	$(GO) test -race -short $(PKGS)
+	$(GO) test -short ./cmd/deferbench/...
 
 # The hand-written mutants of scripts/mutants (the conformance suite's power) must still
 # apply to today's code: a mutant whose text moved away would be void, not killed.

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/racetest"
 )
 
 // abBinary returns an executable that runs this test binary as deferbench (see TestMain),
@@ -34,6 +36,7 @@ func abBinary(t *testing.T) string {
 // TestAB runs two binaries alternately, one round each at a time in a random order, keeps
 // every round and the merged runs, and compares the rounds paired.
 func TestAB(t *testing.T) {
+	racetest.SkipSingleGoroutine(t, "its rounds are child processes run one at a time, each rebuilding its report and plots")
 	bin := abBinary(t)
 	out := filepath.Join(t.TempDir(), "ab")
 	stdout, stderr, code := cli("ab", "-rounds", "6", "-benchtime", "200x", "-scenarios", "Stage", "-strategies", "baseline,cmdbuffer",

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/racetest"
 )
 
 // TestReferenceReportDecidesOnFirstScreen: the checked-in reference run's report.md fits a
@@ -56,6 +58,7 @@ func TestReferenceReportDecidesOnFirstScreen(t *testing.T) {
 // -quick run's count) has its undecided requirements put down to too few repetitions, with
 // the fix (raise -count), never to noise; the first screen's how-sure phrase says so too.
 func TestQuickReportBlamesRepetitions(t *testing.T) {
+	racetest.SkipSingleGoroutine(t, "it rebuilds the report of the reference run, on one goroutine")
 	ref, err := filepath.Glob("../../results/*-*-*/bench.txt")
 	if err != nil || len(ref) == 0 {
 		t.Skip("no reference run under results/: skipped")

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/racetest"
 )
 
 // TestReferenceRunRebuildsIdentically: deferbench report on the checked-in reference run
@@ -15,6 +17,7 @@ import (
 // report) from drifting unnoticed. A change meant to alter report.md rebuilds both with
 // deferbench report.
 func TestReferenceRunRebuildsIdentically(t *testing.T) {
+	racetest.SkipSingleGoroutine(t, "it rebuilds the reference runs' reports and plots, on one goroutine")
 	ref, err := filepath.Glob("../../results/*-*-*/bench.txt")
 	if err != nil || len(ref) == 0 {
 		t.Skip("no reference run under results/ (a board runs the test binaries without the repository's results): skipped")

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/racetest"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 )
 
@@ -291,6 +292,7 @@ func TestReportLoadedFlag(t *testing.T) {
 // for the benchmark in progress, which may last -benchtime and more: the run marks its files
 // partial with what finished, says where it kept them and exits with status 143 at once.
 func TestTerminateStopsAtOnce(t *testing.T) {
+	racetest.SkipSingleGoroutine(t, "it waits for a child's first 30 s benchmark, which the detector stretches; the signal paths run under it in TestInterruptTwice and TestInterruptedRun")
 	out := filepath.Join(t.TempDir(), "r")
 	// The second benchmark alone would take 30 s (-benchtime): a soft stop would wait for it.
 	cmd, lines := startRun(t, "-scenarios", "Stage", "-strategies", "baseline,cmdbuffer", "-benchtime", "30s", "-count", "1", "-out", out)

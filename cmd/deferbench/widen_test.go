@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/racetest"
 )
 
 // TestWidenedNoiseGainsNoMeets: the reference run's bench.txt with every sample moved three
@@ -16,6 +18,7 @@ import (
 // requirement of "Which to pick" that the run as measured does not show it meeting: more
 // noise can only move verdicts toward undecided.
 func TestWidenedNoiseGainsNoMeets(t *testing.T) {
+	racetest.SkipSingleGoroutine(t, "it rebuilds the reference run's report twice, on one goroutine")
 	ref, err := filepath.Glob("../../results/*-*-*/bench.txt")
 	if err != nil || len(ref) == 0 {
 		t.Skip("no reference run under results/: skipped")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/racetest"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"golang.org/x/perf/benchfmt"
@@ -48,6 +49,7 @@ func runFixture() []*benchfmt.Result {
 // and its scaling chart apart, a Determinism chart), Plot returns each file once, and
 // report.md links each SVG once.
 func TestPlotNamesAndReportLinks(t *testing.T) {
+	racetest.SkipSingleGoroutine(t, "it draws plots, on one goroutine")
 	dir := t.TempDir()
 	plots := filepath.Join(dir, "plots")
 	files, err := Plot(runFixture(), plots)
@@ -103,6 +105,7 @@ func TestPlotNamesAndReportLinks(t *testing.T) {
 
 // TestPlotSkipsSingleScaling: with one entity count there is no scaling line to draw.
 func TestPlotSkipsSingleScaling(t *testing.T) {
+	racetest.SkipSingleGoroutine(t, "it draws plots, on one goroutine")
 	var rs []*benchfmt.Result
 	for _, r := range runFixture() {
 		if !strings.Contains(string(r.Name), "entities=10000") {
@@ -123,6 +126,7 @@ func TestPlotSkipsSingleScaling(t *testing.T) {
 // TestPlotFrameScalingPerProcs: Frame run at several GOMAXPROCS (run -procs) gets one scaling
 // chart per GOMAXPROCS rather than lines that mix them.
 func TestPlotFrameScalingPerProcs(t *testing.T) {
+	racetest.SkipSingleGoroutine(t, "it draws plots, on one goroutine")
 	var rs []*benchfmt.Result
 	for _, procs := range []string{"", "-4"} {
 		for _, e := range []string{"1000", "10000"} {
@@ -179,6 +183,7 @@ func TestHumanTicks(t *testing.T) {
 // TestPlotPerStorage: Frame rows on archetype storage (storage=archetypes) get scaling charts of
 // their own, so that no line joins a slots point and an archetypes point at one entity count.
 func TestPlotPerStorage(t *testing.T) {
+	racetest.SkipSingleGoroutine(t, "it draws plots, on one goroutine")
 	rs := runFixture()
 	for _, r := range slices.Clone(rs) {
 		if strings.HasPrefix(string(r.Name), "Frame/") {

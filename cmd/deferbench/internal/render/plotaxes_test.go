@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/racetest"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -111,6 +112,7 @@ func contains(s, sub string) bool { return strings.Contains(s, sub) }
 // of the canvas, and the flags stay together on one line. The SVG title of such a chart
 // started at x=-91.6 before.
 func TestPlotTitlesStayOnTheCanvas(t *testing.T) {
+	racetest.SkipSingleGoroutine(t, "it draws plots, on one goroutine")
 	var b []byte
 	for rep := range 6 {
 		for _, st := range []string{"cmdbuffer", "handrolled", "versioned"} {

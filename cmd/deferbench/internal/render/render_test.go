@@ -10,11 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/racetest"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"golang.org/x/perf/benchfmt"
 )
 
 func TestPlot(t *testing.T) {
+	racetest.SkipSingleGoroutine(t, "it draws plots, on one goroutine")
 	var rs []*benchfmt.Result
 	add := func(name string, vals ...benchfmt.Value) {
 		rs = append(rs, &benchfmt.Result{Name: benchfmt.Name(name), Iters: 1, Values: vals})
@@ -65,6 +67,7 @@ func TestWriteReport(t *testing.T) {
 // plot, every file inside the folder with a short, visible, portable name; deferbench's own
 // chart names are kept.
 func TestPlotOddNames(t *testing.T) {
+	racetest.SkipSingleGoroutine(t, "it draws plots, on one goroutine")
 	long := strings.Repeat("a", 300)
 	var rs []*benchfmt.Result
 	for _, sc := range []string{long, "..", "", "Ünï日本", "a$b;c", "Stage"} {
