@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/racetest"
@@ -35,12 +36,33 @@ func TestReferenceRunRebuildsIdentically(t *testing.T) {
 		for _, f := range []string{"report.md", "details.md", "summary.json"} {
 			want, _ := os.ReadFile(filepath.Join(src, f))
 			got, _ := os.ReadFile(filepath.Join(dir, f))
+			// The link to the method text is relative to where the directory lies: the copy
+			// in a temporary directory, outside any checkout, names the file unlinked.
+			if f == "report.md" && !methodRef.Match(want) {
+				t.Errorf("%s/report.md does not link docs/method.md", src)
+			}
+			for _, m := range methodRef.FindAllSubmatch(want, -1) {
+				if _, err := os.Stat(filepath.Join(src, string(m[1]))); err != nil {
+					t.Errorf("%s/%s links %s, which does not resolve from there: %v", src, f, m[1], err)
+				}
+			}
+			if f != "summary.json" && bytes.Contains(got, []byte("](")) && methodRef.Match(got) {
+				t.Errorf("%s rebuilt outside a checkout links the method text relatively: %s", f, methodRef.Find(got))
+			}
+			want, got = methodRef.ReplaceAll(want, []byte("METHOD")), methodUnlinked.ReplaceAll(got, []byte("METHOD"))
 			if !bytes.Equal(got, want) {
 				t.Errorf("%s: rebuilt %s differs from the checked-in one (rebuild it with deferbench report %s if the change is meant)", src, f, src)
 			}
 		}
 	}
 }
+
+// methodRef is report.md's link to docs/method.md (its target in group 1), methodUnlinked
+// the file named without a link, where the report's directory lies in no checkout.
+var (
+	methodRef      = regexp.MustCompile(`\[docs/method\.md\]\(([^)#]*)#[^)]*\)`)
+	methodUnlinked = regexp.MustCompile(`docs/method\.md of deferbench's source, section "How the report ranks and decides"`)
+)
 
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()

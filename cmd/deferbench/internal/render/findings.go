@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -187,6 +188,7 @@ type reportData struct {
 	flags     []string // the trust flags, in full
 	picks     []verdictRow
 	cx        analysis.CountIndex
+	method    string // methodLink of the report
 }
 
 func newReportData(rs []*benchfmt.Result, meta ReportMeta) *reportData {
@@ -198,16 +200,21 @@ func newReportData(rs []*benchfmt.Result, meta ReportMeta) *reportData {
 		caveats["Contention"] = fmt.Sprintf("the noop control reached only %s efficiency at producers = GOMAXPROCS = %d: "+
 			"these figures measure the machine (Contention ceiling)", results.Sig3(worst, false), at)
 	}
-	return &reportData{d: d, cores: cores, coresFrom: coresFrom, ks: ks,
+	return &reportData{d: d, cores: cores, coresFrom: coresFrom, ks: ks, method: methodLink(meta),
 		flags: trustFlags(d, meta, ks, cores, coresFrom),
 		picks: verdictRows(ks, analysis.Capabilities(rs), caveats),
 		cx:    analysis.NewCountIndex(rs)}
 }
 
-// methodLink points at the text that says how the rankings and verdicts are reached.
-// The link is relative to a results directory in its default place, results/NAME in the
-// deferbench checkout.
-const methodLink = "[docs/method.md](../../docs/method.md#how-the-report-ranks-and-decides)"
+// methodLink points at the text that says how the rankings and verdicts are reached: a link
+// to meta.MethodDoc where the report's directory lies in a deferbench checkout, else the
+// file's name in deferbench's source, unlinked (a relative link would point nowhere).
+func methodLink(meta ReportMeta) string {
+	if meta.MethodDoc == "" {
+		return "docs/method.md of deferbench's source, section \"How the report ranks and decides\""
+	}
+	return "[docs/method.md](" + filepath.ToSlash(meta.MethodDoc) + "#how-the-report-ranks-and-decides)"
+}
 
 // ratioLine is this run's use of paired and unpaired ratios, in one sentence.
 func ratioLine(ks []analysis.Ranking) string {
@@ -223,7 +230,7 @@ func writeFindingsDetails(b *strings.Builder, rd *reportData) {
 	fmt.Fprintf(b, "Per headline metric the strategies ranked best first by their median; `≈` joins strategies noise cannot separate "+
 		"(their order within a group is noise), `?` those the test could not judge; the group column says which comparison placed each. "+
 		"× best and × baseline are ratios of medians with a 95%% CI, paired per repetition or unpaired (Hodges-Lehmann) as the line under each heading says. "+
-		"How the groups are formed: %s. %s\n\n", methodLink, ratioLine(rd.ks))
+		"How the groups are formed: %s. %s\n\n", rd.method, ratioLine(rd.ks))
 	var vs []storageVerdict
 	for _, k := range rd.ks {
 		names, undecided := bestGroup(k)
@@ -248,7 +255,7 @@ func writeFindingsBrief(b *strings.Builder, rd *reportData) {
 	fmt.Fprintf(b, "## Findings\n\n")
 	fmt.Fprintf(b, "Per headline metric, groups of strategies best first; `≈` joins those noise cannot separate, listed by name; "+
 		"`?` marks where too few repetitions left the test without a verdict. Medians, ratios and the comparison behind each group: "+
-		"[details.md](details.md#findings); the method: %s.\n\n", methodLink)
+		"[details.md](details.md#findings); the method: %s.\n\n", rd.method)
 	for _, k := range rd.ks {
 		better := "lower is better"
 		if k.Headline.Higher {

@@ -26,6 +26,10 @@ type ReportMeta struct {
 	// Counts is env.json's record of the count tier (the cases left out and why, whether
 	// cachegrind simulated the caches, the hardware counters); nil when unknown.
 	Counts *results.CountsEnv
+	// MethodDoc is docs/method.md of the deferbench checkout the report's directory lies in,
+	// relative to that directory (../../docs/method.md for results/NAME); "" when it lies in
+	// none, and the report names the file without a link.
+	MethodDoc string
 }
 
 // OtherWork is how much of the machine's CPU time work other than the run took while it

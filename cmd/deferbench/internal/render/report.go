@@ -35,7 +35,7 @@ func WriteReport(w io.Writer, rs []*benchfmt.Result, meta ReportMeta) error {
 			fmt.Fprintf(b, "%s\n\n", f)
 		}
 		fmt.Fprintf(b, "Per variant verdicts with their figures, the rankings with ratio CIs, every table of medians and the CPU attribution: "+
-			"[details.md](details.md). How the verdicts are reached: %s.\n\n", methodLink)
+			"[details.md](details.md). How the verdicts are reached: %s.\n\n", rd.method)
 		writePickFolded(b, reqs)
 		writePickCounts(b, rd.cx, rd.ks)
 		writeFindingsBrief(b, rd)

@@ -5,12 +5,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/isabuild"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"golang.org/x/perf/benchfmt"
@@ -101,7 +103,7 @@ func Outputs(o Dir) (plotErr, err error) {
 	if err := results.WriteJSON(filepath.Join(o.Path, "summary.json"), sum); err != nil {
 		return nil, err
 	}
-	meta := render.ReportMeta{Config: o.Config, Throttled: "unknown", Partial: o.Partial}
+	meta := render.ReportMeta{Config: o.Config, Throttled: "unknown", Partial: o.Partial, MethodDoc: methodDoc(o.Path)}
 	if o.Env != nil {
 		meta.Cores = o.Env.Before.Cores
 		meta.LoadBefore = o.Env.Before.LoadAvg
@@ -157,4 +159,27 @@ func (noStop) SetHard(func(string)) {}
 type Stop interface {
 	Begin()
 	SetHard(func(why string))
+}
+
+// methodDoc returns docs/method.md of the deferbench checkout that holds dir, relative to dir,
+// or "" when dir lies in none (a results directory copied or written elsewhere), so that the
+// report's link to it resolves wherever the directory lies.
+func methodDoc(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	root, ok := isabuild.SourceRoot(abs)
+	if !ok {
+		return ""
+	}
+	doc := filepath.Join(root, "docs", "method.md")
+	if fi, err := os.Stat(doc); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	rel, err := filepath.Rel(abs, doc)
+	if err != nil {
+		return ""
+	}
+	return rel
 }
