@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/isabuild"
@@ -135,5 +136,42 @@ func TestISAChildren(t *testing.T) {
 	_, _, err := isabuild.Children(context.Background(), []counts.ISA{counts.HostISA, pi4}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "deferbench-linux-arm64 does not exist") || !strings.Contains(err.Error(), "GOARCH=arm64") {
 		t.Errorf("Children with a missing prebuilt child: %v", err)
+	}
+}
+
+// TestTerminateRemovesCrossBuiltChildren: a count run on an emulated ISA stopped at once by
+// SIGTERM while it cross-builds its count child leaves no directory of children in TMPDIR and
+// no build running that could write one again.
+func TestTerminateRemovesCrossBuiltChildren(t *testing.T) {
+	if runtime.GOARCH == "arm64" || runtime.GOARCH == "arm" {
+		t.Skip("the host's count is refused first on arm (TestRunCountOnARM)")
+	}
+	pi4, _ := counts.LookupISA("pi4")
+	if _, err := counts.LookEmulator(pi4); err != nil {
+		t.Skipf("no emulated count tier here (scripts/install-qemu-count.sh installs it): %v", err)
+	}
+	if _, ok := isabuild.SourceRoot("."); !ok {
+		t.Skip("not in a deferbench checkout: the child would not be cross-built")
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	out := filepath.Join(t.TempDir(), "r")
+	cmd, lines := startRun(t, "-measure", "instructions", "-isa", "pi4", "-scenarios", "Stage", "-strategies", "baseline", "-out", out)
+	if !waitLine(lines, "cross-building the count child", 2*time.Minute) {
+		cmd.Process.Kill()
+		t.Fatal("the run never started cross-building")
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	for range lines {
+	}
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 143 {
+		t.Errorf("exit status %d, want 143", code)
+	}
+	for _, wait := range []time.Duration{0, time.Second} {
+		time.Sleep(wait) // a build left running would write its child in the meantime
+		if left, _ := filepath.Glob(filepath.Join(tmp, "deferbench-isa-*")); len(left) > 0 {
+			t.Errorf("%v after the exit, SIGTERM left %v behind", wait, left)
+		}
 	}
 }

@@ -196,11 +196,11 @@ func Count(ctx context.Context, c Child, opt Options) (Row, error) {
 		return row, fmt.Errorf("%s: cache simulation is cachegrind's: not available under the emulator", c.Name)
 	}
 	reps := max(opt.Repeats, 1)
-	dir, err := makeTemp(opt.Dir)
+	dir, err := MakeTemp(opt.Dir, "cachegrind-")
 	if err != nil {
 		return row, err
 	}
-	defer removeTemp(dir)
+	defer RemoveTemp(dir)
 	var run func(n int, out string) (map[string]int64, error)
 	if c.Emulator != nil {
 		excl := filepath.Join(dir, "excluded.txt")
@@ -508,17 +508,18 @@ func lastLine(b []byte) string {
 	return ""
 }
 
-// temps holds the directories of cachegrind's output files that Counts in progress use, for
+// temps holds the directories MakeTemp made and RemoveTemp has not yet removed, for
 // RemoveTemps.
 var temps struct {
 	sync.Mutex
 	dirs map[string]bool
 }
 
-// makeTemp makes a directory for a Count's cachegrind output files in parent (empty:
-// os.TempDir()) and registers it for RemoveTemps.
-func makeTemp(parent string) (string, error) {
-	dir, err := os.MkdirTemp(parent, "cachegrind-")
+// MakeTemp makes a temporary directory in parent (empty: os.TempDir()), its name pattern as
+// os.MkdirTemp's, and registers it for RemoveTemps: a Count's cachegrind output files, the
+// count children cross-built for an emulated ISA. The caller removes it with RemoveTemp.
+func MakeTemp(parent, pattern string) (string, error) {
+	dir, err := os.MkdirTemp(parent, pattern)
 	if err != nil {
 		return "", err
 	}
@@ -531,16 +532,16 @@ func makeTemp(parent string) (string, error) {
 	return dir, nil
 }
 
-// removeTemp removes dir and its registration.
-func removeTemp(dir string) {
+// RemoveTemp removes dir, made by MakeTemp, and its registration.
+func RemoveTemp(dir string) {
 	temps.Lock()
 	delete(temps.dirs, dir)
 	temps.Unlock()
 	os.RemoveAll(dir)
 }
 
-// RemoveTemps removes the directories of cachegrind's output files of every Count in
-// progress. A process that exits on a signal without returning from Count (deferbench on
+// RemoveTemps removes every directory MakeTemp made that is not yet removed (cachegrind's
+// output files of every Count in progress, cross-built count children). A process that exits on a signal without returning from Count (deferbench on
 // SIGTERM or a second interrupt) calls it after killing the children
 // (boundexec.KillAll), so that no temporary directory outlives it. It is safe for concurrent
 // use.

@@ -6,8 +6,8 @@
 package isabuild
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/boundexec"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/usage"
 )
@@ -61,16 +62,19 @@ const buildTimeout = 20 * time.Minute
 
 // Build cross-builds ./cmd/deferbench of the repository src for isa into out.
 func Build(ctx context.Context, src, out string, isa counts.ISA) error {
-	ctx, cancel := context.WithTimeout(ctx, buildTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-w", "-o", out, "./cmd/deferbench")
-	cmd.Dir = src
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+isa.GOARCH, "GOARM="+isa.GOARM)
-	var b bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &b, &b
-	if err := cmd.Run(); err != nil {
-		lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-		return fmt.Errorf("building the %s count child (GOARCH=%s) in %s: %v: %s", isa.Name, isa.GOARCH, src, err, strings.Join(lines[max(0, len(lines)-3):], " | "))
+	// In a process group of its own (boundexec), so that a run stopped at once kills the
+	// build with the other children (boundexec.KillAll) instead of leaving it running.
+	res, err := boundexec.Run(ctx, boundexec.Options{Timeout: buildTimeout, Dir: src, Combined: true,
+		Env: []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=" + isa.GOARCH, "GOARM=" + isa.GOARM}},
+		"go", "build", "-trimpath", "-ldflags=-w", "-o", out, "./cmd/deferbench")
+	if err != nil {
+		var cause error = err
+		var be *boundexec.Error
+		if errors.As(err, &be) {
+			cause = be.Err
+		}
+		lines := strings.Split(strings.TrimSpace(string(res.Stdout)), "\n")
+		return fmt.Errorf("building the %s count child (GOARCH=%s) in %s: %v: %s", isa.Name, isa.GOARCH, src, cause, strings.Join(lines[max(0, len(lines)-3):], " | "))
 	}
 	return nil
 }
@@ -129,11 +133,13 @@ func Children(ctx context.Context, isas []counts.ISA, stderr io.Writer) (map[str
 	if _, err := exec.LookPath("go"); err != nil {
 		return nil, none, usage.Errorf("run: -isa %s: the count child is cross-built with go, which is not on PATH: install Go, or set %s=PREFIX to prebuilt children", emulated[0].Name, PrefixEnv)
 	}
-	dir, err := os.MkdirTemp("", "deferbench-isa-")
+	// Registered for counts.RemoveTemps, so that a run stopped at once (SIGTERM, a second
+	// interrupt) leaves no cross-built children behind.
+	dir, err := counts.MakeTemp("", "deferbench-isa-")
 	if err != nil {
 		return nil, none, err
 	}
-	cleanup := func() { os.RemoveAll(dir) }
+	cleanup := func() { counts.RemoveTemp(dir) }
 	prefix := filepath.Join(dir, "deferbench")
 	fmt.Fprintf(stderr, "deferbench: cross-building the count child for %s from %s\n", names(emulated), src)
 	if err := BuildAll(ctx, src, prefix, emulated); err != nil {
