@@ -227,6 +227,7 @@ type batchSide struct {
 	ents  []ecs.Entity
 	ph    []ecs.Entity
 	moves uint64
+	bulk  uint64 // the world's BulkRows before the commit
 }
 
 func (x *fixture) batchCase(c batchCase, st ecs.Storage) {

@@ -85,6 +85,24 @@ var bulkCases = []batchCase{
 	}},
 }
 
+// bulkRows are the rows bulk table operations handle (ecs.World.BulkRows) on archetype
+// storage in each bulk case — its commit, retry and discard — for a strategy declaring
+// BulkRuns: the runs of two or more like commands that one-by-one application does not
+// break, each run's rows moved, appended or swap-removed together.
+var bulkRows = map[string]uint64{
+	"CreatesOfOneShape":  22, // appended in runs of 7, 5 and 10: the culled create and the other shape break them
+	"CreateTwiceRefused": 2,  // the two creates before the hand-built one
+	// Destroys of one table's entities go together: e[0], e[2], e[4] and e[5] lie in three
+	// tables one after another, then the placeholder's destroy, then e[1] and e[3] of one.
+	"Destroys":                   2,
+	"AddBundleEntityAfterEntity": 2, // e[4] and e[5], the only neighbours from one table
+	// Each entity's two Adds are one net change of its own (per-entity batching): no run of
+	// entities.
+	"AddBundleTwiceEntityAfterEntity":   0,
+	"RemovesEntityAfterEntityThenAgain": 4, // the four entities' Removes, one change from one table
+	"SetBundleMissingFails":             0, // Sets move no row
+}
+
 // bulkName names the bulk row: every strategy's commit must give the results of one-by-one
 // application for commits of many like commands, however it applies them.
 func bulkName(deferral.Capabilities) string { return "BulkRunsAsOneByOne" }
@@ -115,6 +133,7 @@ func (x *fixture) bulkCase(c batchCase, st ecs.Storage) {
 		s := f(w)
 		x.owned = append(x.owned, s)
 		sides[i] = &batchSide{w: w, s: s, ents: c.setup(w)}
+		sides[i].bulk = w.BulkRows()
 		sides[i].ph = c.stage(s.NewRecorder(), sides[i].ents)
 	}
 	got, ref := sides[0], sides[1]
@@ -122,6 +141,7 @@ func (x *fixture) bulkCase(c batchCase, st ecs.Storage) {
 	x.sameCommit(op, errGot, errRef)
 	x.sameState(op, got, ref)
 	x.sameVisits(op, got.w, ref.w)
+	defer x.sameBulk(op, c, st, got, ref)
 	if errRef != nil {
 		x.sameCommit(op+": retry", got.s.Commit(), ref.s.Commit())
 		x.sameState(op+": after the retry", got, ref)
@@ -134,6 +154,23 @@ func (x *fixture) bulkCase(c batchCase, st ecs.Storage) {
 	refRep, err2 := ref.s.TakeReport()
 	if x.wantNil(op+": take report", err1) && x.wantNil(op+": take report of one-by-one", err2) {
 		x.sameReport(op, gotRep, refRep)
+	}
+}
+
+// sameBulk checks the rows bulk table operations handled (ecs.World.BulkRows) in a bulk
+// case: none one by one, none on slot storage, and with BulkRuns declared the case's count on
+// archetype storage; a strategy that does not declare it has them logged.
+func (x *fixture) sameBulk(op string, c batchCase, st ecs.Storage, got, ref *batchSide) {
+	x.Helper()
+	want(x, op+": bulk rows one by one", ref.w.BulkRows()-ref.bulk, 0)
+	n := got.w.BulkRows() - got.bulk
+	switch {
+	case st != ecs.Archetypes:
+		want(x, op+": bulk rows on slot storage", n, 0)
+	case x.caps.BulkRuns:
+		want(x, op+": bulk rows with BulkRuns declared (the case's runs)", n, bulkRows[c.name])
+	default:
+		x.Logf("%s: %d bulk rows, %d with BulkRuns declared", op, n, bulkRows[c.name])
 	}
 }
 

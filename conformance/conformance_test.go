@@ -125,6 +125,7 @@ func TestSuiteCatchesBugs(t *testing.T) {
 		{reference.DroppedNotPending, reference.Ordered, "StagedAfterCloseBounded", "pending after staging after close"},
 		{reference.ClaimBatching, reference.Ordered, "BatchPerEntityNetMoves", "row moves with BatchesPerEntity declared"},
 		{reference.DropSuffix, reference.Ordered, "BulkRunsAsOneByOne", "after the retry: pending"},
+		{reference.ClaimBulk, reference.Ordered, "BulkRunsAsOneByOne", "bulk rows with BulkRuns declared"},
 	}
 	for _, c := range cases {
 		name := fmt.Sprintf("bug%d/%s", c.bug, c.check)

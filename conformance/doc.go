@@ -43,7 +43,9 @@
 // destroys, Adds and Sets of one bundle entity after entity, each run cut by a culled create, a
 // dead or repeated target, a Set of a missing component or a create of a placeholder already
 // created — and compares them with the same one-command-at-a-time strategy the same way, on
-// both storages, and also the order in which queries visit the entities.
+// both storages, and also the order in which queries visit the entities; ecs.World.BulkRows
+// must stay 0 one by one and on slot storage and, on archetype storage, be the case's runs'
+// rows where BulkRuns is declared (logged where it is not).
 //
 // # Fixed differential programs
 //

@@ -134,7 +134,10 @@
 // run once, as Create runs them, and a culled create is culled as one by one. Commands a
 // keyed commit (sort keys, hooks) orders apply one by one. A strategy whose commit batches
 // declares Capabilities.BatchesPerEntity, and the conformance suite asserts both the net
-// moves and the equivalence.
+// moves and the equivalence. A commit that applies runs of like commands of many entities
+// (creates of one bundle shape, destroys, bundle Adds and Sets, one change of one table's
+// entities) with the World's bulk calls declares Capabilities.BulkRuns; only costs and
+// ecs.World.BulkRows tell it from one-by-one application, and the suite asserts both.
 //
 // # Shared machinery
 //

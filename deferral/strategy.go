@@ -83,6 +83,16 @@ type Capabilities struct {
 	// state and Hash are exactly those of one-by-one application; see "Per-entity batching" in
 	// the package documentation for what a run is. False: commands apply one by one.
 	BatchesPerEntity bool
+	// BulkRuns: a commit applies runs of consecutive commands that make the same change —
+	// creates of one bundle shape, destroys, bundle Adds and Sets entity after entity,
+	// entities of one table making one change — as bulk table operations
+	// (ecs.World.CreateRecords, DestroyRecords, PutRecords, ApplyValues): on archetype storage
+	// one transition looked up once and the run's rows moved, appended or swap-removed
+	// together, which ecs.World.BulkRows counts. The receipts, failure positions, lenient
+	// outcomes, resolutions, final state, row order, Hash, Changes and Moves are exactly those
+	// of one-by-one application; only costs and BulkRows differ. False: each command applies
+	// through the world's one-at-a-time calls (BulkRows does not grow).
+	BulkRuns bool
 }
 
 // VersionReader is implemented by strategies that declare Capabilities.ReadsPreviousVersion.

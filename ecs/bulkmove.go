@@ -45,6 +45,7 @@ func (a *archStore) moveRows(fi, ti int32, slots []uint32) uint32 {
 		a.loc[s] = loc{uint32(ti), uint32(n0 + i)}
 	}
 	a.moves += uint64(len(slots))
+	a.countRun(len(slots))
 	return uint32(n0)
 }
 
@@ -93,4 +94,12 @@ func (a *archStore) hopOf(fi int32, final Mask) int32 {
 		return a.hopTo
 	}
 	return a.hop(fi, a.tables[fi].mask, final)
+}
+
+// countRun counts in BulkRows the n rows one bulk table operation handled, when they are two
+// or more.
+func (a *archStore) countRun(n int) {
+	if n > 1 {
+		a.bulk += uint64(n)
+	}
 }

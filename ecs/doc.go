@@ -66,7 +66,11 @@
 // naming one entity that would all succeed one by one as the entity's net change, with at
 // most one move, and CreateValues creates an entity together with the records naming its
 // placeholder, its row placed in the table of its final set; state, receipts and Changes
-// are those of one-by-one application, Moves counts only the moves made.
+// are those of one-by-one application, Moves counts only the moves made. Bulk runs: on
+// archetype storage CreateRecords, DestroyRecords, PutRecords and ApplyValues move, append or
+// swap-remove the rows of entity after entity making one change from one table together,
+// the table found once; everything but cost is one by one's, and BulkRows counts the rows of
+// such operations of two rows or more.
 //
 // Hash digests the logical state only, the same on both storages: the live entities in
 // creation order (both storages keep the live order for it), each as slot, generation,

@@ -106,6 +106,7 @@ func (w *World) archCreateRecords(words []uint64, n int, created []Entity) (recs
 		for len(t.slots)+j > t.rows {
 			t.growRows()
 		}
+		first := recs
 		// The plan: per component its column and its value's offset from the bundle's start
 		// (a value of no size at the end of the values: the start, no address past them).
 		b := unsafe.Pointer(&words[o+2])
@@ -121,6 +122,7 @@ func (w *World) archCreateRecords(words []uint64, n int, created []Entity) (recs
 		for ; j > 0; j-- {
 			slot, err := w.newSlot()
 			if err != nil {
+				a.countRun(recs - first)
 				return recs, o, created
 			}
 			if int(slot) >= len(a.loc) {
@@ -138,6 +140,7 @@ func (w *World) archCreateRecords(words []uint64, n int, created []Entity) (recs
 			recs++
 			o += k
 		}
+		a.countRun(recs - first)
 	}
 	return recs, o, created
 }
@@ -250,6 +253,7 @@ func (w *World) archDestroyRecords(words []uint64, n int) (r DestroyRun) {
 // archDestroy does one after another.
 func (w *World) flushDrops(t uint32) {
 	if a := w.arch; a != nil && len(a.pend) > 0 {
+		a.countRun(len(a.pend))
 		a.dropRows(a.tables[t], a.pend)
 		a.pend = a.pend[:0]
 	}

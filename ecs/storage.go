@@ -77,6 +77,23 @@ func (w *World) Moves() uint64 {
 	return w.arch.moves
 }
 
+// BulkRows returns the number of rows w's bulk table operations handled since it was
+// created, on archetype storage: rows moved from one table to another together (a commit's
+// run of entities of one table making the same change, PutRecords and ApplyValues), appended
+// to one table together (CreateRecords' run of creates of one bundle shape) or swap-removed
+// from one table together (DestroyRecords' run of destroys of entities of one table), each
+// counted when its operation handles two rows or more; always 0 on slot storage, and 0
+// whatever is applied when every change is made one call at a time (Create, Destroy, Add,
+// Upsert, Set, Remove). The state, Moves, Placements, Hash and Changes are those of the calls
+// made one by one: BulkRows is the one count that tells the two apart. A replica starts with
+// its world's count, and CopyFrom copies it.
+func (w *World) BulkRows() uint64 {
+	if w.arch == nil {
+		return 0
+	}
+	return w.arch.bulk
+}
+
 // Placements returns the number of rows w's creates placed into tables since it was created,
 // on archetype storage: one per entity created, in the table of its final component set
 // (always 0 on slot storage). Placements + Moves is the rows written into tables: what a

@@ -50,6 +50,8 @@ type archStore struct {
 	srcRows        []uint32
 	fills          [][2]uint32
 	dropLater      bool // archDestroy leaves the row in pend (archDestroyRecords)
+	// bulk counts the rows bulk table operations of two rows or more handled (BulkRows).
+	bulk uint64
 }
 
 func newArchStore() *archStore {
@@ -265,7 +267,7 @@ func (a *archStore) copyInto(d *archStore) *archStore {
 		d.byMask[m] = i
 	}
 	d.loc = append(d.loc[:0], a.loc...)
-	d.moves, d.placed, d.lastMask, d.lastTable = a.moves, a.placed, a.lastMask, a.lastTable
+	d.moves, d.placed, d.bulk, d.lastMask, d.lastTable = a.moves, a.placed, a.bulk, a.lastMask, a.lastTable
 	d.hopFrom, d.hopTo, d.hopMask = a.hopFrom, a.hopTo, a.hopMask
 	old := d.tables
 	d.tables = d.tables[:0]

@@ -177,6 +177,11 @@ var mutants = []mutant{
 	{id: "ecs-bulk-put-stale-table", file: "ecs/records.go", old: "\t\t\t\t\tti = int32(a.loc[slot].t) // the entity may have been in the run\n", new: ""},
 	{id: "ecs-bulk-destroy-other-table", file: "ecs/records.go", old: "\t\t\tif t := a.loc[e.slot].t; t != pt {\n", new: "\t\t\tif t := a.loc[e.slot].t; t != pt && len(a.pend) == 0 {\n"},
 	{id: "ecs-bulk-run-stale-table", file: "ecs/archetype.go", old: "\t\t\t\tti = int32(a.loc[s].t) // the entity may have been in the run\n", new: ""},
+	// BulkRows, the count BulkRuns is checked by: a run's rows left uncounted, per operation.
+	{id: "ecs-bulk-rows-drop-uncounted", file: "ecs/records.go", old: "\t\ta.countRun(len(a.pend))\n", new: ""},
+	{id: "ecs-bulk-rows-create-uncounted", file: "ecs/records.go", old: "\t\ta.countRun(recs - first)\n\t}\n", new: "\t}\n"},
+	{id: "ecs-bulk-rows-move-uncounted", file: "ecs/bulkmove.go", old: "\ta.countRun(len(slots))\n", new: ""},
+	{id: "ecs-bulk-rows-single-counted", file: "ecs/bulkmove.go", old: "\tif n > 1 {\n\t\ta.bulk", new: "\tif n > 0 {\n\t\ta.bulk"},
 }
 
 func main() {

@@ -48,6 +48,7 @@ func (s *ECS) Capabilities() deferral.Capabilities {
 	return deferral.Capabilities{
 		TypedAllocationFree: true,
 		BatchesPerEntity:    true,
+		BulkRuns:            true,
 		ReproducibleOrder:   true,
 		SortKeys:            true,
 		Order:               "sort key, then recorder creation order, then FIFO within a recorder",

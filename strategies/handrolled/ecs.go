@@ -55,6 +55,7 @@ func (s *ECS) Capabilities() deferral.Capabilities {
 	return deferral.Capabilities{
 		TypedAllocationFree: true,
 		BatchesPerEntity:    true,
+		BulkRuns:            true,
 		ReproducibleOrder:   false,
 		SortKeys:            false,
 		Order:               "hand-over order: recorders in the order producers handed their slices over (Handover, else first stage since the last commit), which goroutine timing decides; FIFO within a recorder",

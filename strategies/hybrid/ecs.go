@@ -59,6 +59,7 @@ func (s *ECS) Capabilities() deferral.Capabilities {
 	return deferral.Capabilities{
 		TypedAllocationFree: true,
 		BatchesPerEntity:    true,
+		BulkRuns:            true,
 		ReproducibleOrder:   true,
 		SortKeys:            true,
 		Order: "sort key, then recorder number (graph nodes' recorders are minted at Compile in node order), " +

@@ -59,6 +59,7 @@ const (
 	DroppedNotPending      // Pending leaves out the commands staged after Close (dropped, not stored)
 	ClaimBatching          // declares BatchesPerEntity while applying one command at a time
 	SpinCommit             // Commit spins forever on the CPU (never yields, never returns)
+	ClaimBulk              // declares BulkRuns while applying one command at a time
 )
 
 // instances numbers strategies for RotateRecorders.
@@ -152,7 +153,7 @@ func (s *Strategy) Capabilities() deferral.Capabilities {
 		return deferral.Capabilities{Order: "order the producers took the staging mutex; FIFO within a recorder"}
 	}
 	return deferral.Capabilities{ReproducibleOrder: true, SortKeys: true, Order: "sort key, then recorder, then FIFO",
-		BatchesPerEntity: s.bug == ClaimBatching}
+		BatchesPerEntity: s.bug == ClaimBatching, BulkRuns: s.bug == ClaimBulk}
 }
 
 // World returns the target.

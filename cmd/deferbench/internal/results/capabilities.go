@@ -36,6 +36,7 @@ var capabilityWords = []struct {
 	{"reads-wait-for-staged", func(c *deferral.Capabilities) *bool { return &c.ReadsWaitForStaged }},
 	{"typed-allocation-free", func(c *deferral.Capabilities) *bool { return &c.TypedAllocationFree }},
 	{"batches-per-entity", func(c *deferral.Capabilities) *bool { return &c.BatchesPerEntity }},
+	{"bulk-runs", func(c *deferral.Capabilities) *bool { return &c.BulkRuns }},
 }
 
 // CapabilityConfig returns the configuration lines that declare strategy's capabilities c. A
