@@ -36,13 +36,16 @@ vet:
 	$(GO) vet $(PKGS)
 	GOARCH=arm GOARM=7 $(GO) vet $(PKGS)
 
-# The race detector's pass over both modules, then the CLI's module once more without it: the
-# tests whose work runs on one goroutine (drawing plots, rebuilding a whole report) skip under
-# -race (package cmd/deferbench/internal/racetest), where they take 10-15 times as long and the
-# detector has nothing to find, and run here.
+# The race detector's pass over both modules, then once more without it the packages whose
+# tests import cmd/deferbench/internal/racetest: their tests whose work runs on one goroutine
+# (drawing plots, rebuilding a whole report) skip under -race, where they take 10-15 times as
+# long and the detector has nothing to find, and run here.
 test-go:
 	$(GO) test -race -short $(PKGS)
-	$(GO) test -short ./cmd/deferbench/...
+	@pkgs=$$($(GO) list -f '{{.ImportPath}}{{range .TestImports}} {{.}}{{end}}{{range .XTestImports}} {{.}}{{end}}' ./cmd/deferbench/... | \
+		awk '{for (i = 2; i <= NF; i++) if ($$i ~ /\/internal\/racetest$$/) { print $$1; break }}'); \
+	if [ -z "$$pkgs" ]; then echo "make: no package imports internal/racetest" >&2; exit 1; fi; \
+	echo "$(GO) test -short" $$pkgs; $(GO) test -short $$pkgs
 
 # The hand-written mutants of scripts/mutants (the conformance suite's power) must still
 # apply to today's code: a mutant whose text moved away would be void, not killed.

@@ -1,7 +1,8 @@
 // Package racetest lets a test leave the race detector's pass of make test when its work runs
 // on one goroutine, where the detector has nothing to find but slows the work 10 to 15 times
 // (drawing the report's plots, rebuilding a whole report from a reference run). make test
-// runs the cmd/deferbench module a second time without -race, and such a test runs there.
+// runs the packages whose tests import this one a second time without -race, and such a test
+// runs there.
 package racetest
 
 import "testing"
@@ -14,6 +15,6 @@ const Enabled = enabled
 func SkipSingleGoroutine(t testing.TB, why string) {
 	t.Helper()
 	if Enabled {
-		t.Skipf("under -race: %s, where the race detector finds nothing and is 10-15x slower; make test runs it without -race", why)
+		t.Skipf("under -race: %s, where the race detector finds nothing and is 10-15x slower; make test runs it again without -race", why)
 	}
 }
