@@ -126,6 +126,9 @@ var mutants = []mutant{
 	{id: "handrolled-handover-drained-forgets", file: "strategies/handrolled/gather.go", old: "\t\tsg.r.handed -= sg.r.inCommit // what closures handed over meanwhile stays counted", new: "\t\tsg.r.handed = 0"},
 	{id: "handrolled-closure-tier-kept", file: "strategies/handrolled/gather.go", old: "\tif c := g.gfwm.Use(len(g.gfns), cap(g.gfns)); c > 0 {\n\t\tg.gfns = deferral.Shrink(g.gfns[:0], c)\n\t}\n", new: ""},
 	{id: "versioned-replay-closures-not-stale", file: "strategies/versioned/ecs.go", old: "\t\t\ts.stale = true // the closure may have changed w before failing\n", new: ""},
+	// Core.Replay's per-command create: a keyed create is a command record of its own
+	// (VersionAfterImpureClosureKeyedCreate); the stream's runs of creates go through
+	// ReplayStream (VersionAfterImpureClosure).
 	{id: "replica-create-unchecked", file: "deferral/replica.go", old: "case known && (want.state != resCreated || e != want.e):", new: "case known && want.state != resCreated:"},
 	{id: "replica-create-bulk-unchecked", file: "deferral/bulk.go", old: "if want := t[int(lo)+i].e; e != want {", new: "if want := t[int(lo)+i].e; false && e != want {"},
 	{id: "shrink-forgets-previous-window", file: "deferral/shrink.go", old: "\trecent := max(m.cur, m.prev)", new: "\trecent := m.cur"},
