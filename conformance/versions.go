@@ -13,9 +13,10 @@ import (
 // implement deferral.VersionReader (and declare Capabilities.ReadsPreviousVersion): after
 // every commit — drained, failed at a typed command, failed at a closure that wrote before
 // failing, after a closure that panicked, after direct writes of the owner, after a closure
-// whose replay would not redo what it did — a read sees exactly the owner's world (equal
-// ecs.World.Hash), whatever the strategy's way of bringing its readers' copy up to date (a
-// replay of the commands, closures included, or a copy). A commit that finds its readers'
+// whose replay would not redo what it did, before a create of the record stream or a keyed
+// create — a read sees exactly the owner's world (equal ecs.World.Hash), whatever the
+// strategy's way of bringing its readers' copy up to date (a replay of the commands, closures
+// included, or a copy). A commit that finds its readers'
 // copy diverged may say so with an error wrapping deferral.ErrDiverged, and must repair it.
 // VersionNumbers also needs VersionNumberReader: version numbers never go back, and each
 // commit that changed the world publishes exactly one more. Each row is a subtest on a fresh
@@ -31,6 +32,7 @@ func TestVersions(t *testing.T, f Factory) {
 		{"VersionAfterClosurePanicked", checkVersionClosurePanicked, 0},
 		{"VersionAfterDirectWrites", checkVersionDirectWrites, 0},
 		{"VersionAfterImpureClosure", checkVersionImpureClosure, 0},
+		{"VersionAfterImpureClosureKeyedCreate", checkVersionImpureClosureKeyedCreate, 0},
 		{"VersionNumbers", checkVersionNumbers, varyCmd},
 	})
 }
@@ -173,6 +175,39 @@ func checkVersionImpureClosure(x *fixture) {
 	vr := need[deferral.VersionReader](x, "TestVersions")
 	vr.Read(func(w *ecs.World) error {
 		want(x, "read of the entity the create made: position", x.pos("read", w, ep), v2(1, 1))
+		return nil
+	})
+}
+
+// checkVersionImpureClosureKeyedCreate is checkVersionImpureClosure with the create staged
+// under a sort key (the closure keeps key 0, so it runs first in FIFO and in key order alike):
+// a keyed create is its own command record, not part of a run of the record stream, so a
+// replay of it is a replay of one command, whose handle must still be compared with the
+// world's. The commit may report the divergence; readers must see the world either way, and
+// the entity the create made with its position.
+func checkVersionImpureClosureKeyedCreate(x *fixture) {
+	x.create(x.w, pt(0, 0))
+	x.commit("publish the setup", x.s)
+	r := x.rec()
+	ran := false
+	r.Do(func(w *ecs.World) error {
+		if ran {
+			return nil
+		}
+		ran = true
+		_, err := w.Create(pt(9, 9))
+		return err
+	})
+	r.SetSortKey(1)
+	p := r.Create(pt(1, 1))
+	r.Add(p, vl(2, 2))
+	r.SetSortKey(0)
+	x.commitMayDiverge("commit of an impure closure and a keyed create")
+	ep := x.resolve("the keyed create after the impure closure", x.s, p)
+	x.wantVersionIsWorld("after an impure closure and a keyed create")
+	vr := need[deferral.VersionReader](x, "TestVersions")
+	vr.Read(func(w *ecs.World) error {
+		want(x, "read of the entity the keyed create made: position", x.pos("read", w, ep), v2(1, 1))
 		return nil
 	})
 }

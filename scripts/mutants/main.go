@@ -5,9 +5,10 @@
 // conformance suite alone (the TestConformance* tests of every strategy package: Test and the
 // extension suites) against it. A mutant is killed when the suite fails, survives when it
 // passes, and is void when the mutated copy does not build (a broken mutant, reported so that
-// the table gets fixed). With -count N each mutant runs N times, each with a different seed of
-// the suite (DEFERBENCH_CONFORMANCE_SEED), and is killed only when every run fails: a kill
-// that depends on the random seed shows as a survivor.
+// the table gets fixed). With -count N each mutant's test binaries are built once and run N
+// times, each with a different seed of the suite (DEFERBENCH_CONFORMANCE_SEED), and the mutant
+// is killed only when every run fails: a kill that depends on the random seed shows as a
+// survivor.
 //
 //	go run scripts/mutants/main.go                  # every mutant
 //	go run scripts/mutants/main.go core-            # the mutants whose id starts with core-
@@ -126,6 +127,9 @@ var mutants = []mutant{
 	{id: "handrolled-handover-drained-forgets", file: "strategies/handrolled/gather.go", old: "\t\tsg.r.handed -= sg.r.inCommit // what closures handed over meanwhile stays counted", new: "\t\tsg.r.handed = 0"},
 	{id: "handrolled-closure-tier-kept", file: "strategies/handrolled/gather.go", old: "\tif c := g.gfwm.Use(len(g.gfns), cap(g.gfns)); c > 0 {\n\t\tg.gfns = deferral.Shrink(g.gfns[:0], c)\n\t}\n", new: ""},
 	{id: "versioned-replay-closures-not-stale", file: "strategies/versioned/ecs.go", old: "\t\t\ts.stale = true // the closure may have changed w before failing\n", new: ""},
+	// Core.Replay's per-command create: a keyed create is a command record of its own
+	// (VersionAfterImpureClosureKeyedCreate); the stream's runs of creates go through
+	// ReplayStream (VersionAfterImpureClosure).
 	{id: "replica-create-unchecked", file: "deferral/replica.go", old: "case known && (want.state != resCreated || e != want.e):", new: "case known && want.state != resCreated:"},
 	{id: "replica-create-bulk-unchecked", file: "deferral/bulk.go", old: "if want := t[int(lo)+i].e; e != want {", new: "if want := t[int(lo)+i].e; false && e != want {"},
 	{id: "shrink-forgets-previous-window", file: "deferral/shrink.go", old: "\trecent := max(m.cur, m.prev)", new: "\trecent := m.cur"},
@@ -214,19 +218,9 @@ func main() {
 		if !strings.HasPrefix(m.id, prefix) {
 			continue
 		}
-		res := "killed"
-		for k := range *count {
-			if res = run(root, m, base+uint64(k)); res != "killed" {
-				if *count > 1 {
-					res += fmt.Sprintf(" (at seed %d, run %d of %d)", base+uint64(k), k+1, *count)
-				}
-				break
-			}
-		}
-		if res == "killed" && *count > 1 {
-			res = fmt.Sprintf("killed (%d of %d seeds)", *count, *count)
-		}
-		fmt.Printf("%-34s %s\n", m.id, res)
+		t0 := time.Now()
+		res := run(root, m, base, *count)
+		fmt.Printf("%-34s %s [%.0fs]\n", m.id, res, time.Since(t0).Seconds())
 		switch {
 		case m.unobservable != "":
 			unobs++
@@ -266,9 +260,10 @@ func checkApplies(root string) int {
 	return 0
 }
 
-// run applies m to a fresh copy of the library and runs the conformance suite on it with the
-// given suite seed.
-func run(root string, m mutant, seed uint64) string {
+// run applies m to a fresh copy of the library, builds the test binaries of the strategy
+// packages once, and runs their conformance tests count times, run k with suite seed
+// base+k: "killed" only when every run fails.
+func run(root string, m mutant, base uint64, count int) string {
 	dir, err := os.MkdirTemp("", "mutant-")
 	check(err)
 	defer os.RemoveAll(dir)
@@ -285,19 +280,62 @@ func run(root string, m mutant, seed uint64) string {
 		return fmt.Sprintf("void: the text to replace occurs %d times in %s", n, m.file)
 	}
 	check(os.WriteFile(path, []byte(strings.Replace(string(src), m.old, m.new, 1)), 0o644))
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-short", "-failfast", "-timeout=4m", "-run", "^TestConformance", "./strategies/...")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "DEFERBENCH_CONFORMANCE_SEED="+strconv.FormatUint(seed, 10))
-	out, err := cmd.CombinedOutput()
-	switch {
-	case err == nil:
-		return "survived"
-	case strings.Contains(string(out), "[build failed]") || strings.Contains(string(out), "[setup failed]"):
+	env := append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	list := exec.Command("go", "list", "-f", "{{if or .TestGoFiles .XTestGoFiles}}{{.Dir}}{{end}}", "./strategies/...")
+	list.Dir, list.Env = dir, env
+	out, err := list.CombinedOutput()
+	if err != nil {
 		return "void: does not build:\n" + string(out)
 	}
+	var bins, dirs []string
+	for _, d := range strings.Fields(string(out)) {
+		bin := filepath.Join(dir, "bin", strings.ReplaceAll(strings.TrimPrefix(d, dir+"/"), "/", "_")+".test")
+		build := exec.Command("go", "test", "-c", "-o", bin, ".")
+		build.Dir, build.Env = d, env
+		if out, err := build.CombinedOutput(); err != nil {
+			return "void: does not build:\n" + string(out)
+		}
+		bins, dirs = append(bins, bin), append(dirs, d)
+	}
+	if len(bins) == 0 {
+		return "void: no test binary built"
+	}
+	for k := range count {
+		seed := base + uint64(k)
+		i := killedAt(bins, dirs, env, seed)
+		if i < 0 {
+			if count > 1 {
+				return fmt.Sprintf("survived (at seed %d, run %d of %d)", seed, k+1, count)
+			}
+			return "survived"
+		}
+		// The binary that failed runs first at the next seed (the others still run if it
+		// passes there): a kill costs that binary's rows up to its failing one.
+		bins[0], bins[i] = bins[i], bins[0]
+		dirs[0], dirs[i] = dirs[i], dirs[0]
+	}
+	if count > 1 {
+		return fmt.Sprintf("killed (%d of %d seeds)", count, count)
+	}
 	return "killed"
+}
+
+// killedAt runs the conformance tests of each test binary (in its package's directory) with
+// the suite seed, stopping at the first that fails, and returns its index, or -1 when every
+// binary passed.
+func killedAt(bins, dirs, env []string, seed uint64) int {
+	for i, bin := range bins {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		cmd := exec.CommandContext(ctx, bin, "-test.count=1", "-test.short", "-test.failfast", "-test.timeout=4m", "-test.run", "^TestConformance")
+		cmd.Dir = dirs[i]
+		cmd.Env = append(env, "DEFERBENCH_CONFORMANCE_SEED="+strconv.FormatUint(seed, 10))
+		err := cmd.Run()
+		cancel()
+		if err != nil {
+			return i
+		}
+	}
+	return -1
 }
 
 func check(err error) {
