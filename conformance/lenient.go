@@ -70,6 +70,24 @@ func checkRemoveMissingNoop(x *fixture) {
 	want(x, "has position after remove", workload.Position.Has(x.w, e), false)
 	x.wantAlive("entity after removing its last component", x.w, e, true)
 	x.wantReport("remove of a present component twice", x.s, deferral.Report{NoopRemoves: 1, Applied: 2})
+
+	// Removes that a closure stages during a commit with a sort key in it are applied by the
+	// next commit, which has none: a recorder's commands may sit in another form by then (a
+	// buffer keeps keyed commands apart from its plain ones), and the count holds there too.
+	r.SetSortKey(1)
+	r.Add(e, vl(1, 1))
+	r.SetSortKey(0)
+	r.Do(func(*ecs.World) error {
+		r.Remove(e, workload.Lifetime.ID())
+		r.Remove(e, workload.Velocity.ID())
+		r.Remove(e, workload.Lifetime.ID())
+		return nil
+	})
+	x.commit("keyed commit whose closure stages removes", x.s)
+	want(x, "pending after the keyed commit", x.s.Pending(), 3)
+	x.commit("removes a closure staged", x.s)
+	want(x, "has velocity after the staged remove", workload.Velocity.Has(x.w, e), false)
+	x.wantReport("removes a closure staged", x.s, deferral.Report{NoopRemoves: 2, Applied: 5})
 }
 
 // checkDestroyDeadIgnored: Destroy of a dead, stale, foreign or empty handle, or a second

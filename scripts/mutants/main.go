@@ -51,7 +51,11 @@ var mutants = []mutant{
 	// bundles, validators, lazyguarded's commands); ApplyRun and ApplyStream count dead
 	// targets themselves and are untouched.
 	{id: "core-dead-add-not-skipped", file: "deferral/core.go", old: "\tif err != nil {\n\t\treturn c.fail(at, cmd, err)\n\t}\n\tif !live {\n\t\tc.report.Skipped++\n\t}", new: "\tif err != nil {\n\t\treturn c.fail(at, cmd, err)\n\t}\n\tif !live && cmd.Verb != VerbRemove {\n\t\treturn c.fail(at, cmd, ecs.ErrDead)\n\t}"},
-	{id: "core-noop-remove-as-skip", file: "deferral/core.go", old: "\t\t\t\tc.report.NoopRemoves++", new: "\t\t\t\tc.report.Skipped++"},
+	// A remove of a component the target lacks counted as a skip: in Core.Apply (keyed
+	// commits, lazyguarded) and in ApplyRun (a recorder's commands kept as a slice, not a
+	// record stream: what a closure staged into a recorder held by a keyed commit).
+	{id: "core-noop-remove-as-skip", file: "deferral/core.go", old: "if live && !had {\n\t\t\tc.report.NoopRemoves++", new: "if live && !had {\n\t\t\tc.report.Skipped++"},
+	{id: "core-run-noop-remove-as-skip", file: "deferral/core.go", old: "live && !had && done {\n\t\t\t\t\tc.report.NoopRemoves++", new: "live && !had && done {\n\t\t\t\t\tc.report.Skipped++"},
 	{id: "core-closure-not-counted", file: "deferral/core.go", old: "\t\treturn &CommandError{Pos: at, Verb: VerbFunc, Err: err}\n\t}\n\tc.report.Applied++", new: "\t\treturn &CommandError{Pos: at, Verb: VerbFunc, Err: err}\n\t}"},
 	{id: "core-report-aliased", file: "deferral/core.go", old: "\tc.report = Report{Created: c.spare[:0]}", new: "\tc.report = Report{Created: r.Created[:0]}"},
 	{id: "core-culled-resolves", file: "deferral/core.go", old: "return r.e, r.state == resCreated", new: "return r.e, r.state != resUnknown"},
