@@ -37,13 +37,14 @@ vet:
 	GOARCH=arm GOARM=7 $(GO) vet $(PKGS)
 
 # The race detector's pass over both modules, then once more without it the packages whose
-# tests import cmd/deferbench/internal/racetest: their tests whose work runs on one goroutine
-# (drawing plots, rebuilding a whole report) skip under -race, where they take 10-15 times as
-# long and the detector has nothing to find, and run here.
+# tests import internal/racetest or the conformance suite (which imports it): their tests
+# whose work runs on one goroutine (drawing plots, rebuilding a whole report, the suite's
+# memory rows, most of the differential programs) skip under -race, where they take 10-15
+# times as long and the detector has nothing to find, and run here.
 test-go:
 	$(GO) test -race -short $(PKGS)
-	@pkgs=$$($(GO) list -f '{{.ImportPath}}{{range .TestImports}} {{.}}{{end}}{{range .XTestImports}} {{.}}{{end}}' ./cmd/deferbench/... | \
-		awk '{for (i = 2; i <= NF; i++) if ($$i ~ /\/internal\/racetest$$/) { print $$1; break }}'); \
+	@pkgs=$$($(GO) list -f '{{.ImportPath}}{{range .TestImports}} {{.}}{{end}}{{range .XTestImports}} {{.}}{{end}}' $(PKGS) | \
+		awk '{for (i = 2; i <= NF; i++) if ($$i ~ /\/internal\/racetest$$/ || $$i == "github.com/deferbench/deferbench/conformance") { print $$1; break }}'); \
 	if [ -z "$$pkgs" ]; then echo "make: no package imports internal/racetest" >&2; exit 1; fi; \
 	echo "$(GO) test -short" $$pkgs; $(GO) test -short $$pkgs
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/internal/racetest"
 	"github.com/deferbench/deferbench/workload"
 )
 
@@ -26,8 +27,11 @@ type Factory = deferral.Factory
 const SeedEnv = "DEFERBENCH_CONFORMANCE_SEED"
 
 // Test runs the conformance suite against the strategies f makes: one subtest per row of the
-// deferral contract, each on a fresh World and strategy. Run it under -race: several subtests
-// stage from several goroutines.
+// deferral contract, each on a fresh World and strategy. Run it under -race, since several
+// subtests stage from several goroutines, and once without: under -race the rows that
+// measure retained memory on the test's goroutine alone (SpikeReleased*, SpikeWorkingSetKept,
+// ChurnMemoryBounded) are skipped, saying so, as the detector finds nothing in them and
+// slows them ten times over.
 func Test(t *testing.T, f Factory) {
 	t.Helper()
 	if f == nil {
@@ -43,6 +47,9 @@ func Test(t *testing.T, f Factory) {
 	for _, c := range onStorages(t, checks(caps)) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Helper()
+			if c.alone && racetest.Enabled {
+				t.Skip("under -race: this row runs on the test's goroutine alone, where the race detector finds nothing and is ten times slower; run the suite without -race to check it")
+			}
 			runCheck(t, f, c, seed, Timeout)
 		})
 	}
@@ -54,6 +61,7 @@ type check struct {
 	fn      func(x *fixture)
 	v       variant
 	storage ecs.Storage // the storage of the check's worlds
+	alone   bool        // a row of the test's goroutine alone (alone): skipped under -race
 }
 
 // variant is a value of each parameter the contract varies that a row runs over: the sort key
@@ -82,6 +90,11 @@ const (
 	varyRecorders
 	varyCmd
 	varyAll = varyKey | varyRecorders | varyCmd
+	// alone marks a row that varies nothing and whose work runs on the test's goroutine
+	// alone, measuring what a strategy keeps allocated (the spike and churn rows): Test skips
+	// it under the race detector, which has no second goroutine to watch there and slows the
+	// row ten times over.
+	alone varies = 1 << 7
 )
 
 // defaultVariant is the variant of rows that vary nothing: key 0, one recorder, typed.
@@ -116,8 +129,8 @@ func expand(name string, fn func(*fixture), vary varies) []check {
 func checks(caps deferral.Capabilities) []check {
 	var out []check
 	for _, c := range rows(caps) {
-		if c.vary == 0 {
-			out = append(out, check{name: c.name, fn: c.fn, v: defaultVariant})
+		if c.vary&^alone == 0 {
+			out = append(out, check{name: c.name, fn: c.fn, v: defaultVariant, alone: c.vary&alone != 0})
 			continue
 		}
 		out = append(out, expand(c.name, c.fn, c.vary)...)
@@ -204,12 +217,12 @@ func rows(caps deferral.Capabilities) []row {
 		{"RecorderNumbering", checkRecorderNumbering, 0},
 		{"WriteToMissingSkipped", checkWriteToMissingSkipped, varyKey | varyRecorders},
 		{"ResolveDuringCommit", checkResolveDuringCommit, varyKey | varyRecorders},
-		{"SpikeReleasedTyped", checkSpikeReleased(spikeTyped), 0},
-		{"SpikeReleasedClosures", checkSpikeReleased(spikeClosure), 0},
-		{"SpikeReleasedMixed", checkSpikeReleased(spikeMixed), 0},
-		{"SpikeReleasedKeyed", checkSpikeReleased(spikeKeyed), 0},
-		{"SpikeWorkingSetKept", checkWorkingSetKept, 0},
-		{"ChurnMemoryBounded", checkChurnBounded, 0},
+		{"SpikeReleasedTyped", checkSpikeReleased(spikeTyped), alone},
+		{"SpikeReleasedClosures", checkSpikeReleased(spikeClosure), alone},
+		{"SpikeReleasedMixed", checkSpikeReleased(spikeMixed), alone},
+		{"SpikeReleasedKeyed", checkSpikeReleased(spikeKeyed), alone},
+		{"SpikeWorkingSetKept", checkWorkingSetKept, alone},
+		{"ChurnMemoryBounded", checkChurnBounded, alone},
 		{allocsName(caps), checkTypedAllocs, 0},
 		{batchName(caps), checkBatch, 0},
 		{bulkName(caps), checkBulk, 0},

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/deferbench/deferbench/conformance/internal/reference"
-	"github.com/deferbench/deferbench/strategies/cmdbuffer"
 )
 
 // TestReferenceOrdered runs the suite against the reference strategy in its reproducible
@@ -20,9 +19,6 @@ func TestReferenceOrdered(t *testing.T) {
 // TestReferenceShared runs the suite against the reference strategy in its mutex-order mode,
 // which declares no reproducible order: the FIFO-only assertions run and must pass.
 func TestReferenceShared(t *testing.T) { Test(t, reference.Factory(reference.Shared, reference.NoBug)) }
-
-// TestCmdbuffer runs the suite against cmdbuffer, the first real strategy.
-func TestCmdbuffer(t *testing.T) { Test(t, cmdbuffer.Factory) }
 
 // fakeT records failures instead of failing the test, so the suite can be run against broken
 // strategies. Logging goes to the real test.

@@ -102,6 +102,9 @@
 // coming every other window allocates no more than one coming every window (deferral.Watermark
 // keeps the previous window's largest use). ChurnMemoryBounded creates and destroys 102,400
 // entities through the strategy with none left alive and bounds the growth of the live heap.
+// These rows run on the test's goroutine alone; under -race they skip, saying so (the
+// detector has nothing to watch there and slows them ten times over), so run the suite once
+// without -race as well.
 //
 // # Replay
 //

@@ -33,7 +33,7 @@ func onStorages(t testing.TB, cs []check) []check {
 	var out []check
 	for _, c := range cs {
 		for _, s := range storages(t) {
-			out = append(out, check{name: c.name + "/storage=" + s.String(), fn: c.fn, v: c.v, storage: s})
+			out = append(out, check{name: c.name + "/storage=" + s.String(), fn: c.fn, v: c.v, storage: s, alone: c.alone})
 		}
 	}
 	return out

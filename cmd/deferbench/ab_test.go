@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/racetest"
+	"github.com/deferbench/deferbench/internal/racetest"
 )
 
 // abBinary returns an executable that runs this test binary as deferbench (see TestMain),

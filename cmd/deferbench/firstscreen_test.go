@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/racetest"
+	"github.com/deferbench/deferbench/internal/racetest"
 )
 
 // TestReferenceReportDecidesOnFirstScreen: the checked-in reference run's report.md fits a

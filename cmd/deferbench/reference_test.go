@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/racetest"
+	"github.com/deferbench/deferbench/internal/racetest"
 )
 
 // TestReferenceRunRebuildsIdentically: deferbench report on the checked-in reference run

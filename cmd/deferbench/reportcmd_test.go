@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/racetest"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/internal/racetest"
 )
 
 // tinyRun runs a small suite into a new directory and returns it.

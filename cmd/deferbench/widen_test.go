@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/racetest"
+	"github.com/deferbench/deferbench/internal/racetest"
 )
 
 // TestWidenedNoiseGainsNoMeets: the reference run's bench.txt with every sample moved three

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/racetest"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
+	"github.com/deferbench/deferbench/internal/racetest"
 	"golang.org/x/perf/benchfmt"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/racetest"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/internal/racetest"
 	"gonum.org/v1/plot/vg/draw"
 )
 

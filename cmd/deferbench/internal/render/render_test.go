@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/racetest"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/internal/racetest"
 	"golang.org/x/perf/benchfmt"
 )
 

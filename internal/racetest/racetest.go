@@ -1,8 +1,9 @@
 // Package racetest lets a test leave the race detector's pass of make test when its work runs
 // on one goroutine, where the detector has nothing to find but slows the work 10 to 15 times
-// (drawing the report's plots, rebuilding a whole report from a reference run). make test
-// runs the packages whose tests import this one a second time without -race, and such a test
-// runs there.
+// (drawing the report's plots, rebuilding a whole report from a reference run, the
+// conformance suite's memory rows). make test runs the packages whose tests depend on this
+// one, directly or through the conformance package, a second time without -race, and such a
+// test runs there.
 package racetest
 
 import "testing"
