@@ -256,6 +256,16 @@ func NewBundle(parts ...Bundle) Bundle {
 // components are reported by the World call that receives the bundle, as
 // ErrDuplicateComponent.
 func (b Bundle) With(o Bundle) Bundle {
+	// An inlined call merging in place: the two bundles stay in the caller's frame instead
+	// of being copied into and out of a call (Bundle is too large for registers).
+	b.merge(&o)
+	return b
+}
+
+// merge appends the values of o to b, as With says.
+//
+//go:noinline
+func (b *Bundle) merge(o *Bundle) {
 	if int(b.n)+int(o.n) > MaxBundle || int(b.used)+int(o.used) > MaxInline {
 		panic(fmt.Sprintf("ecs: bundle overflow: at most %d values and %d bytes", MaxBundle, MaxInline))
 	}
@@ -275,7 +285,6 @@ func (b Bundle) With(o Bundle) Bundle {
 		b.n++
 	}
 	b.used += o.used
-	return b
 }
 
 // Len returns the number of values in b.
