@@ -156,27 +156,9 @@ func checkVersionDirectWrites(x *fixture) {
 // make the typed create another entity than the world's. The commit may report the
 // divergence; readers must see the world either way.
 func checkVersionImpureClosure(x *fixture) {
-	x.create(x.w, pt(0, 0))
-	x.commit("publish the setup", x.s)
-	r := x.rec()
-	ran := false
-	r.Do(func(w *ecs.World) error {
-		if ran {
-			return nil
-		}
-		ran = true
-		_, err := w.Create(pt(9, 9))
-		return err
-	})
+	r := impureClosure(x)
 	p := r.Create(pt(1, 1))
-	x.commitMayDiverge("commit of an impure closure and a create")
-	ep := x.resolve("the create after the impure closure", x.s, p)
-	x.wantVersionIsWorld("after an impure closure and a create")
-	vr := need[deferral.VersionReader](x, "TestVersions")
-	vr.Read(func(w *ecs.World) error {
-		want(x, "read of the entity the create made: position", x.pos("read", w, ep), v2(1, 1))
-		return nil
-	})
+	wantImpureCreateRead(x, "create", p)
 }
 
 // checkVersionImpureClosureKeyedCreate is checkVersionImpureClosure with the create staged
@@ -186,6 +168,17 @@ func checkVersionImpureClosure(x *fixture) {
 // world's. The commit may report the divergence; readers must see the world either way, and
 // the entity the create made with its position.
 func checkVersionImpureClosureKeyedCreate(x *fixture) {
+	r := impureClosure(x)
+	r.SetSortKey(1)
+	p := r.Create(pt(1, 1))
+	r.Add(p, vl(2, 2))
+	r.SetSortKey(0)
+	wantImpureCreateRead(x, "keyed create", p)
+}
+
+// impureClosure publishes a world of one entity, then stages on a new recorder, which it
+// returns, a closure that creates an entity the first time it runs only.
+func impureClosure(x *fixture) *deferral.Recorder {
 	x.create(x.w, pt(0, 0))
 	x.commit("publish the setup", x.s)
 	r := x.rec()
@@ -198,16 +191,19 @@ func checkVersionImpureClosureKeyedCreate(x *fixture) {
 		_, err := w.Create(pt(9, 9))
 		return err
 	})
-	r.SetSortKey(1)
-	p := r.Create(pt(1, 1))
-	r.Add(p, vl(2, 2))
-	r.SetSortKey(0)
-	x.commitMayDiverge("commit of an impure closure and a keyed create")
-	ep := x.resolve("the keyed create after the impure closure", x.s, p)
-	x.wantVersionIsWorld("after an impure closure and a keyed create")
+	return r
+}
+
+// wantImpureCreateRead commits impureClosure's closure and the create of placeholder p staged
+// after it (what names it), and requires readers to see the world, and in it the entity p
+// became at position (1, 1).
+func wantImpureCreateRead(x *fixture, what string, p ecs.Entity) {
+	x.commitMayDiverge("commit of an impure closure and a " + what)
+	ep := x.resolve("the "+what+" after the impure closure", x.s, p)
+	x.wantVersionIsWorld("after an impure closure and a " + what)
 	vr := need[deferral.VersionReader](x, "TestVersions")
 	vr.Read(func(w *ecs.World) error {
-		want(x, "read of the entity the keyed create made: position", x.pos("read", w, ep), v2(1, 1))
+		want(x, "read of the entity the "+what+" made: position", x.pos("read", w, ep), v2(1, 1))
 		return nil
 	})
 }
