@@ -173,6 +173,15 @@ func recordWords(v Verb, b *ecs.Bundle) (int, uint8) {
 // holds the stream to it).
 func bundleUsed(b *ecs.Bundle) int { return int(*(*uint8)(unsafe.Add(unsafe.Pointer(b), 1))) }
 
+// bundleLen is b.Len() read through the pointer (its first byte): Len has a value receiver,
+// and the compiler copies the 56-byte Bundle to call it.
+func bundleLen(b *ecs.Bundle) int { return int(*(*uint8)(unsafe.Pointer(b))) }
+
+// bundleFirst is b.ID(0), read through the pointer as bundleLen.
+func bundleFirst(b *ecs.Bundle) ecs.ComponentID {
+	return ecs.ComponentID(*(*uint8)(unsafe.Add(unsafe.Pointer(b), 2)))
+}
+
 // encode writes the record of verb v on e, of component id (Remove) or bundle b, into the k
 // words at p, in form f.
 func encode(p unsafe.Pointer, v Verb, id ecs.ComponentID, e ecs.Entity, b *ecs.Bundle, k int, f uint8) {
@@ -333,7 +342,9 @@ func AppendCommands(s *Stream, dst []Command) []Command {
 }
 
 // put stages the record of verb v: into the stream when it has room, else out of line. A
-// one-value bundle of one or two words (the common value) is written without a loop.
+// one-value bundle of one or two words (the common value) is written without a loop, and a
+// bundle of other than one value (an Add, Set or Create of several components) in
+// bundle form without going through putAny and encode.
 func (r *Recorder) put(v Verb, id ecs.ComponentID, e ecs.Entity, b *ecs.Bundle) {
 	if r.sinkSt == nil { // a sink without a stream: its fast slice of Commands, filled in place
 		if c := r.slot(); c != nil {
@@ -348,10 +359,10 @@ func (r *Recorder) put(v Verb, id ecs.ComponentID, e ecs.Entity, b *ecs.Bundle) 
 		r.putAny(v, id, e, b)
 		return
 	}
-	if used := bundleUsed(b); b.Len() == 1 && v != VerbCreate && used <= 16 {
+	if used := bundleUsed(b); bundleLen(b) == 1 && v != VerbCreate && used <= 16 {
 		k := headWords + used/8
 		if p := r.st.alloc(k); p != nil {
-			*(*uint32)(p) = header(v, b.ID(0), k-headWords, formValue)
+			*(*uint32)(p) = header(v, bundleFirst(b), k-headWords, formValue)
 			*(*ecs.Entity)(unsafe.Add(p, 4)) = e
 			src := unsafe.Add(unsafe.Pointer(b), 16) // the value, at offset 0 of the values
 			if used >= 8 {
@@ -359,6 +370,17 @@ func (r *Recorder) put(v Verb, id ecs.ComponentID, e ecs.Entity, b *ecs.Bundle) 
 			}
 			if used == 16 {
 				*(*uint64)(unsafe.Add(p, 24)) = *(*uint64)(unsafe.Add(src, 8))
+			}
+			return
+		}
+	} else if bundleLen(b) != 1 && v != VerbRemove && v != VerbDestroy {
+		k := headWords + 2 + used/8 // the Bundle's 16-byte head, then the values it uses
+		if p := r.st.alloc(k); p != nil {
+			*(*uint32)(p) = header(v, id, k-headWords, formBundle)
+			*(*ecs.Entity)(unsafe.Add(p, 4)) = e
+			src := unsafe.Pointer(b)
+			for i := headWords; i < k; i++ {
+				*(*uint64)(unsafe.Add(p, i*8)) = *(*uint64)(unsafe.Add(src, (i-headWords)*8))
 			}
 			return
 		}
