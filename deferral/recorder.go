@@ -148,23 +148,25 @@ func (r *Recorder) Create(b ecs.Bundle) ecs.Entity {
 	}
 	p := ecs.NewPlaceholder(owner, uint32(r.index)<<16|e&0xffff, r.nextSeq(e, c.epoch))
 	// The stream's bundle-form record, written here: the header, then the Bundle's head and
-	// the words of values it uses.
+	// the words of values it uses. The whole Bundle is copied whatever it uses, in register
+	// moves instead of a loop (the room test covers it; the words past the record lie in free
+	// room the next record overwrites).
 	s := r.st
 	k := bundleWords(&b)
-	if n := s.n; n+headWords+k <= s.lim {
+	if n := s.n; n+headWords+bundleAll <= s.lim {
 		s.n = n + headWords + k
 		s.count++
 		q := unsafe.Add(s.base, uintptr(n)*8)
 		*(*recordHead)(q) = recordHead{header(VerbCreate, 0, k, formBundle), p}
-		src := unsafe.Pointer(&b)
-		for i := range k {
-			*(*uint64)(unsafe.Add(q, (headWords+i)*8)) = *(*uint64)(unsafe.Add(src, i*8))
-		}
+		*(*ecs.Bundle)(unsafe.Add(q, headWords*8)) = b
 		return p
 	}
 	r.put(VerbCreate, 0, p, &b)
 	return p
 }
+
+// bundleAll is the size of an ecs.Bundle in words: the most a bundle-form payload uses.
+const bundleAll = int(unsafe.Sizeof(ecs.Bundle{}) / 8)
 
 // bundleWords returns the words of a bundle-form record's payload for b: its 16-byte head
 // and the values it uses.
