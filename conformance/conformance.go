@@ -217,6 +217,8 @@ func rows(caps deferral.Capabilities) []row {
 		{"RecorderNumbering", checkRecorderNumbering, 0},
 		{"WriteToMissingSkipped", checkWriteToMissingSkipped, varyKey | varyRecorders},
 		{"ResolveDuringCommit", checkResolveDuringCommit, varyKey | varyRecorders},
+		{"FailureAfterStagedRun", checkFailureAfterStagedRun, 0},
+		{"ClosureStrictCallFails", checkClosureStrictCall, 0},
 		{"SpikeReleasedTyped", checkSpikeReleased(spikeTyped), alone},
 		{"SpikeReleasedClosures", checkSpikeReleased(spikeClosure), alone},
 		{"SpikeReleasedMixed", checkSpikeReleased(spikeMixed), alone},

@@ -31,7 +31,29 @@ func TestHandover(t *testing.T, f Factory) {
 		{"HandoverDuringDrainedCommitNumbering", checkHandoverDuringDrainedCommit, varyCmd},
 		{"HandoverDuringFailedCommitNumbering", checkHandoverDuringFailedCommit, varyCmd},
 		{"HandoverDuringCommitFailsNext", checkHandoverDuringCommitFailsNext, varyCmd},
+		{"HandoverRunEndsAtRecorder", checkHandoverRunEndsAtRecorder, varyCmd},
 	})
+}
+
+// checkHandoverRunEndsAtRecorder: two recorders handed over one after the other, with no
+// closure between their commands: a failing command of the second is named by the second
+// recorder and its own index, the first's commands and the second's before it applied.
+func checkHandoverRunEndsAtRecorder(x *fixture) {
+	h := need[Handoverer](x, "TestHandover")
+	e0, e1 := x.create(x.w, pt(0, 0)), x.create(x.w, pt(0, 0))
+	r0, r1 := x.rec(), x.rec()
+	r0.Set(e0, pt(1, 1))
+	r0.Set(e0, pt(2, 2))
+	h.Handover(r0)
+	r1.Set(e1, pt(3, 3))
+	broken := new(bool)
+	cause := x.failing(r1, e1, v2(1, 1), broken) // r1's index 1
+	h.Handover(r1)
+	x.wantFailedAt("commit failing at r1's second command", x.s.Commit(), deferral.Pos{Recorder: r1.Index(), Index: 1}, cause)
+	want(x, "position of e0 (r0 applied)", x.pos("e0", x.w, e0), v2(2, 2))
+	want(x, "position of e1 (r1's prefix applied)", x.pos("e1", x.w, e1), v2(3, 3))
+	x.fixFailing(e1, broken)
+	x.commit("retry after the fix", x.s)
 }
 
 // checkHandoverOrder: recorders apply in the order they were handed over, whatever their
