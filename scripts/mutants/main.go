@@ -183,6 +183,8 @@ var mutants = []mutant{
 	{id: "hybrid-earlier-appender-flush-edge-lost", file: "strategies/hybrid/graph.go", old: "\t\t\t\t\tadd(ui.n, uj.n, \"append→flush on \"+name)\n", new: ""},
 	{id: "hybrid-reader-edges-lost", file: "strategies/hybrid/graph.go", old: "\t\t\t\tcase conflicts(ui.mode, uj.mode):\n\t\t\t\t\tadd(ui.n, uj.n,", new: "\t\t\t\tcase conflicts(ui.mode, uj.mode) && ui.mode != ModeRead:\n\t\t\t\t\tadd(ui.n, uj.n,"},
 	{id: "hybrid-failure-not-poisoning", file: "strategies/hybrid/exec.go", old: "\tpoison := skipped || err != nil\n", new: "\tpoison := skipped\n"},
+	// The serial executor (one worker) does not skip the successors of a failing node.
+	{id: "hybrid-serial-failure-not-poisoning", file: "strategies/hybrid/exec.go", old: "\t\tif skipped || err != nil {\n\t\t\tfor _, s := range n.succ", new: "\t\tif skipped {\n\t\t\tfor _, s := range n.succ"},
 	{id: "ecs-table-memo-ignores-change", file: "ecs/batch.go", old: "if ti != a.hopFrom || final != a.hopMask {", new: "if ti != a.hopFrom {"},
 	// Table moves of archetype storage (every row on storage=archetypes, DifferentialFixed).
 	{id: "ecs-put-moves-to-last-table", file: "ecs/batch.go", old: "\t\tti = a.withID(ti, trailingZeros(m))\n", new: "\t\tti = a.withID(a.hopFrom, trailingZeros(m))\n"},

@@ -14,6 +14,16 @@ import (
 
 func TestConformanceGraph(t *testing.T) { conformance.TestGraph(t, hybrid.Factory, makeGraph) }
 
+// TestConformanceGraphSerial runs the graph suite on one worker, where Execute takes its
+// serial path (the nodes in topological order on the caller, no pool).
+func TestConformanceGraphSerial(t *testing.T) {
+	conformance.TestGraph(t, hybrid.Factory, func(s deferral.Strategy) conformance.Graph {
+		g := makeGraph(s).(*graph)
+		g.g.SetWorkers(1)
+		return g
+	})
+}
+
 // graph is a hybrid.Graph over one hybrid.ECS, as conformance.Graph.
 type graph struct {
 	s *hybrid.ECS
