@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -37,8 +38,14 @@ type Graph interface {
 	Write(name string, fn func(w *ecs.World) error)
 	// ReadAppend declares a node that reads the world and records with a recorder of its own.
 	ReadAppend(name string, fn func(w *ecs.World, r *deferral.Recorder) error)
+	// After declares that node name runs after node pred (an explicit edge, beside those the
+	// nodes' declared accesses derive); both were declared before.
+	After(name, pred string)
 	// Execute compiles the graph the first time and runs every node once.
 	Execute() error
+	// ExecuteContext is Execute under ctx: once ctx is done, nodes not started yet are
+	// skipped and the error returned wraps ctx.Err().
+	ExecuteContext(ctx context.Context) error
 	// CycleNodes returns the nodes an error of Execute names as a cycle, in order, the first
 	// repeated at the end; ok is false when err is not a cycle error.
 	CycleNodes(err error) (nodes []string, ok bool)
@@ -67,6 +74,9 @@ func TestGraph(t *testing.T, f Factory, g MakeGraph) {
 		{"GraphFailedFlushRetried", graph(checkGraphFailedFlush), varyCmd},
 		{"GraphFailedNodeSkipsDependents", graph(checkGraphFailedNode), 0},
 		{"GraphCyclesNamed", func(x *fixture) { checkGraphCycles(x, g) }, 0},
+		{"GraphAfterOrders", graph(checkGraphAfter), 0},
+		{"GraphCycleNamesOnlyItsNodes", graph(checkGraphCycleOnly), 0},
+		{"GraphCancelledRunsNothing", graph(checkGraphCancelled), 0},
 	})
 }
 

@@ -185,6 +185,12 @@ var mutants = []mutant{
 	{id: "hybrid-failure-not-poisoning", file: "strategies/hybrid/exec.go", old: "\tpoison := skipped || err != nil\n", new: "\tpoison := skipped\n"},
 	// The serial executor (one worker) does not skip the successors of a failing node.
 	{id: "hybrid-serial-failure-not-poisoning", file: "strategies/hybrid/exec.go", old: "\t\tif skipped || err != nil {\n\t\t\tfor _, s := range n.succ", new: "\t\tif skipped {\n\t\t\tfor _, s := range n.succ"},
+	// An explicit After edge drawn the wrong way round.
+	{id: "hybrid-after-reversed", file: "strategies/hybrid/graph.go", old: "add(p, n, \"after\")", new: "add(n, p, \"after\")"},
+	// A cycle error names the walk that led into the cycle, not the cycle alone.
+	{id: "hybrid-cycle-name-keeps-tail", file: "strategies/hybrid/graph.go", old: "\t\t\twalk = walk[p:]", new: "\t\t\twalk = walk[min(p, 0):]"},
+	// Execute under a cancelled context returns nil.
+	{id: "hybrid-ctx-error-dropped", file: "strategies/hybrid/exec.go", old: "\tif x.ctxErr != nil {\n\t\terrs = append", new: "\tif false && x.ctxErr != nil {\n\t\terrs = append"},
 	{id: "ecs-table-memo-ignores-change", file: "ecs/batch.go", old: "if ti != a.hopFrom || final != a.hopMask {", new: "if ti != a.hopFrom {"},
 	// Table moves of archetype storage (every row on storage=archetypes, DifferentialFixed).
 	{id: "ecs-put-moves-to-last-table", file: "ecs/batch.go", old: "\t\tti = a.withID(ti, trailingZeros(m))\n", new: "\t\tti = a.withID(a.hopFrom, trailingZeros(m))\n"},

@@ -26,30 +26,31 @@ func TestConformanceGraphSerial(t *testing.T) {
 
 // graph is a hybrid.Graph over one hybrid.ECS, as conformance.Graph.
 type graph struct {
-	s *hybrid.ECS
-	g *hybrid.Graph
+	s     *hybrid.ECS
+	g     *hybrid.Graph
+	nodes map[string]*hybrid.Node
 }
 
 func makeGraph(s deferral.Strategy) conformance.Graph {
-	return &graph{s: s.(*hybrid.ECS), g: hybrid.NewGraph()}
+	return &graph{s: s.(*hybrid.ECS), g: hybrid.NewGraph(), nodes: map[string]*hybrid.Node{}}
 }
 
 func (g *graph) Append(name string, fn func(r *deferral.Recorder) error) {
-	g.g.AddNode(name, func(_ context.Context, n *hybrid.Node) error { return fn(g.s.Recorder(n)) }, hybrid.Append(g.s))
+	g.nodes[name] = g.g.AddNode(name, func(_ context.Context, n *hybrid.Node) error { return fn(g.s.Recorder(n)) }, hybrid.Append(g.s))
 }
 
 func (g *graph) Flush() { g.g.AddFlushNode(g.s) }
 
 func (g *graph) Read(name string, fn func(w *ecs.World) error) {
-	g.g.AddNode(name, func(context.Context, *hybrid.Node) error { return fn(g.s.World()) }, hybrid.Read(g.s.World()))
+	g.nodes[name] = g.g.AddNode(name, func(context.Context, *hybrid.Node) error { return fn(g.s.World()) }, hybrid.Read(g.s.World()))
 }
 
 func (g *graph) Write(name string, fn func(w *ecs.World) error) {
-	g.g.AddNode(name, func(context.Context, *hybrid.Node) error { return fn(g.s.World()) }, hybrid.Write(g.s.World()))
+	g.nodes[name] = g.g.AddNode(name, func(context.Context, *hybrid.Node) error { return fn(g.s.World()) }, hybrid.Write(g.s.World()))
 }
 
 func (g *graph) ReadAppend(name string, fn func(w *ecs.World, r *deferral.Recorder) error) {
-	g.g.AddNode(name, func(_ context.Context, n *hybrid.Node) error { return fn(g.s.World(), g.s.Recorder(n)) },
+	g.nodes[name] = g.g.AddNode(name, func(_ context.Context, n *hybrid.Node) error { return fn(g.s.World(), g.s.Recorder(n)) },
 		hybrid.Read(g.s.World()), hybrid.Append(g.s))
 }
 
@@ -61,13 +62,17 @@ func (g *graph) CycleNodes(err error) ([]string, bool) {
 	return ce.Nodes, true
 }
 
-func (g *graph) Execute() error {
+func (g *graph) After(name, pred string) { g.nodes[name].After(g.nodes[pred]) }
+
+func (g *graph) Execute() error { return g.ExecuteContext(context.Background()) }
+
+func (g *graph) ExecuteContext(ctx context.Context) error {
 	if !g.g.Compiled() {
 		if err := g.g.Compile(); err != nil {
 			return err
 		}
 	}
-	return g.g.Execute(context.Background())
+	return g.g.Execute(ctx)
 }
 
 func TestConformanceHooks(t *testing.T) {

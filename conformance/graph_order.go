@@ -1,0 +1,82 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
+)
+
+// checkGraphAfter: an explicit edge orders two nodes no access orders (two readers of the
+// world), whatever their declaration order: the node declared first runs second.
+func checkGraphAfter(x *fixture, g Graph) {
+	var mu sync.Mutex
+	var ran []string
+	read := func(name string) func(*ecs.World) error {
+		return func(*ecs.World) error {
+			mu.Lock()
+			defer mu.Unlock()
+			ran = append(ran, name)
+			return nil
+		}
+	}
+	g.Read("second", read("second"))
+	g.Read("first", read("first"))
+	g.After("second", "first")
+	for k := range 3 {
+		ran = ran[:0]
+		x.wantNil("execute", g.Execute())
+		if !slices.Equal(ran, []string{"first", "second"}) {
+			x.Errorf("execute %d: nodes ran in the order %q, want [first second] (second declared after first)", k, ran)
+		}
+	}
+}
+
+// checkGraphCycleOnly: a cycle error names the nodes of the cycle only, not a node that
+// merely depends on it: with a after b, b after a and d (declared first) after b, the cycle
+// is a and b.
+func checkGraphCycleOnly(x *fixture, g Graph) {
+	none := func(*ecs.World) error { return nil }
+	g.Read("d", none)
+	g.Read("a", none)
+	g.Read("b", none)
+	g.After("a", "b")
+	g.After("b", "a")
+	g.After("d", "b")
+	err := g.Execute()
+	nodes, ok := g.CycleNodes(err)
+	switch {
+	case !ok:
+		x.Errorf("execute: got %v, want the cycle error", err)
+	case len(nodes) != 3 || nodes[0] != nodes[2] || !slices.Contains(nodes, "a") || !slices.Contains(nodes, "b"):
+		x.Errorf("cycle names %q, want a and b, the first repeated at the end", nodes)
+	}
+}
+
+// checkGraphCancelledRunsNothing: Execute under a context already cancelled runs no node and
+// returns an error wrapping context.Canceled; nothing is staged or committed, and the next
+// Execute runs the graph as usual.
+func checkGraphCancelled(x *fixture, g Graph) {
+	ran := 0
+	g.Append("append", func(r *deferral.Recorder) error {
+		ran++
+		r.Create(pt(1, 1))
+		return nil
+	})
+	g.Flush()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := g.ExecuteContext(ctx)
+	if !errors.Is(err, context.Canceled) {
+		x.Errorf("execute under a cancelled context: got %v, want an error wrapping context.Canceled", err)
+	}
+	want(x, "appender runs under a cancelled context", ran, 0)
+	want(x, "pending after the cancelled execute", x.s.Pending(), 0)
+	want(x, "live entities after the cancelled execute", x.w.Len(), 0)
+	x.wantNil("execute after the cancelled one", g.Execute())
+	want(x, "appender runs after the next execute", ran, 1)
+	want(x, "live entities after the next execute", x.w.Len(), 1)
+}
