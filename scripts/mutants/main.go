@@ -146,6 +146,11 @@ var mutants = []mutant{
 	// failure in the run is named by an earlier index (commands a closure staged during a keyed
 	// commit, which cmdbuffer keeps as a slice).
 	{id: "core-run-pos-not-advanced", file: "deferral/core.go", old: "\t\t\t\t*applied++\n\t\t\t\tat.Index++\n\t\t\t\tcontinue", new: "\t\t\t\t*applied++\n\t\t\t\tcontinue"},
+	// The bundle-form record put writes for an Add or Set of several components loses its last
+	// word of values.
+	{id: "recorder-put-bundle-short", file: "deferral/stream.go", old: "k := headWords + 2 + used/8 // the Bundle's 16-byte head", new: "k := headWords + 1 + used/8 // the Bundle's 16-byte head"},
+	// Bundle.With keeps the offsets of the appended values relative to their own bundle.
+	{id: "ecs-with-offsets-unshifted", file: "ecs/component.go", old: "off := o.offs[i] + base", new: "off := o.offs[i]"},
 	{id: "ecs-tombstones-never-compacted", file: "ecs/world.go", old: "\tw.holes++\n", new: "\tw.holes--\n"},
 	{id: "shrink-window-longer", file: "deferral/shrink.go", old: "\tif m.n++; m.n < ShrinkWindow {", new: "\tif m.n++; m.n <= ShrinkWindow {"},
 	{id: "cmdbuffer-plan-cut-every-commit", file: "strategies/cmdbuffer/buffer.go", old: "\tif c := b.pwm.Use(len(b.plan), cap(b.plan)); c > 0 {", new: "\tif c := b.pwm.Use(len(b.plan), cap(b.plan)); c <= 0 {"},
