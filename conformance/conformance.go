@@ -219,6 +219,7 @@ func rows(caps deferral.Capabilities) []row {
 		{"ResolveDuringCommit", checkResolveDuringCommit, varyKey | varyRecorders},
 		{"FailureAfterStagedRun", checkFailureAfterStagedRun, 0},
 		{"ClosureStrictCallFails", checkClosureStrictCall, 0},
+		{"PointerComponentsFollowMoves", checkPointerComponents, varyKey | varyRecorders},
 		{"SpikeReleasedTyped", checkSpikeReleased(spikeTyped), alone},
 		{"SpikeReleasedClosures", checkSpikeReleased(spikeClosure), alone},
 		{"SpikeReleasedMixed", checkSpikeReleased(spikeMixed), alone},

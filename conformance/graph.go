@@ -41,6 +41,9 @@ type Graph interface {
 	// After declares that node name runs after node pred (an explicit edge, beside those the
 	// nodes' declared accesses derive); both were declared before.
 	After(name, pred string)
+	// Before declares that node name runs before node succ (After with its nodes swapped);
+	// both were declared before.
+	Before(name, succ string)
 	// Execute compiles the graph the first time and runs every node once.
 	Execute() error
 	// ExecuteContext is Execute under ctx: once ctx is done, nodes not started yet are
@@ -75,6 +78,8 @@ func TestGraph(t *testing.T, f Factory, g MakeGraph) {
 		{"GraphFailedNodeSkipsDependents", graph(checkGraphFailedNode), 0},
 		{"GraphCyclesNamed", func(x *fixture) { checkGraphCycles(x, g) }, 0},
 		{"GraphAfterOrders", graph(checkGraphAfter), 0},
+		{"GraphBeforeOrders", graph(checkGraphBefore), 0},
+		{"GraphInvalidDeclarationsRunNothing", func(x *fixture) { checkGraphInvalid(x, g) }, 0},
 		{"GraphCycleNamesOnlyItsNodes", graph(checkGraphCycleOnly), 0},
 		{"GraphCancelledRunsNothing", graph(checkGraphCancelled), 0},
 	})

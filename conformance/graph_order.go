@@ -35,6 +35,61 @@ func checkGraphAfter(x *fixture, g Graph) {
 	}
 }
 
+// checkGraphBefore: Before orders two readers as After does, from the other end: the node
+// declared first runs second.
+func checkGraphBefore(x *fixture, g Graph) {
+	var mu sync.Mutex
+	var ran []string
+	read := func(name string) func(*ecs.World) error {
+		return func(*ecs.World) error {
+			mu.Lock()
+			defer mu.Unlock()
+			ran = append(ran, name)
+			return nil
+		}
+	}
+	g.Read("second", read("second"))
+	g.Read("first", read("first"))
+	g.Read("third", read("third"))
+	g.Before("first", "second")
+	g.Before("second", "third")
+	for k := range 3 {
+		ran = ran[:0]
+		x.wantNil("execute", g.Execute())
+		if !slices.Equal(ran, []string{"first", "second", "third"}) {
+			x.Errorf("execute %d: nodes ran in the order %q, want [first second third] (first before second before third)", k, ran)
+		}
+	}
+}
+
+// checkGraphInvalid: a graph with an appender but no flush node (its commands would never be
+// committed), and one with two nodes of one name, each fail Execute with an error that is
+// not a cycle error, run no node, stage nothing, and fail the next Execute too.
+func checkGraphInvalid(x *fixture, mk MakeGraph) {
+	ran := 0
+	count := func(*ecs.World) error { ran++; return nil }
+	unflushed := mk(x.s)
+	unflushed.Read("reader", count)
+	unflushed.Append("append", func(r *deferral.Recorder) error { ran++; r.Create(pt(1, 1)); return nil })
+	twins := mk(x.s)
+	twins.Read("twin", count)
+	twins.Read("twin", count)
+	for _, c := range []struct {
+		what string
+		g    Graph
+	}{{"an appender and no flush node", unflushed}, {"two nodes named twin", twins}} {
+		for k := range 2 {
+			err := c.g.Execute()
+			if _, cycle := c.g.CycleNodes(err); err == nil || cycle {
+				x.Errorf("execute %d of a graph with %s: got %v, want an error that is not a cycle error", k, c.what, err)
+			}
+		}
+		want(x, "nodes run by a graph with "+c.what, ran, 0)
+		want(x, "pending after a graph with "+c.what, x.s.Pending(), 0)
+	}
+	want(x, "live entities", x.w.Len(), 0)
+}
+
 // checkGraphCycleOnly: a cycle error names the nodes of the cycle only, not a node that
 // merely depends on it: with a after b, b after a and d (declared first) after b, the cycle
 // is a and b.

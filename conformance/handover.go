@@ -32,6 +32,7 @@ func TestHandover(t *testing.T, f Factory) {
 		{"HandoverDuringFailedCommitNumbering", checkHandoverDuringFailedCommit, varyCmd},
 		{"HandoverDuringCommitFailsNext", checkHandoverDuringCommitFailsNext, varyCmd},
 		{"HandoverRunEndsAtRecorder", checkHandoverRunEndsAtRecorder, varyCmd},
+		{"HandoverDiscard", checkHandoverDiscard, varyCmd},
 	})
 }
 
@@ -54,6 +55,46 @@ func checkHandoverRunEndsAtRecorder(x *fixture) {
 	want(x, "position of e1 (r1's prefix applied)", x.pos("e1", x.w, e1), v2(3, 3))
 	x.fixFailing(e1, broken)
 	x.commit("retry after the fix", x.s)
+}
+
+// checkHandoverDiscard: Discard drops commands handed over before it, those of a recorder
+// not handed over, and those a closure handed over during a commit, counting each once;
+// nothing of them applies later, and a recorder that stages after a Discard numbers its
+// commands from 0 again.
+func checkHandoverDiscard(x *fixture) {
+	h := need[Handoverer](x, "TestHandover")
+	e := x.create(x.w, pt(0, 0))
+	r0, r1 := x.rec(), x.rec()
+	r0.Set(e, pt(1, 1))
+	r0.Set(e, pt(1, 2))
+	h.Handover(r0)
+	r1.Set(e, pt(1, 3))
+	want(x, "discard of two commands handed over and one not", x.s.Discard(), 3)
+	want(x, "pending after the discard", x.s.Pending(), 0)
+	x.commit("commit after the discard", x.s)
+	want(x, "position of e (nothing discarded applies)", x.pos("e", x.w, e), v2(0, 0))
+	r0.Do(func(*ecs.World) error {
+		r0.Set(e, pt(2, 2))
+		r0.Set(e, pt(2, 3))
+		h.Handover(r0)
+		return nil
+	})
+	r0.Set(e, pt(3, 3))
+	h.Handover(r0)
+	x.commit("commit whose closure hands two commands over", x.s)
+	want(x, "pending after it", x.s.Pending(), 2)
+	want(x, "discard of what the closure handed over", x.s.Discard(), 2)
+	want(x, "pending after the second discard", x.s.Pending(), 0)
+	broken := new(bool)
+	cause := x.failing(r0, e, v2(1, 1), broken)
+	r0.Set(e, pt(4, 4))
+	h.Handover(r0)
+	x.wantFailedAt("commit failing at the first command staged after the discard", x.s.Commit(), deferral.Pos{Recorder: r0.Index(), Index: 0}, cause)
+	want(x, "position of e (nothing discarded applied)", x.pos("e", x.w, e), v2(3, 3))
+	x.fixFailing(e, broken)
+	x.commit("retry after the cause is fixed", x.s)
+	want(x, "position of e", x.pos("e", x.w, e), v2(4, 4))
+	want(x, "pending", x.s.Pending(), 0)
 }
 
 // checkHandoverOrder: recorders apply in the order they were handed over, whatever their

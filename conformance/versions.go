@@ -13,13 +13,13 @@ import (
 // implement deferral.VersionReader (and declare Capabilities.ReadsPreviousVersion): after
 // every commit — drained, failed at a typed command, failed at a closure that wrote before
 // failing, after a closure that panicked, after direct writes of the owner, after a closure
-// whose replay would not redo what it did, before a create of the record stream or a keyed
-// create — a read sees exactly the owner's world (equal ecs.World.Hash), whatever the
-// strategy's way of bringing its readers' copy up to date (a replay of the commands, closures
-// included, or a copy). A commit that finds its readers'
-// copy diverged may say so with an error wrapping deferral.ErrDiverged, and must repair it.
-// VersionNumbers also needs VersionNumberReader: version numbers never go back, and each
-// commit that changed the world publishes exactly one more. Each row is a subtest on a fresh
+// whose replay would not redo what it did or that fails or panics when run again, before a
+// create of the record stream or a keyed create — a read sees exactly the owner's world
+// (equal ecs.World.Hash), whatever the strategy's way of bringing its readers' copy up to
+// date (a replay of the commands, closures included, or a copy). A commit that finds its
+// readers' copy diverged may say so with an error wrapping deferral.ErrDiverged, and must
+// repair it. VersionNumbers also needs VersionNumberReader: version numbers never go back,
+// and each commit that changed the world publishes exactly one more. Each row is a subtest on a fresh
 // World and strategy; run it once per resync mode:
 //
 //	func TestConformanceVersions(t *testing.T) { conformance.TestVersions(t, versioned.Factory) }
@@ -33,6 +33,8 @@ func TestVersions(t *testing.T, f Factory) {
 		{"VersionAfterDirectWrites", checkVersionDirectWrites, 0},
 		{"VersionAfterImpureClosure", checkVersionImpureClosure, 0},
 		{"VersionAfterImpureClosureKeyedCreate", checkVersionImpureClosureKeyedCreate, 0},
+		{"VersionAfterClosureFailsOnReplay", checkVersionClosureFailsOnReplay, 0},
+		{"VersionAfterClosurePanicsOnReplay", checkVersionClosurePanicsOnReplay, 0},
 		{"VersionNumbers", checkVersionNumbers, varyCmd},
 	})
 }
@@ -174,6 +176,50 @@ func checkVersionImpureClosureKeyedCreate(x *fixture) {
 	r.Add(p, vl(2, 2))
 	r.SetSortKey(0)
 	wantImpureCreateRead(x, "keyed create", p)
+}
+
+// checkVersionClosureFailsOnReplay: a closure that writes and succeeds the first time it runs
+// and fails, without writing, on every later run (what a replay of it on the readers' copy
+// would be), between typed sets: the commit succeeds on the owner's world, may report the
+// divergence, and readers see the owner's world, then again after a second commit.
+func checkVersionClosureFailsOnReplay(x *fixture) {
+	checkVersionClosureReplayBreaks(x, "fails", func() error { return errBroken })
+}
+
+// checkVersionClosurePanicsOnReplay is checkVersionClosureFailsOnReplay with a closure that
+// panics on every run after its first: the panic of a replay must not reach the caller.
+func checkVersionClosurePanicsOnReplay(x *fixture) {
+	checkVersionClosureReplayBreaks(x, "panics", func() error { panic("closure panics when run again") })
+}
+
+func checkVersionClosureReplayBreaks(x *fixture, what string, again func() error) {
+	e, f := x.create(x.w, pt(0, 0)), x.create(x.w, pt(0, 0))
+	x.commit("publish the setup", x.s)
+	r := x.rec()
+	r.Set(e, pt(1, 1))
+	runs := 0
+	r.Do(func(w *ecs.World) error {
+		if runs++; runs > 1 {
+			return again()
+		}
+		return w.Set(e, pt(2, 2))
+	})
+	r.Set(f, pt(3, 3))
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				x.Errorf("commit of a closure that %s when run again: panicked %v, want the commit to return", what, p)
+			}
+		}()
+		x.commitMayDiverge("commit of a closure that " + what + " when run again")
+	}()
+	want(x, "closure runs on the owner's world", min(runs, 1), 1)
+	want(x, "position of e on the owner's world", x.pos("e", x.w, e), v2(2, 2))
+	want(x, "position of f on the owner's world", x.pos("f", x.w, f), v2(3, 3))
+	x.wantVersionIsWorld("after a closure that " + what + " when run again")
+	r.Set(e, pt(4, 4))
+	x.commitMayDiverge("second commit")
+	x.wantVersionIsWorld("after a second commit")
 }
 
 // impureClosure publishes a world of one entity, then stages on a new recorder, which it

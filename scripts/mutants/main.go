@@ -213,6 +213,21 @@ var mutants = []mutant{
 	// World.Add of a component the entity has overwrites it instead of failing (what a
 	// closure calling the World's strict API sees).
 	{id: "ecs-add-present-allowed", file: "ecs/world.go", old: "\t\tcase has && !set:\n\t\t\terr = ErrHasComponent\n", new: ""},
+	// A component holding pointers, copied by typed assignment: a bulk move copies every
+	// row's value from the run's first row; a swap-remove keeps the hole's own value
+	// (PointerComponentsFollowMoves).
+	{id: "ecs-bulk-ptr-first-row", file: "ecs/bulkmove.go", old: "\t\t\t\tc.setFrom(uint32(n0+i), fc, sr)", new: "\t\t\t\tc.setFrom(uint32(n0+i), fc, src[0]+0*sr)"},
+	{id: "ecs-swap-ptr-not-moved", file: "ecs/table.go", old: "t.cols[id].(archColumn).setFrom(row, t.cols[id], last)", new: "t.cols[id].(archColumn).setFrom(row, t.cols[id], row)"},
+	// Node.Before makes the other node run first; an appender with no flush node compiles
+	// (its commands are never committed): GraphBeforeOrders, GraphInvalidDeclarationsRunNothing.
+	{id: "hybrid-before-reversed", file: "strategies/hybrid/graph.go", old: "\t\to.after = append(o.after, n)", new: "\t\tn.after = append(n.after, o)"},
+	{id: "hybrid-unflushed-append-compiles", file: "strategies/hybrid/graph.go", old: "if _, ok := g.flushes[b]; !ok {", new: "if _, ok := g.flushes[b]; !ok && false {"},
+	// A replayed closure's error or panic on the readers' replica is not a divergence: the
+	// replica keeps what the replay left (VersionAfterClosureFailsOnReplay, ...PanicsOnReplay).
+	{id: "versioned-replay-closure-error-dropped", file: "strategies/versioned/ecs.go", old: "\tif err := fn(w); err != nil {\n\t\treturn fmt.Errorf(\"replayed closure failed", new: "\tif err := fn(w); err != nil && false {\n\t\treturn fmt.Errorf(\"replayed closure failed"},
+	{id: "versioned-replay-panic-escapes", file: "strategies/versioned/ecs.go", old: "\t\tif r := recover(); r != nil {\n\t\t\terr = fmt.Errorf(\"replayed closure panicked", new: "\t\tif r := recover(); r != nil {\n\t\t\tpanic(r)\n\t\t\terr = fmt.Errorf(\"replayed closure panicked"},
+	// Discard does not count what closures handed over during the last commit (HandoverDiscard).
+	{id: "handrolled-discard-handed-uncounted", file: "strategies/handrolled/gather.go", old: "\t\th := &g.handed[i]\n\t\tn += h.count()\n", new: "\t\th := &g.handed[i]\n\t\tn += 0 * h.count()\n"},
 }
 
 func main() {

@@ -64,6 +64,8 @@ func (g *graph) CycleNodes(err error) ([]string, bool) {
 
 func (g *graph) After(name, pred string) { g.nodes[name].After(g.nodes[pred]) }
 
+func (g *graph) Before(name, succ string) { g.nodes[name].Before(g.nodes[succ]) }
+
 func (g *graph) Execute() error { return g.ExecuteContext(context.Background()) }
 
 func (g *graph) ExecuteContext(ctx context.Context) error {

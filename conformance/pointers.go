@@ -1,0 +1,71 @@
+package conformance
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/workload"
+)
+
+// checkPointerComponents: a component that holds pointers (not inline, so a table copies it
+// by typed assignment, not as bytes) keeps each entity's own value through what a commit does
+// to the entity's other components: an Add of one bundle to every entity of a table (one
+// transition for all, which a strategy may apply in bulk), destroys that free rows in the
+// middle of a table (the last row moves into the hole), a Remove from every entity, and a
+// closure that changes the value. Each entity's value is read back, not compared with
+// another world: a fault of the world would be shared.
+func checkPointerComponents(x *fixture) {
+	const n = 12
+	es := make([]ecs.Entity, n)
+	wantTags := make([][]string, n)
+	for i := range es {
+		es[i] = x.create(x.w, pt(float64(i), 0))
+		wantTags[i] = []string{fmt.Sprint("t", i), fmt.Sprint("u", i)}
+		if err := tags.Add(x.w, es[i], slices.Clone(wantTags[i])); err != nil {
+			x.Fatalf("setup: add tags: %v", err)
+		}
+	}
+	x.create(x.w, pt(-1, -1)) // an entity without tags, after them
+	dead := map[int]bool{2: true, 5: true, 11: true}
+	alive := func(i int) bool { return !dead[i] }
+	check := func(op string, withVel bool) {
+		x.Helper()
+		for i, e := range es {
+			if !alive(i) {
+				if x.w.Alive(e) {
+					x.Errorf("%s: entity %d destroyed, still alive", op, i)
+				}
+				continue
+			}
+			got, err := tags.Get(x.w, e)
+			if err != nil || !slices.Equal(got, wantTags[i]) {
+				x.Errorf("%s: tags of entity %d: got %q, %v, want %q", op, i, got, err, wantTags[i])
+			}
+			want(x, fmt.Sprintf("%s: position of entity %d", op, i), x.pos(op, x.w, e), v2(float64(i), 0))
+			v, has := vel(x.w, e)
+			if has != withVel || (withVel && v != v2(float64(i), 1)) {
+				x.Errorf("%s: velocity of entity %d: got %v (present %v), want present %v", op, i, v, has, withVel)
+			}
+		}
+	}
+	r := x.rec()
+	for i, e := range es {
+		r.Add(e, vl(float64(i), 1).With(batchHeat.Value(int64(i))))
+	}
+	r.Destroy(es[2])
+	r.Destroy(es[5])
+	r.Destroy(es[11])
+	x.commit("commit of an Add to every entity and three destroys", x.s)
+	check("after the adds and destroys", true)
+	r.Destroy(es[0])
+	dead[0] = true
+	for _, e := range es[1:] {
+		r.Remove(e, workload.Velocity.ID())
+		r.Remove(e, batchHeat.ID())
+	}
+	wantTags[7] = []string{"closure"}
+	r.Do(func(w *ecs.World) error { return tags.Set(w, es[7], []string{"closure"}) })
+	x.commit("commit of a destroy of the first row, a Remove from every entity and a closure", x.s)
+	check("after the removes", false)
+}
