@@ -77,6 +77,44 @@ var bulkCases = []batchCase{
 		r.Add(e[2], tag(9))
 		return nil
 	}},
+	// Two one-component commands per entity, entity after entity (what a loop that adds or
+	// sets two components one call each stages), for each pair of value sizes the world
+	// copies (16, 8 and 4 bytes): Adds, Adds that overwrite, Sets, Removes, with a dead
+	// target in the middle.
+	{name: "PairsEntityAfterEntity", setup: ents(pt(0, 0), pt(1, 1), pt(2, 2), pt(3, 3).With(vl(3, 3)), pt(4, 4), pt(5, 5)), stage: func(r *deferral.Recorder, e []ecs.Entity) []ecs.Entity {
+		r.Destroy(e[2])
+		for i, x := range e {
+			f := float64(i)
+			r.Add(x, vl(f, 1)) // e[3] has a velocity: overwritten
+			r.Add(x, tag(uint32(i)))
+		}
+		for i, x := range e {
+			f := float64(i)
+			r.Set(x, pt(f, 2))
+			r.Set(x, vl(f, 2))
+		}
+		for i, x := range e {
+			r.Set(x, tag(uint32(i+20)))
+			r.Set(x, pt(float64(i), 3))
+		}
+		for i, x := range e {
+			r.Add(x, batchHeat.Value(int64(i)))
+			r.Add(x, tag(uint32(i+30)))
+		}
+		for i, x := range e {
+			r.Set(x, batchHeat.Value(int64(i+40)))
+			r.Set(x, vl(float64(i), 4))
+		}
+		for _, x := range e[:4] {
+			r.Remove(x, workload.Velocity.ID())
+			r.Remove(x, batchTag.ID())
+		}
+		for _, x := range e[4:] {
+			r.Remove(x, batchHeat.ID())
+			r.Remove(x, batchTag.ID())
+		}
+		return nil
+	}},
 	{name: "SetBundleMissingFails", setup: ents(pt(0, 0).With(tag(0)), pt(1, 1).With(tag(1)), pt(2, 2), pt(3, 3).With(tag(3))), stage: func(r *deferral.Recorder, e []ecs.Entity) []ecs.Entity {
 		for i, x := range e {
 			r.Set(x, pt(float64(i), 9).With(tag(uint32(i)))) // fails at e[2], which lacks the tag
@@ -101,6 +139,10 @@ var bulkRows = map[string]uint64{
 	"AddBundleTwiceEntityAfterEntity":   0,
 	"RemovesEntityAfterEntityThenAgain": 4, // the four entities' Removes, one change from one table
 	"SetBundleMissingFails":             0, // Sets move no row
+	// The dead e[2] breaks no run. The first Adds: e[0], e[1] and e[4], e[5] (e[3] lies in
+	// another table); the second: the five live entities; the Removes: e[0], e[1], e[3] and
+	// e[4], e[5]. Sets move no row.
+	"PairsEntityAfterEntity": 2 + 2 + 5 + 3 + 2,
 }
 
 // bulkName names the bulk row: every strategy's commit must give the results of one-by-one

@@ -228,6 +228,9 @@ var mutants = []mutant{
 	{id: "versioned-replay-panic-escapes", file: "strategies/versioned/ecs.go", old: "\t\tif r := recover(); r != nil {\n\t\t\terr = fmt.Errorf(\"replayed closure panicked", new: "\t\tif r := recover(); r != nil {\n\t\t\tpanic(r)\n\t\t\terr = fmt.Errorf(\"replayed closure panicked"},
 	// Discard does not count what closures handed over during the last commit (HandoverDiscard).
 	{id: "handrolled-discard-handed-uncounted", file: "strategies/handrolled/gather.go", old: "\t\th := &g.handed[i]\n\t\tn += h.count()\n", new: "\t\th := &g.handed[i]\n\t\tn += 0 * h.count()\n"},
+	// The slots fast path of two one-component records entity after entity writes the second
+	// record's value from the first's (PairsEntityAfterEntity of BulkRunsAsOneByOne).
+	{id: "ecs-pairs-b-from-a", file: "ecs/runs.go", old: "*(*B)(unsafe.Add(colB, s*unsafe.Sizeof(*new(B)))) = *(*B)(unsafe.Add(q, 16))", new: "*(*B)(unsafe.Add(colB, s*unsafe.Sizeof(*new(B)))) = *(*B)(unsafe.Add(p, 16))"},
 }
 
 func main() {
