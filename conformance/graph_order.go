@@ -63,7 +63,7 @@ func checkGraphBefore(x *fixture, g Graph) {
 }
 
 // checkGraphInvalid: a graph with an appender but no flush node (its commands would never be
-// committed), and one with two nodes of one name, each fail Execute with an error that is
+// committed), one with two nodes of one name, and one with two flush nodes, each fail Execute with an error that is
 // not a cycle error, run no node, stage nothing, and fail the next Execute too.
 func checkGraphInvalid(x *fixture, mk MakeGraph) {
 	ran := 0
@@ -74,10 +74,14 @@ func checkGraphInvalid(x *fixture, mk MakeGraph) {
 	twins := mk(x.s)
 	twins.Read("twin", count)
 	twins.Read("twin", count)
+	flushes := mk(x.s)
+	flushes.Append("append", func(r *deferral.Recorder) error { ran++; r.Create(pt(1, 1)); return nil })
+	flushes.Flush()
+	flushes.Flush()
 	for _, c := range []struct {
 		what string
 		g    Graph
-	}{{"an appender and no flush node", unflushed}, {"two nodes named twin", twins}} {
+	}{{"an appender and no flush node", unflushed}, {"two nodes named twin", twins}, {"two flush nodes", flushes}} {
 		for k := range 2 {
 			err := c.g.Execute()
 			if _, cycle := c.g.CycleNodes(err); err == nil || cycle {
