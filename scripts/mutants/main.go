@@ -231,6 +231,9 @@ var mutants = []mutant{
 	// The slots fast path of two one-component records entity after entity writes the second
 	// record's value from the first's (PairsEntityAfterEntity of BulkRunsAsOneByOne).
 	{id: "ecs-pairs-b-from-a", file: "ecs/runs.go", old: "*(*B)(unsafe.Add(colB, s*unsafe.Sizeof(*new(B)))) = *(*B)(unsafe.Add(q, 16))", new: "*(*B)(unsafe.Add(colB, s*unsafe.Sizeof(*new(B)))) = *(*B)(unsafe.Add(p, 16))"},
+	// The generic Buffer's slice path without a run applier (TestConformanceSlices): a failing
+	// command is named by the index of the first command of its run.
+	{id: "cmdbuffer-slices-pos-not-advanced", file: "strategies/cmdbuffer/buffer.go", old: "r.next, at.Index = r.next+1, at.Index+1 {", new: "r.next, at.Index = r.next+1, at.Index {"},
 }
 
 func main() {
