@@ -220,6 +220,7 @@ func rows(caps deferral.Capabilities) []row {
 		{"FailureAfterStagedRun", checkFailureAfterStagedRun, 0},
 		{"ClosureStrictCallFails", checkClosureStrictCall, 0},
 		{"PointerComponentsFollowMoves", checkPointerComponents, varyKey | varyRecorders},
+		{"ComponentSizesRoundTrip", checkComponentSizes, varyKey | varyRecorders},
 		{"SpikeReleasedTyped", checkSpikeReleased(spikeTyped), alone},
 		{"SpikeReleasedClosures", checkSpikeReleased(spikeClosure), alone},
 		{"SpikeReleasedMixed", checkSpikeReleased(spikeMixed), alone},

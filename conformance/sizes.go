@@ -1,0 +1,142 @@
+package conformance
+
+import (
+	"fmt"
+
+	"github.com/deferbench/deferbench/ecs"
+)
+
+// Components of each size class the world copies differently (1, 2, 12, 20, 24, 32 and 40
+// bytes: words, arrays of words, odd sizes), for the sizes row.
+var (
+	size1  = ecs.NewComponent[uint8]("conformance.Size1", nil)
+	size2  = ecs.NewComponent[uint16]("conformance.Size2", nil)
+	size12 = ecs.NewComponent[[3]float32]("conformance.Size12", nil)
+	size20 = ecs.NewComponent[[5]uint32]("conformance.Size20", nil)
+	size24 = ecs.NewComponent[[3]float64]("conformance.Size24", nil)
+	size32 = ecs.NewComponent[[4]uint64]("conformance.Size32", nil)
+	size40 = ecs.NewComponent[[5]uint64]("conformance.Size40", nil)
+)
+
+// sized is one component of the sizes row: how to stage it with value v and check it.
+type sized struct {
+	name  string
+	id    ecs.ComponentID
+	value func(v int) ecs.Bundle
+	check func(w *ecs.World, e ecs.Entity, v int) (got string, ok bool)
+}
+
+func sizedOf[T comparable](name string, c ecs.Component[T], mk func(v int) T) sized {
+	return sized{
+		name:  name,
+		id:    c.ID(),
+		value: func(v int) ecs.Bundle { return c.Value(mk(v)) },
+		check: func(w *ecs.World, e ecs.Entity, v int) (string, bool) {
+			got, err := c.Get(w, e)
+			return fmt.Sprintf("%v (%v)", got, err), err == nil && got == mk(v)
+		},
+	}
+}
+
+// sizedComponents fill every byte of their value from v, so that a copy of part of a value
+// shows.
+var sizedComponents = []sized{
+	sizedOf("1 byte", size1, func(v int) uint8 { return uint8(v) }),
+	sizedOf("2 bytes", size2, func(v int) uint16 { return uint16(v)<<8 | uint16(v+1) }),
+	sizedOf("12 bytes", size12, func(v int) [3]float32 { return [3]float32{float32(v), float32(v + 1), float32(v + 2)} }),
+	sizedOf("20 bytes", size20, func(v int) [5]uint32 {
+		return [5]uint32{uint32(v), uint32(v + 1), uint32(v + 2), uint32(v + 3), uint32(v + 4)}
+	}),
+	sizedOf("24 bytes", size24, func(v int) [3]float64 { return [3]float64{float64(v), float64(v + 1), float64(v + 2)} }),
+	sizedOf("32 bytes", size32, func(v int) [4]uint64 { return [4]uint64{uint64(v), uint64(v + 1), uint64(v + 2), uint64(v + 3)} }),
+	sizedOf("40 bytes", size40, func(v int) [5]uint64 {
+		return [5]uint64{uint64(v), uint64(v + 1), uint64(v + 2), uint64(v + 3), uint64(v + 4)}
+	}),
+}
+
+// checkComponentSizes: components of every size class the world copies differently keep
+// their values through a commit's creates with a bundle of several and Adds to their
+// placeholders, Adds of one
+// component at a time entity after entity and of two per entity, Sets, and Removes; each
+// value is read back, not compared with another world (a fault of the world would be
+// shared).
+func checkComponentSizes(x *fixture) {
+	const n = 5
+	cs := sizedComponents
+	val := func(i, k, round int) int { return 1 + i*16 + k*3 + round*97 }
+	wantAll := func(op string, es []ecs.Entity, round int, has func(k int) bool) {
+		x.Helper()
+		for i, e := range es {
+			for k, c := range cs {
+				if !has(k) {
+					if _, ok := c.check(x.w, e, 0); ok || x.w.Has(e, c.id) {
+						x.Errorf("%s: entity %d has the %s component, want it removed", op, i, c.name)
+					}
+					continue
+				}
+				if got, ok := c.check(x.w, e, val(i, k, round)); !ok {
+					x.Errorf("%s: entity %d, %s component: got %s, want the value of round %d", op, i, c.name, got, round)
+				}
+			}
+		}
+	}
+	all := func(int) bool { return true }
+	// Creates with a bundle of the three smallest (a bundle holds at most 40 bytes, each value aligned), each
+	// followed by Adds of the others to its placeholder.
+	r := x.rec()
+	ph := make([]ecs.Entity, n)
+	for i := range ph {
+		b := cs[0].value(val(i, 0, 0))
+		for k, c := range cs[1:3] {
+			b = b.With(c.value(val(i, k+1, 0)))
+		}
+		ph[i] = r.Create(b)
+		for k, c := range cs[3:] {
+			r.Add(ph[i], c.value(val(i, k+3, 0)))
+		}
+	}
+	x.commit("commit of creates with every size", x.s)
+	created := make([]ecs.Entity, n)
+	for i, p := range ph {
+		created[i] = x.resolve("create", x.s, p)
+	}
+	wantAll("after the creates", created, 0, all)
+	// Adds, one component per command, entity after entity, then Sets two per entity.
+	es := make([]ecs.Entity, n)
+	for i := range es {
+		es[i] = x.create(x.w, pt(float64(i), 0))
+	}
+	for k, c := range cs {
+		for i, e := range es {
+			r.Add(e, c.value(val(i, k, 1)))
+		}
+	}
+	x.commit("commit of Adds entity after entity", x.s)
+	wantAll("after the Adds", es, 1, all)
+	for k := 0; k < len(cs); k += 2 {
+		for i, e := range es {
+			r.Set(e, cs[k].value(val(i, k, 2)))
+			if k+1 < len(cs) {
+				r.Set(e, cs[k+1].value(val(i, k+1, 2)))
+			}
+		}
+	}
+	x.commit("commit of Sets, two per entity", x.s)
+	wantAll("after the Sets", es, 2, all)
+	// Adds that overwrite, two per entity, then Removes of every other component.
+	for i, e := range es {
+		for k, c := range cs {
+			r.Add(e, c.value(val(i, k, 3)))
+		}
+	}
+	x.commit("commit of Adds that overwrite", x.s)
+	wantAll("after the overwriting Adds", es, 3, all)
+	for k := 0; k < len(cs); k += 2 {
+		for _, e := range es {
+			r.Remove(e, cs[k].id)
+		}
+	}
+	x.commit("commit of Removes", x.s)
+	wantAll("after the Removes", es, 3, func(k int) bool { return k%2 == 1 })
+	wantAll("created entities after the other commits", created, 0, all)
+}
