@@ -3,6 +3,8 @@ package conformance
 import (
 	"fmt"
 
+	"github.com/deferbench/deferbench/deferral"
+
 	"github.com/deferbench/deferbench/ecs"
 )
 
@@ -23,6 +25,8 @@ type sized struct {
 	name  string
 	id    ecs.ComponentID
 	value func(v int) ecs.Bundle
+	// set and add stage through the typed calls (deferral.Set, deferral.Add).
+	set, add func(r *deferral.Recorder, e ecs.Entity, v int)
 	check func(w *ecs.World, e ecs.Entity, v int) (got string, ok bool)
 }
 
@@ -31,6 +35,8 @@ func sizedOf[T comparable](name string, c ecs.Component[T], mk func(v int) T) si
 		name:  name,
 		id:    c.ID(),
 		value: func(v int) ecs.Bundle { return c.Value(mk(v)) },
+		set:   func(r *deferral.Recorder, e ecs.Entity, v int) { deferral.Set(r, e, c, mk(v)) },
+		add:   func(r *deferral.Recorder, e ecs.Entity, v int) { deferral.Add(r, e, c, mk(v)) },
 		check: func(w *ecs.World, e ecs.Entity, v int) (string, bool) {
 			got, err := c.Get(w, e)
 			return fmt.Sprintf("%v (%v)", got, err), err == nil && got == mk(v)
@@ -56,8 +62,8 @@ var sizedComponents = []sized{
 
 // checkComponentSizes: components of every size class the world copies differently keep
 // their values through a commit's creates with a bundle of several and Adds to their
-// placeholders, Adds of one
-// component at a time entity after entity and of two per entity, Sets, and Removes; each
+// placeholders, Adds of one component at a time entity after entity, Sets two per entity,
+// typed Sets and Adds (deferral.Set, deferral.Add), overwriting Adds, and Removes; each
 // value is read back, not compared with another world (a fault of the world would be
 // shared).
 func checkComponentSizes(x *fixture) {
@@ -123,9 +129,21 @@ func checkComponentSizes(x *fixture) {
 	}
 	x.commit("commit of Sets, two per entity", x.s)
 	wantAll("after the Sets", es, 2, all)
-	// Adds that overwrite, two per entity, then Removes of every other component.
 	for i, e := range es {
 		for k, c := range cs {
+			c.set(r, e, val(i, k, 4))
+		}
+	}
+	x.commit("commit of typed Sets (deferral.Set)", x.s)
+	wantAll("after the typed Sets", es, 4, all)
+	// Adds that overwrite, the first entities' through the typed call (deferral.Add), then
+	// Removes of every other component.
+	for i, e := range es {
+		for k, c := range cs {
+			if i < 2 {
+				c.add(r, e, val(i, k, 3))
+				continue
+			}
 			r.Add(e, c.value(val(i, k, 3)))
 		}
 	}
