@@ -27,7 +27,7 @@ type sized struct {
 	value func(v int) ecs.Bundle
 	// set and add stage through the typed calls (deferral.Set, deferral.Add).
 	set, add func(r *deferral.Recorder, e ecs.Entity, v int)
-	check func(w *ecs.World, e ecs.Entity, v int) (got string, ok bool)
+	check    func(w *ecs.World, e ecs.Entity, v int) (got string, ok bool)
 }
 
 func sizedOf[T comparable](name string, c ecs.Component[T], mk func(v int) T) sized {
