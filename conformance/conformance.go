@@ -221,6 +221,7 @@ func rows(caps deferral.Capabilities) []row {
 		{"ClosureStrictCallFails", checkClosureStrictCall, 0},
 		{"PointerComponentsFollowMoves", checkPointerComponents, varyKey | varyRecorders},
 		{"ComponentSizesRoundTrip", checkComponentSizes, varyKey | varyRecorders},
+		{"ClosureHandleErrors", checkClosureHandleErrors, 0},
 		{"SpikeReleasedTyped", checkSpikeReleased(spikeTyped), alone},
 		{"SpikeReleasedClosures", checkSpikeReleased(spikeClosure), alone},
 		{"SpikeReleasedMixed", checkSpikeReleased(spikeMixed), alone},

@@ -69,3 +69,52 @@ func checkPointerComponents(x *fixture) {
 	x.commit("commit of a destroy of the first row, a Remove from every entity and a closure", x.s)
 	check("after the removes", false)
 }
+
+// checkClosureHandleErrors: a closure's world call on a handle the world cannot use fails
+// with the world's sentinel, reachable with errors.Is through the commit's error: a dead
+// entity (ecs.ErrDead), the older handle of a slot reused since (ecs.ErrStale), a handle of
+// another world (ecs.ErrForeign), the zero handle (ecs.ErrEmpty) and a placeholder not
+// created yet (ecs.ErrPlaceholder); ecs.World.Alive is false and Destroy fails alike.
+func checkClosureHandleErrors(x *fixture) {
+	dead := x.create(x.w, pt(0, 0))
+	if err := x.w.Destroy(dead); err != nil {
+		x.Fatalf("setup: destroy: %v", err)
+	}
+	other := ecs.NewWorld()
+	foreign, err := other.Create(pt(0, 0))
+	if err != nil {
+		x.Fatalf("setup: create on another world: %v", err)
+	}
+	try := func(what string, h ecs.Entity, sentinel error) {
+		x.Helper()
+		if x.w.Alive(h) {
+			x.Errorf("%s: Alive reports true", what)
+		}
+		for _, call := range []struct {
+			name string
+			fn   func(w *ecs.World) error
+		}{
+			{"Set", func(w *ecs.World) error { return w.Set(h, pt(1, 1)) }},
+			{"Destroy", func(w *ecs.World) error { return w.Destroy(h) }},
+		} {
+			r := x.rec()
+			r.Do(call.fn)
+			x.wantIs(fmt.Sprintf("commit of a closure calling World.%s on %s", call.name, what), x.s.Commit(), sentinel)
+			x.s.Discard()
+		}
+	}
+	try("a dead entity", dead, ecs.ErrDead)
+	reused := x.create(x.w, pt(2, 2)) // a world reuses a free slot
+	if reused.Slot() != dead.Slot() {
+		x.Fatalf("setup: the create after a destroy took slot %d, want the free slot %d", reused.Slot(), dead.Slot())
+	}
+	try("the handle of a slot reused since", dead, ecs.ErrStale)
+	try("a handle of another world", foreign, ecs.ErrForeign)
+	try("the zero handle", ecs.Entity{}, ecs.ErrEmpty)
+	r := x.rec()
+	p := r.Create(pt(3, 3))
+	r.Do(func(w *ecs.World) error { return w.Set(p, pt(4, 4)) })
+	x.wantIs("commit of a closure calling World.Set on a placeholder", x.s.Commit(), ecs.ErrPlaceholder)
+	x.s.Discard()
+	want(x, "position of the entity in the reused slot", x.pos("reused", x.w, reused), v2(2, 2))
+}

@@ -237,6 +237,9 @@ var mutants = []mutant{
 	// A 24-byte value is copied as two words (ComponentSizesRoundTrip: every size class the
 	// world copies differently, read back).
 	{id: "ecs-copy-24-short", file: "ecs/column.go", old: "\tcase 24:\n\t\t*(*[3]uint64)(dst) = *(*[3]uint64)(src)", new: "\tcase 24:\n\t\t*(*[2]uint64)(dst) = *(*[2]uint64)(src)"},
+	// World.Check calls the older handle of a reused slot dead (ClosureHandleErrors: a
+	// closure's world call on it fails with ecs.ErrStale).
+	{id: "ecs-stale-as-dead", file: "ecs/world.go", old: "\tcase w.liveGen[e.slot] != 0:\n\t\treturn ErrStale", new: "\tcase w.liveGen[e.slot] != 0:\n\t\treturn ErrDead"},
 }
 
 func main() {
