@@ -240,6 +240,9 @@ var mutants = []mutant{
 	// World.Check calls the older handle of a reused slot dead (ClosureHandleErrors: a
 	// closure's world call on it fails with ecs.ErrStale).
 	{id: "ecs-stale-as-dead", file: "ecs/world.go", old: "\tcase w.liveGen[e.slot] != 0:\n\t\treturn ErrStale", new: "\tcase w.liveGen[e.slot] != 0:\n\t\treturn ErrDead"},
+	// A typed query on archetype storage visits only the table of exactly its components, not
+	// those with more (QueriesSeeCommit).
+	{id: "ecs-query-exact-table", file: "ecs/archetype.go", old: "\t\tif t.mask&c.mask != c.mask || len(t.slots) == 0 {", new: "\t\tif t.mask != c.mask || len(t.slots) == 0 {"},
 }
 
 func main() {

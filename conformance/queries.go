@@ -1,0 +1,135 @@
+package conformance
+
+import (
+	"fmt"
+
+	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/workload"
+)
+
+// checkQueriesSeeCommit: after a commit of creates, Adds, Removes, Sets and destroys over
+// entities of several component sets, the world's typed queries (ecs.NewQuery1,
+// ecs.NewQuery2, with and without an extra filter) and ecs.World.Query visit exactly the
+// entities that have the queried components, each once, with the values the commit left;
+// a value written through a query's pointer is what the world reads afterwards.
+func checkQueriesSeeCommit(x *fixture) {
+	type state struct {
+		pos, vel  workload.Vec2
+		hasVel    bool
+		tag       uint32
+		hasTag    bool
+		destroyed bool
+	}
+	const n = 30
+	es := make([]ecs.Entity, 0, n+4)
+	model := map[ecs.Entity]*state{}
+	for i := range n {
+		b := pt(float64(i), 0)
+		st := &state{pos: v2(float64(i), 0)}
+		if i%3 >= 1 {
+			b = b.With(vl(float64(i), 1))
+			st.vel, st.hasVel = v2(float64(i), 1), true
+		}
+		if i%3 == 2 {
+			b = b.With(tag(uint32(i)))
+			st.tag, st.hasTag = uint32(i), true
+		}
+		e := x.create(x.w, b)
+		es = append(es, e)
+		model[e] = st
+	}
+	r := x.rec()
+	for i, e := range es {
+		st := model[e]
+		switch {
+		case i == 4 || i == 7 || i == 29:
+			r.Destroy(e)
+			st.destroyed = true
+		case i%3 == 0 && i < 15:
+			r.Add(e, vl(float64(i), 9))
+			st.vel, st.hasVel = v2(float64(i), 9), true
+		case i%3 == 1 && i > 20:
+			r.Remove(e, workload.Velocity.ID())
+			st.hasVel = false
+		case i%3 == 2 && i < 12:
+			r.Remove(e, batchTag.ID())
+			st.hasTag = false
+		}
+		if !st.destroyed {
+			r.Set(e, pt(float64(i), 5))
+			st.pos = v2(float64(i), 5)
+		}
+	}
+	var ph []ecs.Entity
+	for i := range 4 {
+		ph = append(ph, r.Create(pt(float64(100+i), 0).With(vl(float64(100+i), 1))))
+	}
+	x.commit("commit", x.s)
+	for i, p := range ph {
+		e := x.resolve("create", x.s, p)
+		model[e] = &state{pos: v2(float64(100+i), 0), vel: v2(float64(100+i), 1), hasVel: true}
+	}
+	visit := func(what string, match func(*state) bool, each func(yield func(e ecs.Entity, check func(*state)) bool)) {
+		x.Helper()
+		seen := map[ecs.Entity]bool{}
+		each(func(e ecs.Entity, check func(*state)) bool {
+			st, ok := model[e]
+			switch {
+			case !ok || st.destroyed:
+				x.Errorf("%s visits %v, which the commit destroyed or never existed", what, e)
+			case seen[e]:
+				x.Errorf("%s visits %v twice", what, e)
+			case !match(st):
+				x.Errorf("%s visits %v, which lacks a queried component", what, e)
+			default:
+				check(st)
+			}
+			seen[e] = true
+			return true
+		})
+		for e, st := range model {
+			if !st.destroyed && match(st) && !seen[e] {
+				x.Errorf("%s misses %v", what, e)
+			}
+		}
+	}
+	withVel := func(st *state) bool { return st.hasVel }
+	visit("NewQuery2(Position, Velocity)", withVel, func(yield func(ecs.Entity, func(*state)) bool) {
+		q := ecs.NewQuery2(x.w, workload.Position, workload.Velocity)
+		defer q.Close()
+		for q.Next() {
+			p, v := q.Get()
+			e := q.Entity()
+			yield(e, func(st *state) {
+				if *p != st.pos || *v != st.vel {
+					x.Errorf("NewQuery2 on %v: got %v, %v, want %v, %v", e, *p, *v, st.pos, st.vel)
+				}
+				v.Y += 1000 // written through the query
+				st.vel.Y += 1000
+			})
+		}
+	})
+	visit("NewQuery1(Position) with the tag", func(st *state) bool { return st.hasTag }, func(yield func(ecs.Entity, func(*state)) bool) {
+		q := ecs.NewQuery1(x.w, workload.Position, batchTag.ID())
+		defer q.Close()
+		for q.Next() {
+			p := q.Get()
+			e := q.Entity()
+			yield(e, func(st *state) {
+				if *p != st.pos {
+					x.Errorf("NewQuery1 on %v: got %v, want %v", e, *p, st.pos)
+				}
+			})
+		}
+	})
+	visit("World.Query(Velocity)", withVel, func(yield func(ecs.Entity, func(*state)) bool) {
+		for e := range x.w.Query(ecs.MaskOf(workload.Velocity.ID())) {
+			yield(e, func(st *state) {
+				if v, _ := vel(x.w, e); v != st.vel {
+					x.Errorf("World.Query: velocity of %v: got %v, want %v (the value written through NewQuery2)", e, v, st.vel)
+				}
+			})
+		}
+	})
+	want(x, "structural change after the queries closed", fmt.Sprint(x.w.Iterating()), "false")
+}
