@@ -243,6 +243,10 @@ var mutants = []mutant{
 	// A typed query on archetype storage visits only the table of exactly its components, not
 	// those with more (QueriesSeeCommit).
 	{id: "ecs-query-exact-table", file: "ecs/archetype.go", old: "\t\tif t.mask&c.mask != c.mask || len(t.slots) == 0 {", new: "\t\tif t.mask != c.mask || len(t.slots) == 0 {"},
+	// hybridframe: a decision part after the first loses its last survivor (FrameMatchesSim);
+	// a failed frame leaves the world frozen (FrameDecisionErrorReported).
+	{id: "hybridframe-part-short", file: "strategies/hybrid/hybridframe/frame.go", old: "lo, hi := i*m/f.parts, (i+1)*m/f.parts", new: "lo, hi := i*m/f.parts, (i+1)*m/f.parts-min(i, 1)"},
+	{id: "hybridframe-failed-frame-frozen", file: "strategies/hybrid/hybridframe/frame.go", old: "\tif f.thaw != nil { // a decision failed", new: "\tif f.thaw != nil && false { // a decision failed"},
 }
 
 func main() {

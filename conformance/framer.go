@@ -1,0 +1,148 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/deferbench/deferbench/conformance/internal/reference"
+	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/workload"
+)
+
+// Framer is a frame loop of a strategy's own that runs the particle frame of
+// workload.Sim.StepParallel — movement, lifetime, cleanup, decisions over the survivors in
+// producers contiguous parts, each with a recorder of its own, then the commit — for
+// example as a task graph (hybridframe.Frame).
+type Framer interface {
+	// Step runs one frame of dt seconds. Errors: workload.ErrInvalidDt for a dt that is NaN,
+	// ±Inf, zero or negative (nothing runs); a decision's error, wrapped.
+	Step(dt float64) error
+	// Frame returns the number of frames whose decisions ran.
+	Frame() int
+}
+
+// MakeFramer returns a Framer over s, a strategy the suite's factory made, with producers
+// decision parts running decide, whose views are workload.NewView's.
+type MakeFramer func(s deferral.Strategy, producers int, decide workload.ParallelDecisions) (Framer, error)
+
+// TestFrame runs the frame suite against strategies f makes, with frame loops mk builds over
+// them; each row is a subtest on a fresh World and strategy:
+//
+//	func TestConformanceFrame(t *testing.T) { conformance.TestFrame(t, hybrid.Factory, makeFrame) }
+//
+// FrameMatchesSim: with a decision rule whose outcome does not depend on the order of
+// commands across recorders, every frame leaves the world workload.Sim.StepParallel leaves
+// on a twin world over the reference strategy, for 1, 2 and 5 producers. FrameRejectsBadDt:
+// a bad dt changes nothing and counts no frame. FrameDecisionErrorReported: a decision's
+// error comes back from Step, the world is left unfrozen, and after Discard the next frame
+// runs.
+func TestFrame(t *testing.T, f Factory, mk MakeFramer) {
+	t.Helper()
+	if mk == nil {
+		t.Fatal("conformance.TestFrame: MakeFramer is nil")
+	}
+	frame := func(fn func(x *fixture, mk MakeFramer)) func(x *fixture) {
+		return func(x *fixture) { fn(x, mk) }
+	}
+	runRows(t, "TestFrame", f, []row{
+		{"FrameMatchesSim", frame(checkFramerMatchesSim), 0},
+		{"FrameRejectsBadDt", frame(checkFramerBadDt), 0},
+		{"FrameDecisionErrorReported", frame(checkFramerDecisionError), 0},
+	})
+}
+
+func (x *fixture) framer(mk MakeFramer, producers int, decide workload.ParallelDecisions) Framer {
+	x.Helper()
+	fr, err := mk(x.s, producers, decide)
+	if err != nil {
+		x.Fatalf("make framer with %d producers: %v", producers, err)
+	}
+	return fr
+}
+
+func checkFramerMatchesSim(x *fixture, mk MakeFramer) {
+	x.logSeed()
+	for _, p := range []int{1, 2, 5} {
+		w := x.newWorld()
+		x.populate(w, 300)
+		s := x.on(w)
+		fr, err := mk(s, p, workload.Replace(x.seed, 0.2))
+		if err != nil {
+			x.Fatalf("make framer with %d producers: %v", p, err)
+		}
+		tw := x.newWorld()
+		x.populate(tw, 300)
+		sim := workload.NewSim(reference.Factory(reference.Ordered, reference.NoBug)(tw))
+		for k := range 6 {
+			op := fmt.Sprintf("%d producers, frame %d", p, k)
+			x.wantNil(op+": step", fr.Step(0.25))
+			x.wantNil(op+": reference step", sim.StepParallel(0.25, p, workload.Replace(x.seed, 0.2)))
+			if got, want := w.Hash(), tw.Hash(); got != want {
+				x.Errorf("%s: world hash %#x, want %#x (workload.Sim.StepParallel's on a twin world): %d and %d live entities", op, got, want, w.Len(), tw.Len())
+				break
+			}
+			want(x, op+": frames", fr.Frame(), sim.Frame())
+		}
+	}
+}
+
+func checkFramerBadDt(x *fixture, mk MakeFramer) {
+	x.populate(x.w, 50)
+	decided := 0
+	fr := x.framer(mk, 2, func(_ workload.View, _ int, _ []ecs.Entity, rec *deferral.Recorder) error {
+		decided++
+		rec.Create(pt(0, 0))
+		return nil
+	})
+	h := x.w.Hash()
+	for _, dt := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, -1} {
+		x.wantIs(fmt.Sprintf("step with dt %v", dt), fr.Step(dt), workload.ErrInvalidDt)
+	}
+	x.wantHash("after the refused steps", x.w, h)
+	want(x, "decisions run by refused steps", decided, 0)
+	want(x, "frames counted by refused steps", fr.Frame(), 0)
+	want(x, "pending after refused steps", x.s.Pending(), 0)
+	x.wantNil("a valid step", fr.Step(0.5))
+	want(x, "frames after the valid step", fr.Frame(), 1)
+	want(x, "decisions run by the valid step", decided, 2)
+}
+
+func checkFramerDecisionError(x *fixture, mk MakeFramer) {
+	x.populate(x.w, 60)
+	errRule := errors.New("decision failed")
+	fail := true
+	fr := x.framer(mk, 3, func(_ workload.View, chunk int, part []ecs.Entity, rec *deferral.Recorder) error {
+		rec.Create(pt(float64(chunk), 0))
+		if chunk == 1 && fail {
+			return errRule
+		}
+		return nil
+	})
+	x.wantIs("step whose second part fails", fr.Step(0.1), errRule)
+	if x.w.Iterating() {
+		x.Fatalf("after a failed frame: the world is still frozen for decisions")
+	}
+	if _, err := x.w.Create(pt(9, 9)); err != nil {
+		x.Errorf("direct create after a failed frame: %v, want nil", err)
+	}
+	x.s.Discard()
+	fail = false
+	frames := fr.Frame()
+	x.wantNil("step after Discard", fr.Step(0.1))
+	want(x, "pending after the next frame", x.s.Pending(), 0)
+	want(x, "frames after the next frame", fr.Frame(), frames+1)
+	for chunk := range 3 {
+		found := false
+		for e := range x.w.Query(ecs.MaskOf(workload.Position.ID())) {
+			if p := workload.Position.Ptr(x.w, e); p != nil && *p == v2(float64(chunk), 0) && !x.w.Has(e, workload.Velocity.ID()) {
+				found = true
+			}
+		}
+		if !found {
+			x.Errorf("after the next frame: no entity at (%d, 0), want part %d's create committed", chunk, chunk)
+		}
+	}
+}
