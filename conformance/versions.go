@@ -35,6 +35,7 @@ func TestVersions(t *testing.T, f Factory) {
 		{"VersionAfterImpureClosureKeyedCreate", checkVersionImpureClosureKeyedCreate, 0},
 		{"VersionAfterClosureFailsOnReplay", checkVersionClosureFailsOnReplay, 0},
 		{"VersionAfterClosurePanicsOnReplay", checkVersionClosurePanicsOnReplay, 0},
+		{"VersionAfterValueImpureClosure", checkVersionValueImpureClosure, 0},
 		{"VersionNumbers", checkVersionNumbers, varyCmd},
 	})
 }
@@ -220,6 +221,49 @@ func checkVersionClosureReplayBreaks(x *fixture, what string, again func() error
 	r.Set(e, pt(4, 4))
 	x.commitMayDiverge("second commit")
 	x.wantVersionIsWorld("after a second commit")
+}
+
+// UncheckedReplayer is implemented by versioned-read strategies that can be set to replay
+// closures on their readers' copy without checking what the replay wrote: UncheckedReplay
+// reports whether this one does. A closure whose replay writes other values than its first
+// run then leaves readers on a state the owner never had — the declared limit of that
+// setting — and TestVersions's VersionAfterValueImpureClosure row skips.
+type UncheckedReplayer interface {
+	UncheckedReplay() bool
+}
+
+// checkVersionValueImpureClosure: a closure that writes another value each time it runs
+// (it creates nothing, so only the values tell its replay from its first run): readers see
+// the owner's world — or, where the strategy declares it replays closures unchecked, the
+// state the replay left, in which the closure ran twice.
+func checkVersionValueImpureClosure(x *fixture) {
+	u, ok := x.s.(UncheckedReplayer)
+	unchecked := ok && u.UncheckedReplay()
+	e, f := x.create(x.w, pt(0, 0)), x.create(x.w, pt(0, 0))
+	x.commit("publish the setup", x.s)
+	r := x.rec()
+	r.Set(f, pt(1, 1))
+	runs := 0
+	r.Do(func(w *ecs.World) error {
+		runs++
+		return w.Set(e, pt(float64(runs), float64(runs)))
+	})
+	r.Set(f, pt(2, 2))
+	x.commitMayDiverge("commit of a closure that writes another value when run again")
+	want(x, "position of e on the owner's world", x.pos("e", x.w, e), v2(1, 1))
+	if !unchecked {
+		x.wantVersionIsWorld("after a closure that writes another value when run again")
+		r.Set(f, pt(3, 3))
+		x.commitMayDiverge("second commit")
+		x.wantVersionIsWorld("after a second commit")
+		return
+	}
+	vr := need[deferral.VersionReader](x, "TestVersions")
+	vr.Read(func(w *ecs.World) error {
+		want(x, "position of e read after an unchecked replay (the closure's second run)", x.pos("read", w, e), v2(2, 2))
+		want(x, "position of f read after an unchecked replay", x.pos("read", w, f), v2(2, 2))
+		return nil
+	})
 }
 
 // impureClosure publishes a world of one entity, then stages on a new recorder, which it

@@ -210,6 +210,14 @@ func NewECS(w *ecs.World, opts Options) *ECS {
 // Name returns "versioned".
 func (s *ECS) Name() string { return "versioned" }
 
+// UncheckedReplay reports whether a publish replays closures on the readers' replica without
+// checking the result (Options.Resync is ResyncReplayClosures and Options.CheckDivergence is
+// off): a closure whose replay writes other values than its run on the owner's world then
+// leaves readers on a state the owner never had. It implements conformance.UncheckedReplayer.
+func (s *ECS) UncheckedReplay() bool {
+	return s.opts.Resync == ResyncReplayClosures && !s.opts.CheckDivergence
+}
+
 // Options returns the options the instance was made with.
 func (s *ECS) Options() Options { return s.opts }
 
