@@ -55,6 +55,7 @@ func TestReaders(t *testing.T, f Factory, read ReadFunc) {
 		{"ReadTask", with(checkReadTask), 0},
 		{"ReadersErrorReturned", with(checkReadersErrorReturned), 0},
 		{"ReadersNeverOverlapFlush", with(checkReadersNeverOverlapFlush), 0},
+		{"FlushWaitsForRunningRead", with(checkFlushWaitsForRead), 0},
 		{"ReadersAfterDiscard", with(checkReadersAfterDiscard), 0},
 		{"ReadersAfterFailedFlush", with(checkReadersAfterFailedFlush), varyCmd},
 	})
@@ -214,6 +215,47 @@ func checkReadersNeverOverlapFlush(x *fixture, read ReadFunc) {
 	}
 	want(x, "read submitted during the commit (sees all the commit applied)", got, v2(2, 2))
 	want(x, "pending", x.s.Pending(), 0)
+}
+
+// checkFlushWaitsForRead: a commit started while a read runs applies nothing until the read
+// ends: the read sees the world before the commit from start to end, and the commit returns
+// only after the read is released.
+func checkFlushWaitsForRead(x *fixture, read ReadFunc) {
+	e := x.create(x.w, pt(0, 0))
+	entered, release := make(chan struct{}), make(chan struct{})
+	var first, last workload.Vec2
+	task := make(chan ReadTask, 1)
+	go func() {
+		task <- read(x.s, func(w *ecs.World) error {
+			first, _ = workload.Position.Get(w, e)
+			close(entered)
+			<-release
+			var err error
+			last, err = workload.Position.Get(w, e)
+			return err
+		})
+	}()
+	<-entered
+	r := x.rec()
+	r.Set(e, pt(1, 1))
+	committed := make(chan error, 1)
+	go func() { committed <- x.s.Commit() }()
+	early := false
+	select {
+	case err := <-committed:
+		early = true
+		committed <- err
+	case <-time.After(flushGrace):
+	}
+	close(release)
+	x.wantNil("commit started while a read ran", <-committed)
+	x.waitRead("the read the commit waited for", <-task)
+	if early {
+		x.Errorf("commit started while a read ran: it returned before the read was released, want it to wait for the read")
+	}
+	want(x, "the read's first look at the entity", first, v2(0, 0))
+	want(x, "the read's last look at the entity (the commit waited)", last, v2(0, 0))
+	want(x, "position of e after the commit", x.pos("e", x.w, e), v2(1, 1))
 }
 
 // checkReadersAfterDiscard: a discard drops the staged commands and admits the reads that
