@@ -79,6 +79,7 @@ func TestGraph(t *testing.T, f Factory, g MakeGraph) {
 		{"GraphCyclesNamed", func(x *fixture) { checkGraphCycles(x, g) }, 0},
 		{"GraphAfterOrders", graph(checkGraphAfter), 0},
 		{"GraphBeforeOrders", graph(checkGraphBefore), 0},
+		{"GraphIndependentNodesEachRunOnce", graph(checkGraphIndependent), 0},
 		{"GraphInvalidDeclarationsRunNothing", func(x *fixture) { checkGraphInvalid(x, g) }, 0},
 		{"GraphCycleNamesOnlyItsNodes", graph(checkGraphCycleOnly), 0},
 		{"GraphCancelledRunsNothing", graph(checkGraphCancelled), 0},

@@ -3,8 +3,10 @@ package conformance
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
@@ -59,6 +61,34 @@ func checkGraphBefore(x *fixture, g Graph) {
 		if !slices.Equal(ran, []string{"first", "second", "third"}) {
 			x.Errorf("execute %d: nodes ran in the order %q, want [first second third] (first before second before third)", k, ran)
 		}
+	}
+}
+
+// checkGraphIndependent: nodes no edge orders — five readers, the one declared last (taken
+// last) running longest — each run once per Execute, which returns when the last ends, round
+// after round: the other workers sit idle by then, and an executor that wakes too few of them
+// when the last node ends hangs here (the row's watchdog reports it).
+func checkGraphIndependent(x *fixture, g Graph) {
+	var mu sync.Mutex
+	runs := map[string]int{}
+	for i := range 5 {
+		name := fmt.Sprintf("reader%d", i)
+		g.Read(name, func(*ecs.World) error {
+			if i == 4 {
+				time.Sleep(2 * time.Millisecond)
+			}
+			mu.Lock()
+			runs[name]++
+			mu.Unlock()
+			return nil
+		})
+	}
+	for round := range 20 {
+		x.wantNil(fmt.Sprintf("execute %d", round), g.Execute())
+	}
+	for i := range 5 {
+		name := fmt.Sprintf("reader%d", i)
+		want(x, "runs of "+name+" over 20 executes", runs[name], 20)
 	}
 }
 

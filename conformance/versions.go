@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/deferbench/deferbench/deferral"
@@ -37,6 +39,8 @@ func TestVersions(t *testing.T, f Factory) {
 		{"VersionAfterClosurePanicsOnReplay", checkVersionClosurePanicsOnReplay, 0},
 		{"VersionAfterValueImpureClosure", checkVersionValueImpureClosure, 0},
 		{"VersionNumbers", checkVersionNumbers, varyCmd},
+		{"VersionNumbersUnderConcurrentReads", checkVersionNumbersConcurrent, 0},
+		{"VersionDivergenceNamesItsCommand", checkVersionDivergencePos, 0},
 	})
 }
 
@@ -304,6 +308,116 @@ func wantImpureCreateRead(x *fixture, what string, p ecs.Entity) {
 // row needs it.
 type VersionNumberReader interface {
 	ReadVersion(fn func(w *ecs.World, version uint64) error) error
+}
+
+// DivergencePositioner is implemented by an error a versioned-read strategy's commit returns
+// when the replay of one command on the readers' copy diverged: DivergedAt returns that
+// command's position (its recorder and FIFO index), and false when the divergence is not one
+// command's. TestVersions's VersionDivergenceNamesItsCommand row checks the position.
+type DivergencePositioner interface {
+	DivergedAt() (pos deferral.Pos, ok bool)
+}
+
+// checkVersionDivergencePos: a closure that destroys an entity the first time it runs only,
+// then a Set and a create on the same recorder: a replay of the closure on the readers' copy
+// leaves the entity, so the create there takes another slot than on the owner's world. A
+// commit that reports the divergence with a position (DivergencePositioner) names the create,
+// the recorder's third command — not the first of the commands replayed with it; readers see
+// the owner's world either way.
+func checkVersionDivergencePos(x *fixture) {
+	e, d := x.create(x.w, pt(0, 0)), x.create(x.w, pt(0, 0))
+	x.commit("publish the setup", x.s)
+	r := x.rec()
+	ran := false
+	r.Do(func(w *ecs.World) error {
+		if ran {
+			return nil
+		}
+		ran = true
+		return w.Destroy(d)
+	})
+	r.Set(e, pt(1, 1))
+	p := r.Create(pt(2, 2))
+	err := x.s.Commit()
+	if err != nil && !errors.Is(err, deferral.ErrDiverged) {
+		x.Fatalf("commit: got error %v, want nil or one wrapping deferral.ErrDiverged", err)
+	}
+	var dp DivergencePositioner
+	if errors.As(err, &dp) {
+		if pos, ok := dp.DivergedAt(); ok && pos != (deferral.Pos{Recorder: r.Index(), Index: 2}) {
+			x.Errorf("commit: divergence at %+v, want the create's position %+v (the command whose replay differed)", pos, deferral.Pos{Recorder: r.Index(), Index: 2})
+		}
+	}
+	x.resolve("the create", x.s, p)
+	x.wantVersionIsWorld("after a divergence")
+}
+
+// checkVersionNumbersConcurrent: readers that read version after version while the owner
+// commits see, with each version number, the world the owner had when it published that
+// number, and never a number going back; run under the race detector, the reads and the
+// commits touch no shared state unsynchronised.
+func checkVersionNumbersConcurrent(x *fixture) {
+	vn := need[VersionNumberReader](x, "TestVersions")
+	e := x.create(x.w, pt(0, 0))
+	x.commit("publish the setup", x.s)
+	type seen struct{ version, hash uint64 }
+	published := map[uint64]uint64{}
+	read := func() seen {
+		var got seen
+		if err := vn.ReadVersion(func(w *ecs.World, v uint64) error { got = seen{v, w.Hash()}; return nil }); err != nil {
+			x.Errorf("read version: got error %v, want nil", err)
+		}
+		return got
+	}
+	first := read()
+	published[first.version] = x.w.Hash()
+	var mu sync.Mutex
+	var reads [][]seen
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			var mine []seen
+			for {
+				select {
+				case <-stop:
+					mu.Lock()
+					reads = append(reads, mine)
+					mu.Unlock()
+					return
+				default:
+				}
+				mine = append(mine, read())
+			}
+		})
+	}
+	r := x.rec()
+	for k := range 400 {
+		r.Set(e, pt(float64(k+1), 0))
+		x.commit(fmt.Sprintf("commit %d", k), x.s)
+		got := read()
+		if got.hash != x.w.Hash() {
+			x.Errorf("commit %d: the owner's read after it sees hash %#x, want the world's %#x", k, got.hash, x.w.Hash())
+		}
+		published[got.version] = got.hash
+	}
+	close(stop)
+	wg.Wait()
+	for i, rs := range reads {
+		last := uint64(0)
+		for _, o := range rs {
+			h, ok := published[o.version]
+			switch {
+			case o.version < last:
+				x.Errorf("reader %d: version %d after version %d (numbers go back)", i, o.version, last)
+			case !ok:
+				x.Errorf("reader %d: version %d, which no commit published", i, o.version)
+			case h != o.hash:
+				x.Errorf("reader %d: version %d with hash %#x, want the world published as that version (%#x)", i, o.version, o.hash, h)
+			}
+			last = max(last, o.version)
+		}
+	}
 }
 
 // checkVersionNumbers: version numbers never go back, a commit that changed the world

@@ -31,6 +31,17 @@ type graph struct {
 	nodes map[string]*hybrid.Node
 }
 
+// TestConformanceGraphWide runs the graph suite on a pool of 6 workers, more than the nodes
+// most rows declare, whatever GOMAXPROCS is: several workers sit idle when the last node
+// ends, and each must be woken for Execute to return.
+func TestConformanceGraphWide(t *testing.T) {
+	conformance.TestGraph(t, hybrid.Factory, func(s deferral.Strategy) conformance.Graph {
+		g := makeGraph(s).(*graph)
+		g.g.SetWorkers(6)
+		return g
+	})
+}
+
 func makeGraph(s deferral.Strategy) conformance.Graph {
 	return &graph{s: s.(*hybrid.ECS), g: hybrid.NewGraph(), nodes: map[string]*hybrid.Node{}}
 }

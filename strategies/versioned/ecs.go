@@ -55,6 +55,11 @@ type DivergenceError struct {
 	Err     error        // the cause; wraps deferral.ErrDiverged
 }
 
+// DivergedAt returns the position of the replayed command whose replay differed, and false
+// when the hash comparison found the divergence (no one command is named). It implements
+// conformance.DivergencePositioner.
+func (e *DivergenceError) DivergedAt() (deferral.Pos, bool) { return e.Pos, !e.Hash }
+
 // Error returns "versioned: publish of version V: ...: cause; replica repaired by copy".
 func (e *DivergenceError) Error() string {
 	where := fmt.Sprintf("replay of recorder %d command %d", e.Pos.Recorder, e.Pos.Index)
