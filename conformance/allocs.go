@@ -1,9 +1,8 @@
 package conformance
 
 import (
-	"runtime"
-
 	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/internal/allocs"
 	"github.com/deferbench/deferbench/workload"
 )
 
@@ -46,7 +45,7 @@ func checkTypedAllocs(x *fixture) {
 	for range 2 * deferral.ShrinkWindow {
 		round()
 	}
-	if n := mallocs(3*deferral.ShrinkWindow, round); x.caps.TypedAllocationFree && n != 0 {
+	if n := allocs.Count(3*deferral.ShrinkWindow, round); x.caps.TypedAllocationFree && n != 0 {
 		x.Errorf("%d allocations in %d rounds of %d staged and committed one-value commands, want 0 (the strategy declares TypedAllocationFree)", n, 3*deferral.ShrinkWindow, 6*perRound)
 	}
 	// The same rounds dropped by Discard instead of committed: the other end of a frame.
@@ -62,31 +61,10 @@ func checkTypedAllocs(x *fixture) {
 	for range 2 * deferral.ShrinkWindow {
 		discarded()
 	}
-	if n := mallocs(3*deferral.ShrinkWindow, discarded); x.caps.TypedAllocationFree && n != 0 {
+	if n := allocs.Count(3*deferral.ShrinkWindow, discarded); x.caps.TypedAllocationFree && n != 0 {
 		x.Errorf("%d allocations in %d rounds of %d staged and discarded Sets, want 0 (the strategy declares TypedAllocationFree)", n, 3*deferral.ShrinkWindow, 2*perRound)
 	}
 	if got, err := workload.Position.Get(x.w, e); err != nil || got != (workload.Vec2{X: 3, Y: 3}) {
 		x.Errorf("value after the rounds = %v, %v; want {3 3}, nil", got, err)
 	}
-}
-
-// mallocs returns every heap allocation of runs calls of f, on one P as testing.AllocsPerRun
-// counts them, but the total rather than a mean rounded down. It counts twice and returns the
-// smaller count: the strategy's own allocations repeat, while a stray one of another goroutine
-// (seen under the race detector, once in some runs) does not land in both.
-func mallocs(runs int, f func()) uint64 {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	var least uint64
-	for i := range 2 {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		for range runs {
-			f()
-		}
-		runtime.ReadMemStats(&after)
-		if n := after.Mallocs - before.Mallocs; i == 0 || n < least {
-			least = n
-		}
-	}
-	return least
 }

@@ -1,11 +1,11 @@
 package handrolled_test
 
 import (
-	"runtime"
 	"testing"
 
 	"github.com/deferbench/deferbench/conformance/bench"
 	"github.com/deferbench/deferbench/deferral"
+	"github.com/deferbench/deferbench/internal/allocs"
 	"github.com/deferbench/deferbench/strategies/handrolled"
 	"github.com/deferbench/deferbench/workload"
 )
@@ -33,13 +33,7 @@ func TestHandoverDiscardAllocationFree(t *testing.T) {
 	}
 	// Counted over all cycles together (testing.AllocsPerRun rounds down per run, and the
 	// fault allocated a few times per window).
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for range 3 * deferral.ShrinkWindow {
-		cycle()
-	}
-	runtime.ReadMemStats(&after)
-	if n := after.Mallocs - before.Mallocs; n != 0 {
+	if n := allocs.Count(3*deferral.ShrinkWindow, cycle); n != 0 {
 		t.Errorf("stage %d Sets, hand over, discard: %d allocations in %d cycles in steady state, want 0", len(ents), n, 3*deferral.ShrinkWindow)
 	}
 }
