@@ -12,19 +12,25 @@ import (
 	"github.com/deferbench/deferbench/ecs"
 )
 
-// checkGraphAfter: an explicit edge orders two nodes no access orders (two readers of the
-// world), whatever their declaration order: the node declared first runs second.
-func checkGraphAfter(x *fixture, g Graph) {
+// runLog returns a maker of reader functions that append their node's name to *ran, under a
+// lock (nodes may run on several workers).
+func runLog(ran *[]string) func(name string) func(*ecs.World) error {
 	var mu sync.Mutex
-	var ran []string
-	read := func(name string) func(*ecs.World) error {
+	return func(name string) func(*ecs.World) error {
 		return func(*ecs.World) error {
 			mu.Lock()
 			defer mu.Unlock()
-			ran = append(ran, name)
+			*ran = append(*ran, name)
 			return nil
 		}
 	}
+}
+
+// checkGraphAfter: an explicit edge orders two nodes no access orders (two readers of the
+// world), whatever their declaration order: the node declared first runs second.
+func checkGraphAfter(x *fixture, g Graph) {
+	var ran []string
+	read := runLog(&ran)
 	g.Read("second", read("second"))
 	g.Read("first", read("first"))
 	g.After("second", "first")
@@ -40,16 +46,8 @@ func checkGraphAfter(x *fixture, g Graph) {
 // checkGraphBefore: Before orders two readers as After does, from the other end: the node
 // declared first runs second.
 func checkGraphBefore(x *fixture, g Graph) {
-	var mu sync.Mutex
 	var ran []string
-	read := func(name string) func(*ecs.World) error {
-		return func(*ecs.World) error {
-			mu.Lock()
-			defer mu.Unlock()
-			ran = append(ran, name)
-			return nil
-		}
-	}
+	read := runLog(&ran)
 	g.Read("second", read("second"))
 	g.Read("first", read("first"))
 	g.Read("third", read("third"))

@@ -271,21 +271,29 @@ func checkVersionValueImpureClosure(x *fixture) {
 	})
 }
 
+// firstRunOnly returns a closure that runs fn the first time it is called and does nothing
+// after: what a replay of it on a readers' copy would not redo.
+func firstRunOnly(fn func(*ecs.World) error) func(*ecs.World) error {
+	ran := false
+	return func(w *ecs.World) error {
+		if ran {
+			return nil
+		}
+		ran = true
+		return fn(w)
+	}
+}
+
 // impureClosure publishes a world of one entity, then stages on a new recorder, which it
 // returns, a closure that creates an entity the first time it runs only.
 func impureClosure(x *fixture) *deferral.Recorder {
 	x.create(x.w, pt(0, 0))
 	x.commit("publish the setup", x.s)
 	r := x.rec()
-	ran := false
-	r.Do(func(w *ecs.World) error {
-		if ran {
-			return nil
-		}
-		ran = true
+	r.Do(firstRunOnly(func(w *ecs.World) error {
 		_, err := w.Create(pt(9, 9))
 		return err
-	})
+	}))
 	return r
 }
 
@@ -329,14 +337,7 @@ func checkVersionDivergencePos(x *fixture) {
 	e, d := x.create(x.w, pt(0, 0)), x.create(x.w, pt(0, 0))
 	x.commit("publish the setup", x.s)
 	r := x.rec()
-	ran := false
-	r.Do(func(w *ecs.World) error {
-		if ran {
-			return nil
-		}
-		ran = true
-		return w.Destroy(d)
-	})
+	r.Do(firstRunOnly(func(w *ecs.World) error { return w.Destroy(d) }))
 	r.Set(e, pt(1, 1))
 	p := r.Create(pt(2, 2))
 	err := x.s.Commit()
