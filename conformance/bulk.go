@@ -115,6 +115,18 @@ var bulkCases = []batchCase{
 		}
 		return nil
 	}},
+	// Entity after entity of one table out of row order, half of it leaving: rows that
+	// swap-removes fill and then empty again, whose values move twice before they settle
+	// (e[7] moves to e[5]'s row, then to e[0]'s once e[6], which took e[0]'s row, leaves).
+	{name: "OutOfRowOrder", setup: ents(pt(0, 0), pt(1, 1), pt(2, 2), pt(3, 3), pt(4, 4), pt(5, 5), pt(6, 6), pt(7, 7), vl(8, 8), vl(9, 9), vl(10, 10), vl(11, 11), vl(12, 12), vl(13, 13)), stage: func(r *deferral.Recorder, e []ecs.Entity) []ecs.Entity {
+		for _, i := range []int{5, 0, 6, 2} {
+			r.Destroy(e[i])
+		}
+		for _, i := range []int{13, 8, 12, 10} {
+			r.Add(e[i], pt(float64(i), 1).With(tag(uint32(i))))
+		}
+		return nil
+	}},
 	{name: "SetBundleMissingFails", setup: ents(pt(0, 0).With(tag(0)), pt(1, 1).With(tag(1)), pt(2, 2), pt(3, 3).With(tag(3))), stage: func(r *deferral.Recorder, e []ecs.Entity) []ecs.Entity {
 		for i, x := range e {
 			r.Set(x, pt(float64(i), 9).With(tag(uint32(i)))) // fails at e[2], which lacks the tag
@@ -139,6 +151,7 @@ var bulkRows = map[string]uint64{
 	"AddBundleTwiceEntityAfterEntity":   0,
 	"RemovesEntityAfterEntityThenAgain": 4, // the four entities' Removes, one change from one table
 	"SetBundleMissingFails":             0, // Sets move no row
+	"OutOfRowOrder":                     8, // the four destroys, then the four Adds
 	// The dead e[2] breaks no run. The first Adds: e[0], e[1] and e[4], e[5] (e[3] lies in
 	// another table); the second: the five live entities; the Removes: e[0], e[1], e[3] and
 	// e[4], e[5]. Sets move no row.

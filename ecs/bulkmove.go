@@ -51,22 +51,54 @@ func (a *archStore) moveRows(fi, ti int32, slots []uint32) uint32 {
 
 // dropRows swap-removes the rows of slots — distinct slots whose rows are all in from — in
 // this order, as drop does row after row: the swap-removes are made in order on the slots
-// and loc (the last row fills the leaving one), then each column replays the copies they
-// imply in that order, and the values holding pointers of the rows left are cleared. The
-// slots' own places in loc are the caller's.
+// and loc (the last row fills the leaving one), then each column copies into the rows that
+// stay the values those swap-removes leave there, and the values holding pointers of the
+// rows left are cleared. The slots' own places in loc are the caller's.
+//
+// A swap-remove's source is always the table's last row at the time, which is among the
+// len(slots) rows past the final length, and is gone once it has been read: so every value a
+// staying row ends with comes from one of those rows as they were before the first
+// swap-remove, and a copy into a row that leaves later (a table emptied, entity after entity,
+// copies nothing) is never made; a table emptied skips the swap-removes as well. The state is that of drop row after row; only the copies
+// that drop would have overwritten or discarded are skipped.
 func (a *archStore) dropRows(from *table, slots []uint32) {
-	fill := a.fills[:0]
 	fs := from.slots
+	keep := uint32(len(fs) - len(slots)) // the rows that stay: 0…keep-1
+	if keep == 0 {
+		// The table empties: no row stays to be filled, and the row each slot would pass
+		// through on its way out is the caller's to overwrite (loc of a slot that leaves).
+		for _, id := range from.ptrs {
+			c := from.cols[id]
+			for r := range fs {
+				c.clear(uint32(r))
+			}
+		}
+		from.slots = fs[:0]
+		return
+	}
+	fill := a.fills[:0]
+	// orig[r-keep] is the row before the first swap-remove whose value row r ≥ keep holds now
+	// (r itself until a swap-remove fills it).
+	orig := a.origRows[:0]
+	for r := keep; r < uint32(len(fs)); r++ {
+		orig = append(orig, r)
+	}
 	for _, s := range slots {
 		row, last := a.loc[s].row, uint32(len(fs)-1)
 		if row != last {
 			l := fs[last]
 			fs[row] = l
 			a.loc[l].row = row
-			fill = append(fill, [2]uint32{row, last})
+			if src := orig[last-keep]; row >= keep {
+				orig[row-keep] = src
+			} else {
+				fill = append(fill, [2]uint32{row, src})
+			}
 		}
 		fs = fs[:last]
 	}
+	// A staying row filled twice (its new slot left too) keeps the later value: the copies
+	// are made in order, and no source lies among the staying rows.
 	for _, id := range from.flat {
 		r := &from.raw[id]
 		for _, f := range fill {
@@ -85,6 +117,7 @@ func (a *archStore) dropRows(from *table, slots []uint32) {
 	}
 	from.slots = fs
 	a.fills = fill
+	a.origRows = orig
 }
 
 // hopOf returns the table reached from table fi by making its set final, through the memo

@@ -49,7 +49,8 @@ type archStore struct {
 	pendAt, pendTo []int32
 	srcRows        []uint32
 	fills          [][2]uint32
-	dropLater      bool // archDestroy leaves the row in pend (archDestroyRecords)
+	origRows       []uint32 // dropRows' scratch: where the rows past the staying ones came from
+	dropLater      bool     // archDestroy leaves the row in pend (archDestroyRecords)
 	// bulk counts the rows bulk table operations of two rows or more handled (BulkRows).
 	bulk uint64
 }

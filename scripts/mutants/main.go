@@ -213,6 +213,10 @@ var mutants = []mutant{
 	// BulkRows, the count BulkRuns is checked by: a run's rows left uncounted, per operation.
 	{id: "ecs-bulk-rows-drop-uncounted", file: "ecs/records.go", old: "\t\ta.countRun(len(a.pend))\n", new: ""},
 	{id: "ecs-bulk-rows-create-uncounted", file: "ecs/records.go", old: "\t\ta.countRun(recs - first)\n\t}\n", new: "\t}\n"},
+	// dropRows copies into a staying row the value the swap-removes leave there: the row a
+	// source held before the first of them (orig), and skips them all when the table empties.
+	{id: "ecs-drop-orig-unfollowed", file: "ecs/bulkmove.go", old: "\t\t\t\torig[row-keep] = src\n", new: "\t\t\t\t_ = src\n"},
+	{id: "ecs-drop-one-left-as-empty", file: "ecs/bulkmove.go", old: "\tif keep == 0 {\n", new: "\tif keep <= 1 {\n"},
 	{id: "ecs-bulk-rows-move-uncounted", file: "ecs/bulkmove.go", old: "\ta.countRun(len(slots))\n", new: ""},
 	{id: "ecs-bulk-rows-single-counted", file: "ecs/bulkmove.go", old: "\tif n > 1 {\n\t\ta.bulk", new: "\tif n > 0 {\n\t\ta.bulk"},
 	// World.Add of a component the entity has overwrites it instead of failing (what a
