@@ -80,8 +80,8 @@ func (w *World) CreateRecords(words []uint64, n int, created []Entity) (recs, us
 // archCreateRecords is CreateRecords on archetype storage: each run of records with one
 // header and one bundle head is checked once and its rows appended together to its table,
 // found once: the columns grown once for the run (push's doublings), then per record a
-// slot, a row, its place in loc and the values, copied by a plan of the bundle's components
-// made once (each value's column and offset in the record).
+// slot, a row, its place in loc and its handle, and then per component the run's values,
+// copied column after column (putStrided).
 func (w *World) archCreateRecords(words []uint64, n int, created []Entity) (recs, used int, out []Entity) {
 	a := w.arch
 	o := 0
@@ -106,43 +106,65 @@ func (w *World) archCreateRecords(words []uint64, n int, created []Entity) (recs
 		for len(t.slots)+j > t.rows {
 			t.growRows()
 		}
-		first := recs
-		// The plan: per component its column and its value's offset from the bundle's start
-		// (a value of no size at the end of the values: the start, no address past them).
-		b := unsafe.Pointer(&words[o+2])
-		cnt, usedBytes := int(*(*uint8)(b)), uintptr(*(*uint8)(unsafe.Add(b, 1)))
-		var cols [MaxBundle]*rawColumn
-		var offs [MaxBundle]uintptr
-		for i := range cnt {
-			cols[i] = &t.raw[*(*ComponentID)(unsafe.Add(b, 2+i))]
-			if off := uintptr(*(*uint8)(unsafe.Add(b, 2+MaxBundle+i))) * 8; off < usedBytes {
-				offs[i] = 16 + off
-			}
-		}
+		first, o0, row0 := recs, o, uint32(len(t.slots))
+		// The rows first, record after record: a slot, its row, its place in loc, its handle.
 		for ; j > 0; j-- {
 			slot, err := w.newSlot()
 			if err != nil {
-				a.countRun(recs - first)
-				return recs, o, created
+				break
 			}
 			if int(slot) >= len(a.loc) {
 				a.growLoc(int(slot) + 1)
 			}
-			row := uint32(len(t.slots))
+			a.loc[slot] = loc{uint32(ti), uint32(len(t.slots))}
 			t.slots = append(t.slots, slot)
-			a.loc[slot] = loc{uint32(ti), row}
-			a.placed++
-			b := unsafe.Pointer(&words[o+2])
-			for i := range cnt {
-				cols[i].put(row, unsafe.Add(b, offs[i]))
-			}
 			created = append(created, w.created(slot, mask))
 			recs++
 			o += k
 		}
-		a.countRun(recs - first)
+		made := recs - first
+		a.placed += uint64(made)
+		// Then the values, column after column: the i-th value of each record, a record
+		// every k words (a value of no size at the end of the values: nothing to copy).
+		b := unsafe.Pointer(&words[o0+2])
+		cnt, usedBytes := int(*(*uint8)(b)), uintptr(*(*uint8)(unsafe.Add(b, 1)))
+		for i := range cnt {
+			col := &t.raw[*(*ComponentID)(unsafe.Add(b, 2+i))]
+			off := uintptr(*(*uint8)(unsafe.Add(b, 2+MaxBundle+i))) * 8
+			if off >= usedBytes {
+				continue
+			}
+			putStrided(col, row0, unsafe.Add(b, 16+off), uintptr(k)*8, made)
+		}
+		if j > 0 { // the world is full: the caller's checked create reports it
+			a.countRun(made)
+			return recs, o, created
+		}
+		a.countRun(made)
 	}
 	return recs, o, created
+}
+
+// putStrided copies n values into col's rows row, row+1, …, the first at src and each next
+// one stride bytes after it (a value in each of a run of records): the common sizes as
+// moves in a loop of their own, as put copies one. No address past the last value is formed.
+func putStrided(col *rawColumn, row uint32, src unsafe.Pointer, stride uintptr, n int) {
+	switch col.size {
+	case 16:
+		dst := unsafe.Slice((*[2]uint64)(col.at(row)), n)
+		for r := range dst {
+			dst[r] = *(*[2]uint64)(unsafe.Add(src, uintptr(r)*stride))
+		}
+	case 8:
+		dst := unsafe.Slice((*uint64)(col.at(row)), n)
+		for r := range dst {
+			dst[r] = *(*uint64)(unsafe.Add(src, uintptr(r)*stride))
+		}
+	default:
+		for r := range uint32(n) {
+			col.put(row+r, unsafe.Add(src, uintptr(r)*stride))
+		}
+	}
 }
 
 // bundleShape checks the bundle whose first 16 bytes start payload, with vwords words of

@@ -212,7 +212,11 @@ var mutants = []mutant{
 	{id: "ecs-bulk-run-stale-table", file: "ecs/archetype.go", old: "\t\t\t\tti = int32(a.loc[s].t) // the entity may have been in the run\n", new: ""},
 	// BulkRows, the count BulkRuns is checked by: a run's rows left uncounted, per operation.
 	{id: "ecs-bulk-rows-drop-uncounted", file: "ecs/records.go", old: "\t\ta.countRun(len(a.pend))\n", new: ""},
-	{id: "ecs-bulk-rows-create-uncounted", file: "ecs/records.go", old: "\t\ta.countRun(recs - first)\n\t}\n", new: "\t}\n"},
+	{id: "ecs-bulk-rows-create-uncounted", file: "ecs/records.go", old: "\t\ta.countRun(made)\n\t}\n", new: "\t}\n"},
+	// A run of creates copies each column's values in a loop of their own (putStrided): a
+	// record every k words.
+	{id: "ecs-create-run-stride-value", file: "ecs/records.go", old: "\t\t\tdst[r] = *(*[2]uint64)(unsafe.Add(src, uintptr(r)*stride))", new: "\t\t\tdst[r] = *(*[2]uint64)(unsafe.Add(src, uintptr(r)*16))"},
+	{id: "ecs-create-run-values-first-only", file: "ecs/records.go", old: "\t\t\tputStrided(col, row0, unsafe.Add(b, 16+off), uintptr(k)*8, made)", new: "\t\t\tputStrided(col, row0, unsafe.Add(b, 16+off), uintptr(k)*8, min(made, 1))"},
 	// dropRows copies into a staying row the value the swap-removes leave there: the row a
 	// source held before the first of them (orig), and skips them all when the table empties.
 	{id: "ecs-drop-orig-unfollowed", file: "ecs/bulkmove.go", old: "\t\t\t\torig[row-keep] = src\n", new: "\t\t\t\t_ = src\n"},
