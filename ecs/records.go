@@ -41,38 +41,51 @@ func (w *World) CreateRecords(words []uint64, n int, created []Entity) (recs, us
 	if w.arch != nil {
 		return w.archCreateRecords(words, n, created)
 	}
-	var shape [2]uint64 // the bundle head last checked; count 0 never matches a real one
-	var mask Mask
-	ti := int32(-1)
 	o := 0
-	for ; recs < n && o+4 <= len(words); recs++ {
+	for recs < n && o+4 <= len(words) {
 		h := uint32(words[o])
 		k := 2 + int(h>>11&0x1f)
 		if h&0xff != RecordCreate || h>>24 != formBundle || o+k > len(words) {
 			break
 		}
-		if head := [2]uint64{words[o+2], words[o+3]}; head != shape {
-			m, ok := w.bundleShape(words[o+2:o+k], k-4)
-			if !ok {
-				break
-			}
-			shape, mask, ti = head, m, -1
-		}
-		slot, err := w.newSlot()
-		if err != nil {
+		mask, ok := w.bundleShape(words[o+2:o+k], k-4)
+		if !ok {
 			break
 		}
-		cols, row := &w.raw, slot
-		if w.arch != nil {
-			if ti < 0 {
-				ti = w.arch.tableOf(mask)
+		// The run: the records from o on with this header and this bundle head; the
+		// entities first, then the values, column after column (as archCreateRecords).
+		h0, h1 := words[o+2], words[o+3]
+		first, o0, full := len(created), o, false
+		for {
+			slot, err := w.newSlot()
+			if err != nil {
+				full = true
+				break
 			}
-			t, trow := w.arch.place(ti, slot)
-			cols, row = &t.raw, trow
+			created = append(created, w.created(slot, mask))
+			recs++
+			o += k
+			if recs >= n || o+k > len(words) || uint32(words[o]) != h || words[o+2] != h0 || words[o+3] != h1 {
+				break
+			}
 		}
-		putBundle(cols, row, unsafe.Pointer(&words[o+2]))
-		created = append(created, w.created(slot, mask))
-		o += k
+		made := created[first:]
+		b := unsafe.Pointer(&words[o0+2])
+		cnt, usedBytes := int(*(*uint8)(b)), uintptr(*(*uint8)(unsafe.Add(b, 1)))
+		for i := range cnt {
+			col := &w.raw[*(*ComponentID)(unsafe.Add(b, 2+i))]
+			off := uintptr(*(*uint8)(unsafe.Add(b, 2+MaxBundle+i))) * 8
+			if off >= usedBytes {
+				continue // a value of no size at the end of the values: nothing to copy
+			}
+			src := unsafe.Add(b, 16+off)
+			for r, e := range made {
+				col.put(e.slot, unsafe.Add(src, uintptr(r*k)*8))
+			}
+		}
+		if full {
+			break // the caller's checked create reports ErrWorldFull
+		}
 	}
 	return recs, o, created
 }
