@@ -62,8 +62,8 @@ type env struct {
 // While a run is in progress the first
 // one cancels the run's context, so the run stops after the current benchmark and writes its
 // files marked partial; the second calls the run's hard stop, which marks the files partial
-// with what finished, and exits at once with status 130. Outside a run, the first exits at
-// once with status 130.
+// with what finished, stops the children (stopChildren) and exits at once with status 130.
+// Outside a run, the first stops the children and exits at once with status 130.
 type stopper struct {
 	mu      sync.Mutex
 	cancel  context.CancelFunc
@@ -71,7 +71,20 @@ type stopper struct {
 	hard    func(why string) // the run's hard stop; nil before it has files to mark
 	n       int
 	stderr  io.Writer
-	exit    func(code int)
+	// stopChildren runs before exit on a stop at once: the function stopChildren in the
+	// CLI, a recorder in tests (the real one cannot be undone in a test binary).
+	stopChildren func()
+	exit         func(code int)
+}
+
+// stopChildren kills every child still running in a process group of its own (valgrind,
+// cross builds, ab's rounds) and removes every temporary directory, for a process about to
+// exit on a signal. From then on this process starts no child through boundexec and makes
+// no temporary directory through counts.MakeTemp, so that nothing the run does meanwhile
+// outlives the exit. It is safe for concurrent use; there is no undoing it.
+func stopChildren() {
+	boundexec.KillAll() // children in process groups of their own (valgrind, ab's rounds)
+	counts.RemoveTemps()
 }
 
 // Begin says a run is in progress.
@@ -114,8 +127,7 @@ func (s *stopper) interrupt() {
 			hard("stopped at once by a second interrupt")
 		}
 	}
-	boundexec.KillAll() // children in process groups of their own (valgrind, ab's rounds)
-	counts.RemoveTemps()
+	s.stopChildren()
 	s.exit(130)
 }
 
@@ -134,8 +146,7 @@ func (s *stopper) terminate() {
 			hard("stopped at once by SIGTERM")
 		}
 	}
-	boundexec.KillAll()
-	counts.RemoveTemps()
+	s.stopChildren()
 	s.exit(143)
 }
 

@@ -48,7 +48,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	s := &stopper{cancel: cancel, stderr: stderr, exit: os.Exit}
+	s := &stopper{cancel: cancel, stderr: stderr, stopChildren: stopChildren, exit: os.Exit}
 	done := make(chan struct{})
 	defer close(done)
 	go s.watch(sigs, done)

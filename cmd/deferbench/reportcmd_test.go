@@ -156,13 +156,15 @@ func TestReportBadInputs(t *testing.T) {
 }
 
 // TestStopper: the first interrupt of a run cancels it (stop after the current benchmark)
-// and says so; the second runs the hard stop and exits 130. Outside a run the first exits.
+// and says so; the second runs the hard stop, stops the children (killing them and
+// removing the temporary directories) and exits 130. Outside a run the first stops the
+// children and exits.
 func TestStopper(t *testing.T) {
 	var mu sync.Mutex
 	var events []string
 	rec := func(s string) { mu.Lock(); events = append(events, s); mu.Unlock() }
 	var stderr bytes.Buffer
-	s := &stopper{cancel: func() { rec("cancel") }, stderr: &stderr, exit: func(c int) { rec(fmt.Sprint("exit ", c)) }}
+	s := &stopper{cancel: func() { rec("cancel") }, stderr: &stderr, stopChildren: func() { rec("stop children") }, exit: func(c int) { rec(fmt.Sprint("exit ", c)) }}
 	s.Begin()
 	s.SetHard(func(string) { rec("hard") })
 	s.interrupt()
@@ -170,14 +172,14 @@ func TestStopper(t *testing.T) {
 		t.Errorf("first interrupt said %q", stderr.String())
 	}
 	s.interrupt()
-	if got := strings.Join(events, ", "); got != "cancel, hard, exit 130" {
-		t.Errorf("two interrupts: %s; want cancel, hard, exit 130", got)
+	if got := strings.Join(events, ", "); got != "cancel, hard, stop children, exit 130" {
+		t.Errorf("two interrupts: %s; want cancel, hard, stop children, exit 130", got)
 	}
 	events = nil
-	idle := &stopper{cancel: func() { rec("cancel") }, stderr: io.Discard, exit: func(c int) { rec(fmt.Sprint("exit ", c)) }}
+	idle := &stopper{cancel: func() { rec("cancel") }, stderr: io.Discard, stopChildren: func() { rec("stop children") }, exit: func(c int) { rec(fmt.Sprint("exit ", c)) }}
 	idle.interrupt()
-	if got := strings.Join(events, ", "); got != "exit 130" {
-		t.Errorf("interrupt outside a run: %s; want exit 130", got)
+	if got := strings.Join(events, ", "); got != "stop children, exit 130" {
+		t.Errorf("interrupt outside a run: %s; want stop children, exit 130", got)
 	}
 }
 

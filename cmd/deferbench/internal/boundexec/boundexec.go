@@ -74,8 +74,8 @@ type Result struct {
 }
 
 // Error is the error Run returns: the command line and why it failed. Err is ErrTimeout,
-// ErrOutputLimit, ErrOutputHeld, the context's error, an *exec.ExitError, or the error of
-// starting the command; errors.Is and errors.As see through it.
+// ErrOutputLimit, ErrOutputHeld, the context's error, an *exec.ExitError, ErrStopped, or
+// the error of starting the command; errors.Is and errors.As see through it.
 type Error struct {
 	Cmd    string // the command line, space-separated
 	Err    error
@@ -95,7 +95,9 @@ func (e *Error) Unwrap() error { return e.Err }
 // Run runs name with args, bounded by ctx and opt, and returns what it wrote. It returns
 // within opt.Timeout (or ctx's deadline) plus about twice opt.Grace, with no process of the
 // command's group left running (on Unix); the error is nil only if the command exited with
-// status 0 and closed its output. Run is safe for concurrent use.
+// status 0 and closed its output. Once KillAll has begun, Run starts nothing and its error
+// wraps ErrStopped; a command Run started is killed by KillAll with its process group. Run
+// is safe for concurrent use.
 func Run(ctx context.Context, opt Options, name string, args ...string) (Result, error) {
 	if opt.Grace <= 0 {
 		opt.Grace = DefaultGrace
@@ -136,9 +138,8 @@ func Run(ctx context.Context, opt Options, name string, args ...string) (Result,
 		cmd.Stderr = errOut
 	}
 
-	err := cmd.Start()
+	untrack, err := start(g) // KillAll reaches it from the moment it runs
 	if err == nil {
-		untrack := track(g)
 		err = cmd.Wait()
 		g.kill() // whatever the command left behind
 		untrack()

@@ -453,9 +453,8 @@ func runBoundedOut(ctx context.Context, lim limits, prog string, args, env []str
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Start()
+	untrack, err := boundexec.Start(cmd) // a deferbench killed by a signal kills the group too
 	if err == nil {
-		untrack := boundexec.Track(cmd) // a deferbench killed by a signal kills the group too
 		limitCPU(cmd.Process.Pid, lim.cpu)
 		err = cmd.Wait()
 		untrack()
@@ -508,23 +507,34 @@ func lastLine(b []byte) string {
 	return ""
 }
 
+// ErrTempsRemoved reports that MakeTemp made no directory because RemoveTemps has run: the
+// process is about to exit, and a directory made now would outlive it.
+var ErrTempsRemoved = errors.New("no temporary directory made: the process is removing its temporary directories")
+
 // temps holds the directories MakeTemp made and RemoveTemp has not yet removed, for
-// RemoveTemps.
+// RemoveTemps. A directory is made and registered under the one lock, so that RemoveTemps
+// either removes it or makes MakeTemp refuse.
 var temps struct {
 	sync.Mutex
-	dirs map[string]bool
+	dirs    map[string]bool
+	removed bool // RemoveTemps has run: MakeTemp makes nothing
 }
 
 // MakeTemp makes a temporary directory in parent (empty: os.TempDir()), its name pattern as
 // os.MkdirTemp's, and registers it for RemoveTemps: a Count's cachegrind output files, the
 // count children cross-built for an emulated ISA. The caller removes it with RemoveTemp.
+// Once RemoveTemps has run, MakeTemp makes nothing and returns ErrTempsRemoved. It is safe
+// for concurrent use.
 func MakeTemp(parent, pattern string) (string, error) {
+	temps.Lock()
+	defer temps.Unlock()
+	if temps.removed {
+		return "", ErrTempsRemoved
+	}
 	dir, err := os.MkdirTemp(parent, pattern)
 	if err != nil {
 		return "", err
 	}
-	temps.Lock()
-	defer temps.Unlock()
 	if temps.dirs == nil {
 		temps.dirs = map[string]bool{}
 	}
@@ -532,7 +542,8 @@ func MakeTemp(parent, pattern string) (string, error) {
 	return dir, nil
 }
 
-// RemoveTemp removes dir, made by MakeTemp, and its registration.
+// RemoveTemp removes dir, made by MakeTemp, and its registration. It is safe for concurrent
+// use.
 func RemoveTemp(dir string) {
 	temps.Lock()
 	delete(temps.dirs, dir)
@@ -541,13 +552,15 @@ func RemoveTemp(dir string) {
 }
 
 // RemoveTemps removes every directory MakeTemp made that is not yet removed (cachegrind's
-// output files of every Count in progress, cross-built count children). A process that exits on a signal without returning from Count (deferbench on
-// SIGTERM or a second interrupt) calls it after killing the children
-// (boundexec.KillAll), so that no temporary directory outlives it. It is safe for concurrent
-// use.
+// output files of every Count in progress, cross-built count children), and from then on
+// MakeTemp makes none. A process that exits on a signal without returning from Count
+// (deferbench on SIGTERM or a second interrupt) calls it after killing the children
+// (boundexec.KillAll, after which none starts), so that no temporary directory outlives it.
+// It is safe for concurrent use; there is no undoing it.
 func RemoveTemps() {
 	temps.Lock()
 	defer temps.Unlock()
+	temps.removed = true
 	for dir := range temps.dirs {
 		os.RemoveAll(dir)
 		delete(temps.dirs, dir)
