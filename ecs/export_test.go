@@ -1,5 +1,7 @@
 package ecs
 
+import "unsafe"
+
 // MaxGeneration exports maxGeneration to the tests.
 const MaxGeneration = maxGeneration
 
@@ -11,4 +13,16 @@ func SetNextGeneration(w *World, slot, gen uint32) {
 		panic("SetNextGeneration on a live slot")
 	}
 	w.gens[slot] = gen
+}
+
+// OrderLen returns the length of w's live order, tombstones included.
+func OrderLen(w *World) int { return len(w.order) }
+
+// AppendDestroyRecord appends DestroyRecords's record for target e to words.
+func AppendDestroyRecord(words []uint64, e Entity) []uint64 {
+	rec := [2]uint64{}
+	p := unsafe.Pointer(&rec[0])
+	*(*uint32)(p) = RecordDestroy
+	*(*Entity)(unsafe.Add(p, 4)) = e
+	return append(words, rec[:]...)
 }

@@ -240,12 +240,13 @@ func (w *World) DestroyRecords(words []uint64, n int) (r DestroyRun) {
 			}
 			r.Dead++
 		} else {
-			w.destroy(e.slot)
+			w.destroyOne(e.slot)
 			r.Destroyed++
 		}
 		o += 2
 	}
 	r.Words = o
+	w.compactSome()
 	return r
 }
 
@@ -274,13 +275,14 @@ func (w *World) archDestroyRecords(words []uint64, n int) (r DestroyRun) {
 				w.flushDrops(pt)
 				pt = t
 			}
-			w.destroy(e.slot) // its row joins a.pend (a.dropLater)
+			w.destroyOne(e.slot) // its row joins a.pend (a.dropLater)
 			r.Destroyed++
 		}
 		o += 2
 	}
 	r.Words = o
 	w.flushDrops(pt)
+	w.compactSome()
 	return r
 }
 

@@ -79,7 +79,7 @@ var mutants = []mutant{
 	{id: "core-resolve-stale-table", file: "deferral/core.go", old: "\tif c.tabEp != c.epoch {", new: "\tif c.tabEp+1 < c.epoch {"},
 
 	// ecs: the World.
-	{id: "ecs-no-generation-bump", file: "ecs/world.go", old: "\t\tw.gens[slot]++\n\t\tw.free = append(w.free, slot)", new: "\t\tw.free = append(w.free, slot)"},
+	{id: "ecs-no-generation-bump", file: "ecs/destroy.go", old: "\t\tw.gens[slot]++\n\t\tw.free = append(w.free, slot)", new: "\t\tw.free = append(w.free, slot)"},
 	{id: "ecs-upsert-no-validate", file: "ecs/world.go", old: "\t\tcase w.raw[id].validate && !c.validIn(*b, i):", new: "\t\tcase false && w.raw[id].validate && !c.validIn(*b, i):"},
 	{id: "ecs-create-no-validate", file: "ecs/world.go", old: "\t\tif w.raw[id].validate && !c.validIn(*b, i) {\n\t\t\treturn lookup(id).invalid\n\t\t}\n", new: "\t\t_ = c\n"},
 	{id: "ecs-remove-keeps-mask", file: "ecs/world.go", old: "\tw.masks[e.slot] &^= 1 << id\n\tw.changes++\n\treturn nil\n", new: "\tw.changes++\n\treturn nil\n"},
@@ -93,8 +93,10 @@ var mutants = []mutant{
 	{id: "ecs-set-adds", file: "ecs/world.go", old: "\t\tcase !has && !add:\n\t\t\terr = ErrMissingComponent\n", new: ""},
 	// The commit's runs of creates, destroys and bundle Adds and Sets (CreateRecords,
 	// DestroyRecords, PutRecords and their callers in deferral/bulk.go).
-	{id: "bulk-destroy-dead-counted", file: "ecs/records.go", old: "\t\t\tr.Dead++\n\t\t} else {\n\t\t\tw.destroy(e.slot)\n", new: "\t\t\tr.Destroyed++\n\t\t} else {\n\t\t\tw.destroy(e.slot)\n"},
+	{id: "bulk-destroy-dead-counted", file: "ecs/records.go", old: "\t\t\tr.Dead++\n\t\t} else {\n\t\t\tw.destroyOne(e.slot)\n", new: "\t\t\tr.Destroyed++\n\t\t} else {\n\t\t\tw.destroyOne(e.slot)\n"},
 	{id: "bulk-destroy-dead-counted-archetypes", file: "ecs/records.go", old: "\t\t\tr.Dead++\n\t\t} else {\n\t\t\tif t :=", new: "\t\t\tr.Destroyed++\n\t\t} else {\n\t\t\tif t :="},
+	{id: "bulk-destroy-run-never-compacts", file: "ecs/records.go", old: "\tr.Words = o\n\tw.compactSome()\n", new: "\tr.Words = o\n"},
+	{id: "bulk-destroy-run-never-compacts-archetypes", file: "ecs/records.go", old: "\tw.flushDrops(pt)\n\tw.compactSome()\n", new: "\tw.flushDrops(pt)\n"},
 	{id: "bulk-create-culled-resolution", file: "deferral/bulk.go", old: "resolution{e: e, state: resCreated}", new: "resolution{e: e, state: resCulled}"},
 	{id: "bulk-put-set-adds", file: "ecs/records.go", old: "mask&^have != 0 && (h&0xff == RecordSet || iter)", new: "mask&^have != 0 && iter"},
 	{id: "bulk-create-twice", file: "deferral/bulk.go", old: "\t\tif got != want {\n\t\t\tbreak\n\t\t}\n", new: "\t\t_, _ = got, want\n"},
@@ -156,7 +158,7 @@ var mutants = []mutant{
 	{id: "recorder-put-bundle-short", file: "deferral/stream.go", old: "k := headWords + 2 + used/8 // the Bundle's 16-byte head", new: "k := headWords + 1 + used/8 // the Bundle's 16-byte head"},
 	// Bundle.With keeps the offsets of the appended values relative to their own bundle.
 	{id: "ecs-with-offsets-unshifted", file: "ecs/component.go", old: "off := o.offs[i] + base", new: "off := o.offs[i]"},
-	{id: "ecs-tombstones-never-compacted", file: "ecs/world.go", old: "\tw.holes++\n", new: "\tw.holes--\n"},
+	{id: "ecs-tombstones-never-compacted", file: "ecs/destroy.go", old: "\tw.holes++\n", new: "\tw.holes--\n"},
 	{id: "shrink-window-longer", file: "deferral/shrink.go", old: "\tif m.n++; m.n < ShrinkWindow {", new: "\tif m.n++; m.n <= ShrinkWindow {"},
 	{id: "cmdbuffer-plan-cut-every-commit", file: "strategies/cmdbuffer/buffer.go", old: "\tif c := b.pwm.Use(len(b.plan), cap(b.plan)); c > 0 {", new: "\tif c := b.pwm.Use(len(b.plan), cap(b.plan)); c <= 0 {"},
 	{id: "cmdbuffer-hooks-sort-inactive", file: "strategies/cmdbuffer/buffer.go", old: "return h.Sort != nil || h.Dedup", new: "return h.Sort == nil || h.Dedup"},
