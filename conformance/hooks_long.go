@@ -76,7 +76,8 @@ func checkHooksReduceInterleaved(x *fixture, set SetHooks) {
 }
 
 // checkHooksDedupInterleaved: dedup keeps the last command of each key, whatever the
-// interleaving, with drops at the first, middle and last positions of a run.
+// interleaving, with drops at the first, middle and last positions of a run, and keeps a
+// run's first command when no later one shares its key.
 func checkHooksDedupInterleaved(x *fixture, set SetHooks) {
 	set(x.s, Hooks{Key: byEntity, Dedup: true})
 	es := []ecs.Entity{x.create(x.w, pt(0, 0)), x.create(x.w, pt(0, 0)), x.create(x.w, pt(0, 0))}
@@ -114,4 +115,18 @@ func checkHooksDedupInterleaved(x *fixture, set SetHooks) {
 		want(x, fmt.Sprintf("x of entity %d after the second commit", i), x.pos("e", x.w, e).X, float64(lastAt[i]+10))
 	}
 	x.wantReport("second commit", x.s, deferral.Report{Applied: len(order)})
+
+	// Runs whose first command is the only one of its key, before and after a closure: a
+	// walk that never reached a run's first position dropped it.
+	r.Set(es[0], pt(21, 0))
+	r.Set(es[1], pt(22, 0))
+	r.Set(es[1], pt(23, 0))
+	r.Do(func(*ecs.World) error { return nil })
+	r.Set(es[2], pt(24, 0))
+	r.Set(es[1], pt(25, 0))
+	x.commit("commit of runs whose first key is unique", x.s)
+	for i, wx := range []float64{21, 25, 24} {
+		want(x, fmt.Sprintf("x of entity %d after runs whose first key is unique", i), x.pos("e", x.w, es[i]).X, wx)
+	}
+	x.wantReport("third commit", x.s, deferral.Report{Applied: 6})
 }

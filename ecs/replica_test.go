@@ -3,6 +3,7 @@ package ecs_test
 import (
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/deferbench/deferbench/ecs"
@@ -274,5 +275,40 @@ func TestReplicaBehindRefusesNewerHandle(t *testing.T) {
 	}
 	if r.Len() != 0 {
 		t.Errorf("replica holds %d entities, want 0", r.Len())
+	}
+}
+
+// TestCopyFromQueries: after CopyFrom, typed queries on the copy visit exactly src's
+// entities once, also when the copy's own history had left it a longer prefix of the live
+// order that lists slots in order than src has (src destroyed an early entity and reused
+// its slot).
+func TestCopyFromQueries(t *testing.T) {
+	for _, st := range []ecs.Storage{ecs.Slots, ecs.Archetypes} {
+		w := ecs.NewWorld(ecs.WithStorage(st))
+		r := w.Replica()
+		var es []ecs.Entity
+		for i := range 4 {
+			es = append(es, mustCreate(t, w, Pos.Value(vec{float64(i), 0})))
+			mustCreate(t, r, Pos.Value(vec{float64(i), 0}))
+		}
+		if err := w.Destroy(es[1]); err != nil {
+			t.Fatal(err)
+		}
+		mustCreate(t, w, Pos.Value(vec{10, 0}))
+		if err := r.CopyFrom(w); err != nil {
+			t.Fatal(err)
+		}
+		visits := func(w *ecs.World) []ecs.Entity {
+			var out []ecs.Entity
+			q := ecs.NewQuery1(w, Pos)
+			for q.Next() {
+				out = append(out, q.Entity())
+			}
+			q.Close()
+			return out
+		}
+		if got, want := visits(r), visits(w); !slices.Equal(got, want) {
+			t.Errorf("%v: NewQuery1 on the copy visits %v, want src's %v", st, got, want)
+		}
 	}
 }

@@ -79,6 +79,7 @@ var mutants = []mutant{
 	{id: "core-resolve-stale-table", file: "deferral/core.go", old: "\tif c.tabEp != c.epoch {", new: "\tif c.tabEp+1 < c.epoch {"},
 
 	// ecs: the World.
+	{id: "ecs-copy-dense-stale", file: "ecs/replica.go", old: "\tw.holes, w.live, w.dense = src.holes, src.live, src.dense\n", new: "\tw.holes, w.live = src.holes, src.live\n"},
 	{id: "ecs-no-generation-bump", file: "ecs/destroy.go", old: "\t\tw.gens[slot]++\n\t\tw.free = append(w.free, slot)", new: "\t\tw.free = append(w.free, slot)"},
 	{id: "ecs-upsert-no-validate", file: "ecs/world.go", old: "\t\tcase w.raw[id].validate && !c.validIn(*b, i):", new: "\t\tcase false && w.raw[id].validate && !c.validIn(*b, i):"},
 	{id: "ecs-create-no-validate", file: "ecs/world.go", old: "\t\tif w.raw[id].validate && !c.validIn(*b, i) {\n\t\t\treturn lookup(id).invalid\n\t\t}\n", new: "\t\t_ = c\n"},
@@ -137,6 +138,7 @@ var mutants = []mutant{
 	// epoch, spike and working-set rows were written to kill.
 	{id: "handrolled-handover-drained-forgets", file: "strategies/handrolled/gather.go", old: "\t\tsg.r.handed -= sg.r.inCommit // what closures handed over meanwhile stays counted", new: "\t\tsg.r.handed = 0"},
 	{id: "handrolled-closure-tier-kept", file: "strategies/handrolled/gather.go", old: "\tif c := g.gfwm.Use(len(g.gfns), cap(g.gfns)); c > 0 {\n\t\tg.gfns = deferral.Shrink(g.gfns[:0], c)\n\t}\n", new: ""},
+	{id: "versioned-log-counts-unapplied", file: "strategies/versioned/ecs.go", old: "n: *next - start})", new: "n: stop - start})"},
 	{id: "versioned-replay-closures-not-stale", file: "strategies/versioned/ecs.go", old: "\t\t\ts.stale = true // the closure may have changed w before failing\n", new: ""},
 	// Core.Replay's per-command create: a keyed create is a command record of its own
 	// (VersionAfterImpureClosureKeyedCreate); the stream's runs of creates go through
@@ -192,6 +194,7 @@ var mutants = []mutant{
 	// GraphFlushDeclaredLast, GraphReadersAroundFlush's pausing reader,
 	// GraphFailedNodeSkipsDependents, DifferentialFixed's same-table changes.
 	{id: "cmdbuffer-hooks-dedup-keeps-first", file: "strategies/cmdbuffer/hooks.go", old: "if _, dup := b.seen[key]; dup {\n", new: "if _, dup := b.seen[key]; dup && k > 0 {\n"},
+	{id: "cmdbuffer-hooks-dedup-skips-first", file: "strategies/cmdbuffer/hooks.go", old: "for k := len(run) - 1; k >= 0; k-- {", new: "for k := len(run) - 1; k > 0; k-- {"},
 	{id: "hybrid-earlier-appender-flush-edge-lost", file: "strategies/hybrid/graph.go", old: "\t\t\t\t\tadd(ui.n, uj.n, \"append→flush on \"+name)\n", new: ""},
 	{id: "hybrid-reader-edges-lost", file: "strategies/hybrid/graph.go", old: "\t\t\t\tcase conflicts(ui.mode, uj.mode):\n\t\t\t\t\tadd(ui.n, uj.n,", new: "\t\t\t\tcase conflicts(ui.mode, uj.mode) && ui.mode != ModeRead:\n\t\t\t\t\tadd(ui.n, uj.n,"},
 	{id: "hybrid-failure-not-poisoning", file: "strategies/hybrid/exec.go", old: "\tpoison := skipped || err != nil\n", new: "\tpoison := skipped\n"},

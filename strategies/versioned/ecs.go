@@ -52,7 +52,7 @@ type DivergenceError struct {
 	Version uint64       // the version (number of the publish) whose resync diverged
 	Pos     deferral.Pos // the replayed command that differed; zero when Hash is set
 	Hash    bool         // found by the hash comparison of Options.CheckDivergence
-	Err     error        // the cause; wraps deferral.ErrDiverged
+	Err     error        // the cause (the replay's or the hash check's error)
 }
 
 // DivergedAt returns the position of the replayed command whose replay differed, and false
@@ -71,6 +71,11 @@ func (e *DivergenceError) Error() string {
 
 // Unwrap returns the cause.
 func (e *DivergenceError) Unwrap() error { return e.Err }
+
+// Is reports whether target is deferral.ErrDiverged, so that errors.Is(err,
+// deferral.ErrDiverged) holds for every divergence, whatever its cause wraps (a replay that
+// ran past its records wraps deferral.ErrInvalidCommand, not ErrDiverged).
+func (e *DivergenceError) Is(target error) bool { return target == deferral.ErrDiverged }
 
 // Stats are the cumulative costs of an instance's publishes, in wall time.
 type Stats struct {

@@ -2,6 +2,7 @@ package versioned_test
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -556,4 +557,18 @@ func TestCommitsAgainstBusyReaders(t *testing.T) {
 		t.Fatalf("%d of %d reads saw the two entities of one version differ", n, reads.Load())
 	}
 	t.Logf("%d commits against %d reads", commits, reads.Load())
+}
+
+// TestDivergenceErrorIsDiverged: every DivergenceError satisfies errors.Is(err,
+// deferral.ErrDiverged), also one whose cause wraps another sentinel (a replay that ran past
+// its records wraps deferral.ErrInvalidCommand), and still unwraps to its cause.
+func TestDivergenceErrorIsDiverged(t *testing.T) {
+	cause := fmt.Errorf("replay: record 2 runs past the stream: %w", deferral.ErrInvalidCommand)
+	var err error = &versioned.DivergenceError{Version: 3, Pos: deferral.Pos{Index: 2}, Err: cause}
+	if !errors.Is(err, deferral.ErrDiverged) {
+		t.Errorf("errors.Is(%v, ErrDiverged) = false", err)
+	}
+	if !errors.Is(err, deferral.ErrInvalidCommand) {
+		t.Errorf("errors.Is(%v, ErrInvalidCommand) = false: the cause is lost", err)
+	}
 }
