@@ -190,28 +190,12 @@ func (r *Recorder) Destroy(e ecs.Entity) {
 func (r *Recorder) destroySlow(e ecs.Entity) { r.put(VerbDestroy, 0, e, &ecs.Bundle{}) }
 
 // Add stages adding the components in b to e, overwriting values e already has. For one
-// component, the generic Add writes the record without building a Bundle.
+// component, the generic Add writes the record without building a Bundle. Add is small
+// enough for the compiler to inline: the Bundle an inlined Component.Value call builds is
+// written straight into stageValue's arguments, and a bundle of several values goes further
+// out of line (putBundle).
 func (r *Recorder) Add(e ecs.Entity, b ecs.Bundle) {
-	// The stream's fast path, for one value of at most 24 bytes (count 1, bytes used 0, 8,
-	// 16 or 24 in the Bundle's first two bytes): the record is the header and the value's
-	// words; three words are copied whatever the size (the room test covers them; a word
-	// past the record lies in free room the next record overwrites).
-	s := r.st
-	bp := unsafe.Pointer(&b)
-	if n, h := s.n, *(*uint32)(bp); n < s.vend && (h-1)&0xe7ff == 0 {
-		s.n = n + recordLen(h)
-		s.count++
-		p := unsafe.Add(s.base, uintptr(n)*8)
-		*(*uint32)(p) = uint32(VerbAdd) | h&0xffff00
-		*(*ecs.Entity)(unsafe.Add(p, 4)) = e
-		*(*words3)(unsafe.Add(p, 16)) = *(*words3)(unsafe.Add(bp, 16))
-		return
-	}
-	if c := r.slot(); c != nil {
-		c.Verb, c.Component, c.Entity, c.Bundle = VerbAdd, 0, e, b
-		return
-	}
-	r.put(VerbAdd, 0, e, &b)
+	r.stageValue(uint32(VerbAdd)-1, e, b)
 }
 
 // Remove stages removing component id from e; a no-op at commit if e lacks it.
@@ -240,28 +224,45 @@ func (r *Recorder) removeSlow(e ecs.Entity, id ecs.ComponentID) {
 
 // Set stages overwriting e's values of the components in b; the commit fails with a
 // *CommandError wrapping ecs.ErrMissingComponent if e lacks one. For one component, the
-// generic Set writes the record without building a Bundle.
+// generic Set writes the record without building a Bundle. Set is inlined as Add is.
 func (r *Recorder) Set(e ecs.Entity, b ecs.Bundle) {
-	// The stream's fast path, for one value of at most 24 bytes (count 1, bytes used 0, 8,
-	// 16 or 24 in the Bundle's first two bytes): the record is the header and the value's
-	// words; three words are copied whatever the size (the room test covers them; a word
-	// past the record lies in free room the next record overwrites).
+	r.stageValue(uint32(VerbSet)-1, e, b)
+}
+
+// stageValue stages b for Set and Add: dv is the verb less 1. A bundle of one value of at
+// most 24 bytes (count 1, bytes used 0, 8, 16 or 24, and no second id, in the Bundle's first
+// four bytes) goes into the stream's free room when it has some, as the record the header
+// and the value's words make: the Bundle's first word less its count, plus the verb, is the
+// record's header. Three words are copied whatever the size (the room test covers them; a
+// word past the record lies in free room the next record overwrites). Anything else goes out
+// of line (putBundle). b is passed by value: the Bundle that an inlined Component.Value
+// builds is written where the call's arguments go, not built and copied.
+func (r *Recorder) stageValue(dv uint32, e ecs.Entity, b ecs.Bundle) {
 	s := r.st
 	bp := unsafe.Pointer(&b)
-	if n, h := s.n, *(*uint32)(bp); n < s.vend && (h-1)&0xe7ff == 0 {
-		s.n = n + recordLen(h)
+	if n, h := s.n, *(*uint32)(bp); n < s.vend && h&0xff00e7ff == 1 {
+		s.n = n + headWords + int(h>>11&3)
 		s.count++
 		p := unsafe.Add(s.base, uintptr(n)*8)
-		*(*uint32)(p) = uint32(VerbSet) | h&0xffff00
+		*(*uint32)(p) = h + dv
 		*(*ecs.Entity)(unsafe.Add(p, 4)) = e
 		*(*words3)(unsafe.Add(p, 16)) = *(*words3)(unsafe.Add(bp, 16))
 		return
 	}
+	r.putBundle(Verb(dv+1), e, &b)
+}
+
+// putBundle stages what stageValue could not take — a bundle of several values, or none, or
+// of one value over 24 bytes; a full or held stream; a sink without a stream — into the
+// sink's fast slice, or through put.
+//
+//go:noinline
+func (r *Recorder) putBundle(v Verb, e ecs.Entity, b *ecs.Bundle) {
 	if c := r.slot(); c != nil {
-		c.Verb, c.Component, c.Entity, c.Bundle = VerbSet, 0, e, b
+		c.Verb, c.Component, c.Entity, c.Bundle = v, 0, e, *b
 		return
 	}
-	r.put(VerbSet, 0, e, &b)
+	r.put(v, 0, e, b)
 }
 
 // words3 is three words of values, copied through registers.

@@ -216,3 +216,35 @@ func TestBundleFullThenTag(t *testing.T) {
 		}
 	}
 }
+
+// TestValueHeader checks the one-value Bundle Component.Value builds, field by field: its
+// count, bytes used and id are written as one word (valueHead, one variant per byte order),
+// which must land on the fields the rest of the package reads.
+func TestValueHeader(t *testing.T) {
+	type v12 struct{ A, B, C uint32 }
+	c1 := ecs.NewComponent[uint8]("ecs_test.hdr1", nil)
+	c12 := ecs.NewComponent[v12]("ecs_test.hdr12", nil)
+	c0 := ecs.NewComponent[struct{}]("ecs_test.hdr0", nil)
+	for _, tc := range []struct {
+		name string
+		b    ecs.Bundle
+		id   ecs.ComponentID
+		used uint8
+	}{
+		{"1 byte", c1.Value(7), c1.ID(), 8},
+		{"12 bytes", c12.Value(v12{1, 2, 3}), c12.ID(), 16},
+		{"no size", c0.Value(struct{}{}), c0.ID(), 0},
+	} {
+		n, used, ids, offs := ecs.BundleFields(tc.b)
+		want := [ecs.MaxBundle]ecs.ComponentID{tc.id}
+		if n != 1 || used != tc.used || ids != want || offs != [ecs.MaxBundle]uint8{} {
+			t.Errorf("%s: n %d used %d ids %v offs %v; want 1, %d, %v, zero offsets", tc.name, n, used, ids, offs, tc.used, want)
+		}
+		if tc.b != ecs.NewBundle(tc.b) {
+			t.Errorf("%s: Value's bundle differs from its copy through NewBundle", tc.name)
+		}
+	}
+	if v, ok := ecs.ValueOf(c12, c12.Value(v12{4, 5, 6})); !ok || v != (v12{4, 5, 6}) {
+		t.Errorf("ValueOf(Value(v)) = %v, %v", v, ok)
+	}
+}

@@ -26,3 +26,9 @@ func AppendDestroyRecord(words []uint64, e Entity) []uint64 {
 	*(*Entity)(unsafe.Add(p, 4)) = e
 	return append(words, rec[:]...)
 }
+
+// BundleFields returns b's fields, so the tests can check the header Component.Value writes
+// as one word against the fields the rest of the package reads one by one.
+func BundleFields(b Bundle) (n, used uint8, ids [MaxBundle]ComponentID, offs [MaxBundle]uint8) {
+	return b.n, b.used, b.ids, b.offs
+}

@@ -158,6 +158,14 @@ var mutants = []mutant{
 	// The bundle-form record put writes for an Add or Set of several components loses its last
 	// word of values.
 	{id: "recorder-put-bundle-short", file: "deferral/stream.go", old: "k := headWords + 2 + used/8 // the Bundle's 16-byte head", new: "k := headWords + 1 + used/8 // the Bundle's 16-byte head"},
+	// The one-value fast path of Recorder.Set and Add also takes bundles of two values: the
+	// record keeps the first value and drops the second.
+	{id: "recorder-stagevalue-takes-pairs", file: "deferral/recorder.go", old: "n < s.vend && h&0xff00e7ff == 1 {", new: "n < s.vend && h&0xff00e7ff <= 2 {"},
+	// Out of line, into a sink's slice of Commands, a Set of a bundle is staged as an Add.
+	{id: "recorder-putbundle-slot-add", file: "deferral/recorder.go", old: "c.Verb, c.Component, c.Entity, c.Bundle = v, 0, e, *b", new: "c.Verb, c.Component, c.Entity, c.Bundle = VerbAdd, 0, e, *b"},
+	// Component.Value's one-word header puts the id in the second id's byte (little-endian
+	// machines): the value's id reads as component 0.
+	{id: "ecs-value-head-id-byte", file: "ecs/byteorder_le.go", old: "uint64(id)<<16", new: "uint64(id)<<24"},
 	// Bundle.With keeps the offsets of the appended values relative to their own bundle.
 	{id: "ecs-with-offsets-unshifted", file: "ecs/component.go", old: "off := o.offs[i] + base", new: "off := o.offs[i]"},
 	{id: "ecs-tombstones-never-compacted", file: "ecs/destroy.go", old: "\tw.holes++\n", new: "\tw.holes--\n"},
