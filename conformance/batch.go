@@ -228,6 +228,8 @@ type batchSide struct {
 	ph    []ecs.Entity
 	moves uint64
 	bulk  uint64 // the world's BulkRows before the commit
+	// changed counts the set-up entities alive after the commit whose component set it changed.
+	changed uint64
 }
 
 func (x *fixture) batchCase(c batchCase, st ecs.Storage) {

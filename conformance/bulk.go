@@ -188,11 +188,20 @@ func (x *fixture) bulkCase(c batchCase, st ecs.Storage) {
 		s := f(w)
 		x.owned = append(x.owned, s)
 		sides[i] = &batchSide{w: w, s: s, ents: c.setup(w)}
-		sides[i].bulk = w.BulkRows()
+		sides[i].bulk, sides[i].moves = w.BulkRows(), w.Moves()
 		sides[i].ph = c.stage(s.NewRecorder(), sides[i].ents)
 	}
 	got, ref := sides[0], sides[1]
+	masks := make([]ecs.Mask, len(got.ents))
+	for i, e := range got.ents {
+		masks[i] = got.w.MaskOf(e)
+	}
 	errGot, errRef := got.s.Commit(), ref.s.Commit()
+	for i, e := range got.ents {
+		if got.w.Alive(e) && got.w.MaskOf(e) != masks[i] {
+			got.changed++
+		}
+	}
 	x.sameCommit(op, errGot, errRef)
 	x.sameState(op, got, ref)
 	x.sameVisits(op, got.w, ref.w)
@@ -214,10 +223,16 @@ func (x *fixture) bulkCase(c batchCase, st ecs.Storage) {
 
 // sameBulk checks the rows bulk table operations handled (ecs.World.BulkRows) in a bulk
 // case: none one by one, none on slot storage, and with BulkRuns declared the case's count on
-// archetype storage; a strategy that does not declare it has them logged.
+// archetype storage; a strategy that does not declare it has them logged. The row moves
+// (ecs.World.Moves) lie between one per entity whose set changed and one-by-one application's.
 func (x *fixture) sameBulk(op string, c batchCase, st ecs.Storage, got, ref *batchSide) {
 	x.Helper()
 	want(x, op+": bulk rows one by one", ref.w.BulkRows()-ref.bulk, 0)
+	// World.Moves counts each row a bulk move moves: at least one per entity whose component
+	// set the commit changed, at most one-by-one application's.
+	if moved, oneByOne := got.w.Moves()-got.moves, ref.w.Moves()-ref.moves; st == ecs.Archetypes && (moved < got.changed || moved > oneByOne) {
+		x.Errorf("%s: %d row moves (World.Moves), want between %d (entities whose set changed) and %d (one by one)", op, moved, got.changed, oneByOne)
+	}
 	n := got.w.BulkRows() - got.bulk
 	switch {
 	case st != ecs.Archetypes:

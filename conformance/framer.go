@@ -51,6 +51,7 @@ func TestFrame(t *testing.T, f Factory, mk MakeFramer) {
 		{"FrameMatchesSim", frame(checkFramerMatchesSim), 0},
 		{"FrameRejectsBadDt", frame(checkFramerBadDt), 0},
 		{"FrameDecisionErrorReported", frame(checkFramerDecisionError), 0},
+		{"FrameDecisionsRefuseSyncPoint", frame(checkFramerRefuseSyncPoint), 0},
 	})
 }
 
@@ -108,6 +109,36 @@ func checkFramerBadDt(x *fixture, mk MakeFramer) {
 	x.wantNil("a valid step", fr.Step(0.5))
 	want(x, "frames after the valid step", fr.Frame(), 1)
 	want(x, "decisions run by the valid step", decided, 2)
+}
+
+// checkFramerRefuseSyncPoint: a decision that calls the strategy's Discard, Commit or
+// TakeReport directly reaches no sync point: Discard drops nothing and returns 0, Commit and
+// TakeReport fail with deferral.ErrReentry; what the decisions staged is applied by the frame.
+func checkFramerRefuseSyncPoint(x *fixture, mk MakeFramer) {
+	x.populate(x.w, 20)
+	calls := 0
+	fr := x.framer(mk, 1, func(_ workload.View, _ int, _ []ecs.Entity, rec *deferral.Recorder) error {
+		calls++
+		rec.Create(pt(-1, -1))
+		before := x.s.Pending()
+		if got := x.s.Discard(); got != 0 || x.s.Pending() != before {
+			x.Errorf("Discard from decisions dropped %d commands (pending %d -> %d), want 0", got, before, x.s.Pending())
+		}
+		x.wantIs("Commit from decisions", x.s.Commit(), deferral.ErrReentry)
+		_, err := x.s.TakeReport()
+		x.wantIs("TakeReport from decisions", err, deferral.ErrReentry)
+		return nil
+	})
+	x.wantNil("step", fr.Step(0.1))
+	want(x, "decision calls", calls, 1)
+	want(x, "pending after the frame", x.s.Pending(), 0)
+	created := 0
+	for e := range x.w.Query(ecs.MaskOf(workload.Position.ID())) {
+		if p := workload.Position.Ptr(x.w, e); p != nil && *p == v2(-1, -1) {
+			created++
+		}
+	}
+	want(x, "entities the decision created, after the frame", created, 1)
 }
 
 func checkFramerDecisionError(x *fixture, mk MakeFramer) {

@@ -44,6 +44,7 @@ func TestVersions(t *testing.T, f Factory) {
 		{"VersionNumbersUnderConcurrentReads", checkVersionNumbersConcurrent, 0},
 		{"VersionDivergenceNamesItsCommand", checkVersionDivergencePos, 0},
 		{"VersionQueriesAfterCopyResync", checkVersionQueriesAfterCopy, 0},
+		{"VersionReadsNewerHandle", checkVersionNewerHandle, 0},
 	})
 }
 
@@ -133,6 +134,39 @@ func checkVersionQueriesAfterCopy(x *fixture) {
 	x.wantVersionIsWorld("after a commit replayed on the copied replica")
 }
 
+// checkVersionNewerHandle: the owner issues a handle, by direct writes between commits, with
+// a generation its slot never reached in the version readers see; a reader's Check of it is
+// nil (a strategy whose reads see the owner's world) or ecs.ErrDead (never issued there),
+// never ecs.ErrStale, which says a newer entity held the slot.
+func checkVersionNewerHandle(x *fixture) {
+	vr := need[deferral.VersionReader](x, "TestVersions")
+	r := x.rec()
+	p := r.Create(pt(1, 1))
+	x.commit("commit of a create", x.s)
+	e := x.resolve("resolve the create", x.s, p)
+	r.Destroy(e)
+	x.commit("commit of its destroy", x.s)
+	f, err := x.w.Create(pt(2, 2)) // its slot, one generation on
+	x.wantNil("direct create", err)
+	x.wantNil("direct destroy", x.w.Destroy(f))
+	g, err := x.w.Create(pt(3, 3)) // two generations on: never issued in the published version
+	x.wantNil("second direct create", err)
+	if g.Slot() != e.Slot() {
+		x.Logf("the world did not reuse slot %d (got %d): the row checks less", e.Slot(), g.Slot())
+	}
+	x.wantNil("read", vr.Read(func(w *ecs.World) error {
+		if err := w.Check(g); err != nil && !errors.Is(err, ecs.ErrDead) {
+			x.Errorf("reader's Check(%v), a handle newer than its version: %v, want nil or ecs.ErrDead", g, err)
+		}
+		if err := w.Check(e); !errors.Is(err, ecs.ErrDead) && !errors.Is(err, ecs.ErrStale) {
+			x.Errorf("reader's Check(%v), destroyed in its version: %v, want ecs.ErrDead or ErrStale", e, err)
+		}
+		return nil
+	}))
+	x.commit("empty commit after the direct writes", x.s)
+	x.wantVersionIsWorld("after direct writes that reused a slot twice")
+}
+
 func checkVersionFailed(x *fixture) {
 	e := x.create(x.w, pt(0, 0))
 	x.commit("publish the setup", x.s)
@@ -216,6 +250,26 @@ func checkVersionDirectWrites(x *fixture) {
 	x.create(x.w, pt(7, 7))
 	x.commit("empty commit after a direct write", x.s)
 	x.wantVersionIsWorld("after a direct write and an empty commit")
+	// Each of the world's other changing calls, alone between two commits: readers must see
+	// it after an empty commit, whichever call made the change.
+	f := x.create(x.w, pt(8, 8))
+	x.commit("publish f", x.s)
+	for _, d := range []struct {
+		what  string
+		write func() error
+	}{
+		{"Add", func() error { return x.w.Add(f, vl(1, 1)) }},
+		{"Set", func() error { return x.w.Set(f, vl(2, 2)) }},
+		{"Upsert", func() error { return x.w.Upsert(f, pt(3, 3).With(vl(3, 3))) }},
+		{"Remove", func() error { return x.w.Remove(f, workload.Velocity.ID()) }},
+		{"Destroy", func() error { return x.w.Destroy(f) }},
+	} {
+		if err := d.write(); err != nil {
+			x.Fatalf("setup: direct %s: %v", d.what, err)
+		}
+		x.commit("empty commit after a direct "+d.what, x.s)
+		x.wantVersionIsWorld("after a direct " + d.what + " and an empty commit")
+	}
 }
 
 // checkVersionImpureClosure: a closure that creates an entity the first time it runs only (it

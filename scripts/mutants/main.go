@@ -79,6 +79,9 @@ var mutants = []mutant{
 	{id: "core-resolve-stale-table", file: "deferral/core.go", old: "\tif c.tabEp != c.epoch {", new: "\tif c.tabEp+1 < c.epoch {"},
 
 	// ecs: the World.
+	{id: "ecs-bulk-moves-one-per-run", file: "ecs/bulkmove.go", old: "a.moves += uint64(len(slots))", new: "a.moves++"},
+	{id: "ecs-check-newer-gen-stale", file: "ecs/world.go", old: "case int(e.slot) >= len(w.gens) || e.gen > w.gens[e.slot] || e.gen == 0:", new: "case int(e.slot) >= len(w.gens) || e.gen == 0:"},
+	{id: "ecs-remove-changes-unmoved", file: "ecs/world.go", old: "\tw.masks[e.slot] &^= 1 << id\n\tw.changes++\n\treturn nil\n", new: "\tw.masks[e.slot] &^= 1 << id\n\treturn nil\n"},
 	{id: "ecs-copy-dense-stale", file: "ecs/replica.go", old: "\tw.holes, w.live, w.dense = src.holes, src.live, src.dense\n", new: "\tw.holes, w.live = src.holes, src.live\n"},
 	{id: "ecs-no-generation-bump", file: "ecs/destroy.go", old: "\t\tw.gens[slot]++\n\t\tw.free = append(w.free, slot)", new: "\t\tw.free = append(w.free, slot)"},
 	{id: "ecs-upsert-no-validate", file: "ecs/world.go", old: "\t\tcase w.raw[id].validate && !c.validIn(*b, i):", new: "\t\tcase false && w.raw[id].validate && !c.validIn(*b, i):"},
@@ -130,6 +133,7 @@ var mutants = []mutant{
 	{id: "handrolled-retry-from-start", file: "strategies/handrolled/gather.go", old: "\tt := g.target\n\tfor g.next < g.glen() {", new: "\tt := g.target\n\tg.next, g.goff, g.snext, g.fnext = 0, 0, 0, 0 // the cursor, all of it: the records before it apply again\n\tfor g.next < g.glen() {"},
 
 	// hybrid.
+	{id: "hybrid-discard-in-decisions", file: "strategies/hybrid/ecs.go", old: "func (s *ECS) Discard() int {\n\tif s.deciding.Load() > 0 {\n\t\treturn 0\n\t}\n", new: "func (s *ECS) Discard() int {\n"},
 	{id: "hybrid-panic-swallowed", file: "strategies/hybrid/ecs.go", old: "\t\tif pe, ok := ne.Err.(*PanicError); ok {\n\t\t\tpanic(pe.Value)\n\t\t}\n", new: ""},
 	{id: "hybrid-reentry-passes", file: "strategies/hybrid/ecs.go", old: "\tif errors.Is(err, ErrRunning) {\n\t\treturn fmt.Errorf(\"commit: %w\", deferral.ErrReentry)\n\t}\n", new: ""},
 
