@@ -133,3 +133,28 @@ func checkQueriesSeeCommit(x *fixture) {
 	})
 	want(x, "structural change after the queries closed", fmt.Sprint(x.w.Iterating()), "false")
 }
+
+// checkCommitWhileIterating: a commit while a query of the world iterates applies what the
+// world allows then (a Set) and fails at the first structural command with ecs.ErrIterating
+// (an Add that would move e's row), changing nothing structural; once the query is closed,
+// the retry applies the rest.
+func checkCommitWhileIterating(x *fixture) {
+	e := x.create(x.w, pt(0, 0))
+	r := x.rec()
+	r.Set(e, pt(1, 1))
+	r.Add(e, vl(2, 2))
+	q := ecs.NewQuery1(x.w, workload.Position)
+	if !q.Next() {
+		x.Fatalf("setup: the query visits nothing")
+	}
+	x.wantIs("commit while a query iterates", x.s.Commit(), ecs.ErrIterating)
+	if x.w.Has(e, workload.Velocity.ID()) {
+		x.Errorf("after a commit refused while a query iterates: e has the velocity its Add would give")
+	}
+	q.Close()
+	x.commit("retry after the query closed", x.s)
+	want(x, "position of e", x.pos("e", x.w, e), v2(1, 1))
+	if v, ok := vel(x.w, e); !ok || v != v2(2, 2) {
+		x.Errorf("velocity of e after the retry: %v, %v, want %v", v, ok, v2(2, 2))
+	}
+}
