@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 	"testing"
 
 	"github.com/deferbench/deferbench/conformance/internal/reference"
@@ -92,9 +93,9 @@ func checkFramerMatchesSim(x *fixture, mk MakeFramer) {
 
 func checkFramerBadDt(x *fixture, mk MakeFramer) {
 	x.populate(x.w, 50)
-	decided := 0
+	var decided atomic.Int32 // the two producers' decisions run concurrently
 	fr := x.framer(mk, 2, func(_ workload.View, _ int, _ []ecs.Entity, rec *deferral.Recorder) error {
-		decided++
+		decided.Add(1)
 		rec.Create(pt(0, 0))
 		return nil
 	})
@@ -103,12 +104,12 @@ func checkFramerBadDt(x *fixture, mk MakeFramer) {
 		x.wantIs(fmt.Sprintf("step with dt %v", dt), fr.Step(dt), workload.ErrInvalidDt)
 	}
 	x.wantHash("after the refused steps", x.w, h)
-	want(x, "decisions run by refused steps", decided, 0)
+	want(x, "decisions run by refused steps", decided.Load(), 0)
 	want(x, "frames counted by refused steps", fr.Frame(), 0)
 	want(x, "pending after refused steps", x.s.Pending(), 0)
 	x.wantNil("a valid step", fr.Step(0.5))
 	want(x, "frames after the valid step", fr.Frame(), 1)
-	want(x, "decisions run by the valid step", decided, 2)
+	want(x, "decisions run by the valid step", decided.Load(), 2)
 }
 
 // checkFramerRefuseSyncPoint: a decision that calls the strategy's Discard, Commit or
