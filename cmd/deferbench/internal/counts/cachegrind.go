@@ -542,13 +542,15 @@ func MakeTemp(parent, pattern string) (string, error) {
 	return dir, nil
 }
 
-// RemoveTemp removes dir, made by MakeTemp, and its registration. It is safe for concurrent
-// use.
+// RemoveTemp removes dir, made by MakeTemp, and then its registration. It removes dir under
+// the lock RemoveTemps takes, so that RemoveTemps never returns while dir is half removed:
+// a process exiting on a signal right after RemoveTemps would otherwise leave dir behind
+// when the removal of another goroutine was still running. It is safe for concurrent use.
 func RemoveTemp(dir string) {
 	temps.Lock()
-	delete(temps.dirs, dir)
-	temps.Unlock()
+	defer temps.Unlock()
 	os.RemoveAll(dir)
+	delete(temps.dirs, dir)
 }
 
 // RemoveTemps removes every directory MakeTemp made that is not yet removed (cachegrind's

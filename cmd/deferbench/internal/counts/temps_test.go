@@ -3,6 +3,9 @@ package counts
 import (
 	"errors"
 	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
 	"testing"
 )
 
@@ -35,5 +38,34 @@ func TestMakeTempAfterRemoveTemps(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(parent); len(left) > 0 {
 		t.Errorf("after RemoveTemps, %s holds %v", parent, left)
+	}
+}
+
+// TestRemoveTempsWaitsForRemoveTemp: once RemoveTemps returns, no directory MakeTemp made
+// exists, even one whose RemoveTemp was running in another goroutine at that moment (a run
+// cleaning up its cross-built children while SIGTERM's handler removes every directory and
+// exits).
+func TestRemoveTempsWaitsForRemoveTemp(t *testing.T) {
+	t.Cleanup(resetTemps)
+	parent := t.TempDir()
+	for round := range 20 {
+		resetTemps()
+		dir, err := MakeTemp(parent, "busy-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 200 {
+			if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(i)), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		done := make(chan struct{})
+		go func() { RemoveTemp(dir); close(done) }()
+		runtime.Gosched()
+		RemoveTemps()
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("round %d: RemoveTemps returned while RemoveTemp of %s was running, which left it (stat: %v)", round, dir, err)
+		}
+		<-done
 	}
 }
