@@ -43,6 +43,7 @@ func TestVersions(t *testing.T, f Factory) {
 		{"VersionNumbers", checkVersionNumbers, varyCmd},
 		{"VersionNumbersUnderConcurrentReads", checkVersionNumbersConcurrent, 0},
 		{"VersionDivergenceNamesItsCommand", checkVersionDivergencePos, 0},
+		{"VersionDivergenceInCreateRun", checkVersionDivergenceInCreateRun, 0},
 		{"VersionQueriesAfterCopyResync", checkVersionQueriesAfterCopy, 0},
 		{"VersionReadsNewerHandle", checkVersionNewerHandle, 0},
 	})
@@ -369,13 +370,26 @@ type DivergencePositioner interface {
 // commit that reports the divergence with a position (DivergencePositioner) names the create,
 // the recorder's third command — not the first of the commands replayed with it; readers see
 // the owner's world either way.
-func checkVersionDivergencePos(x *fixture) {
+func checkVersionDivergencePos(x *fixture) { x.versionDivergesAtCreate(false) }
+
+// checkVersionDivergenceInCreateRun: checkVersionDivergencePos with a Set of the created
+// entity's placeholder after the create, so that a strategy replaying a create and the values
+// that name its placeholder as one create (deferral's create runs) must notice that the
+// replica's create made another entity than the world's.
+func checkVersionDivergenceInCreateRun(x *fixture) { x.versionDivergesAtCreate(true) }
+
+// versionDivergesAtCreate is checkVersionDivergencePos, with a Set of the placeholder after
+// the create when setAfter.
+func (x *fixture) versionDivergesAtCreate(setAfter bool) {
 	e, d := x.create(x.w, pt(0, 0)), x.create(x.w, pt(0, 0))
 	x.commit("publish the setup", x.s)
 	r := x.rec()
 	r.Do(firstRunOnly(func(w *ecs.World) error { return w.Destroy(d) }))
 	r.Set(e, pt(1, 1))
 	p := r.Create(pt(2, 2))
+	if setAfter {
+		r.Set(p, pt(3, 3))
+	}
 	err := x.s.Commit()
 	if err != nil && !errors.Is(err, deferral.ErrDiverged) {
 		x.Fatalf("commit: got error %v, want nil or one wrapping deferral.ErrDiverged", err)
@@ -386,7 +400,12 @@ func checkVersionDivergencePos(x *fixture) {
 			x.Errorf("commit: divergence at %+v, want the create's position %+v (the command whose replay differed)", pos, deferral.Pos{Recorder: r.Index(), Index: 2})
 		}
 	}
-	x.resolve("the create", x.s, p)
+	c := x.resolve("the create", x.s, p)
+	if setAfter {
+		if got, want := x.pos("the created entity", x.w, c), (workload.Vec2{X: 3, Y: 3}); got != want {
+			x.Errorf("the created entity's position is %v, want %v (the Set after its create)", got, want)
+		}
+	}
 	x.wantVersionIsWorld("after a divergence")
 }
 

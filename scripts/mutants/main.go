@@ -148,6 +148,7 @@ var mutants = []mutant{
 	// (VersionAfterImpureClosureKeyedCreate); the stream's runs of creates go through
 	// ReplayStream (VersionAfterImpureClosure).
 	{id: "replica-create-unchecked", file: "deferral/replica.go", old: "case known && (want.state != resCreated || e != want.e):", new: "case known && want.state != resCreated:"},
+	{id: "replica-create-run-unchecked", file: "deferral/batch.go", old: "case want.state != resCreated || e != want.e:", new: "case want.state != resCreated:"},
 	{id: "replica-create-bulk-unchecked", file: "deferral/bulk.go", old: "if want := t[int(lo)+i].e; e != want {", new: "if want := t[int(lo)+i].e; false && e != want {"},
 	{id: "shrink-forgets-previous-window", file: "deferral/shrink.go", old: "\trecent := max(m.cur, m.prev)", new: "\trecent := m.cur"},
 	{id: "shrink-drops-elements", file: "deferral/shrink.go", old: "\tt := make(S, len(s), c)", new: "\tt := make(S, 0, c)"},

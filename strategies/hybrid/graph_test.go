@@ -79,6 +79,9 @@ func TestDerivedEdges(t *testing.T) {
 		{"flush vs target accessors", []string{"r:T", "a:buf", "flush:buf", "r:T", "w:T"}, []string{"0→2", "0→4", "1→2", "2→3", "2→4", "3→4"}},
 		{"append vs read of the buffer", []string{"a:buf", "r:buf", "a:buf", "flush:buf"}, []string{"0→1", "0→3", "1→2", "1→3", "2→3"}},
 		{"append vs write of the buffer", []string{"w:buf", "a:buf", "flush:buf"}, []string{"0→1", "0→2", "1→2"}},
+		// A node may declare one access twice (access lists built by helpers): no edge to itself.
+		{"write declared twice", []string{"w:A w:A", "r:A"}, []string{"0→1"}},
+		{"append declared twice", []string{"a:buf a:buf", "flush:buf"}, []string{"0→1"}},
 		{"explicit after", []string{"r:A", "r:A after:0"}, []string{"0→1"}},
 		{"explicit after, redundant with derived", []string{"w:A", "r:A after:0"}, []string{"0→1"}},
 		{"seed rendering example", []string{"a:buf r:B", "a:buf r:A", "flush:buf", "r:T w:C"}, []string{"0→2", "1→2", "2→3"}},
