@@ -526,8 +526,9 @@ func writeBrief(b *strings.Builder, rd *reportData, reqs []requirement) {
 	}
 	if nu > 0 {
 		all.reasons = append(all.reasons, fmt.Sprintf("%d of %d requirements undecided", nu, len(lines)))
-		if nu == len(lines) {
-			all.level = 3
+		all.level = max(all.level, 2)
+		if tooFewDecided(len(lines)-nu, len(lines)) {
+			all.level = 3 // pickSummary names no pick
 		}
 	}
 	fmt.Fprintf(b, "- **Pick**: %s\n", pickSummary(lines))

@@ -341,7 +341,8 @@ func TestFindingsContentionEfficiencyWithinThroughput(t *testing.T) {
 
 // TestPickSummary: the line above "Which to pick" is computed from the rows: the strategies
 // that meet every requirement, or the ones that meet the most and what they miss; an
-// undecided requirement counts for and against no strategy.
+// undecided requirement counts for and against no strategy, and with fewer than half of them
+// decided the line names no pick.
 func TestPickSummary(t *testing.T) {
 	dec := func(names ...string) pickLine {
 		return pickLine{need: "need " + strings.Join(names, "+"), names: names}
@@ -359,7 +360,10 @@ func TestPickSummary(t *testing.T) {
 		{[]pickLine{dec(), dec()}, "No strategy is shown to meet any of the 2 requirements measured here."},
 		{[]pickLine{dec("hybrid"), und, dec("hybrid", "cmdbuffer")}, "**hybrid meets every requirement decided here** (2; costs not counted). 1 more requirement undecided, for no strategy and against none: 1 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)."},
 		{[]pickLine{und, und}, "No requirement is decided in this run: all 2 undecided, 2 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)."},
-		{[]pickLine{dec("a"), few, und, few}, "**a meets every requirement decided here** (1; costs not counted). 3 more requirements undecided, for no strategy and against none: 1 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count); 2 with too few repetitions for the U test to judge (raise -count to 6 or more)."},
+		{[]pickLine{dec("a"), few, und, few}, "No pick yet: only 1 of the 4 requirements is decided in this run (a meets it). 3 more requirements undecided, for no strategy and against none: 1 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count); 2 with too few repetitions for the U test to judge (raise -count to 6 or more)."},
+		// Fewer than half decided: no pick, whatever the decided ones say; half: a pick.
+		{[]pickLine{dec("a", "b"), dec("b", "a"), und, und, few}, "No pick yet: only 2 of the 5 requirements are decided in this run (a, b meet 2 of them). 3 more requirements undecided, for no strategy and against none: 2 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count); 1 with too few repetitions for the U test to judge (raise -count to 6 or more)."},
+		{[]pickLine{dec("a"), dec("a", "b"), und, und}, "**a meets every requirement decided here** (2; costs not counted). 2 more requirements undecided, for no strategy and against none: 2 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)."},
 	} {
 		if got := pickSummary(c.rows); got != c.want {
 			t.Errorf("pickSummary(%v) = %q, want %q", c.rows, got, c.want)

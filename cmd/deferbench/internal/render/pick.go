@@ -125,6 +125,11 @@ func pickSummary(rows []pickLine) string {
 	switch {
 	case most == 0:
 		return fmt.Sprintf("No strategy is shown to meet any of the %d requirements %s here.", decided, scope) + tail
+	case tooFewDecided(decided, len(rows)):
+		// A pick from a minority of the requirements would read as a verdict on all of them.
+		return fmt.Sprintf("No pick yet: only %d of the %d requirements %s decided in this run (%s %s %s).",
+			decided, len(rows), map[bool]string{true: "is", false: "are"}[decided == 1], strings.Join(top, ", "), verb,
+			map[bool]string{true: "it", false: fmt.Sprintf("%d of them", most)}[decided == 1]) + tail
 	case most == decided:
 		return fmt.Sprintf("**%s %s every requirement %s here** (%d; costs not counted).", strings.Join(top, ", "), verb, scope, decided) + tail
 	}
@@ -142,6 +147,10 @@ func pickSummary(rows []pickLine) string {
 	}
 	return line + "." + tail
 }
+
+// tooFewDecided reports whether decided of n requirements are too few to name a pick: fewer
+// than half. More noise leaves more requirements undecided, so it can only take a pick away.
+func tooFewDecided(decided, n int) bool { return 2*decided < n }
 
 // undecidedCauses says why requirements were undecided and what would decide them, from the
 // count of each cause.
