@@ -1,6 +1,8 @@
 package render
 
 import (
+	"image/color"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -259,4 +261,46 @@ func TestChartWidthFitsLabels(t *testing.T) {
 	if w := chartWidth(huge); w != 80*vg.Centimeter {
 		t.Errorf("160 labels: width %v, want the 80 cm cap", w)
 	}
+}
+
+// TestStrategyColoursDistinct: the strategies of the table get colours at least 25 apart in
+// CIELAB (ΔE 1976, D65), so that no two series of one plot look alike: hybrid's orange and
+// ecs's dark yellow were 22 apart; the closest pair now is blue and sky blue (26), which
+// differ in lightness.
+func TestStrategyColoursDistinct(t *testing.T) {
+	style := styleOf(nil)
+	for i, a := range suite.Strategies {
+		for _, b := range suite.Strategies[:i] {
+			if d := deltaE(style(a.Name).Color, style(b.Name).Color); d < 25 {
+				t.Errorf("%s and %s are drawn in colours %.1f apart (ΔE 1976), want at least 25", a.Name, b.Name, d)
+			}
+		}
+	}
+}
+
+// deltaE is the CIE 1976 colour difference of two sRGB colours (D65 white).
+func deltaE(x, y color.Color) float64 {
+	lab := func(c color.Color) [3]float64 {
+		r, g, b, _ := c.RGBA()
+		lin := func(v uint32) float64 {
+			f := float64(v) / 0xffff
+			if f <= 0.04045 {
+				return f / 12.92
+			}
+			return math.Pow((f+0.055)/1.055, 2.4)
+		}
+		R, G, B := lin(r), lin(g), lin(b)
+		f := func(t float64) float64 {
+			if t > 216.0/24389 {
+				return math.Cbrt(t)
+			}
+			return (24389.0/27*t + 16) / 116
+		}
+		fx := f((0.4124*R + 0.3576*G + 0.1805*B) / 0.95047)
+		fy := f(0.2126*R + 0.7152*G + 0.0722*B)
+		fz := f((0.0193*R + 0.1192*G + 0.9505*B) / 1.08883)
+		return [3]float64{116*fy - 16, 500 * (fx - fy), 200 * (fy - fz)}
+	}
+	a, b := lab(x), lab(y)
+	return math.Sqrt((a[0]-b[0])*(a[0]-b[0]) + (a[1]-b[1])*(a[1]-b[1]) + (a[2]-b[2])*(a[2]-b[2]))
 }
