@@ -164,7 +164,7 @@ const MaxPlan = 2 * time.Hour
 func MaxProcs() int { return max(256, 4*runtime.NumCPU()) }
 
 // parseNames splits the comma-separated value of -flag into names, keeping their order and
-// dropping repeats. An empty value or an empty name in the list is a usage error naming the
+// dropping repeats; a name that differs from a valid one in case only is that one. An empty value or an empty name in the list is a usage error naming the
 // valid names. A flag not given means all: nil.
 func (o Flags) parseNames(flagName, value string, valid []string) ([]string, error) {
 	if !o.Set[flagName] {
@@ -180,6 +180,12 @@ func (o Flags) parseNames(flagName, value string, valid []string) ([]string, err
 		f = strings.TrimSpace(f)
 		if f == "" {
 			return nil, usage.Errorf("run: -%s %q: empty name in the list (valid: %s)", flagName, value, all)
+		}
+		if !slices.Contains(valid, f) {
+			// "stage" for Stage: names differ in case only by mistake.
+			if i := slices.IndexFunc(valid, func(v string) bool { return strings.EqualFold(v, f) }); i >= 0 {
+				f = valid[i]
+			}
 		}
 		if !seen[f] {
 			seen[f] = true

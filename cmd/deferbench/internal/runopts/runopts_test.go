@@ -71,3 +71,26 @@ func TestCountJobs(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesIgnoreCase: -scenarios and -strategies take a name in any case ("stage" is
+// Stage), repeats dropped once folded; a name no case makes valid stays a usage error.
+func TestNamesIgnoreCase(t *testing.T) {
+	f := Flags{Count: 1, Benchtime: "1x", Scenarios: "stage,STAGE", Strategies: "CmdBuffer", Measure: "time", Repeats: 1,
+		Set: map[string]bool{"scenarios": true, "strategies": true}}
+	opt, _, err := f.Check(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(opt.Cases) == 0 {
+		t.Fatal("no case planned for stage/CmdBuffer")
+	}
+	for _, c := range opt.Cases {
+		if c.Scenario != "Stage" || c.Strategy != "cmdbuffer" {
+			t.Errorf("case %s/%s, want Stage/cmdbuffer only", c.Scenario, c.Strategy)
+		}
+	}
+	f.Scenarios = "stages"
+	if _, _, err := f.Check(nil); !usage.Is(err) || !strings.Contains(err.Error(), "stages") {
+		t.Errorf("-scenarios stages: %v; want a usage error naming it", err)
+	}
+}
