@@ -144,9 +144,9 @@
 // is 1. A run stopped before its first benchmark finished leaves nothing behind.
 //
 // A -count below 6 runs, with a warning on stderr: benchstat computes no confidence interval
-// from fewer repetitions. -scenarios and -strategies keep the suite's order and ignore repeats;
-// -procs runs its values in the order given, repeats dropped, each at most max(256,
-// 4×NumCPU). An empty list or an empty name in one ("Stage,,Frame", "Stage,") is a usage
+// from fewer repetitions. -scenarios and -strategies take names in any case, keep the suite's
+// order and ignore repeats; -procs runs its values in the order given, repeats dropped, each
+// at most max(256, 4×NumCPU). An empty list or an empty name in one ("Stage,,Frame", "Stage,") is a usage
 // error.
 //
 // Profiles are collected after the timed runs, in separate untimed runs (profiling perturbs
