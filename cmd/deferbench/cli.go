@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -75,6 +76,26 @@ type stopper struct {
 	// CLI, a recorder in tests (the real one cannot be undone in a test binary).
 	stopChildren func()
 	exit         func(code int)
+	// atOnce is set when a stop at once has begun (SIGTERM, a second interrupt, one outside a
+	// run): from then on that stop, not the run's return, decides the exit status (atOnceExit).
+	atOnce atomic.Bool
+	exited atomic.Bool // exit returned (a recorder in tests; os.Exit never returns)
+}
+
+// atOnceGrace bounds how long the CLI's return waits for a stop at once to exit the process.
+const atOnceGrace = 30 * time.Second
+
+// waitAtOnce is called when the run returns: while a stop at once is in progress it waits
+// for that stop to exit the process with its status (130 or 143) — a run whose children the
+// stop killed returns an error meanwhile, and exiting on it would report status 1 and could
+// cut the stop's cleanup short. It returns at once otherwise, and after atOnceGrace.
+func (s *stopper) waitAtOnce() {
+	if s == nil {
+		return
+	}
+	for deadline := time.Now().Add(atOnceGrace); s.atOnce.Load() && !s.exited.Load() && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // stopChildren kills every child still running in a process group of its own (valgrind,
@@ -121,6 +142,7 @@ func (s *stopper) interrupt() {
 		s.cancel()
 		return
 	}
+	s.atOnce.Store(true)
 	if running {
 		fmt.Fprintf(s.stderr, "\ndeferbench: second interrupt: stopping at once\n")
 		if hard != nil {
@@ -129,6 +151,7 @@ func (s *stopper) interrupt() {
 	}
 	s.stopChildren()
 	s.exit(130)
+	s.exited.Store(true)
 }
 
 // terminate handles SIGTERM, which timeout(1), CI cancels and container stops send and follow
@@ -140,6 +163,7 @@ func (s *stopper) terminate() {
 	s.n++
 	running, hard := s.running, s.hard
 	s.mu.Unlock()
+	s.atOnce.Store(true)
 	if running {
 		fmt.Fprintf(s.stderr, "\ndeferbench: terminated: stopping at once\n")
 		if hard != nil {
@@ -148,6 +172,7 @@ func (s *stopper) terminate() {
 	}
 	s.stopChildren()
 	s.exit(143)
+	s.exited.Store(true)
 }
 
 // watch handles the interrupts arriving on sigs until done is closed.

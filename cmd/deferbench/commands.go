@@ -52,7 +52,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	done := make(chan struct{})
 	defer close(done)
 	go s.watch(sigs, done)
-	return runStopper(ctx, s, args, stdout, stderr)
+	err := runStopper(ctx, s, args, stdout, stderr)
+	s.waitAtOnce()
+	return err
 }
 
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -96,7 +96,8 @@ func TestQuickReportBlamesRepetitions(t *testing.T) {
 	if strings.Contains(first, "noise joined") || strings.Contains(first, "by noise") {
 		t.Errorf("the 3-repetition report blames noise:\n%s", first)
 	}
-	if !strings.Contains(first, "**How sure**: tentative: Too few repetitions") {
+	// Most requirements undecided: no pick, and How sure says undecided.
+	if !strings.Contains(first, "**How sure**: undecided: Too few repetitions") || !strings.Contains(first, "**Pick**: No pick yet") {
 		t.Errorf("the how-sure phrase does not name Too few repetitions:\n%s", first)
 	}
 }

@@ -183,6 +183,47 @@ func TestStopper(t *testing.T) {
 	}
 }
 
+// TestRunReturnWaitsForStopAtOnce: a run that returns (its children killed) while SIGTERM's
+// stop at once is still stopping them waits for that stop to exit with 143, instead of
+// exiting 1 on the run's error first (TestTerminateRemovesCrossBuiltChildren saw exit 1).
+func TestRunReturnWaitsForStopAtOnce(t *testing.T) {
+	var mu sync.Mutex
+	var events []string
+	rec := func(s string) { mu.Lock(); events = append(events, s); mu.Unlock() }
+	release := make(chan struct{})
+	s := &stopper{cancel: func() {}, stderr: io.Discard,
+		stopChildren: func() { <-release; rec("stop children") }, exit: func(c int) { rec(fmt.Sprint("exit ", c)) }}
+	s.Begin()
+	go s.terminate()
+	for !s.atOnce.Load() {
+		time.Sleep(time.Millisecond)
+	}
+	returned := make(chan struct{})
+	go func() { s.waitAtOnce(); rec("run returned"); close(returned) }()
+	select {
+	case <-returned:
+		t.Fatal("the run returned while the stop at once was still stopping the children")
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(release)
+	select {
+	case <-returned:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run did not return after the stop at once exited")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(events, ", "); got != "stop children, exit 143, run returned" {
+		t.Errorf("events %s; want stop children, exit 143, run returned", got)
+	}
+	var idle stopper
+	start := time.Now()
+	idle.waitAtOnce()
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("with no stop at once, the run's return waited %v", d)
+	}
+}
+
 // TestInterruptTwice interrupts a real run process twice: the first interrupt says the run
 // stops after the current benchmark, the second stops it at once with status 130 and every
 // file marked partial with what finished.

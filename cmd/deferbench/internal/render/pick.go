@@ -127,9 +127,15 @@ func pickSummary(rows []pickLine) string {
 		return fmt.Sprintf("No strategy is shown to meet any of the %d requirements %s here.", decided, scope) + tail
 	case tooFewDecided(decided, len(rows)):
 		// A pick from a minority of the requirements would read as a verdict on all of them.
+		which := fmt.Sprintf("%d of them", most)
+		switch {
+		case decided == 1:
+			which = "it"
+		case most == decided:
+			which = fmt.Sprintf("all %d", most)
+		}
 		return fmt.Sprintf("No pick yet: only %d of the %d requirements %s decided in this run (%s %s %s).",
-			decided, len(rows), map[bool]string{true: "is", false: "are"}[decided == 1], strings.Join(top, ", "), verb,
-			map[bool]string{true: "it", false: fmt.Sprintf("%d of them", most)}[decided == 1]) + tail
+			decided, len(rows), map[bool]string{true: "is", false: "are"}[decided == 1], strings.Join(top, ", "), verb, which) + tail
 	case most == decided:
 		return fmt.Sprintf("**%s %s every requirement %s here** (%d; costs not counted).", strings.Join(top, ", "), verb, scope, decided) + tail
 	}

@@ -41,6 +41,7 @@ func WriteReport(w io.Writer, rs []*benchfmt.Result, meta ReportMeta) error {
 		writeFindingsBrief(b, rd)
 	}
 	writeCounts(b, rs, meta)
+	writeStrategies(b, rs)
 	writeConfig(b, meta)
 	var svgs []string
 	for _, p := range svgPlots(meta.Plots) {
@@ -51,6 +52,25 @@ func WriteReport(w io.Writer, rs []*benchfmt.Result, meta ReportMeta) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeStrategies says in one line each what the run's strategies are, controls and
+// references (noop, ecs, ark) included, in the strategy table's order; names not in the
+// table (a bench.txt of another version) are left out.
+func writeStrategies(b *strings.Builder, rs []*benchfmt.Result) {
+	seen := map[string]bool{}
+	for _, r := range rs {
+		seen[results.ParseName(string(r.Name)).Strategy] = true
+	}
+	var lines []string
+	for _, s := range suite.Strategies {
+		if seen[s.Name] {
+			lines = append(lines, fmt.Sprintf("- **%s**: %s", s.Name, s.Description))
+		}
+	}
+	if len(lines) > 0 {
+		fmt.Fprintf(b, "## Strategies\n\n%s\n\n", strings.Join(lines, "\n"))
+	}
 }
 
 // timedResults reports whether rs holds any result beside the count tier's.

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -78,4 +79,26 @@ func writeBoth(w io.Writer, rs []*benchfmt.Result, meta ReportMeta) error {
 		return err
 	}
 	return WriteDetails(w, rs, meta)
+}
+
+// TestReportNamesStrategies: report.md says in one line what each strategy of the run is,
+// the controls and references too (noop is no strategy), and nothing of those not run.
+func TestReportNamesStrategies(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("goos: linux\ngoarch: amd64\n\n")
+	for rep := range 6 {
+		for _, st := range []string{"cmdbuffer", "noop"} {
+			fmt.Fprintf(&b, "BenchmarkContention/strategy=%s/producers=2-2 1000 %d ns/op\n", st, 100+rep)
+		}
+	}
+	rep := reportOf(t, b.String())
+	sec := section(rep, "## Strategies")
+	for _, w := range []string{"- **cmdbuffer**: command buffers", "- **noop**: control, not a strategy"} {
+		if !strings.Contains(sec, w) {
+			t.Errorf("## Strategies lacks %q:\n%s", w, sec)
+		}
+	}
+	if strings.Contains(sec, "**hybrid**") {
+		t.Errorf("## Strategies names hybrid, which did not run:\n%s", sec)
+	}
 }
