@@ -223,6 +223,7 @@ func rows(caps deferral.Capabilities) []row {
 		{"PointerComponentsFollowMoves", checkPointerComponents, varyKey | varyRecorders},
 		{"ComponentSizesRoundTrip", checkComponentSizes, varyKey | varyRecorders},
 		{"ClosureHandleErrors", checkClosureHandleErrors, 0},
+		{"ClosureWorldCalls", checkClosureWorldCalls, 0},
 		{"QueriesSeeCommit", checkQueriesSeeCommit, varyKey | varyRecorders},
 		{"SpikeReleasedTyped", checkSpikeReleased(spikeTyped), alone},
 		{"SpikeReleasedClosures", checkSpikeReleased(spikeClosure), alone},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
 	"github.com/deferbench/deferbench/workload"
 )
@@ -68,6 +69,26 @@ func checkPointerComponents(x *fixture) {
 	r.Do(func(w *ecs.World) error { return tags.Set(w, es[7], []string{"closure"}) })
 	x.commit("commit of a destroy of the first row, a Remove from every entity and a closure", x.s)
 	check("after the removes", false)
+
+	// The world's Hash reads a pointer-holding value, not its address: another value changes
+	// it, the same value again restores it; readers of a version see the same world.
+	before := x.w.Hash()
+	setTags := func(v []string) {
+		r.Do(func(w *ecs.World) error { return tags.Set(w, es[7], v) })
+		x.commit(fmt.Sprintf("commit of a closure setting tags %q", v), x.s)
+	}
+	setTags([]string{"changed"}) // as long as "closure": the bytes must differ, not only the length
+	if x.w.Hash() == before {
+		x.Errorf("Hash unchanged after an entity's tags changed from %q to %q", wantTags[7], []string{"changed"})
+	}
+	setTags([]string{"closure"})
+	if got := x.w.Hash(); got != before {
+		x.Errorf("Hash %#x after the tags were set back to %q (a fresh slice), want %#x as before", got, wantTags[7], before)
+	}
+	check("after the tags were set back", false)
+	if _, ok := x.s.(deferral.VersionReader); ok {
+		x.wantVersionIsWorld("after commits of pointer-holding values")
+	}
 }
 
 // checkClosureHandleErrors: a closure's world call on a handle the world cannot use fails

@@ -148,6 +148,9 @@ var mutants = []mutant{
 	// (VersionAfterImpureClosureKeyedCreate); the stream's runs of creates go through
 	// ReplayStream (VersionAfterImpureClosure).
 	{id: "replica-create-unchecked", file: "deferral/replica.go", old: "case known && (want.state != resCreated || e != want.e):", new: "case known && want.state != resCreated:"},
+	{id: "ecs-hash-pointer-length-only", file: "ecs/column.go", old: "\th.Write(buf[:])\n\th.Write([]byte(s))\n", new: "\th.Write(buf[:])\n"},
+	{id: "ecs-trychange-precedence", file: "ecs/change.go", old: "final := (have | mask) &^ remove", new: "final := have | mask&^remove"},
+	{id: "ecs-create2-zero-first", file: "ecs/world.go", old: "*(*A)(unsafe.Add(ra.base, uintptr(slot)*ra.size)) = va\n", new: "*(*A)(unsafe.Add(ra.base, uintptr(slot)*ra.size)) = *new(A)\n"},
 	{id: "replica-create-run-unchecked", file: "deferral/batch.go", old: "case want.state != resCreated || e != want.e:", new: "case want.state != resCreated:"},
 	{id: "replica-create-bulk-unchecked", file: "deferral/bulk.go", old: "if want := t[int(lo)+i].e; e != want {", new: "if want := t[int(lo)+i].e; false && e != want {"},
 	{id: "shrink-forgets-previous-window", file: "deferral/shrink.go", old: "\trecent := max(m.cur, m.prev)", new: "\trecent := m.cur"},

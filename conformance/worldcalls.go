@@ -1,0 +1,96 @@
+package conformance
+
+import (
+	"fmt"
+
+	"github.com/deferbench/deferbench/ecs"
+	"github.com/deferbench/deferbench/workload"
+)
+
+// checkClosureWorldCalls: the world's own primitives called by closures have their documented
+// effect at the closure's place in the commit, on either storage. ecs.Create2 makes an entity
+// with both values; World.TryChange gives an entity a bundle's components (overwriting one it
+// has) and takes those of its remove mask it has, in one move of its row (World.Moves counts
+// one per change of the component set); a component in both the bundle and the remove mask
+// ends removed; on a dead entity TryChange reports live false and changes nothing; while a
+// query iterates, a TryChange that adds a component fails with ecs.ErrIterating and changes
+// nothing. Values are read back, not compared with another world: a fault of the world would
+// be shared.
+func checkClosureWorldCalls(x *fixture) {
+	velOnly := ecs.MaskOf(workload.Velocity.ID())
+	e := x.create(x.w, pt(1, 1).With(vl(2, 2)))
+	d := x.create(x.w, pt(9, 9))
+	if err := x.w.Destroy(d); err != nil {
+		x.Fatalf("setup: destroy: %v", err)
+	}
+	n0, moves0 := x.w.Len(), x.w.Moves()
+	var made ecs.Entity
+	var deadLive bool
+	var deadErr, iterErr error
+	var velWhileIterating workload.Vec2
+	var hadVel bool
+	r := x.rec()
+	r.Do(func(w *ecs.World) (err error) {
+		made, err = ecs.Create2(w, workload.Position, v2(3, 3), workload.Velocity, v2(4, 4))
+		return err
+	})
+	r.Do(func(w *ecs.World) error {
+		b := pt(5, 5).With(life(2))
+		_, err := w.TryChange(e, &b, velOnly)
+		return err
+	})
+	r.Do(func(w *ecs.World) error {
+		b := life(3)
+		deadLive, deadErr = w.TryChange(d, &b, 0)
+		return nil
+	})
+	r.Do(func(w *ecs.World) error {
+		for range w.Query(ecs.MaskOf(workload.Position.ID())) {
+			b := life(7)
+			_, iterErr = w.TryChange(made, &b, 0)
+			break
+		}
+		velWhileIterating, hadVel = vel(w, made)
+		return nil
+	})
+	r.Do(func(w *ecs.World) error {
+		b := vl(8, 8)
+		_, err := w.TryChange(made, &b, velOnly) // in both: ends removed
+		return err
+	})
+	x.commit("commit of closures calling Create2 and TryChange", x.s)
+
+	if !x.w.Alive(made) {
+		x.Fatalf("the entity Create2 made in a closure is not alive")
+	}
+	want(x, "Len after the commit", x.w.Len(), n0+1)
+	want(x, "position of the entity Create2 made", x.pos("Create2", x.w, made), v2(3, 3))
+	if !hadVel || velWhileIterating != v2(4, 4) {
+		x.Errorf("velocity of the entity Create2 made, after a TryChange refused while a query iterated: got %v (present %v), want %v", velWhileIterating, hadVel, v2(4, 4))
+	}
+	x.wantIs("TryChange adding a component while a query iterates", iterErr, ecs.ErrIterating)
+	if _, err := workload.Lifetime.Get(x.w, made); err == nil {
+		x.Errorf("the TryChange refused while a query iterated added Lifetime anyway")
+	}
+	if v, has := vel(x.w, made); has {
+		x.Errorf("a TryChange naming Velocity in its bundle and its remove mask left Velocity %v, want it removed", v)
+	}
+	want(x, "position after TryChange", x.pos("TryChange", x.w, e), v2(5, 5))
+	if l, err := workload.Lifetime.Get(x.w, e); err != nil || l.Remaining != 2 {
+		x.Errorf("Lifetime after TryChange: got %v, %v, want remaining 2", l, err)
+	}
+	if v, has := vel(x.w, e); has {
+		x.Errorf("TryChange removing Velocity left it: %v", v)
+	}
+	if deadLive || deadErr != nil {
+		x.Errorf("TryChange of a dead entity: got live %v, error %v; want false, nil", deadLive, deadErr)
+	}
+	if x.w.Alive(d) {
+		x.Errorf("TryChange of a dead entity revived it")
+	}
+	if x.w.Storage() == ecs.Archetypes {
+		// e: {Position, Velocity} to {Position, Lifetime}; made: {Position, Velocity} to
+		// {Position}. Create2 places a row, which is no move.
+		want(x, fmt.Sprintf("Moves on %v storage", x.w.Storage()), x.w.Moves()-moves0, uint64(2))
+	}
+}
