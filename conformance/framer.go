@@ -25,6 +25,16 @@ type Framer interface {
 	Frame() int
 }
 
+// FrameRetrier is implemented by a Framer whose Step refuses to run while a failed frame's
+// commands are pending: Step then fails with deferral.ErrPending, changing nothing and
+// counting no frame, until Commit applies them (the failure policy: nil, or the commit's
+// error with the suffix left pending) or Discard drops them and returns how many.
+// TestFrame's FrameFailedFrameRetried row checks both ways out.
+type FrameRetrier interface {
+	Commit() error
+	Discard() (int, error)
+}
+
 // MakeFramer returns a Framer over s, a strategy the suite's factory made, with producers
 // decision parts running decide, whose views are workload.NewView's.
 type MakeFramer func(s deferral.Strategy, producers int, decide workload.ParallelDecisions) (Framer, error)
@@ -53,7 +63,70 @@ func TestFrame(t *testing.T, f Factory, mk MakeFramer) {
 		{"FrameRejectsBadDt", frame(checkFramerBadDt), 0},
 		{"FrameDecisionErrorReported", frame(checkFramerDecisionError), 0},
 		{"FrameDecisionsRefuseSyncPoint", frame(checkFramerRefuseSyncPoint), 0},
+		{"FrameFailedFrameRetried", frame(checkFramerRetried), 0},
 	})
+}
+
+// checkFramerRetried: after a frame whose decision failed, a FrameRetrier's Step fails with
+// deferral.ErrPending and runs nothing while the frame's commands are pending; Commit applies
+// them (every part's create) and the next Step runs; after a second failed frame Discard
+// drops what it staged (one create per part) and the next Step runs. A Framer that is no
+// FrameRetrier skips the row.
+func checkFramerRetried(x *fixture, mk MakeFramer) {
+	x.populate(x.w, 60)
+	errRule := errors.New("decision failed")
+	fail := true
+	fr := x.framer(mk, 3, func(_ workload.View, chunk int, part []ecs.Entity, rec *deferral.Recorder) error {
+		if chunk == 0 {
+			rec.Create(pt(100, 100))
+		}
+		if chunk == 1 && fail {
+			return errRule
+		}
+		return nil
+	})
+	rt, ok := fr.(FrameRetrier)
+	if !ok {
+		x.Skip("the Framer is no conformance.FrameRetrier")
+	}
+	marked := func() int {
+		n := 0
+		for e := range x.w.Query(ecs.MaskOf(workload.Position.ID())) {
+			if p := workload.Position.Ptr(x.w, e); p != nil && *p == v2(100, 100) {
+				n++
+			}
+		}
+		return n
+	}
+	for _, commit := range []bool{true, false} {
+		how := map[bool]string{true: "Commit", false: "Discard"}[commit]
+		fail = true
+		x.wantIs("step whose second part fails", fr.Step(0.1), errRule)
+		frames, pending, hash := fr.Frame(), x.s.Pending(), x.w.Hash()
+		if pending == 0 {
+			x.Fatalf("after a failed frame: nothing pending, want the frame's create")
+		}
+		fail = false
+		x.wantIs("step while the failed frame's commands are pending", fr.Step(0.1), deferral.ErrPending)
+		want(x, "frames after a refused step", fr.Frame(), frames)
+		want(x, "pending after a refused step", x.s.Pending(), pending)
+		if x.w.Hash() != hash {
+			x.Errorf("a step refused with ErrPending changed the world")
+		}
+		before := marked()
+		if commit {
+			x.wantNil("Commit of the failed frame", rt.Commit())
+			want(x, "entities the failed frame created, after Commit", marked(), before+1)
+		} else {
+			n, err := rt.Discard()
+			x.wantNil("Discard of the failed frame", err)
+			want(x, "commands Discard dropped", n, pending)
+			want(x, "entities the failed frame created, after Discard", marked(), before)
+		}
+		want(x, "pending after "+how, x.s.Pending(), 0)
+		x.wantNil("step after "+how, fr.Step(0.1))
+		want(x, "frames after the step after "+how, fr.Frame(), frames+1)
+	}
 }
 
 func (x *fixture) framer(mk MakeFramer, producers int, decide workload.ParallelDecisions) Framer {

@@ -151,6 +151,8 @@ var mutants = []mutant{
 	{id: "ecs-hash-pointer-length-only", file: "ecs/column.go", old: "\th.Write(buf[:])\n\th.Write([]byte(s))\n", new: "\th.Write(buf[:])\n"},
 	{id: "ecs-trychange-precedence", file: "ecs/change.go", old: "final := (have | mask) &^ remove", new: "final := have | mask&^remove"},
 	{id: "ecs-create2-zero-first", file: "ecs/world.go", old: "*(*A)(unsafe.Add(ra.base, uintptr(slot)*ra.size)) = va\n", new: "*(*A)(unsafe.Add(ra.base, uintptr(slot)*ra.size)) = *new(A)\n"},
+	{id: "hybridframe-step-ignores-pending", file: "strategies/hybrid/hybridframe/frame.go", old: "if n := f.s.Pending(); n > 0 {", new: "if n := f.s.Pending(); n < 0 {"},
+	{id: "hybridframe-discard-uncounted", file: "strategies/hybrid/hybridframe/frame.go", old: "\treturn f.s.Discard(), nil\n", new: "\tf.s.Discard()\n\treturn 0, nil\n"},
 	{id: "replica-create-run-unchecked", file: "deferral/batch.go", old: "case want.state != resCreated || e != want.e:", new: "case want.state != resCreated:"},
 	{id: "replica-create-bulk-unchecked", file: "deferral/bulk.go", old: "if want := t[int(lo)+i].e; e != want {", new: "if want := t[int(lo)+i].e; false && e != want {"},
 	{id: "shrink-forgets-previous-window", file: "deferral/shrink.go", old: "\trecent := max(m.cur, m.prev)", new: "\trecent := m.cur"},
