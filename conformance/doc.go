@@ -69,6 +69,7 @@
 //	func TestConformanceGraph(t *testing.T)    { conformance.TestGraph(t, hybrid.Factory, makeGraph) }
 //	func TestConformanceHooks(t *testing.T)    { conformance.TestHooks(t, cmdbuffer.Factory, setHooks) }
 //	func TestConformanceReaders(t *testing.T)  { conformance.TestReaders(t, lazyguarded.Factory, read) }
+//	func TestConformanceGeneric(t *testing.T)  { conformance.TestGeneric(t, makeGeneric, opts) }
 //
 // TestHandover asserts the hand-over order, also interleaved across recorders with one
 // recorder handing over twice (HandoverOrderInterleaved: segments apply in hand-over order and
@@ -91,7 +92,11 @@
 // dedup and reduce hooks work within each run of typed commands, never across a closure, that
 // a sort is stable on long runs and dedup and reduce hold for interleaved keys, and
 // that the commands they drop count as consumed (Hooks, installed by a SetHooks the test
-// writes).
+// writes). TestGeneric asserts a strategy's generic tier, over a target of the user's own type
+// (Ints, with typed commands applied by ApplyInt and closures): FIFO order and positions per
+// recorder, the declared order across recorders (GenericOrder), the failure policy for a
+// typed command and a closure through a retry and a discard, concurrent recorders, reuse over
+// frames, and sort keys where honoured (Generic, an adapter the strategy's test writes).
 //
 // # Bounded memory
 //

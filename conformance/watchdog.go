@@ -56,20 +56,31 @@ func rowTimeout(t testing.TB, timeout time.Duration) (d time.Duration, ok bool) 
 // timeout (see Timeout). It reports a panic of the strategy as a failure, not a crash.
 func runCheck(t testing.TB, f Factory, c check, seed uint64, timeout time.Duration) {
 	t.Helper()
+	watch(t, c.name, timeout, func(ct *checkT) *fixture {
+		x := newFixture(ct, f, seed, c.storage)
+		x.v = c.v
+		return x
+	}, c.fn)
+}
+
+// watch runs fn on its own goroutine with the fixture mk makes and waits for it, at most
+// timeout (see Timeout), failing t with the goroutine stacks, and the row's name, when it
+// does not finish. A panic is a failure, not a crash.
+func watch(t testing.TB, name string, timeout time.Duration, mk func(ct *checkT) *fixture, fn func(x *fixture)) {
+	t.Helper()
 	d, ok := rowTimeout(t, timeout)
 	if !ok {
-		t.Errorf("%s: not run: the test binary's deadline is less than %v away (earlier rows blocked; raise go test -timeout or fix them)", c.name, DeadlineReserve)
+		t.Errorf("%s: not run: the test binary's deadline is less than %v away (earlier rows blocked; raise go test -timeout or fix them)", name, DeadlineReserve)
 		return
 	}
 	ct := &checkT{TB: t}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		x := newFixture(ct, f, seed, c.storage)
-		x.v = c.v
+		x := mk(ct)
 		defer x.finish()
 		defer x.recoverPanic("check")
-		c.fn(x)
+		fn(x)
 	}()
 	timer := time.NewTimer(d)
 	defer timer.Stop()
@@ -79,7 +90,7 @@ func runCheck(t testing.TB, f Factory, c check, seed uint64, timeout time.Durati
 		ct.expire()
 		buf := make([]byte, stackLimit)
 		buf = buf[:runtime.Stack(buf, true)]
-		t.Errorf("%s: did not finish within %v (a commit, discard, flush, publish or recorder blocked or spins?); its goroutine is left running and the suite goes on; goroutines (first %d KiB):\n%s", c.name, d, stackLimit>>10, buf)
+		t.Errorf("%s: did not finish within %v (a commit, discard, flush, publish or recorder blocked or spins?); its goroutine is left running and the suite goes on; goroutines (first %d KiB):\n%s", name, d, stackLimit>>10, buf)
 		spareProc()
 	}
 }

@@ -153,6 +153,11 @@ var mutants = []mutant{
 	{id: "ecs-create2-zero-first", file: "ecs/world.go", old: "*(*A)(unsafe.Add(ra.base, uintptr(slot)*ra.size)) = va\n", new: "*(*A)(unsafe.Add(ra.base, uintptr(slot)*ra.size)) = *new(A)\n"},
 	{id: "hybridframe-step-ignores-pending", file: "strategies/hybrid/hybridframe/frame.go", old: "if n := f.s.Pending(); n > 0 {", new: "if n := f.s.Pending(); n < 0 {"},
 	{id: "hybridframe-discard-uncounted", file: "strategies/hybrid/hybridframe/frame.go", old: "\treturn f.s.Discard(), nil\n", new: "\tf.s.Discard()\n\treturn 0, nil\n"},
+	// The generic tiers (a target of the user's type), reached by TestGeneric.
+	{id: "cmdbuffer-setsortkey-unmarked", file: "strategies/cmdbuffer/recorder.go", old: "\tr.key = k\n\tr.markKey(r.typed(), k)\n", new: "\tr.key = k\n"},
+	{id: "cmdbuffer-stagefunc-key-dropped", file: "strategies/cmdbuffer/recorder.go", old: "func (r *Recorder[T, C]) StageFunc(fn func(t *T) error) { r.StageFuncKeyed(r.key, fn) }", new: "func (r *Recorder[T, C]) StageFunc(fn func(t *T) error) { r.StageFuncKeyed(0, fn) }"},
+	{id: "lazyguarded-position-not-reset", file: "strategies/lazyguarded/recorder.go", old: "\t\tr.gen, r.done = gen, 0\n", new: "\t\tr.gen = gen\n"},
+	{id: "lazyguarded-closure-uncounted", file: "strategies/lazyguarded/recorder.go", old: "\t\tif err := r.runFunc(t, r.at(), fn); err != nil {\n\t\t\treturn err\n\t\t}\n\t\tr.done++\n", new: "\t\tif err := r.runFunc(t, r.at(), fn); err != nil {\n\t\t\treturn err\n\t\t}\n"},
 	{id: "replica-create-run-unchecked", file: "deferral/batch.go", old: "case want.state != resCreated || e != want.e:", new: "case want.state != resCreated:"},
 	{id: "replica-create-bulk-unchecked", file: "deferral/bulk.go", old: "if want := t[int(lo)+i].e; e != want {", new: "if want := t[int(lo)+i].e; false && e != want {"},
 	{id: "shrink-forgets-previous-window", file: "deferral/shrink.go", old: "\trecent := max(m.cur, m.prev)", new: "\trecent := m.cur"},
