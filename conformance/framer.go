@@ -35,6 +35,10 @@ type FrameRetrier interface {
 	Discard() (int, error)
 }
 
+// FrameExpirer is implemented by a Framer that counts the entities the last frame's cleanup
+// destroyed (their lifetime ran out); FrameMatchesSim compares it with workload.Sim.Expired.
+type FrameExpirer interface{ Expired() int }
+
 // MakeFramer returns a Framer over s, a strategy the suite's factory made, with producers
 // decision parts running decide, whose views are workload.NewView's.
 type MakeFramer func(s deferral.Strategy, producers int, decide workload.ParallelDecisions) (Framer, error)
@@ -160,6 +164,9 @@ func checkFramerMatchesSim(x *fixture, mk MakeFramer) {
 				break
 			}
 			want(x, op+": frames", fr.Frame(), sim.Frame())
+			if ex, ok := fr.(FrameExpirer); ok {
+				want(x, op+": entities the frame's cleanup destroyed", ex.Expired(), sim.Expired())
+			}
 		}
 	}
 }

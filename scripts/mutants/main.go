@@ -158,6 +158,7 @@ var mutants = []mutant{
 	{id: "cmdbuffer-stagefunc-key-dropped", file: "strategies/cmdbuffer/recorder.go", old: "func (r *Recorder[T, C]) StageFunc(fn func(t *T) error) { r.StageFuncKeyed(r.key, fn) }", new: "func (r *Recorder[T, C]) StageFunc(fn func(t *T) error) { r.StageFuncKeyed(0, fn) }"},
 	{id: "lazyguarded-position-not-reset", file: "strategies/lazyguarded/recorder.go", old: "\t\tr.gen, r.done = gen, 0\n", new: "\t\tr.gen = gen\n"},
 	{id: "lazyguarded-closure-uncounted", file: "strategies/lazyguarded/recorder.go", old: "\t\tif err := r.runFunc(t, r.at(), fn); err != nil {\n\t\t\treturn err\n\t\t}\n\t\tr.done++\n", new: "\t\tif err := r.runFunc(t, r.at(), fn); err != nil {\n\t\t\treturn err\n\t\t}\n"},
+	{id: "hybridframe-expired-zero", file: "strategies/hybrid/hybridframe/frame.go", old: "func (f *Frame[V]) Expired() int { return f.expired }", new: "func (f *Frame[V]) Expired() int { return 0 }"},
 	{id: "replica-create-run-unchecked", file: "deferral/batch.go", old: "case want.state != resCreated || e != want.e:", new: "case want.state != resCreated:"},
 	{id: "replica-create-bulk-unchecked", file: "deferral/bulk.go", old: "if want := t[int(lo)+i].e; e != want {", new: "if want := t[int(lo)+i].e; false && e != want {"},
 	{id: "shrink-forgets-previous-window", file: "deferral/shrink.go", old: "\trecent := max(m.cur, m.prev)", new: "\trecent := m.cur"},
