@@ -201,6 +201,7 @@ func rows(caps deferral.Capabilities) []row {
 		{"DestroyTwice", checkDestroyTwice, 0},
 		{"RemoveOnMissingEntityLeavesOthers", checkRemoveOnMissing, 0},
 		{"CommitWhileQueryIterates", checkCommitWhileIterating, 0},
+		{"CreateRunWhileQueryIterates", checkCreateRunWhileIterating, 0},
 		{orderName("AddAndDestroyFromTwoRecorders", caps), checkAddAndDestroyTwoRecorders, 0},
 		{"FrameRejectsBadDt", checkFrameBadDt, 0},
 		{"FrameOrder", checkFrameOrder, 0},

@@ -1,8 +1,10 @@
 package conformance
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
 	"github.com/deferbench/deferbench/workload"
 )
@@ -157,4 +159,36 @@ func checkCommitWhileIterating(x *fixture) {
 	if v, ok := vel(x.w, e); !ok || v != v2(2, 2) {
 		x.Errorf("velocity of e after the retry: %v, %v, want %v", v, ok, v2(2, 2))
 	}
+}
+
+// checkCreateRunWhileIterating: a commit while a query of the world iterates fails with
+// ecs.ErrIterating at a create followed by a Set of its placeholder (a create run a strategy
+// may apply as one create), naming the create's position, creating nothing and leaving both
+// commands pending; the retry after the query closes creates the entity with the Set's value.
+func checkCreateRunWhileIterating(x *fixture) {
+	x.create(x.w, pt(0, 0))
+	n := x.w.Len()
+	r := x.rec()
+	p := r.Create(pt(1, 1))
+	r.Set(p, pt(2, 2))
+	q := ecs.NewQuery1(x.w, workload.Position)
+	if !q.Next() {
+		x.Fatalf("setup: the query visits nothing")
+	}
+	err := x.s.Commit()
+	x.wantIs("commit of a create run while a query iterates", err, ecs.ErrIterating)
+	var ce *deferral.CommandError
+	switch {
+	case !errors.As(err, &ce):
+		x.Errorf("the refused commit's error %v is no *deferral.CommandError naming the create", err)
+	case ce.Pos != (deferral.Pos{Recorder: r.Index(), Index: 0}) || ce.Verb != deferral.VerbCreate:
+		x.Errorf("the refused commit names %v at %+v, want the create at %+v", ce.Verb, ce.Pos, deferral.Pos{Recorder: r.Index(), Index: 0})
+	}
+	want(x, "entities after the refused commit", x.w.Len(), n)
+	want(x, "pending after the refused commit", x.s.Pending(), 2)
+	q.Close()
+	x.commit("retry after the query closed", x.s)
+	e := x.resolve("the create", x.s, p)
+	want(x, "position of the created entity", x.pos("created", x.w, e), v2(2, 2))
+	want(x, "entities after the retry", x.w.Len(), n+1)
 }

@@ -159,6 +159,8 @@ var mutants = []mutant{
 	{id: "lazyguarded-position-not-reset", file: "strategies/lazyguarded/recorder.go", old: "\t\tr.gen, r.done = gen, 0\n", new: "\t\tr.gen = gen\n"},
 	{id: "lazyguarded-closure-uncounted", file: "strategies/lazyguarded/recorder.go", old: "\t\tif err := r.runFunc(t, r.at(), fn); err != nil {\n\t\t\treturn err\n\t\t}\n\t\tr.done++\n", new: "\t\tif err := r.runFunc(t, r.at(), fn); err != nil {\n\t\t\treturn err\n\t\t}\n"},
 	{id: "hybridframe-expired-zero", file: "strategies/hybrid/hybridframe/frame.go", old: "func (f *Frame[V]) Expired() int { return f.expired }", new: "func (f *Frame[V]) Expired() int { return 0 }"},
+	{id: "create-run-error-unnamed", file: "deferral/batch.go", old: "\tcase err != nil:\n\t\treturn true, c.fail(at, &cmd, err)\n\tdefault:\n\t\tc.record(ph, resolution{e: e, state: resCreated})", new: "\tcase err != nil:\n\t\treturn true, err\n\tdefault:\n\t\tc.record(ph, resolution{e: e, state: resCreated})"},
+	{id: "create-run-error-dropped", file: "deferral/batch.go", old: "\tcase err != nil:\n\t\treturn true, c.fail(at, &cmd, err)\n\tdefault:\n\t\tc.record(ph, resolution{e: e, state: resCreated})", new: "\tcase err != nil:\n\t\treturn true, nil\n\tdefault:\n\t\tc.record(ph, resolution{e: e, state: resCreated})"},
 	{id: "replica-create-run-unchecked", file: "deferral/batch.go", old: "case want.state != resCreated || e != want.e:", new: "case want.state != resCreated:"},
 	{id: "replica-create-bulk-unchecked", file: "deferral/bulk.go", old: "if want := t[int(lo)+i].e; e != want {", new: "if want := t[int(lo)+i].e; false && e != want {"},
 	{id: "shrink-forgets-previous-window", file: "deferral/shrink.go", old: "\trecent := max(m.cur, m.prev)", new: "\trecent := m.cur"},
