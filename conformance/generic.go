@@ -108,7 +108,8 @@ type GenericOptions struct {
 // policy for a typed command and a closure (prefix applied, the failing command and its
 // suffix pending, its position in the error, the retry failing at the same command, Discard
 // dropping exactly what is pending and positions counting from 0 again); concurrent
-// recorders; reuse over frames; sort keys where honoured.
+// recorders; reuse over frames; sort keys where honoured; a Commit or Discard called by a
+// closure during a commit refused, changing nothing.
 func TestGeneric(t *testing.T, mk MakeGeneric, opt GenericOptions) {
 	t.Helper()
 	if mk == nil {
@@ -125,6 +126,7 @@ func TestGeneric(t *testing.T, mk MakeGeneric, opt GenericOptions) {
 		{"GenericConcurrentRecorders", checkGenericConcurrent},
 		{"GenericFrames", checkGenericFrames},
 		{"GenericSortKeys", func(x *fixture, g Generic, t *Ints) { checkGenericKeys(x, g, t, opt) }},
+		{"GenericReentryRefused", checkGenericReentry},
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
@@ -345,4 +347,26 @@ func checkGenericKeys(x *fixture, g Generic, t *Ints, opt GenericOptions) {
 		v = []int{1, 3, 6, 2, 4}
 	}
 	wantInts(x, fmt.Sprintf("commit of keyed commands (sort keys honoured: %v)", opt.SortKeys), t, v, nil)
+}
+
+// checkGenericReentry: a closure that calls Commit and Discard during the commit is refused
+// by both (an error; nothing dropped) and the commit applies everything around it.
+func checkGenericReentry(x *fixture, g Generic, t *Ints) {
+	r := g.NewRecorder()
+	var inner error
+	dropped := -1
+	r.Stage(1)
+	r.StageFunc(func(*Ints) error {
+		inner, dropped = g.Commit(), g.Discard()
+		return nil
+	})
+	r.Stage(2)
+	r.Done()
+	x.wantNil("commit", g.Commit())
+	if inner == nil {
+		x.Errorf("Commit called by a closure during the commit: got nil, want an error refusing it")
+	}
+	want(x, "commands a Discard called by a closure during the commit dropped", dropped, 0)
+	wantInts(x, "after the commit", t, []int{1, 2}, []deferral.Pos{pos(r.Index(), 0), pos(r.Index(), 2)})
+	want(x, "pending after the commit", g.Pending(), 0)
 }
