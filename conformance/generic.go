@@ -109,7 +109,8 @@ type GenericOptions struct {
 // suffix pending, its position in the error, the retry failing at the same command, Discard
 // dropping exactly what is pending and positions counting from 0 again); concurrent
 // recorders; reuse over frames; sort keys where honoured; a Commit or Discard called by a
-// closure during a commit refused, changing nothing.
+// closure during a commit refused, changing nothing; a nil closure staged without a panic,
+// failing the commit at its place.
 func TestGeneric(t *testing.T, mk MakeGeneric, opt GenericOptions) {
 	t.Helper()
 	if mk == nil {
@@ -127,6 +128,7 @@ func TestGeneric(t *testing.T, mk MakeGeneric, opt GenericOptions) {
 		{"GenericFrames", checkGenericFrames},
 		{"GenericSortKeys", func(x *fixture, g Generic, t *Ints) { checkGenericKeys(x, g, t, opt) }},
 		{"GenericReentryRefused", checkGenericReentry},
+		{"GenericNilClosure", checkGenericNilClosure},
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
@@ -369,4 +371,25 @@ func checkGenericReentry(x *fixture, g Generic, t *Ints) {
 	want(x, "commands a Discard called by a closure during the commit dropped", dropped, 0)
 	wantInts(x, "after the commit", t, []int{1, 2}, []deferral.Pos{pos(r.Index(), 0), pos(r.Index(), 2)})
 	want(x, "pending after the commit", g.Pending(), 0)
+}
+
+// checkGenericNilClosure: a nil closure is staged without a panic; the commit fails at it
+// with a *deferral.CommandError (verb VerbFunc, its position) wrapping
+// deferral.ErrInvalidCommand, applying the command before it and keeping it and the one after
+// it pending, as any failing command.
+func checkGenericNilClosure(x *fixture, g Generic, t *Ints) {
+	r := g.NewRecorder()
+	r.Stage(1)
+	r.StageFunc(nil)
+	r.Stage(2)
+	r.Done()
+	err := g.Commit()
+	x.wantIs("commit of a nil closure", err, deferral.ErrInvalidCommand)
+	var ce *deferral.CommandError
+	if !errors.As(err, &ce) || ce.Pos != pos(r.Index(), 1) || ce.Verb != deferral.VerbFunc {
+		x.Errorf("commit of a nil closure: error %v, want a *deferral.CommandError of verb %v at %+v", err, deferral.VerbFunc, pos(r.Index(), 1))
+	}
+	wantInts(x, "after the failed commit", t, []int{1}, []deferral.Pos{pos(r.Index(), 0)})
+	want(x, "pending after the failed commit", g.Pending(), 2)
+	want(x, "commands Discard dropped", g.Discard(), 2)
 }

@@ -46,6 +46,7 @@ func TestVersions(t *testing.T, f Factory) {
 		{"VersionDivergenceInCreateRun", checkVersionDivergenceInCreateRun, 0},
 		{"VersionQueriesAfterCopyResync", checkVersionQueriesAfterCopy, 0},
 		{"VersionReadsNewerHandle", checkVersionNewerHandle, 0},
+		{"VersionReadNilFunc", checkVersionReadNil, 0},
 	})
 }
 

@@ -89,3 +89,16 @@ func checkVersionNewerHandle(x *fixture) {
 	x.commit("empty commit after the direct writes", x.s)
 	x.wantVersionIsWorld("after direct writes that reused a slot twice")
 }
+
+// checkVersionReadNil: a read of a nil function does not panic: Read (and ReadVersion, where
+// the strategy has it) returns an error wrapping deferral.ErrInvalidCommand; a read's own
+// error comes back as it is.
+func checkVersionReadNil(x *fixture) {
+	vr := need[deferral.VersionReader](x, "TestVersions")
+	x.wantIs("Read(nil)", vr.Read(nil), deferral.ErrInvalidCommand)
+	if vn, ok := x.s.(VersionNumberReader); ok {
+		x.wantIs("ReadVersion(nil)", vn.ReadVersion(nil), deferral.ErrInvalidCommand)
+	}
+	errRead := errors.New("read failed")
+	x.wantIs("a read that fails", vr.Read(func(*ecs.World) error { return errRead }), errRead)
+}

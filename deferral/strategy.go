@@ -98,7 +98,8 @@ type Capabilities struct {
 // VersionReader is implemented by strategies that declare Capabilities.ReadsPreviousVersion.
 // Read runs fn on the last published version of the target, from any goroutine, while
 // recorders stage and while the owner commits; fn must only read the world it is given and
-// must not keep it after returning. Read returns fn's error.
+// must not keep it after returning. Read returns fn's error; a nil fn does not panic: Read
+// returns an error wrapping ErrInvalidCommand.
 type VersionReader interface {
 	Read(fn func(w *ecs.World) error) error
 }

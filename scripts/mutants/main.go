@@ -164,6 +164,7 @@ var mutants = []mutant{
 	{id: "cmdbuffer-discard-during-commit", file: "strategies/cmdbuffer/buffer.go", old: "\tif b.committing {\n\t\treturn 0\n\t}\n\tn := b.Pending()", new: "\tn := b.Pending()"},
 	{id: "handrolled-discard-during-commit", file: "strategies/handrolled/gather.go", old: "\tif g.committing {\n\t\treturn 0, fmt.Errorf(\"discard: %w\", ErrCommitting)\n\t}\n", new: ""},
 	{id: "lazyguarded-discard-during-flush", file: "strategies/lazyguarded/guarded.go", old: "\tif g.flushing {\n\t\tg.mu.Unlock()\n\t\treturn 0, ErrFlushing\n\t}\n", new: ""},
+	{id: "versioned-read-nil-panics", file: "strategies/versioned/ecs.go", old: "\tif fn == nil {\n\t\treturn fmt.Errorf(\"versioned: read: nil function: %w\", deferral.ErrInvalidCommand)\n\t}\n", new: ""},
 	{id: "replica-create-run-unchecked", file: "deferral/batch.go", old: "case want.state != resCreated || e != want.e:", new: "case want.state != resCreated:"},
 	{id: "replica-create-bulk-unchecked", file: "deferral/bulk.go", old: "if want := t[int(lo)+i].e; e != want {", new: "if want := t[int(lo)+i].e; false && e != want {"},
 	{id: "shrink-forgets-previous-window", file: "deferral/shrink.go", old: "\trecent := max(m.cur, m.prev)", new: "\trecent := m.cur"},
