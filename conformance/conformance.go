@@ -223,6 +223,7 @@ func rows(caps deferral.Capabilities) []row {
 		{"ClosureStrictCallFails", checkClosureStrictCall, 0},
 		{"PointerComponentsFollowMoves", checkPointerComponents, varyKey | varyRecorders},
 		{"ComponentSizesRoundTrip", checkComponentSizes, varyKey | varyRecorders},
+		{"TypedRunsEverySize", checkTypedRuns, 0},
 		{"ClosureHandleErrors", checkClosureHandleErrors, 0},
 		{"ClosureWorldCalls", checkClosureWorldCalls, 0},
 		{"QueriesSeeCommit", checkQueriesSeeCommit, varyKey | varyRecorders},

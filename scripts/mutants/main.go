@@ -165,6 +165,10 @@ var mutants = []mutant{
 	{id: "handrolled-discard-during-commit", file: "strategies/handrolled/gather.go", old: "\tif g.committing {\n\t\treturn 0, fmt.Errorf(\"discard: %w\", ErrCommitting)\n\t}\n", new: ""},
 	{id: "lazyguarded-discard-during-flush", file: "strategies/lazyguarded/guarded.go", old: "\tif g.flushing {\n\t\tg.mu.Unlock()\n\t\treturn 0, ErrFlushing\n\t}\n", new: ""},
 	{id: "versioned-read-nil-panics", file: "strategies/versioned/ecs.go", old: "\tif fn == nil {\n\t\treturn fmt.Errorf(\"versioned: read: nil function: %w\", deferral.ErrInvalidCommand)\n\t}\n", new: ""},
+	// The world's typed loops per value size, reached by TypedRunsEverySize.
+	{id: "ecs-valuerun-8-as-4", file: "ecs/runs.go", old: "\tcase 8:\n\t\tend = valueRun[uint64](w, words, o, lim, k, h, x.bit, grow, x.base)", new: "\tcase 8:\n\t\tend = valueRun[uint32](w, words, o, lim, k, h, x.bit, grow, x.base)"},
+	{id: "ecs-putpairs-8-as-4", file: "ecs/runs.go", old: "\tcase sizeB == 8:\n\t\treturn putPairs[A, uint64]", new: "\tcase sizeB == 8:\n\t\treturn putPairs[A, uint32]"},
+	{id: "ecs-removepairs-16-as-8", file: "ecs/runs.go", old: "\tcase rm && sizeB == 16:\n\t\treturn removePairs[A, [2]uint64]", new: "\tcase rm && sizeB == 16:\n\t\treturn removePairs[A, uint64]"},
 	{id: "replica-create-run-unchecked", file: "deferral/batch.go", old: "case want.state != resCreated || e != want.e:", new: "case want.state != resCreated:"},
 	{id: "replica-create-bulk-unchecked", file: "deferral/bulk.go", old: "if want := t[int(lo)+i].e; e != want {", new: "if want := t[int(lo)+i].e; false && e != want {"},
 	{id: "shrink-forgets-previous-window", file: "deferral/shrink.go", old: "\trecent := max(m.cur, m.prev)", new: "\trecent := m.cur"},
