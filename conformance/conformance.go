@@ -226,6 +226,7 @@ func rows(caps deferral.Capabilities) []row {
 		{"TypedRunsEverySize", checkTypedRuns, 0},
 		{"ClosureHandleErrors", checkClosureHandleErrors, 0},
 		{"ClosureWorldCalls", checkClosureWorldCalls, 0},
+		{"DuplicateComponentFails", checkDuplicateComponentFails, 0},
 		{"QueriesSeeCommit", checkQueriesSeeCommit, varyKey | varyRecorders},
 		{"SpikeReleasedTyped", checkSpikeReleased(spikeTyped), alone},
 		{"SpikeReleasedClosures", checkSpikeReleased(spikeClosure), alone},

@@ -1,8 +1,10 @@
 package conformance
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/deferbench/deferbench/deferral"
 	"github.com/deferbench/deferbench/ecs"
 	"github.com/deferbench/deferbench/workload"
 )
@@ -92,5 +94,40 @@ func checkClosureWorldCalls(x *fixture) {
 		// e: {Position, Velocity} to {Position, Lifetime}; made: {Position, Velocity} to
 		// {Position}. Create2 places a row, which is no move.
 		want(x, fmt.Sprintf("Moves on %v storage", x.w.Storage()), x.w.Moves()-moves0, uint64(2))
+	}
+}
+
+// checkDuplicateComponentFails: a bundle that names one component twice fails the commit at
+// its command — a create, an Add or a Set — with ecs.ErrDuplicateComponent in a
+// *deferral.CommandError naming the command, changing nothing (no entity, no value); the
+// command stays pending until Discard.
+func checkDuplicateComponentFails(x *fixture) {
+	e := x.create(x.w, pt(1, 1))
+	n := x.w.Len()
+	for _, c := range []struct {
+		what  string
+		stage func(r *deferral.Recorder)
+	}{
+		{"a create", func(r *deferral.Recorder) { r.Create(pt(2, 2).With(pt(3, 3))) }},
+		{"an Add", func(r *deferral.Recorder) { r.Add(e, vl(2, 2).With(vl(3, 3))) }},
+		{"an Add of a component e has", func(r *deferral.Recorder) { r.Add(e, pt(2, 2).With(pt(3, 3))) }},
+		{"a Set", func(r *deferral.Recorder) { r.Set(e, pt(2, 2).With(pt(3, 3))) }},
+	} {
+		r := x.rec()
+		c.stage(r)
+		err := x.s.Commit()
+		op := "commit of " + c.what + " of a bundle naming one component twice"
+		x.wantIs(op, err, ecs.ErrDuplicateComponent)
+		var ce *deferral.CommandError
+		if !errors.As(err, &ce) || ce.Pos != (deferral.Pos{Recorder: r.Index(), Index: 0}) {
+			x.Errorf("%s: error %v, want a *deferral.CommandError at %+v", op, err, deferral.Pos{Recorder: r.Index(), Index: 0})
+		}
+		want(x, op+": entities", x.w.Len(), n)
+		want(x, op+": position of e", x.pos(op, x.w, e), v2(1, 1))
+		if v, has := vel(x.w, e); has {
+			x.Errorf("%s: e has velocity %v, want none", op, v)
+		}
+		want(x, op+": pending", x.s.Pending(), 1)
+		want(x, op+": commands Discard dropped", x.s.Discard(), 1)
 	}
 }
