@@ -227,6 +227,7 @@ func rows(caps deferral.Capabilities) []row {
 		{"ClosureHandleErrors", checkClosureHandleErrors, 0},
 		{"ClosureWorldCalls", checkClosureWorldCalls, 0},
 		{"DuplicateComponentFails", checkDuplicateComponentFails, 0},
+		{"HandBuiltCommands", checkHandBuiltCommands, 0},
 		{"QueriesSeeCommit", checkQueriesSeeCommit, varyKey | varyRecorders},
 		{"SpikeReleasedTyped", checkSpikeReleased(spikeTyped), alone},
 		{"SpikeReleasedClosures", checkSpikeReleased(spikeClosure), alone},

@@ -131,3 +131,40 @@ func checkDuplicateComponentFails(x *fixture) {
 		want(x, op+": commands Discard dropped", x.s.Discard(), 1)
 	}
 }
+
+// checkHandBuiltCommands: commands built by hand and staged with deferral.Recorder.Stage apply
+// as the verbs do: a Remove and a Destroy ignore the values they carry (a Remove takes
+// Command.Component, not a value's component), a Set and an Add write their bundle, a create
+// with the zero placeholder makes an entity the report names.
+func checkHandBuiltCommands(x *fixture) {
+	e := x.create(x.w, pt(1, 1).With(vl(1, 1)))
+	d := x.create(x.w, pt(2, 2))
+	if _, err := x.s.TakeReport(); err != nil {
+		x.Fatalf("setup: take report: %v", err)
+	}
+	r := x.rec()
+	r.Stage(deferral.Command{Verb: deferral.VerbRemove, Entity: e, Component: workload.Velocity.ID(), Bundle: pt(9, 9)})
+	r.Stage(deferral.Command{Verb: deferral.VerbDestroy, Entity: d, Bundle: vl(9, 9)})
+	r.Stage(deferral.Command{Verb: deferral.VerbSet, Entity: e, Bundle: pt(3, 3)})
+	r.Stage(deferral.Command{Verb: deferral.VerbAdd, Entity: e, Bundle: life(4)})
+	r.Stage(deferral.Command{Verb: deferral.VerbCreate, Bundle: pt(5, 5)})
+	x.commit("commit of hand-built commands", x.s)
+	if v, has := vel(x.w, e); has {
+		x.Errorf("a hand-built Remove of Velocity carrying a Position value left Velocity %v", v)
+	}
+	want(x, "position of e after a hand-built Remove carrying a Position value and a Set", x.pos("e", x.w, e), v2(3, 3))
+	if l, err := workload.Lifetime.Get(x.w, e); err != nil || l.Remaining != 4 {
+		x.Errorf("Lifetime of e after a hand-built Add: %v, %v, want remaining 4", l, err)
+	}
+	if x.w.Alive(d) {
+		x.Errorf("a hand-built Destroy carrying a value left its entity alive")
+	}
+	rep, err := x.s.TakeReport()
+	if err != nil || len(rep.Created) != 1 {
+		x.Fatalf("report after a hand-built create: %d created (%v), want 1", len(rep.Created), err)
+	}
+	want(x, "position of the hand-built create's entity", x.pos("created", x.w, rep.Created[0]), v2(5, 5))
+	if rep.Destroyed != 1 {
+		x.Errorf("report after a hand-built Destroy: %d destroyed, want 1", rep.Destroyed)
+	}
+}
