@@ -19,7 +19,8 @@ import (
 // example as a task graph (hybridframe.Frame).
 type Framer interface {
 	// Step runs one frame of dt seconds. Errors: workload.ErrInvalidDt for a dt that is NaN,
-	// ±Inf, zero or negative (nothing runs); a decision's error, wrapped.
+	// ±Inf, zero or negative, and ecs.ErrIterating while a query of the world iterates
+	// (nothing runs, no frame counted); a decision's error, wrapped.
 	Step(dt float64) error
 	// Frame returns the number of frames whose decisions ran.
 	Frame() int
@@ -68,6 +69,7 @@ func TestFrame(t *testing.T, f Factory, mk MakeFramer) {
 		{"FrameDecisionErrorReported", frame(checkFramerDecisionError), 0},
 		{"FrameDecisionsRefuseSyncPoint", frame(checkFramerRefuseSyncPoint), 0},
 		{"FrameFailedFrameRetried", frame(checkFramerRetried), 0},
+		{"FrameRefusedWhileQueryIterates", frame(checkFramerIterating), 0},
 	})
 }
 
@@ -257,4 +259,28 @@ func checkFramerDecisionError(x *fixture, mk MakeFramer) {
 			x.Errorf("after the next frame: no entity at (%d, 0), want part %d's create committed", chunk, chunk)
 		}
 	}
+}
+
+// checkFramerIterating: a Step while a query of the world iterates fails with
+// ecs.ErrIterating before anything runs (no decision, no movement, no frame counted); after the
+// query closes, the next Step runs.
+func checkFramerIterating(x *fixture, mk MakeFramer) {
+	x.populate(x.w, 40)
+	var decided atomic.Int32
+	fr := x.framer(mk, 2, func(_ workload.View, _ int, _ []ecs.Entity, rec *deferral.Recorder) error {
+		decided.Add(1)
+		return nil
+	})
+	h := x.w.Hash()
+	q := ecs.NewQuery1(x.w, workload.Position)
+	if !q.Next() {
+		x.Fatalf("setup: the query visits nothing")
+	}
+	x.wantIs("step while a query iterates", fr.Step(0.5), ecs.ErrIterating)
+	q.Close()
+	x.wantHash("after the refused step", x.w, h)
+	want(x, "decisions run by the refused step", decided.Load(), 0)
+	want(x, "frames counted by the refused step", fr.Frame(), 0)
+	x.wantNil("step after the query closed", fr.Step(0.5))
+	want(x, "frames after the next step", fr.Frame(), 1)
 }
