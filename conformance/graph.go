@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -54,6 +55,10 @@ type Graph interface {
 	CycleNodes(err error) (nodes []string, ok bool)
 }
 
+// GraphWorkers is implemented by a Graph whose Execute runs nodes on a bounded pool: at most
+// SetWorkers(n) nodes run at once (called before the first Execute).
+type GraphWorkers interface{ SetWorkers(n int) }
+
 // MakeGraph returns an empty Graph over s, a strategy the suite's factory made.
 type MakeGraph func(s deferral.Strategy) Graph
 
@@ -83,6 +88,7 @@ func TestGraph(t *testing.T, f Factory, g MakeGraph) {
 		{"GraphInvalidDeclarationsRunNothing", func(x *fixture) { checkGraphInvalid(x, g) }, 0},
 		{"GraphCycleNamesOnlyItsNodes", graph(checkGraphCycleOnly), 0},
 		{"GraphCancelledRunsNothing", graph(checkGraphCancelled), 0},
+		{"GraphWorkersBound", func(x *fixture) { checkGraphWorkers(x, g) }, 0},
 	})
 }
 
@@ -222,4 +228,35 @@ func checkGraphFailedFlush(x *fixture, g Graph) {
 	x.wantNil("second execute", g.Execute())
 	want(x, "pending after the second execute", x.s.Pending(), 0)
 	want(x, "position of e (the suffix before the second run's append)", x.pos("e", x.w, e), v2(3, 3))
+}
+
+// checkGraphWorkers: with a GraphWorkers bound of n (1, 2, 3), eight independent reading
+// nodes, each holding its place a few milliseconds, never run more than n at once, and each
+// runs once. A Graph that is no GraphWorkers skips the row.
+func checkGraphWorkers(x *fixture, mk MakeGraph) {
+	for _, n := range []int{1, 2, 3} {
+		g := mk(x.s)
+		gw, ok := g.(GraphWorkers)
+		if !ok {
+			x.Skip("the Graph is no conformance.GraphWorkers")
+		}
+		gw.SetWorkers(n)
+		var active, most, ran atomic.Int32
+		for i := range 8 {
+			g.Read(fmt.Sprint("reader", i), func(*ecs.World) error {
+				now := active.Add(1)
+				for m := most.Load(); now > m && !most.CompareAndSwap(m, now); m = most.Load() {
+				}
+				time.Sleep(2 * time.Millisecond)
+				active.Add(-1)
+				ran.Add(1)
+				return nil
+			})
+		}
+		x.wantNil(fmt.Sprintf("execute on %d workers", n), g.Execute())
+		if m := most.Load(); m > int32(n) {
+			x.Errorf("execute on %d workers ran %d nodes at once", n, m)
+		}
+		want(x, fmt.Sprintf("nodes run on %d workers", n), ran.Load(), 8)
+	}
 }

@@ -73,6 +73,8 @@ func (g *graph) CycleNodes(err error) ([]string, bool) {
 	return ce.Nodes, true
 }
 
+func (g *graph) SetWorkers(n int) { g.g.SetWorkers(n) }
+
 func (g *graph) After(name, pred string) { g.nodes[name].After(g.nodes[pred]) }
 
 func (g *graph) Before(name, succ string) { g.nodes[name].Before(g.nodes[succ]) }
