@@ -18,3 +18,13 @@ func TestConformanceReaders(t *testing.T) { conformance.TestReaders(t, lazyguard
 func TestConformanceReadersPass(t *testing.T) {
 	conformance.TestReaders(t, lazyguarded.FactoryPass, read)
 }
+
+// submitRead submits fn as a read through the pipe's generic entry, Guarded.Submit(Read, fn),
+// which must be Read.
+func submitRead(s deferral.Strategy, fn func(w *ecs.World) error) conformance.ReadTask {
+	return s.(*lazyguarded.ECS).Guarded().Submit(lazyguarded.Read, fn)
+}
+
+func TestConformanceReadersSubmit(t *testing.T) {
+	conformance.TestReaders(t, lazyguarded.Factory, submitRead)
+}
