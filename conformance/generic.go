@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/deferbench/deferbench/deferral"
 )
@@ -63,6 +64,11 @@ type Generic interface {
 	// Pending returns how many staged commands no commit has applied.
 	Pending() int
 }
+
+// TaskStager is implemented by a GenericRecorder whose staged commands each have a task
+// (lazyguarded's): StageTask stages c as Stage does and returns c's task, which completes
+// with nil once a commit applied c, and with an error once Discard dropped it.
+type TaskStager interface{ StageTask(c int) ReadTask }
 
 // SortKeySetter is implemented by a GenericRecorder whose sort key in force can be set for
 // the commands Stage and StageFunc stage after it (cmdbuffer's Recorder.SetSortKey).
@@ -129,6 +135,7 @@ func TestGeneric(t *testing.T, mk MakeGeneric, opt GenericOptions) {
 		{"GenericSortKeys", func(x *fixture, g Generic, t *Ints) { checkGenericKeys(x, g, t, opt) }},
 		{"GenericReentryRefused", checkGenericReentry},
 		{"GenericNilClosure", checkGenericNilClosure},
+		{"GenericTasks", checkGenericTasks},
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
@@ -392,4 +399,37 @@ func checkGenericNilClosure(x *fixture, g Generic, t *Ints) {
 	wantInts(x, "after the failed commit", t, []int{1}, []deferral.Pos{pos(r.Index(), 0)})
 	want(x, "pending after the failed commit", g.Pending(), 2)
 	want(x, "commands Discard dropped", g.Discard(), 2)
+}
+
+// checkGenericTasks: for a TaskStager, the task of a command a commit applied completes with
+// nil; after a commit failing at the second command, Discard completes the tasks of the
+// failing command and the one after it with an error. A recorder that is no TaskStager skips
+// the row.
+func checkGenericTasks(x *fixture, g Generic, t *Ints) {
+	r := g.NewRecorder()
+	ts, ok := r.(TaskStager)
+	if !ok {
+		x.Skip("the recorder is no conformance.TaskStager")
+	}
+	tasks := []ReadTask{ts.StageTask(1), ts.StageTask(-2), ts.StageTask(3)}
+	r.Done()
+	x.wantIs("commit failing at the second command", g.Commit(), ErrNegative)
+	select {
+	case <-tasks[0].Done():
+		x.wantNil("the applied command's task", tasks[0].Wait())
+	case <-time.After(10 * time.Second):
+		x.Fatalf("the task of a command the commit applied did not complete")
+	}
+	want(x, "commands Discard dropped", g.Discard(), 2)
+	for i, task := range tasks[1:] {
+		select {
+		case <-task.Done():
+			if task.Wait() == nil {
+				x.Errorf("the task of dropped command %d completed with nil, want an error saying it was discarded", i+1)
+			}
+		case <-time.After(10 * time.Second):
+			x.Errorf("the task of dropped command %d did not complete after Discard", i+1)
+		}
+	}
+	wantInts(x, "after Discard", t, []int{1}, nil)
 }

@@ -43,4 +43,5 @@ type genericRecorder struct {
 
 func (r genericRecorder) Stage(c int)                                  { r.Recorder.Stage(c) }
 func (r genericRecorder) StageFunc(fn func(t *conformance.Ints) error) { r.Recorder.StageFunc(fn) }
+func (r genericRecorder) StageTask(c int) conformance.ReadTask         { return r.Recorder.Stage(c) }
 func (genericRecorder) Done()                                          {}
