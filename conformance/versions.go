@@ -44,6 +44,7 @@ func TestVersions(t *testing.T, f Factory) {
 		{"VersionNumbersUnderConcurrentReads", checkVersionNumbersConcurrent, 0},
 		{"VersionDivergenceNamesItsCommand", checkVersionDivergencePos, 0},
 		{"VersionDivergenceInCreateRun", checkVersionDivergenceInCreateRun, 0},
+		{"VersionDivergenceLaterInRun", checkVersionDivergenceLaterInRun, 0},
 		{"VersionQueriesAfterCopyResync", checkVersionQueriesAfterCopy, 0},
 		{"VersionReadsNewerHandle", checkVersionNewerHandle, 0},
 		{"VersionReadNilFunc", checkVersionReadNil, 0},
@@ -378,6 +379,34 @@ func checkVersionDivergencePos(x *fixture) { x.versionDivergesAtCreate(false) }
 // that name its placeholder as one create (deferral's create runs) must notice that the
 // replica's create made another entity than the world's.
 func checkVersionDivergenceInCreateRun(x *fixture) { x.versionDivergesAtCreate(true) }
+
+// checkVersionDivergenceLaterInRun: a closure that destroys an entity the first time it runs
+// only, a destroy of another, then two creates of one shape (a run a strategy may replay in
+// bulk): the replica's free slots differ below the top, so its first create makes the world's
+// entity and its second another. A commit reporting the divergence with a position names the
+// second create, not the run's first.
+func checkVersionDivergenceLaterInRun(x *fixture) {
+	p0, q := x.create(x.w, pt(0, 0)), x.create(x.w, pt(0, 1))
+	x.commit("publish the setup", x.s)
+	r := x.rec()
+	r.Do(firstRunOnly(func(w *ecs.World) error { return w.Destroy(p0) }))
+	r.Destroy(q)
+	a := r.Create(pt(2, 2))
+	b := r.Create(pt(3, 3))
+	err := x.s.Commit()
+	if err != nil && !errors.Is(err, deferral.ErrDiverged) {
+		x.Fatalf("commit: got error %v, want nil or one wrapping deferral.ErrDiverged", err)
+	}
+	var dp DivergencePositioner
+	if errors.As(err, &dp) {
+		if pos, ok := dp.DivergedAt(); ok && pos != (deferral.Pos{Recorder: r.Index(), Index: 3}) {
+			x.Errorf("commit: divergence at %+v, want the second create's position %+v (the first create made the world's entity)", pos, deferral.Pos{Recorder: r.Index(), Index: 3})
+		}
+	}
+	want(x, "position of the first create's entity", x.pos("a", x.w, x.resolve("the first create", x.s, a)), v2(2, 2))
+	want(x, "position of the second create's entity", x.pos("b", x.w, x.resolve("the second create", x.s, b)), v2(3, 3))
+	x.wantVersionIsWorld("after a divergence later in a run of creates")
+}
 
 // versionDivergesAtCreate is checkVersionDivergencePos, with a Set of the placeholder after
 // the create when setAfter.

@@ -176,6 +176,7 @@ var mutants = []mutant{
 	{id: "hybrid-pool-over-limit", file: "strategies/hybrid/exec.go", old: "x.idle == 0 && x.helpers < x.limit {", new: "x.idle == 0 && x.helpers <= x.limit {"},
 	{id: "lazyguarded-submit-read-as-write", file: "strategies/lazyguarded/guarded.go", old: "\tcase Read:\n\t\treturn g.Read(fn)", new: "\tcase Read:\n\t\treturn g.Write(fn)"},
 	{id: "lazyguarded-discarded-task-ok", file: "strategies/lazyguarded/guarded.go", old: "\t\tj.finish(ErrDiscarded)\n", new: "\t\tj.finish(nil)\n"},
+	{id: "replay-stream-run-position", file: "deferral/stream.go", old: "\t\t\t\t\treturn i + recs, err\n", new: "\t\t\t\t\treturn i, err\n"},
 	{id: "replica-create-run-unchecked", file: "deferral/batch.go", old: "case want.state != resCreated || e != want.e:", new: "case want.state != resCreated:"},
 	{id: "replica-create-bulk-unchecked", file: "deferral/bulk.go", old: "if want := t[int(lo)+i].e; e != want {", new: "if want := t[int(lo)+i].e; false && e != want {"},
 	{id: "shrink-forgets-previous-window", file: "deferral/shrink.go", old: "\trecent := max(m.cur, m.prev)", new: "\trecent := m.cur"},
