@@ -256,7 +256,7 @@ func writePickFolded(b *strings.Builder, reqs []requirement) {
 		return
 	}
 	fmt.Fprintf(b, "## Which to pick\n\n")
-	fmt.Fprintf(b, "One row per requirement, its variants folded in; strategies by name, since the order within a best group is noise. "+
+	fmt.Fprintf(b, "One row per requirement, its variants folded in (each variant's outcome is a verdict, what the first lines count); strategies by name, since the order within a best group is noise. "+
 		"Per variant, with the figures: [details.md](details.md#which-to-pick-per-variant).\n\n")
 	fmt.Fprintf(b, "| requirement | meets it in every variant | by variant | rests on |\n|---|---|---|---|\n")
 	for _, q := range reqs {
@@ -525,7 +525,7 @@ func writeBrief(b *strings.Builder, rd *reportData, reqs []requirement) {
 		}
 	}
 	if nu > 0 {
-		all.reasons = append(all.reasons, fmt.Sprintf("%d of %d requirements undecided", nu, len(lines)))
+		all.reasons = append(all.reasons, fmt.Sprintf("%d of %d verdicts undecided", nu, len(lines)))
 		all.level = max(all.level, 2)
 		if tooFewDecided(len(lines)-nu, len(lines)) {
 			all.level = 3 // pickSummary names no pick

@@ -353,18 +353,18 @@ func TestPickSummary(t *testing.T) {
 		rows []pickLine
 		want string
 	}{
-		{[]pickLine{dec("cmdbuffer", "hybrid"), dec("cmdbuffer"), dec("versioned", "cmdbuffer")}, "**cmdbuffer meets every requirement measured here** (3; costs not counted)."},
-		{[]pickLine{dec("b", "a"), dec("a", "b")}, "**a, b meet every requirement measured here** (2; costs not counted)."},
-		{[]pickLine{dec("cmdbuffer"), dec("versioned"), dec("versioned", "hybrid")}, "No strategy meets every requirement measured here: versioned meets 2 of the 3 (not: need cmdbuffer)."},
-		{[]pickLine{dec("a"), dec("b"), dec("a", "b")}, "No strategy meets every requirement measured here: a, b meet 2 of the 3."},
-		{[]pickLine{dec(), dec()}, "No strategy is shown to meet any of the 2 requirements measured here."},
-		{[]pickLine{dec("hybrid"), und, dec("hybrid", "cmdbuffer")}, "**hybrid meets every requirement decided here** (2; costs not counted). 1 more requirement undecided, for no strategy and against none: 1 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)."},
-		{[]pickLine{und, und}, "No requirement is decided in this run: all 2 undecided, 2 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)."},
-		{[]pickLine{dec("a"), few, und, few}, "No pick yet: only 1 of the 4 requirements is decided in this run (a meets it). 3 more requirements undecided, for no strategy and against none: 1 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count); 2 with too few repetitions for the U test to judge (raise -count to 6 or more)."},
+		{[]pickLine{dec("cmdbuffer", "hybrid"), dec("cmdbuffer"), dec("versioned", "cmdbuffer")}, "**cmdbuffer meets every requirement measured here** (3 verdicts; costs not counted)."},
+		{[]pickLine{dec("b", "a"), dec("a", "b")}, "**a, b meet every requirement measured here** (2 verdicts; costs not counted)."},
+		{[]pickLine{dec("cmdbuffer"), dec("versioned"), dec("versioned", "hybrid")}, "No strategy meets every requirement measured here: versioned meets 2 of the 3 verdicts (not: need cmdbuffer)."},
+		{[]pickLine{dec("a"), dec("b"), dec("a", "b")}, "No strategy meets every requirement measured here: a, b meet 2 of the 3 verdicts."},
+		{[]pickLine{dec(), dec()}, "No strategy is shown to meet any of the 2 verdicts measured here."},
+		{[]pickLine{dec("hybrid"), und, dec("hybrid", "cmdbuffer")}, "**hybrid meets every requirement decided here** (2 verdicts; costs not counted). 1 more verdict undecided, for no strategy and against none: 1 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)."},
+		{[]pickLine{und, und}, "No verdict is decided in this run: all 2 undecided, 2 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)."},
+		{[]pickLine{dec("a"), few, und, few}, "No pick yet: only 1 of the 4 verdicts is decided in this run (a meets it). 3 more verdicts undecided, for no strategy and against none: 1 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count); 2 with too few repetitions for the U test to judge (raise -count to 6 or more)."},
 		// Fewer than half decided: no pick, whatever the decided ones say; half: a pick.
-		{[]pickLine{dec("a", "b"), dec("b", "a"), und, und, few}, "No pick yet: only 2 of the 5 requirements are decided in this run (a, b meet all 2). 3 more requirements undecided, for no strategy and against none: 2 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count); 1 with too few repetitions for the U test to judge (raise -count to 6 or more)."},
-		{[]pickLine{dec("a"), dec("b"), dec("a"), und, und, und, und}, "No pick yet: only 3 of the 7 requirements are decided in this run (a meets 2 of them). 4 more requirements undecided, for no strategy and against none: 4 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)."},
-		{[]pickLine{dec("a"), dec("a", "b"), und, und}, "**a meets every requirement decided here** (2; costs not counted). 2 more requirements undecided, for no strategy and against none: 2 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)."},
+		{[]pickLine{dec("a", "b"), dec("b", "a"), und, und, few}, "No pick yet: only 2 of the 5 verdicts are decided in this run (a, b meet all 2). 3 more verdicts undecided, for no strategy and against none: 2 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count); 1 with too few repetitions for the U test to judge (raise -count to 6 or more)."},
+		{[]pickLine{dec("a"), dec("b"), dec("a"), und, und, und, und}, "No pick yet: only 3 of the 7 verdicts are decided in this run (a meets 2 of them). 4 more verdicts undecided, for no strategy and against none: 4 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)."},
+		{[]pickLine{dec("a"), dec("a", "b"), und, und}, "**a meets every requirement decided here** (2 verdicts; costs not counted). 2 more verdicts undecided, for no strategy and against none: 2 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)."},
 	} {
 		if got := pickSummary(c.rows); got != c.want {
 			t.Errorf("pickSummary(%v) = %q, want %q", c.rows, got, c.want)

@@ -101,10 +101,10 @@ func pickSummary(rows []pickLine) string {
 	}
 	tail := ""
 	if undecided > 0 {
-		tail = fmt.Sprintf(" %s undecided, for no strategy and against none: %s.", results.Plural(undecided, "more requirement"), undecidedCauses(because))
+		tail = fmt.Sprintf(" %s undecided, for no strategy and against none: %s.", results.Plural(undecided, "more verdict"), undecidedCauses(because))
 	}
 	if decided == 0 {
-		return fmt.Sprintf("No requirement is decided in this run: all %d undecided, %s.", undecided, undecidedCauses(because))
+		return fmt.Sprintf("No verdict is decided in this run: all %d undecided, %s.", undecided, undecidedCauses(because))
 	}
 	most := 0
 	for _, n := range order {
@@ -124,7 +124,7 @@ func pickSummary(rows []pickLine) string {
 	}
 	switch {
 	case most == 0:
-		return fmt.Sprintf("No strategy is shown to meet any of the %d requirements %s here.", decided, scope) + tail
+		return fmt.Sprintf("No strategy is shown to meet any of the %d verdicts %s here.", decided, scope) + tail
 	case tooFewDecided(decided, len(rows)):
 		// A pick from a minority of the requirements would read as a verdict on all of them.
 		which := fmt.Sprintf("%d of them", most)
@@ -134,12 +134,12 @@ func pickSummary(rows []pickLine) string {
 		case most == decided:
 			which = fmt.Sprintf("all %d", most)
 		}
-		return fmt.Sprintf("No pick yet: only %d of the %d requirements %s decided in this run (%s %s %s).",
+		return fmt.Sprintf("No pick yet: only %d of the %d verdicts %s decided in this run (%s %s %s).",
 			decided, len(rows), map[bool]string{true: "is", false: "are"}[decided == 1], strings.Join(top, ", "), verb, which) + tail
 	case most == decided:
-		return fmt.Sprintf("**%s %s every requirement %s here** (%d; costs not counted).", strings.Join(top, ", "), verb, scope, decided) + tail
+		return fmt.Sprintf("**%s %s every requirement %s here** (%s; costs not counted).", strings.Join(top, ", "), verb, scope, results.Plural(decided, "verdict")) + tail
 	}
-	line := fmt.Sprintf("No strategy meets every requirement %s here: %s %s %d of the %d", scope, strings.Join(top, ", "), verb, most, decided)
+	line := fmt.Sprintf("No strategy meets every requirement %s here: %s %s %d of the %d verdicts", scope, strings.Join(top, ", "), verb, most, decided)
 	if len(top) == 1 {
 		var missed []string
 		for _, r := range rows {
