@@ -168,11 +168,15 @@ func wantInts(x *fixture, op string, t *Ints, v []int, at []deferral.Pos) {
 // pos is shorthand for a position.
 func pos(r, i int) deferral.Pos { return deferral.Pos{Recorder: r, Index: i} }
 
-// checkGenericFIFO: one recorder's typed commands and closures apply in the order staged,
-// each typed command at (recorder, its FIFO index); Pending counts both until the commit.
+// checkGenericFIFO: recorders are numbered from 0 in the order minted; one recorder's typed
+// commands and closures apply in the order staged, each typed command at (recorder, its FIFO
+// index); Pending counts both until the commit.
 func checkGenericFIFO(x *fixture, g Generic, t *Ints) {
-	g.NewRecorder().Done() // a recorder staging nothing: the next is number 1
+	first := g.NewRecorder() // staging nothing
+	first.Done()
 	r := g.NewRecorder()
+	want(x, "the first recorder's number", first.Index(), 0)
+	want(x, "the second recorder's number", r.Index(), 1)
 	r.Stage(1)
 	r.Stage(2)
 	r.StageFunc(func(t *Ints) error { t.V = append(t.V, 100); return nil })

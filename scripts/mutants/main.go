@@ -177,6 +177,7 @@ var mutants = []mutant{
 	{id: "lazyguarded-submit-read-as-write", file: "strategies/lazyguarded/guarded.go", old: "\tcase Read:\n\t\treturn g.Read(fn)", new: "\tcase Read:\n\t\treturn g.Write(fn)"},
 	{id: "lazyguarded-discarded-task-ok", file: "strategies/lazyguarded/guarded.go", old: "\t\tj.finish(ErrDiscarded)\n", new: "\t\tj.finish(nil)\n"},
 	{id: "replay-stream-run-position", file: "deferral/stream.go", old: "\t\t\t\t\treturn i + recs, err\n", new: "\t\t\t\t\treturn i, err\n"},
+	{id: "lazyguarded-recorder-numbered-from-1", file: "strategies/lazyguarded/recorder.go", old: "r.index = int(g.nrec.Add(1) - 1)", new: "r.index = int(g.nrec.Add(1))"},
 	{id: "replica-create-run-unchecked", file: "deferral/batch.go", old: "case want.state != resCreated || e != want.e:", new: "case want.state != resCreated:"},
 	{id: "replica-create-bulk-unchecked", file: "deferral/bulk.go", old: "if want := t[int(lo)+i].e; e != want {", new: "if want := t[int(lo)+i].e; false && e != want {"},
 	{id: "shrink-forgets-previous-window", file: "deferral/shrink.go", old: "\trecent := max(m.cur, m.prev)", new: "\trecent := m.cur"},
