@@ -111,6 +111,9 @@ func checkClosureHandleErrors(x *fixture) {
 		if x.w.Alive(h) {
 			x.Errorf("%s: Alive reports true", what)
 		}
+		if x.w.Has(h, workload.Position.ID()) {
+			x.Errorf("%s: Has reports a component (of the entity in its slot now?)", what)
+		}
 		for _, call := range []struct {
 			name string
 			fn   func(w *ecs.World) error

@@ -159,6 +159,22 @@ func checkCommitWhileIterating(x *fixture) {
 	if v, ok := vel(x.w, e); !ok || v != v2(2, 2) {
 		x.Errorf("velocity of e after the retry: %v, %v, want %v", v, ok, v2(2, 2))
 	}
+	// A Remove that would move the row is refused the same way, its error naming the
+	// component.
+	r.Remove(e, workload.Velocity.ID())
+	q = ecs.NewQuery1(x.w, workload.Position)
+	q.Next()
+	err := x.s.Commit()
+	q.Close()
+	x.wantIs("commit of a Remove while a query iterates", err, ecs.ErrIterating)
+	var ce *deferral.CommandError
+	if !errors.As(err, &ce) || ce.Verb != deferral.VerbRemove || ce.Component != workload.Velocity.Name() {
+		x.Errorf("commit of a Remove while a query iterates: error %v, want a *deferral.CommandError of verb %v naming component %q", err, deferral.VerbRemove, workload.Velocity.Name())
+	}
+	x.commit("retry of the Remove after the query closed", x.s)
+	if _, ok := vel(x.w, e); ok {
+		x.Errorf("e has velocity after the Remove's retry")
+	}
 }
 
 // checkCreateRunWhileIterating: a commit while a query of the world iterates fails with

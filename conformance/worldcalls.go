@@ -32,7 +32,9 @@ func checkClosureWorldCalls(x *fixture) {
 	var velWhileIterating workload.Vec2
 	var hadVel bool
 	r := x.rec()
+	var dupErr error
 	r.Do(func(w *ecs.World) (err error) {
+		_, dupErr = ecs.Create2(w, workload.Position, v2(1, 1), workload.Position, v2(2, 2))
 		made, err = ecs.Create2(w, workload.Position, v2(3, 3), workload.Velocity, v2(4, 4))
 		return err
 	})
@@ -65,7 +67,8 @@ func checkClosureWorldCalls(x *fixture) {
 	if !x.w.Alive(made) {
 		x.Fatalf("the entity Create2 made in a closure is not alive")
 	}
-	want(x, "Len after the commit", x.w.Len(), n0+1)
+	want(x, "Len after the commit (a Create2 naming one component twice makes nothing)", x.w.Len(), n0+1)
+	x.wantIs("Create2 naming one component twice", dupErr, ecs.ErrDuplicateComponent)
 	want(x, "position of the entity Create2 made", x.pos("Create2", x.w, made), v2(3, 3))
 	if !hadVel || velWhileIterating != v2(4, 4) {
 		x.Errorf("velocity of the entity Create2 made, after a TryChange refused while a query iterated: got %v (present %v), want %v", velWhileIterating, hadVel, v2(4, 4))
