@@ -109,29 +109,22 @@ func checkTypedRuns(x *fixture) {
 			if a == b || (a%2 == 1 && b%2 == 1) { // each ordered pair of sizes, both components of a size
 				continue
 			}
-			for i, e := range es {
-				cs[a].set(r, e, val(i, a, rnd))
-				cs[b].set(r, e, val(i, b, rnd))
-				round[i][a], round[i][b] = rnd, rnd
+			// One commit of a run of pairs staged by stage, entity after entity, leaving
+			// round r (-1: removed) in both components.
+			pairs := func(what string, r int, stage func(i int, e ecs.Entity)) {
+				for i, e := range es {
+					stage(i, e)
+					round[i][a], round[i][b] = r, r
+				}
+				op := fmt.Sprintf("a run of %s pairs (%s, %s)", what, cs[a].name, cs[b].name)
+				x.commit("commit of "+op, x.s)
+				check("after " + op)
 			}
+			pairs("typed Set", rnd, func(i int, e ecs.Entity) { cs[a].set(r, e, val(i, a, rnd)); cs[b].set(r, e, val(i, b, rnd)) })
 			rnd++
-			x.commit(fmt.Sprintf("commit of a run of typed Set pairs (%s, %s)", cs[a].name, cs[b].name), x.s)
-			check(fmt.Sprintf("after a run of typed Set pairs (%s, %s)", cs[a].name, cs[b].name))
-			for i, e := range es {
-				r.Remove(e, cs[a].id)
-				r.Remove(e, cs[b].id)
-				round[i][a], round[i][b] = -1, -1
-			}
-			x.commit(fmt.Sprintf("commit of a run of Remove pairs (%s, %s)", cs[a].name, cs[b].name), x.s)
-			check(fmt.Sprintf("after a run of Remove pairs (%s, %s)", cs[a].name, cs[b].name))
-			for i, e := range es {
-				cs[a].add(r, e, val(i, a, rnd))
-				cs[b].add(r, e, val(i, b, rnd))
-				round[i][a], round[i][b] = rnd, rnd
-			}
+			pairs("Remove", -1, func(_ int, e ecs.Entity) { r.Remove(e, cs[a].id); r.Remove(e, cs[b].id) })
+			pairs("typed Add", rnd, func(i int, e ecs.Entity) { cs[a].add(r, e, val(i, a, rnd)); cs[b].add(r, e, val(i, b, rnd)) })
 			rnd++
-			x.commit(fmt.Sprintf("commit of a run of typed Add pairs (%s, %s)", cs[a].name, cs[b].name), x.s)
-			check(fmt.Sprintf("after a run of typed Add pairs (%s, %s)", cs[a].name, cs[b].name))
 		}
 	}
 }

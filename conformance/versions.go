@@ -393,19 +393,26 @@ func checkVersionDivergenceLaterInRun(x *fixture) {
 	r.Destroy(q)
 	a := r.Create(pt(2, 2))
 	b := r.Create(pt(3, 3))
+	x.commitDivergingAt(deferral.Pos{Recorder: r.Index(), Index: 3}, "the second create's position (the first create made the world's entity)")
+	want(x, "position of the first create's entity", x.pos("a", x.w, x.resolve("the first create", x.s, a)), v2(2, 2))
+	want(x, "position of the second create's entity", x.pos("b", x.w, x.resolve("the second create", x.s, b)), v2(3, 3))
+	x.wantVersionIsWorld("after a divergence later in a run of creates")
+}
+
+// commitDivergingAt commits, accepting nil or an error wrapping deferral.ErrDiverged; an error
+// that names a position (DivergencePositioner) must name at, which what describes.
+func (x *fixture) commitDivergingAt(at deferral.Pos, what string) {
+	x.Helper()
 	err := x.s.Commit()
 	if err != nil && !errors.Is(err, deferral.ErrDiverged) {
 		x.Fatalf("commit: got error %v, want nil or one wrapping deferral.ErrDiverged", err)
 	}
 	var dp DivergencePositioner
 	if errors.As(err, &dp) {
-		if pos, ok := dp.DivergedAt(); ok && pos != (deferral.Pos{Recorder: r.Index(), Index: 3}) {
-			x.Errorf("commit: divergence at %+v, want the second create's position %+v (the first create made the world's entity)", pos, deferral.Pos{Recorder: r.Index(), Index: 3})
+		if pos, ok := dp.DivergedAt(); ok && pos != at {
+			x.Errorf("commit: divergence at %+v, want %s %+v", pos, what, at)
 		}
 	}
-	want(x, "position of the first create's entity", x.pos("a", x.w, x.resolve("the first create", x.s, a)), v2(2, 2))
-	want(x, "position of the second create's entity", x.pos("b", x.w, x.resolve("the second create", x.s, b)), v2(3, 3))
-	x.wantVersionIsWorld("after a divergence later in a run of creates")
 }
 
 // versionDivergesAtCreate is checkVersionDivergencePos, with a Set of the placeholder after
@@ -420,16 +427,7 @@ func (x *fixture) versionDivergesAtCreate(setAfter bool) {
 	if setAfter {
 		r.Set(p, pt(3, 3))
 	}
-	err := x.s.Commit()
-	if err != nil && !errors.Is(err, deferral.ErrDiverged) {
-		x.Fatalf("commit: got error %v, want nil or one wrapping deferral.ErrDiverged", err)
-	}
-	var dp DivergencePositioner
-	if errors.As(err, &dp) {
-		if pos, ok := dp.DivergedAt(); ok && pos != (deferral.Pos{Recorder: r.Index(), Index: 2}) {
-			x.Errorf("commit: divergence at %+v, want the create's position %+v (the command whose replay differed)", pos, deferral.Pos{Recorder: r.Index(), Index: 2})
-		}
-	}
+	x.commitDivergingAt(deferral.Pos{Recorder: r.Index(), Index: 2}, "the create's position (the command whose replay differed)")
 	c := x.resolve("the create", x.s, p)
 	if setAfter {
 		if got, want := x.pos("the created entity", x.w, c), (workload.Vec2{X: 3, Y: 3}); got != want {
