@@ -68,12 +68,15 @@ func (x *fixture) wantVersionIsWorld(op string) {
 	}
 }
 
-// commitMayDiverge commits and accepts nil or an error wrapping deferral.ErrDiverged alone.
-func (x *fixture) commitMayDiverge(op string) {
+// commitMayDiverge commits and accepts nil or an error wrapping deferral.ErrDiverged alone;
+// it returns the commit's error.
+func (x *fixture) commitMayDiverge(op string) error {
 	x.Helper()
-	if err := x.s.Commit(); err != nil && !errors.Is(err, deferral.ErrDiverged) {
+	err := x.s.Commit()
+	if err != nil && !errors.Is(err, deferral.ErrDiverged) {
 		x.Errorf("%s: got error %v, want nil or one wrapping deferral.ErrDiverged", op, err)
 	}
+	return err
 }
 
 func checkVersionDrained(x *fixture) {
@@ -226,18 +229,22 @@ func checkVersionImpureClosureKeyedCreate(x *fixture) {
 // checkVersionClosureFailsOnReplay: a closure that writes and succeeds the first time it runs
 // and fails, without writing, on every later run (what a replay of it on the readers' copy
 // would be), between typed sets: the commit succeeds on the owner's world, may report the
-// divergence, and readers see the owner's world, then again after a second commit.
+// divergence — an error that also wraps the replayed closure's (errors.Is), so the caller
+// learns why the replay failed — and readers see the owner's world, then again after a
+// second commit.
 func checkVersionClosureFailsOnReplay(x *fixture) {
-	checkVersionClosureReplayBreaks(x, "fails", func() error { return errBroken })
+	checkVersionClosureReplayBreaks(x, "fails", func() error { return errBroken }, errBroken)
 }
 
 // checkVersionClosurePanicsOnReplay is checkVersionClosureFailsOnReplay with a closure that
 // panics on every run after its first: the panic of a replay must not reach the caller.
 func checkVersionClosurePanicsOnReplay(x *fixture) {
-	checkVersionClosureReplayBreaks(x, "panics", func() error { panic("closure panics when run again") })
+	checkVersionClosureReplayBreaks(x, "panics", func() error { panic("closure panics when run again") }, nil)
 }
 
-func checkVersionClosureReplayBreaks(x *fixture, what string, again func() error) {
+// checkVersionClosureReplayBreaks runs the two rows above; a reported divergence must wrap
+// cause when it is not nil.
+func checkVersionClosureReplayBreaks(x *fixture, what string, again func() error, cause error) {
 	e, f := x.create(x.w, pt(0, 0)), x.create(x.w, pt(0, 0))
 	x.commit("publish the setup", x.s)
 	r := x.rec()
@@ -256,7 +263,10 @@ func checkVersionClosureReplayBreaks(x *fixture, what string, again func() error
 				x.Errorf("commit of a closure that %s when run again: panicked %v, want the commit to return", what, p)
 			}
 		}()
-		x.commitMayDiverge("commit of a closure that " + what + " when run again")
+		op := "commit of a closure that " + what + " when run again"
+		if err := x.commitMayDiverge(op); err != nil && cause != nil && !errors.Is(err, cause) {
+			x.Errorf("%s: the divergence %v does not wrap the replayed closure's error %v", op, err, cause)
+		}
 	}()
 	want(x, "closure runs on the owner's world", min(runs, 1), 1)
 	want(x, "position of e on the owner's world", x.pos("e", x.w, e), v2(2, 2))
@@ -356,6 +366,14 @@ func wantImpureCreateRead(x *fixture, what string, p ecs.Entity) {
 // row needs it.
 type VersionNumberReader interface {
 	ReadVersion(fn func(w *ecs.World, version uint64) error) error
+}
+
+// VersionCounter is implemented by versioned-read strategies whose owner can ask how many
+// versions were published: Version, called from the owner's goroutine, returns the number a
+// read started after it passes to ReadVersion. TestVersions's VersionNumbers row compares the
+// two when the strategy has both.
+type VersionCounter interface {
+	Version() uint64
 }
 
 // DivergencePositioner is implemented by an error a versioned-read strategy's commit returns
@@ -538,6 +556,9 @@ func checkVersionNumbers(x *fixture) {
 		}
 		if want := x.w.Hash(); h != want {
 			x.Errorf("%s: version %d's world hash %#x, want the owner's %#x", op, v, h, want)
+		}
+		if vc, ok := x.s.(VersionCounter); ok && vc.Version() != v {
+			x.Errorf("%s: the owner's Version is %d, readers read version %d", op, vc.Version(), v)
 		}
 		last = v
 	}

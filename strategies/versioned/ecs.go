@@ -438,7 +438,7 @@ func (s *ECS) Close() error { return s.core.Close(s.Pending()) }
 func (s *ECS) Stats() Stats { return s.stats }
 
 // Version returns the number of versions published. Call it from the owner's goroutine;
-// readers get theirs from ReadVersion.
+// readers get theirs from ReadVersion. It implements conformance.VersionCounter.
 func (s *ECS) Version() uint64 { return s.version }
 
 // ReplicaBytes returns the storage of the readers' replica in bytes
