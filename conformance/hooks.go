@@ -12,7 +12,9 @@ import (
 // (cmdbuffer's Hooks over deferral.Command): Sort stably reorders each run of typed commands
 // between two closures; Dedup keeps the last command of each Key in a run; Reduce folds every
 // later command of a Key into the first of its run, in order. Closures are barriers no hook
-// moves a command across, and a command a hook drops counts as consumed.
+// moves a command across, and a command a hook drops counts as consumed. Dedup and Reduce
+// need Key, and exclude each other: installing such Hooks is refused (SetHooks panics) and
+// leaves the hooks installed before.
 type Hooks struct {
 	Sort   func(a, b *deferral.Command) int
 	Key    func(c *deferral.Command) uint64
@@ -43,6 +45,7 @@ func TestHooks(t *testing.T, f Factory, set SetHooks) {
 		{"HooksSortStableLongRuns", with(checkHooksSortStableLong), 0},
 		{"HooksReduceInterleavedKeys", with(checkHooksReduceInterleaved), 0},
 		{"HooksDedupInterleavedKeys", with(checkHooksDedupInterleaved), 0},
+		{"HooksInvalidRefused", with(checkHooksInvalid), 0},
 	})
 }
 
@@ -119,4 +122,34 @@ func checkHooksNone(x *fixture, set SetHooks) {
 	x.commit("commit", x.s)
 	want(x, "position of e", x.pos("e", x.w, e), v2(3, 3))
 	x.wantReport("commit", x.s, deferral.Report{Applied: 3})
+}
+
+// checkHooksInvalid: Dedup without Key, Reduce without Key, and Dedup with Reduce are each
+// refused (the install panics); the Sort installed before stays in effect.
+func checkHooksInvalid(x *fixture, set SetHooks) {
+	set(x.s, Hooks{Sort: func(a, b *deferral.Command) int { return int(b.Verb) - int(a.Verb) }}) // Set before Add
+	reduce := func(acc, next *deferral.Command) {}
+	for _, c := range []struct {
+		what string
+		h    Hooks
+	}{
+		{"Dedup without Key", Hooks{Dedup: true}},
+		{"Reduce without Key", Hooks{Reduce: reduce}},
+		{"Dedup with Reduce", Hooks{Key: byEntity, Dedup: true, Reduce: reduce}},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					x.Errorf("installing hooks with %s: no panic, want the install refused", c.what)
+				}
+			}()
+			set(x.s, c.h)
+		}()
+	}
+	e := x.create(x.w, pt(0, 0))
+	r := x.rec()
+	r.Add(e, pt(1, 1))
+	r.Set(e, pt(2, 2))
+	x.commit("commit after the refused installs", x.s)
+	want(x, "position after the commit (the Sort installed before still sorts: Set, then Add)", x.pos("e", x.w, e), v2(1, 1))
 }
