@@ -35,6 +35,7 @@ func TestVersions(t *testing.T, f Factory) {
 		{"VersionAfterClosureWroteThenFailed", checkVersionClosureWroteThenFailed, 0},
 		{"VersionAfterClosurePanicked", checkVersionClosurePanicked, 0},
 		{"VersionAfterDirectWrites", checkVersionDirectWrites, 0},
+		{"VersionAfterCulledCreates", checkVersionCulledCreates, 0},
 		{"VersionAfterImpureClosure", checkVersionImpureClosure, 0},
 		{"VersionAfterImpureClosureKeyedCreate", checkVersionImpureClosureKeyedCreate, 0},
 		{"VersionAfterClosureFailsOnReplay", checkVersionClosureFailsOnReplay, 0},
@@ -77,6 +78,32 @@ func (x *fixture) commitMayDiverge(op string) error {
 		x.Errorf("%s: got error %v, want nil or one wrapping deferral.ErrDiverged", op, err)
 	}
 	return err
+}
+
+// checkVersionCulledCreates: a typed batch whose creates the validator culls — alone, among
+// valid ones, and each followed by commands on its placeholder (which then change nothing) —
+// commits without error (a culled create is no divergence: the replay culls it too), and
+// readers see the owner's world.
+func checkVersionCulledCreates(x *fixture) {
+	e := x.create(x.w, pt(0, 0))
+	r := x.rec()
+	p := r.Create(workload.Particle(v2(1, 1), v2(1, 1), 0))
+	r.Set(p, pt(2, 2))
+	q := r.Create(workload.Particle(v2(3, 3), v2(1, 1), 1))
+	r.Set(q, pt(4, 4))
+	c := r.Create(life(-1))
+	r.Add(c, vl(5, 5))
+	r.Create(life(-2))
+	r.Create(life(-3))
+	r.Set(e, pt(6, 6))
+	x.commit("commit of culled creates among valid ones", x.s)
+	want(x, "live entities", x.w.Len(), 2)
+	want(x, "position of the valid create's entity", x.pos("q", x.w, x.resolve("the valid create", x.s, q)), v2(4, 4))
+	x.wantVersionIsWorld("after culled creates")
+	r.Create(life(0))
+	r.Create(pt(7, 7))
+	x.commit("second commit", x.s)
+	x.wantVersionIsWorld("after a second commit of a culled create")
 }
 
 func checkVersionDrained(x *fixture) {
