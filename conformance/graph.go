@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -27,7 +28,13 @@ import (
 //     policy); the next Execute's flush applies them before that run's appends;
 //   - a node that fails skips the nodes that depend on it (directly or transitively: an
 //     appender's flush, and what is ordered after that), every other node runs, and Execute
-//     returns an error wrapping the node's.
+//     returns an error wrapping the node's;
+//   - a node that panics fails as if it returned an error: no panic leaves Execute, whose
+//     error wraps a panic value that is an error (errors.Is) and says what was passed to
+//     panic, and the next Execute runs the graph again;
+//   - a declaration error (an appender and no flush node, two nodes of one name, two flush
+//     nodes, a node declared with a nil function) fails every Execute with an error that is
+//     not a cycle error, and no node runs.
 type Graph interface {
 	// Append declares a node that runs fn with a recorder of the strategy minted for the node.
 	Append(name string, fn func(r *deferral.Recorder) error)
@@ -81,6 +88,7 @@ func TestGraph(t *testing.T, f Factory, g MakeGraph) {
 		{"GraphReadersAroundFlush", graph(checkGraphReaders), 0},
 		{"GraphFailedFlushRetried", graph(checkGraphFailedFlush), varyCmd},
 		{"GraphFailedNodeSkipsDependents", graph(checkGraphFailedNode), 0},
+		{"GraphPanickingNodeFails", graph(checkGraphPanickingNode), 0},
 		{"GraphCyclesNamed", func(x *fixture) { checkGraphCycles(x, g) }, 0},
 		{"GraphAfterOrders", graph(checkGraphAfter), 0},
 		{"GraphBeforeOrders", graph(checkGraphBefore), 0},
@@ -199,6 +207,53 @@ func checkGraphFailedNode(x *fixture, g Graph) {
 	want(x, "position of e", x.pos("e", x.w, e), v2(1, 1))
 	want(x, "live entities (one create per execute)", x.w.Len(), 3)
 	want(x, "runs of the reader", readRuns, 1)
+}
+
+// checkGraphPanickingNode: an appender that panics with an error value, and a reader that
+// panics with a string, fail as nodes that return errors do: no panic leaves Execute, whose
+// error wraps the error value and names the string; the flush, which depends on the
+// appender, is skipped and an independent appender still runs. The next Execute, neither
+// panicking, commits what both appenders staged.
+func checkGraphPanickingNode(x *fixture, g Graph) {
+	e := x.create(x.w, pt(0, 0))
+	errPanic := errors.New("conformance: the node panics with this error")
+	const text = "conformance: the reader panics with this string"
+	panics, goodRuns := true, 0
+	g.Append("panicking", func(r *deferral.Recorder) error {
+		r.Set(e, pt(1, 1))
+		if panics {
+			panic(errPanic)
+		}
+		return nil
+	})
+	g.Append("good", func(r *deferral.Recorder) error { goodRuns++; r.Create(pt(2, 2)); return nil })
+	g.Read("reader", func(*ecs.World) error {
+		if panics {
+			panic(text)
+		}
+		return nil
+	})
+	g.Flush()
+	var err error
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				x.Fatalf("execute with panicking nodes: the panic %v left Execute", p)
+			}
+		}()
+		err = g.Execute()
+	}()
+	if !errors.Is(err, errPanic) || !strings.Contains(fmt.Sprint(err), text) {
+		x.Errorf("execute with panicking nodes: got %v, want an error wrapping %v and naming %q", err, errPanic, text)
+	}
+	want(x, "runs of the independent appender", goodRuns, 1)
+	want(x, "pending (the flush was skipped: both appenders' commands)", x.s.Pending(), 2)
+	want(x, "position of e", x.pos("e", x.w, e), v2(0, 0))
+	panics = false
+	x.wantNil("second execute", g.Execute())
+	want(x, "pending after the second execute", x.s.Pending(), 0)
+	want(x, "position of e after the second execute", x.pos("e", x.w, e), v2(1, 1))
+	want(x, "live entities (one create per execute)", x.w.Len(), 3)
 }
 
 // checkGraphFailedFlush: a failed flush keeps the failing command and its suffix pending;

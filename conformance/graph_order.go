@@ -91,8 +91,9 @@ func checkGraphIndependent(x *fixture, g Graph) {
 }
 
 // checkGraphInvalid: a graph with an appender but no flush node (its commands would never be
-// committed), one with two nodes of one name, and one with two flush nodes, each fail Execute with an error that is
-// not a cycle error, run no node, stage nothing, and fail the next Execute too.
+// committed), one with two nodes of one name, one with two flush nodes, and ones with a node
+// declared with a nil function (a reader, an appender), each fail Execute with an error that
+// is not a cycle error, run no node, stage nothing, and fail the next Execute too.
 func checkGraphInvalid(x *fixture, mk MakeGraph) {
 	ran := 0
 	count := func(*ecs.World) error { ran++; return nil }
@@ -106,10 +107,18 @@ func checkGraphInvalid(x *fixture, mk MakeGraph) {
 	flushes.Append("append", func(r *deferral.Recorder) error { ran++; r.Create(pt(1, 1)); return nil })
 	flushes.Flush()
 	flushes.Flush()
+	nilRead := mk(x.s)
+	nilRead.Read("reader", count)
+	nilRead.Read("nil", nil)
+	nilAppend := mk(x.s)
+	nilAppend.Append("append", func(r *deferral.Recorder) error { ran++; r.Create(pt(1, 1)); return nil })
+	nilAppend.Append("nil", nil)
+	nilAppend.Flush()
 	for _, c := range []struct {
 		what string
 		g    Graph
-	}{{"an appender and no flush node", unflushed}, {"two nodes named twin", twins}, {"two flush nodes", flushes}} {
+	}{{"an appender and no flush node", unflushed}, {"two nodes named twin", twins}, {"two flush nodes", flushes},
+		{"a reader with a nil function", nilRead}, {"an appender with a nil function", nilAppend}} {
 		for k := range 2 {
 			err := c.g.Execute()
 			if _, cycle := c.g.CycleNodes(err); err == nil || cycle {

@@ -46,22 +46,31 @@ func makeGraph(s deferral.Strategy) conformance.Graph {
 	return &graph{s: s.(*hybrid.ECS), g: hybrid.NewGraph(), nodes: map[string]*hybrid.Node{}}
 }
 
+// body returns the node function f, or nil when the suite declared a nil function (a
+// declaration error Execute must report).
+func body(declaredNil bool, f hybrid.Func) hybrid.Func {
+	if declaredNil {
+		return nil
+	}
+	return f
+}
+
 func (g *graph) Append(name string, fn func(r *deferral.Recorder) error) {
-	g.nodes[name] = g.g.AddNode(name, func(_ context.Context, n *hybrid.Node) error { return fn(g.s.Recorder(n)) }, hybrid.Append(g.s))
+	g.nodes[name] = g.g.AddNode(name, body(fn == nil, func(_ context.Context, n *hybrid.Node) error { return fn(g.s.Recorder(n)) }), hybrid.Append(g.s))
 }
 
 func (g *graph) Flush() { g.g.AddFlushNode(g.s) }
 
 func (g *graph) Read(name string, fn func(w *ecs.World) error) {
-	g.nodes[name] = g.g.AddNode(name, func(context.Context, *hybrid.Node) error { return fn(g.s.World()) }, hybrid.Read(g.s.World()))
+	g.nodes[name] = g.g.AddNode(name, body(fn == nil, func(context.Context, *hybrid.Node) error { return fn(g.s.World()) }), hybrid.Read(g.s.World()))
 }
 
 func (g *graph) Write(name string, fn func(w *ecs.World) error) {
-	g.nodes[name] = g.g.AddNode(name, func(context.Context, *hybrid.Node) error { return fn(g.s.World()) }, hybrid.Write(g.s.World()))
+	g.nodes[name] = g.g.AddNode(name, body(fn == nil, func(context.Context, *hybrid.Node) error { return fn(g.s.World()) }), hybrid.Write(g.s.World()))
 }
 
 func (g *graph) ReadAppend(name string, fn func(w *ecs.World, r *deferral.Recorder) error) {
-	g.nodes[name] = g.g.AddNode(name, func(_ context.Context, n *hybrid.Node) error { return fn(g.s.World(), g.s.Recorder(n)) },
+	g.nodes[name] = g.g.AddNode(name, body(fn == nil, func(_ context.Context, n *hybrid.Node) error { return fn(g.s.World(), g.s.Recorder(n)) }),
 		hybrid.Read(g.s.World()), hybrid.Append(g.s))
 }
 
