@@ -41,7 +41,9 @@ type FrameRetrier interface {
 type FrameExpirer interface{ Expired() int }
 
 // MakeFramer returns a Framer over s, a strategy the suite's factory made, with producers
-// decision parts running decide, whose views are workload.NewView's.
+// decision parts running decide, whose views are workload.NewView's. decide may be nil (the
+// frame decides nothing, as workload.Sim.StepParallel with nil decisions). Errors: one wrapping
+// workload.ErrInvalidProducers when producers < 1.
 type MakeFramer func(s deferral.Strategy, producers int, decide workload.ParallelDecisions) (Framer, error)
 
 // TestFrame runs the frame suite against strategies f makes, with frame loops mk builds over
@@ -51,7 +53,9 @@ type MakeFramer func(s deferral.Strategy, producers int, decide workload.Paralle
 //
 // FrameMatchesSim: with a decision rule whose outcome does not depend on the order of
 // commands across recorders, every frame leaves the world workload.Sim.StepParallel leaves
-// on a twin world over the reference strategy, for 1, 2 and 5 producers. FrameRejectsBadDt:
+// on a twin world over the reference strategy, for 1, 2 and 5 producers, and for 3 producers
+// with nil decisions. FrameInvalidProducers: producers 0 or -1 make no Framer and return an
+// error wrapping workload.ErrInvalidProducers. FrameRejectsBadDt:
 // a bad dt changes nothing and counts no frame. FrameDecisionErrorReported: a decision's
 // error comes back from Step, the world is left unfrozen, and after Discard the next frame
 // runs.
@@ -69,6 +73,7 @@ func TestFrame(t *testing.T, f Factory, mk MakeFramer) {
 		{"FrameDecisionErrorReported", frame(checkFramerDecisionError), 0},
 		{"FrameDecisionsRefuseSyncPoint", frame(checkFramerRefuseSyncPoint), 0},
 		{"FrameRefusedWhileQueryIterates", frame(checkFramerIterating), 0},
+		{"FrameInvalidProducers", frame(checkFramerInvalidProducers), 0},
 	}
 	if _, ok := probeFramer(t, f, mk).(FrameRetrier); ok {
 		rows = append(rows, row{"FrameFailedFrameRetried", frame(checkFramerRetried), 0})
@@ -162,21 +167,32 @@ func (x *fixture) framer(mk MakeFramer, producers int, decide workload.ParallelD
 
 func checkFramerMatchesSim(x *fixture, mk MakeFramer) {
 	x.logSeed()
-	for _, p := range []int{1, 2, 5} {
+	cases := []struct {
+		p      int
+		decide workload.ParallelDecisions
+		name   string
+	}{
+		{1, workload.Replace(x.seed, 0.2), ""},
+		{2, workload.Replace(x.seed, 0.2), ""},
+		{5, workload.Replace(x.seed, 0.2), ""},
+		{3, nil, " with nil decisions"},
+	}
+	for _, c := range cases {
+		p := c.p
 		w := x.newWorld()
 		x.populate(w, 300)
 		s := x.on(w)
-		fr, err := mk(s, p, workload.Replace(x.seed, 0.2))
+		fr, err := mk(s, p, c.decide)
 		if err != nil {
-			x.Fatalf("make framer with %d producers: %v", p, err)
+			x.Fatalf("make framer with %d producers%s: %v", p, c.name, err)
 		}
 		tw := x.newWorld()
 		x.populate(tw, 300)
 		sim := workload.NewSim(reference.Factory(reference.Ordered, reference.NoBug)(tw))
 		for k := range 6 {
-			op := fmt.Sprintf("%d producers, frame %d", p, k)
+			op := fmt.Sprintf("%d producers%s, frame %d", p, c.name, k)
 			x.wantNil(op+": step", fr.Step(0.25))
-			x.wantNil(op+": reference step", sim.StepParallel(0.25, p, workload.Replace(x.seed, 0.2)))
+			x.wantNil(op+": reference step", sim.StepParallel(0.25, p, c.decide))
 			if got, want := w.Hash(), tw.Hash(); got != want {
 				x.Errorf("%s: world hash %#x, want %#x (workload.Sim.StepParallel's on a twin world): %d and %d live entities", op, got, want, w.Len(), tw.Len())
 				break
@@ -212,11 +228,14 @@ func checkFramerBadDt(x *fixture, mk MakeFramer) {
 
 // checkFramerRefuseSyncPoint: a decision that calls the strategy's Discard, Commit or
 // TakeReport directly reaches no sync point: Discard drops nothing and returns 0, Commit and
-// TakeReport fail with deferral.ErrReentry; what the decisions staged is applied by the frame.
+// TakeReport fail with deferral.ErrReentry; the Framer's own Step (and a FrameRetrier's Commit
+// and Discard) called from a decision fail with deferral.ErrReentry too, running no frame and
+// dropping nothing; what the decisions staged is applied by the frame.
 func checkFramerRefuseSyncPoint(x *fixture, mk MakeFramer) {
 	x.populate(x.w, 20)
 	calls := 0
-	fr := x.framer(mk, 1, func(_ workload.View, _ int, _ []ecs.Entity, rec *deferral.Recorder) error {
+	var fr Framer
+	fr = x.framer(mk, 1, func(_ workload.View, _ int, _ []ecs.Entity, rec *deferral.Recorder) error {
 		calls++
 		rec.Create(pt(-1, -1))
 		before := x.s.Pending()
@@ -226,10 +245,20 @@ func checkFramerRefuseSyncPoint(x *fixture, mk MakeFramer) {
 		x.wantIs("Commit from decisions", x.s.Commit(), deferral.ErrReentry)
 		_, err := x.s.TakeReport()
 		x.wantIs("TakeReport from decisions", err, deferral.ErrReentry)
+		x.wantIs("the Framer's Step from decisions", fr.Step(0.1), deferral.ErrReentry)
+		if rt, ok := fr.(FrameRetrier); ok {
+			x.wantIs("the Framer's Commit from decisions", rt.Commit(), deferral.ErrReentry)
+			n, err := rt.Discard()
+			x.wantIs("the Framer's Discard from decisions", err, deferral.ErrReentry)
+			if n != 0 || x.s.Pending() != before {
+				x.Errorf("the Framer's Discard from decisions dropped %d commands (pending %d -> %d), want 0", n, before, x.s.Pending())
+			}
+		}
 		return nil
 	})
 	x.wantNil("step", fr.Step(0.1))
 	want(x, "decision calls", calls, 1)
+	want(x, "frames after the step (the Step from decisions ran none)", fr.Frame(), 1)
 	want(x, "pending after the frame", x.s.Pending(), 0)
 	created := 0
 	for e := range x.w.Query(ecs.MaskOf(workload.Position.ID())) {
@@ -299,4 +328,16 @@ func checkFramerIterating(x *fixture, mk MakeFramer) {
 	want(x, "frames counted by the refused step", fr.Frame(), 0)
 	x.wantNil("step after the query closed", fr.Step(0.5))
 	want(x, "frames after the next step", fr.Frame(), 1)
+}
+
+// checkFramerInvalidProducers: producers 0 or -1 make no Framer; the error wraps
+// workload.ErrInvalidProducers.
+func checkFramerInvalidProducers(x *fixture, mk MakeFramer) {
+	for _, p := range []int{0, -1} {
+		fr, err := mk(x.s, p, func(workload.View, int, []ecs.Entity, *deferral.Recorder) error { return nil })
+		x.wantIs(fmt.Sprintf("make framer with %d producers", p), err, workload.ErrInvalidProducers)
+		if fr != nil && err != nil {
+			x.Errorf("make framer with %d producers returned a Framer beside its error", p)
+		}
+	}
 }
