@@ -32,6 +32,8 @@ import (
 //   - a node that panics fails as if it returned an error: no panic leaves Execute, whose
 //     error wraps a panic value that is an error (errors.Is) and says what was passed to
 //     panic, and the next Execute runs the graph again;
+//   - an Execute called from inside one of the graph's own running nodes fails with an
+//     error and runs no node; the outer Execute runs every node once and commits;
 //   - a declaration error (an appender and no flush node, two nodes of one name, two flush
 //     nodes, a node declared with a nil function) fails every Execute with an error that is
 //     not a cycle error, and no node runs.
@@ -96,6 +98,7 @@ func TestGraph(t *testing.T, f Factory, g MakeGraph) {
 		{"GraphInvalidDeclarationsRunNothing", func(x *fixture) { checkGraphInvalid(x, g) }, 0},
 		{"GraphCycleNamesOnlyItsNodes", graph(checkGraphCycleOnly), 0},
 		{"GraphCancelledRunsNothing", graph(checkGraphCancelled), 0},
+		{"GraphExecuteFromNodeRefused", graph(checkGraphExecuteFromNode), 0},
 	}
 	if probeGraph(f, g) {
 		rows = append(rows, row{"GraphWorkersBound", func(x *fixture) { checkGraphWorkers(x, g) }, 0})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/deferbench/deferbench/deferral"
@@ -175,4 +176,41 @@ func checkGraphCancelled(x *fixture, g Graph) {
 	x.wantNil("execute after the cancelled one", g.Execute())
 	want(x, "appender runs after the next execute", ran, 1)
 	want(x, "live entities after the next execute", x.w.Len(), 1)
+}
+
+// checkGraphExecuteFromNode: a node that executes its own graph gets an error, and that inner
+// Execute runs no node (each node runs once per outer Execute); the outer Execute succeeds
+// and commits what the appender staged, twice over two outer runs.
+func checkGraphExecuteFromNode(x *fixture, g Graph) {
+	var appends, reenters atomic.Int32
+	var inner []error
+	g.Append("append", func(r *deferral.Recorder) error {
+		appends.Add(1)
+		r.Create(pt(7, 7))
+		return nil
+	})
+	g.Flush()
+	var inside atomic.Bool // a graph that ran the inner Execute would recurse without end
+	g.Read("reenter", func(*ecs.World) error {
+		reenters.Add(1)
+		if !inside.CompareAndSwap(false, true) {
+			return errors.New("the inner Execute ran this node again")
+		}
+		inner = append(inner, g.Execute())
+		inside.Store(false)
+		return nil
+	})
+	for round := range 2 {
+		x.wantNil(fmt.Sprintf("outer execute %d", round), g.Execute())
+	}
+	want(x, "inner executes", len(inner), 2)
+	for i, err := range inner {
+		if err == nil {
+			x.Errorf("execute %d from inside a running node returned nil, want an error (the graph is executing)", i)
+		}
+	}
+	want(x, "runs of append over 2 outer executes", appends.Load(), 2)
+	want(x, "runs of reenter over 2 outer executes", reenters.Load(), 2)
+	want(x, "pending after the outer executes", x.s.Pending(), 0)
+	want(x, "live entities after the outer executes", x.w.Len(), 2)
 }
