@@ -276,6 +276,35 @@ func (b *Bundle) merge(o *Bundle) {
 		panic(fmt.Sprintf("ecs: bundle overflow: at most %d values and %d bytes", MaxBundle, MaxInline))
 	}
 	base := b.used / 8
+	if bn := int(b.n); o.n == 1 && bn < MaxBundle {
+		// The common With(c.Value(v)): one value, copied by whole-word stores when it is
+		// 8, 16 or 24 bytes (word by word otherwise); the check above keeps the copy
+		// inside data. bn < MaxBundle is that check too, restated for the compiler, which
+		// then drops the index checks.
+		d := unsafe.Pointer(&b.data)
+		switch o.used {
+		case 8:
+			*(*uint64)(unsafe.Add(d, uintptr(base)*8)) = o.data[0]
+		case 16:
+			*(*[2]uint64)(unsafe.Add(d, uintptr(base)*8)) = *(*[2]uint64)(unsafe.Pointer(&o.data))
+		case 24: // three stores: a [3]uint64 copy is a memmove call
+			p := unsafe.Add(d, uintptr(base)*8)
+			*(*[2]uint64)(p) = *(*[2]uint64)(unsafe.Pointer(&o.data))
+			*(*uint64)(unsafe.Add(p, 16)) = o.data[2]
+		default:
+			for i := range int(o.used / 8) {
+				b.data[int(base)+i] = o.data[i]
+			}
+		}
+		off := o.offs[0] + base
+		if off >= inlineWords {
+			off = 0 // a value of no size after MaxInline bytes of values, as below
+		}
+		b.ids[bn], b.offs[bn] = o.ids[0], off
+		b.n++
+		b.used += o.used
+		return
+	}
 	for i := range int(o.used / 8) { // at most 5 words: a loop, not a memmove call
 		b.data[int(base)+i] = o.data[i]
 	}
