@@ -258,6 +258,20 @@ func (r *Recorder) stageValue(dv uint32, e ecs.Entity, b ecs.Bundle) {
 //
 //go:noinline
 func (r *Recorder) putBundle(v Verb, e ecs.Entity, b *ecs.Bundle) {
+	// A bundle of several values (or none), with room in the stream: its bundle-form record,
+	// as put writes it, the whole Bundle copied in register moves as Create copies it (the
+	// words past the record lie in free room the next record overwrites). A held stream has
+	// no room.
+	if s := r.st; bundleLen(b) != 1 && s.n+headWords+bundleAll <= s.lim {
+		k := bundleWords(b)
+		n := s.n
+		s.n = n + headWords + k
+		s.count++
+		q := unsafe.Add(s.base, uintptr(n)*8)
+		*(*recordHead)(q) = recordHead{header(v, 0, k, formBundle), e}
+		*(*ecs.Bundle)(unsafe.Add(q, headWords*8)) = *b
+		return
+	}
 	if c := r.slot(); c != nil {
 		c.Verb, c.Component, c.Entity, c.Bundle = v, 0, e, *b
 		return
