@@ -327,6 +327,20 @@ var mutants = []mutant{
 	{id: "hybrid-last-node-signals-one", file: "strategies/hybrid/exec.go", old: "\tif x.remaining--; x.remaining == 0 {\n\t\tx.cond.Broadcast()", new: "\tif x.remaining--; x.remaining == 0 {\n\t\tx.cond.Signal()"},
 	{id: "versioned-readversion-live-counter", file: "strategies/versioned/ecs.go", old: "\treturn fn(r.w, r.version)\n", new: "\treturn fn(r.w, s.version)\n", race: true},
 	{id: "versioned-divergence-pos-unshifted", file: "strategies/versioned/ecs.go", old: "\t\t\tat.Index += i\n", new: "\t\t\t_ = i\n"},
+	// The frame's own entry points called from a decision run a nested frame or drop the
+	// frame's commands instead of refusing with ErrReentry, a frame is made with no decision
+	// parts, and a frame without decisions calls the nil rule (FrameDecisionsRefuseSyncPoint,
+	// FrameInvalidProducers, FrameMatchesSim with nil decisions).
+	{id: "hybridframe-step-reentrant", file: "strategies/hybrid/hybridframe/frame.go", old: "\tif f.s.Deciding() {\n\t\treturn fmt.Errorf(\"step: %w\", deferral.ErrReentry)", new: "\tif false {\n\t\treturn fmt.Errorf(\"step: %w\", deferral.ErrReentry)"},
+	{id: "hybridframe-discard-in-decisions", file: "strategies/hybrid/hybridframe/frame.go", old: "\tif f.s.Deciding() {\n\t\treturn 0, fmt", new: "\tif false {\n\t\treturn 0, fmt"},
+	{id: "hybridframe-zero-producers", file: "strategies/hybrid/hybridframe/frame.go", old: "\tif producers < 1 {", new: "\tif producers < 0 {"},
+	{id: "hybridframe-nil-decide-called", file: "strategies/hybrid/hybridframe/frame.go", old: "\t\tif f.decide == nil {\n\t\t\treturn nil\n\t\t}\n", new: ""},
+	// A node that executes its own graph starts a nested run (GraphExecuteFromNodeRefused),
+	// and a several-value Add staged straight into the stream is recorded as an Add whatever
+	// its verb (a Set of components an entity lacks then adds them: BulkRunsAsOneByOne,
+	// Differential).
+	{id: "hybrid-execute-reentrant", file: "strategies/hybrid/exec.go", old: "\tif !g.running.CompareAndSwap(false, true) {\n\t\treturn fmt.Errorf(\"execute: %w\", ErrRunning)\n\t}\n", new: "\tg.running.Store(true)\n"},
+	{id: "recorder-bundle-stream-verb-add", file: "deferral/recorder.go", old: "\t\t*(*recordHead)(q) = recordHead{header(v, 0, k, formBundle), e}", new: "\t\t*(*recordHead)(q) = recordHead{header(VerbAdd, 0, k, formBundle), e}"},
 }
 
 func main() {
