@@ -253,8 +253,9 @@ func (r *Recorder) stageValue(dv uint32, e ecs.Entity, b ecs.Bundle) {
 }
 
 // putBundle stages what stageValue could not take — a bundle of several values, or none, or
-// of one value over 24 bytes; a full or held stream; a sink without a stream — into the
-// sink's fast slice, or through put.
+// of one value over 24 bytes; a full or held stream; a sink without a stream — straight into
+// the stream (a bundle of other than one value, when the stream has room for a whole Bundle),
+// into the sink's fast slice, or through put.
 //
 //go:noinline
 func (r *Recorder) putBundle(v Verb, e ecs.Entity, b *ecs.Bundle) {
