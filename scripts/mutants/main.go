@@ -204,8 +204,9 @@ var mutants = []mutant{
 	// Component.Value's one-word header puts the id in the second id's byte (little-endian
 	// machines): the value's id reads as component 0.
 	{id: "ecs-value-head-id-byte", file: "ecs/byteorder_le.go", old: "uint64(id)<<16", new: "uint64(id)<<24"},
-	// Bundle.With keeps the offsets of the appended values relative to their own bundle.
-	{id: "ecs-with-offsets-unshifted", file: "ecs/component.go", old: "off := o.offs[i] + base", new: "off := o.offs[i]"},
+	// Bundle.With keeps the offset of an appended value relative to its own bundle (on the
+	// path of a one-value bundle, With(c.Value(v)), the one the suite's bundles take).
+	{id: "ecs-with-offsets-unshifted", file: "ecs/component.go", old: "off := o.offs[0] + base", new: "off := o.offs[0]"},
 	{id: "ecs-tombstones-never-compacted", file: "ecs/destroy.go", old: "\tw.holes++\n", new: "\tw.holes--\n"},
 	{id: "shrink-window-longer", file: "deferral/shrink.go", old: "\tif m.n++; m.n < ShrinkWindow {", new: "\tif m.n++; m.n <= ShrinkWindow {"},
 	{id: "cmdbuffer-plan-cut-every-commit", file: "strategies/cmdbuffer/buffer.go", old: "\tif c := b.pwm.Use(len(b.plan), cap(b.plan)); c > 0 {", new: "\tif c := b.pwm.Use(len(b.plan), cap(b.plan)); c <= 0 {"},
