@@ -4,12 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -274,90 +272,6 @@ func suiteSeed() uint64 {
 	}
 	return uint64(time.Now().UnixNano())
 }
-
-// checkT is the testing.TB a check runs with: it forwards to the subtest's TB until the
-// watchdog expires it, then drops everything, so a hung check that wakes up later cannot
-// report into a finished test. FailNow ends the check's goroutine.
-type checkT struct {
-	testing.TB
-	mu      sync.Mutex
-	expired bool
-}
-
-func (c *checkT) live() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return !c.expired
-}
-
-func (c *checkT) expire() {
-	c.mu.Lock()
-	c.expired = true
-	c.mu.Unlock()
-}
-
-func (c *checkT) Errorf(format string, args ...any) {
-	c.TB.Helper()
-	if c.live() {
-		c.TB.Errorf(format, args...)
-	}
-}
-
-func (c *checkT) Error(args ...any) {
-	c.TB.Helper()
-	if c.live() {
-		c.TB.Error(args...)
-	}
-}
-
-func (c *checkT) Fail() {
-	if c.live() {
-		c.TB.Fail()
-	}
-}
-
-func (c *checkT) FailNow() {
-	c.Fail()
-	runtime.Goexit()
-}
-
-func (c *checkT) Fatalf(format string, args ...any) {
-	c.TB.Helper()
-	c.Errorf(format, args...)
-	runtime.Goexit()
-}
-
-func (c *checkT) Fatal(args ...any) {
-	c.TB.Helper()
-	c.Error(args...)
-	runtime.Goexit()
-}
-
-func (c *checkT) Logf(format string, args ...any) {
-	c.TB.Helper()
-	if c.live() {
-		c.TB.Logf(format, args...)
-	}
-}
-
-func (c *checkT) Log(args ...any) {
-	c.TB.Helper()
-	if c.live() {
-		c.TB.Log(args...)
-	}
-}
-
-func (c *checkT) Skipf(format string, args ...any) {
-	c.TB.Helper()
-	c.Fatalf("skip is not allowed in the conformance suite (nothing is silently skipped): "+format, args...)
-}
-
-func (c *checkT) Skip(args ...any) {
-	c.TB.Helper()
-	c.Fatalf("skip is not allowed in the conformance suite: %s", fmt.Sprint(args...))
-}
-
-func (c *checkT) SkipNow() { c.Skip() }
 
 // fixture is one subtest's state: the check's TB, a fresh World and strategy, and every
 // strategy the check made (closed at the end).
