@@ -341,8 +341,8 @@ func TestFindingsContentionEfficiencyWithinThroughput(t *testing.T) {
 
 // TestPickSummary: the line above "Which to pick" is computed from the rows: the strategies
 // that meet every requirement, or the ones that meet the most and what they miss; an
-// undecided requirement counts for and against no strategy, and with fewer than half of them
-// decided the line names no pick.
+// undecided requirement counts neither for nor against any strategy, and with half of them or
+// fewer decided the line names no pick.
 func TestPickSummary(t *testing.T) {
 	dec := func(names ...string) pickLine {
 		return pickLine{need: "need " + strings.Join(names, "+"), names: names}
@@ -358,13 +358,15 @@ func TestPickSummary(t *testing.T) {
 		{[]pickLine{dec("cmdbuffer"), dec("versioned"), dec("versioned", "hybrid")}, "No strategy meets every requirement measured here: versioned meets 2 of the 3 verdicts (not: need cmdbuffer)."},
 		{[]pickLine{dec("a"), dec("b"), dec("a", "b")}, "No strategy meets every requirement measured here: a, b meet 2 of the 3 verdicts."},
 		{[]pickLine{dec(), dec()}, "No strategy is shown to meet any of the 2 verdicts measured here."},
-		{[]pickLine{dec("hybrid"), und, dec("hybrid", "cmdbuffer")}, "**hybrid meets every requirement decided here** (2 verdicts; costs not counted). 1 more verdict undecided, for no strategy and against none: 1 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)."},
+		{[]pickLine{dec("hybrid"), und, dec("hybrid", "cmdbuffer")}, "**hybrid meets every requirement decided here** (2 verdicts; costs not counted). 1 more verdict undecided, counted neither for nor against any strategy: 1 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)."},
 		{[]pickLine{und, und}, "No verdict is decided in this run: all 2 undecided, 2 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)."},
-		{[]pickLine{dec("a"), few, und, few}, "No pick yet: only 1 of the 4 verdicts is decided in this run (a meets it). 3 more verdicts undecided, for no strategy and against none: 1 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count); 2 with too few repetitions for the U test to judge (raise -count to 6 or more)."},
-		// Fewer than half decided: no pick, whatever the decided ones say; half: a pick.
-		{[]pickLine{dec("a", "b"), dec("b", "a"), und, und, few}, "No pick yet: only 2 of the 5 verdicts are decided in this run (a, b meet all 2). 3 more verdicts undecided, for no strategy and against none: 2 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count); 1 with too few repetitions for the U test to judge (raise -count to 6 or more)."},
-		{[]pickLine{dec("a"), dec("b"), dec("a"), und, und, und, und}, "No pick yet: only 3 of the 7 verdicts are decided in this run (a meets 2 of them). 4 more verdicts undecided, for no strategy and against none: 4 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)."},
-		{[]pickLine{dec("a"), dec("a", "b"), und, und}, "**a meets every requirement decided here** (2 verdicts; costs not counted). 2 more verdicts undecided, for no strategy and against none: 2 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)."},
+		{[]pickLine{dec("a"), few, und, few}, "No pick yet: only 1 of the 4 verdicts is decided in this run (a meets it). 3 more verdicts undecided, counted neither for nor against any strategy: 1 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count); 2 with too few repetitions for the U test to judge (raise -count to 6 or more)."},
+		// Half decided or fewer: no pick, whatever the decided ones say; more than half: a pick.
+		{[]pickLine{dec("a", "b"), dec("b", "a"), und, und, few}, "No pick yet: only 2 of the 5 verdicts are decided in this run (a, b meet all 2). 3 more verdicts undecided, counted neither for nor against any strategy: 2 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count); 1 with too few repetitions for the U test to judge (raise -count to 6 or more)."},
+		{[]pickLine{dec("a"), dec("b"), dec("a"), und, und, und, und}, "No pick yet: only 3 of the 7 verdicts are decided in this run (a meets 2 of them). 4 more verdicts undecided, counted neither for nor against any strategy: 4 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)."},
+		{[]pickLine{dec("a"), dec("a", "b"), und, und}, "No pick yet: only 2 of the 4 verdicts are decided in this run (a meets all 2). 2 more verdicts undecided, counted neither for nor against any strategy: 2 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)."},
+		{[]pickLine{dec("a"), und}, "No pick yet: only 1 of the 2 verdicts is decided in this run (a meets it). 1 more verdict undecided, counted neither for nor against any strategy: 1 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)."},
+		{[]pickLine{dec("a"), dec("a", "b"), dec("a"), und, und}, "**a meets every requirement decided here** (3 verdicts; costs not counted). 2 more verdicts undecided, counted neither for nor against any strategy: 2 where noise joined most strategies in the best group (repeat on a quiet machine, or raise -count)."},
 	} {
 		if got := pickSummary(c.rows); got != c.want {
 			t.Errorf("pickSummary(%v) = %q, want %q", c.rows, got, c.want)

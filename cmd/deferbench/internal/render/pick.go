@@ -75,8 +75,9 @@ func rankedCount(k analysis.Ranking) int {
 
 // pickSummary is the line above "Which to pick"'s table, computed from rows (the
 // requirements, costs left out): the strategies that meet every requirement decided, or else
-// the ones that meet the most and which they miss. An undecided requirement counts for no
-// strategy and against none: the line says how many there are. "" without requirements.
+// the ones that meet the most and which they miss. An undecided requirement counts neither
+// for nor against any strategy: the line says how many there are and why. With half of the
+// requirements or fewer decided, it names no pick. "" without requirements.
 func pickSummary(rows []pickLine) string {
 	if len(rows) == 0 {
 		return ""
@@ -101,7 +102,7 @@ func pickSummary(rows []pickLine) string {
 	}
 	tail := ""
 	if undecided > 0 {
-		tail = fmt.Sprintf(" %s undecided, for no strategy and against none: %s.", results.Plural(undecided, "more verdict"), undecidedCauses(because))
+		tail = fmt.Sprintf(" %s undecided, counted neither for nor against any strategy: %s.", results.Plural(undecided, "more verdict"), undecidedCauses(because))
 	}
 	if decided == 0 {
 		return fmt.Sprintf("No verdict is decided in this run: all %d undecided, %s.", undecided, undecidedCauses(because))
@@ -154,9 +155,9 @@ func pickSummary(rows []pickLine) string {
 	return line + "." + tail
 }
 
-// tooFewDecided reports whether decided of n requirements are too few to name a pick: fewer
-// than half. More noise leaves more requirements undecided, so it can only take a pick away.
-func tooFewDecided(decided, n int) bool { return 2*decided < n }
+// tooFewDecided reports whether decided of n requirements are too few to name a pick: half
+// of them or fewer (a pick speaks for a majority of the verdicts). More noise leaves more requirements undecided, so it can only take a pick away.
+func tooFewDecided(decided, n int) bool { return 2*decided <= n }
 
 // undecidedCauses says why requirements were undecided and what would decide them, from the
 // count of each cause.
