@@ -263,16 +263,21 @@ func TestChartWidthFitsLabels(t *testing.T) {
 	}
 }
 
-// TestStrategyColoursDistinct: the strategies of the table get colours at least 25 apart in
-// CIELAB (ΔE 1976, D65), so that no two series of one plot look alike: hybrid's orange and
-// ecs's dark yellow were 22 apart; the closest pair now is blue and sky blue (26), which
-// differ in lightness.
+// TestStrategyColoursDistinct: the rows of the strategy table get colours far apart in
+// CIELAB (ΔE 1976, D65), so that no two series of one plot look alike: the strategies and the
+// baseline at least 40 apart (cmdbuffer's blue and versioned's sky blue were 26 apart, hybrid's
+// orange and lazyguarded's vermillion 33, and new users took each pair for one colour), and
+// every row at least 30 from every other.
 func TestStrategyColoursDistinct(t *testing.T) {
 	style := styleOf(nil)
 	for i, a := range suite.Strategies {
 		for _, b := range suite.Strategies[:i] {
-			if d := deltaE(style(a.Name).Color, style(b.Name).Color); d < 25 {
-				t.Errorf("%s and %s are drawn in colours %.1f apart (ΔE 1976), want at least 25", a.Name, b.Name, d)
+			want := 40.0
+			if suite.IsControl(a.Name) || suite.IsControl(b.Name) {
+				want = 30
+			}
+			if d := deltaE(style(a.Name).Color, style(b.Name).Color); d < want {
+				t.Errorf("%s and %s are drawn in colours %.1f apart (ΔE 1976), want at least %v", a.Name, b.Name, d, want)
 			}
 		}
 	}

@@ -483,24 +483,27 @@ func wrapTitle(title string, w vg.Length, width func(string) vg.Length) string {
 }
 
 // strategyColors and strategyGlyphs are taken in turn by the rows of the strategy table
-// (baseline, the first row, is grey): the Okabe-Ito hues, which stay distinguishable with
-// colour-blindness, and as many distinct markers. A strategy added to the table gets the
-// next pair; names not in the table (a bench.txt of another version) follow in first-seen
-// order.
+// (baseline, the first row, is grey), with as many distinct markers. The six strategies get
+// the six hues of the Okabe-Ito palette and its darker companions that lie farthest apart in
+// CIELAB with grey (at least 40 apart, ΔE 1976; blue and sky blue, orange and vermillion,
+// both once used, were 26 and 33 apart and read as one colour in a small legend), the
+// references after them (noop, ecs, ark: at least 30 apart from everything). A strategy added
+// to the table gets the next pair; names not in the table (a bench.txt of another version)
+// follow in first-seen order.
 var (
 	strategyColors = []color.Color{
 		color.RGBA{0x99, 0x99, 0x99, 0xff}, // grey (baseline)
-		color.RGBA{0x00, 0x72, 0xB2, 0xff}, // blue
-		color.RGBA{0xD5, 0x5E, 0x00, 0xff}, // vermillion
-		color.RGBA{0xCC, 0x79, 0xA7, 0xff}, // reddish purple
-		color.RGBA{0x00, 0x9E, 0x73, 0xff}, // bluish green
+		color.RGBA{0x00, 0x72, 0xB2, 0xff}, // blue (cmdbuffer)
+		color.RGBA{0xD5, 0x5E, 0x00, 0xff}, // vermillion (lazyguarded)
+		color.RGBA{0x5E, 0x3C, 0x99, 0xff}, // dark purple (lazyguarded-pass)
+		color.RGBA{0x00, 0x9E, 0x73, 0xff}, // bluish green (handrolled)
+		color.RGBA{0x00, 0x00, 0x00, 0xff}, // black (hybrid)
+		color.RGBA{0xB8, 0xA0, 0x00, 0xff}, // dark yellow (versioned)
+		color.RGBA{0xCC, 0x79, 0xA7, 0xff}, // reddish purple (noop)
+		color.RGBA{0x8C, 0x56, 0x4B, 0xff}, // brown (ecs)
+		color.RGBA{0x00, 0x5F, 0x5F, 0xff}, // dark teal (ark)
 		color.RGBA{0xE6, 0x9F, 0x00, 0xff}, // orange
 		color.RGBA{0x56, 0xB4, 0xE9, 0xff}, // sky blue
-		color.RGBA{0x00, 0x00, 0x00, 0xff}, // black
-		color.RGBA{0x5E, 0x3C, 0x99, 0xff}, // dark purple (dark yellow here looked like the orange beside it)
-		color.RGBA{0x8C, 0x56, 0x4B, 0xff}, // brown
-		color.RGBA{0xB8, 0xA0, 0x00, 0xff}, // dark yellow
-		color.RGBA{0x00, 0x5F, 0x5F, 0xff}, // dark teal
 	}
 	// strategyGlyphs has no triangle: a filled triangle (cutGlyph) marks an interval cut at
 	// the axis, the ▲ the titles count, and means nothing else.
