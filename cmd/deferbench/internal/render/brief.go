@@ -542,10 +542,10 @@ func writeBrief(b *strings.Builder, rd *reportData, reqs []requirement) {
 		case len(top) > 0 && most == len(n.rows):
 			pick = strings.Join(top, ", ")
 			if len(n.rows) > 1 {
-				pick += fmt.Sprintf(" (best in all %d verdicts)", len(n.rows))
+				pick += fmt.Sprintf(" (%s all %d verdicts)", meetVerb(len(top)), len(n.rows))
 			}
 		case len(top) > 0:
-			pick = fmt.Sprintf("%s (best in %d of %d verdicts)", strings.Join(top, ", "), most, len(n.rows))
+			pick = fmt.Sprintf("%s (%s %d of %d verdicts)", strings.Join(top, ", "), meetVerb(len(top)), most, len(n.rows))
 		case sures[i].level < 3:
 			pick = "none shown"
 		}

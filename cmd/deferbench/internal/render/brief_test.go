@@ -61,8 +61,8 @@ func TestFirstScreenSaysHowSure(t *testing.T) {
 	idle := briefOf(t, storageRun("cmdbuffer", "cmdbuffer"), ReportMeta{Cores: 2})
 	loaded := briefOf(t, storageRun("cmdbuffer", "cmdbuffer"), ReportMeta{Cores: 2, OtherWork: &OtherWork{CPUs: 2, Seconds: 60, Other: 0.74}})
 	for name, c := range map[string]struct{ rep, sure, kind string }{
-		"idle":   {idle, "- **How sure**: firm (", "| StageApply: lowest stage plus commit cost | cmdbuffer (best in all 2 verdicts) | firm |"},
-		"loaded": {loaded, "- **How sure**: tentative: Loaded (", "| StageApply: lowest stage plus commit cost | cmdbuffer (best in all 2 verdicts) | tentative: Loaded |"},
+		"idle":   {idle, "- **How sure**: firm (", "| StageApply: lowest stage plus commit cost | cmdbuffer (meets all 2 verdicts) | firm |"},
+		"loaded": {loaded, "- **How sure**: tentative: Loaded (", "| StageApply: lowest stage plus commit cost | cmdbuffer (meets all 2 verdicts) | tentative: Loaded |"},
 	} {
 		first := strings.Join(strings.Split(c.rep, "\n")[:20], "\n")
 		for _, w := range []string{"- **Pick**: **cmdbuffer meets every requirement measured here**", c.sure, c.kind, "- **Surer**: `deferbench run -scenarios StageApply -count 20`"} {

@@ -219,8 +219,13 @@ func methodLink(meta ReportMeta) string {
 // ratioLine is this run's use of paired and unpaired ratios, in one sentence.
 func ratioLine(ks []analysis.Ranking) string {
 	np, nu, pw, uw := analysis.RatioMethods(ks)
-	return fmt.Sprintf("This run: %d ratios paired, %d unpaired; median CI half-width %s paired against %s unpaired over the same ratios.",
-		np, nu, pctOrNone(pw), pctOrNone(uw))
+	head := fmt.Sprintf("This run: %d ratios paired, %d unpaired", np, nu)
+	if math.IsNaN(pw) || math.IsNaN(uw) {
+		// No ratio has both intervals (fewer than 6 repetitions leave ratios without one):
+		// there are no widths to set side by side.
+		return head + "; no ratio has both a paired and an unpaired 95% CI to compare their widths (that takes 6 repetitions or more)."
+	}
+	return fmt.Sprintf("%s; median CI half-width ±%.1f%% paired against ±%.1f%% unpaired over the same ratios.", head, 100*pw, 100*uw)
 }
 
 // writeFindingsDetails writes details.md's Findings: per headline metric the ranking with
@@ -266,13 +271,6 @@ func writeFindingsBrief(b *strings.Builder, rd *reportData) {
 	fmt.Fprintln(b)
 }
 
-func pctOrNone(f float64) string {
-	if math.IsNaN(f) {
-		return "none (too few repetitions)"
-	}
-	return fmt.Sprintf("±%.1f%%", 100*f)
-}
-
 // groupText is "**a ≈ b**, then c, then d ≈ e": groups best first (Groups); "?" joins
 // strategies the U test could not judge (too few repetitions).
 func groupText(k analysis.Ranking) string { return groupTextOrder(k, false) }
@@ -282,6 +280,10 @@ func groupTextByName(k analysis.Ranking) string { return groupTextOrder(k, true)
 
 func groupTextOrder(k analysis.Ranking, byName bool) string {
 	g := k.Split()
+	// The first group is bold as the best only where a test separated it from the next: a
+	// "?" after it (too few repetitions) leaves its order to the medians alone, which a
+	// reader must not take for a pick.
+	bold := len(g.Groups) < 2 || !g.Untested[0]
 	var b strings.Builder
 	for gi, grp := range g.Groups {
 		if byName {
@@ -307,7 +309,7 @@ func groupTextOrder(k analysis.Ranking, byName bool) string {
 				b.WriteString(", then ")
 			}
 		}
-		if gi == 0 {
+		if gi == 0 && bold {
 			b.WriteString("**")
 		}
 		for n, i := range grp {
@@ -319,7 +321,7 @@ func groupTextOrder(k analysis.Ranking, byName bool) string {
 			}
 			b.WriteString(k.Ranked[i].Strategy)
 		}
-		if gi == 0 {
+		if gi == 0 && bold {
 			b.WriteString("**")
 		}
 	}

@@ -414,6 +414,13 @@ func TestFindingsTooFewRepetitions(t *testing.T) {
 			t.Errorf("3-repetition report lacks %q:\n%s", w, out)
 		}
 	}
+	// No ranking line sets its first strategy in bold: the order before a "?" is the
+	// medians' alone, and bold reads as the pick.
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, " ? ") && strings.Contains(l, "**") && strings.Contains(l, "ns/op") {
+			t.Errorf("an untested ranking is bold: %q", l)
+		}
+	}
 }
 
 // TestFindingsUndecidedHigherIsBetter: an undecided row of a higher-is-better metric
@@ -491,5 +498,14 @@ func TestFindingsRatiosFollowTheRanking(t *testing.T) {
 			prev = append(prev, v)
 		}
 		check()
+	}
+}
+
+// TestRatioLineWithoutIntervals: a run too short for any ratio's CI (a -quick run) says so in
+// words instead of comparing "none" with "none".
+func TestRatioLineWithoutIntervals(t *testing.T) {
+	got := ratioLine(nil)
+	if strings.Contains(got, "none") || !strings.Contains(got, "no ratio has both a paired and an unpaired 95% CI") {
+		t.Errorf("ratioLine without intervals = %q", got)
 	}
 }

@@ -118,7 +118,7 @@ func pickSummary(rows []pickLine) string {
 		}
 	}
 	sort.Strings(top)
-	verb := map[bool]string{true: "meet", false: "meets"}[len(top) > 1]
+	verb := meetVerb(len(top))
 	scope := "measured"
 	if undecided > 0 {
 		scope = "decided"
@@ -170,4 +170,13 @@ func undecidedCauses(because map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%d with too few repetitions for the U test to judge (raise -count to 6 or more)", n))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// meetVerb is "meets" for one strategy, "meet" for several: the verb of a requirement met,
+// whether by a lowest cost (a best group) or within a bound.
+func meetVerb(strategies int) string {
+	if strategies > 1 {
+		return "meet"
+	}
+	return "meets"
 }
