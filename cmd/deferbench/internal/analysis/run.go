@@ -137,6 +137,40 @@ func (d *Run) Ceiling(cores int) (worst float64, at int) {
 	return worst, at
 }
 
+// EfficiencyMax is the highest median efficiency of any strategy (the noop control too) in any
+// Contention row at GOMAXPROCS ≤ cores (cores 0: every row), with where it was read: its
+// strategy, producers and GOMAXPROCS; 0 when Contention did not run there. Oversubscribed rows
+// are left out: there the spinning producers share the cores with producer 0's reference
+// rounds, which lifts efficiency above 1 by design. Efficiency is throughput(P) / (min(P, GOMAXPROCS) × throughput(1)),
+// at most about 1 when both sides are measured alike: well above 1, the single-producer
+// reference rounds ran slower than the P-producer rounds beside them (the machine took the
+// CPU away from them, or there were too few rounds for the median to drop those), and the
+// run's efficiency figures are not to be trusted.
+func (d *Run) EfficiencyMax(cores int) (best float64, strategy string, producers, procs int) {
+	for _, id := range d.rows["Contention"] {
+		if cores > 0 && id.Procs > cores {
+			continue
+		}
+		p, _ := strconv.Atoi(paramValue(d.params[id], "producers"))
+		for _, st := range d.strategies[id] {
+			v := values(d.samples[sampleKey{id, st, "efficiency"}])
+			if len(v) == 0 {
+				continue
+			}
+			sort.Float64s(v)
+			if m := median(v); m > best {
+				best, strategy, producers, procs = m, st, p, id.Procs
+			}
+		}
+	}
+	return best, strategy, producers, procs
+}
+
+// EfficiencyMaxOK is the highest median efficiency a run's Contention figures may show
+// before the report flags them: cache effects can lift a row a little above 1, not by a
+// quarter.
+const EfficiencyMaxOK = 1.25
+
 func median(sorted []float64) float64 {
 	n := len(sorted)
 	if n%2 == 1 {

@@ -126,6 +126,13 @@ func trustFlags(d *analysis.Run, meta ReportMeta, ks []analysis.Ranking, cores i
 	if f := ceilingFlag(d, cores); f != "" {
 		flags = append(flags, f)
 	}
+	if best, st, p, procs := d.EfficiencyMax(cores); best > analysis.EfficiencyMaxOK {
+		flags = append(flags, fmt.Sprintf("**Efficiency above 1**: %s at producers = %d, GOMAXPROCS = %d reads efficiency %s, "+
+			"above the ideal 1 (throughput(P) / (min(P, GOMAXPROCS) × throughput(1))): the single-producer reference rounds "+
+			"beside its rounds ran slower than the rounds they are the reference of (the machine took the CPU from them, "+
+			"or too few rounds), so this run's efficiency figures are not to be trusted; compare cmds/s, or repeat on a quiet machine without -quick.",
+			st, p, procs, results.Sig3(best, false)))
+	}
 	if noCI := analysis.CountNoCI(ks); noCI > 0 {
 		flags = append(flags, fmt.Sprintf("**Too few repetitions**: %d headline medians have no confidence interval (6 repetitions needed); "+
 			"rankings from this run are not tested for significance. Raise -count.", noCI))

@@ -250,6 +250,29 @@ func TestFindingsContentionCeilingFlag(t *testing.T) {
 	}
 }
 
+// TestFindingsEfficiencyAboveOneFlag: an efficiency far above the ideal 1 (a -quick run on a
+// loaded machine read handrolled at 10.3: its single-producer reference rounds were slowed)
+// is flagged, naming where; 1.1 is not.
+func TestFindingsEfficiencyAboveOneFlag(t *testing.T) {
+	rep := reportOf(t, contentionText(map[string][2]float64{"cmdbuffer": {21e6, 0.9}, "handrolled": {15e6, 10.3}, suite.NoopName: {1e9, 0.98}}))
+	head := rep[:strings.Index(rep, "## ")]
+	if !strings.Contains(head, "**Efficiency above 1**: handrolled at producers = 2, GOMAXPROCS = 2 reads efficiency 10.3") ||
+		!strings.Contains(head, "Efficiency above 1 (the trust flags below)") {
+		t.Errorf("handrolled at efficiency 10.3: no flag, or not in How sure:\n%s", head)
+	}
+	rep = reportOf(t, contentionText(map[string][2]float64{"cmdbuffer": {21e6, 1.1}, suite.NoopName: {1e9, 0.98}}))
+	if strings.Contains(rep, "Efficiency above 1") {
+		t.Errorf("cmdbuffer at efficiency 1.1 flagged:\n%s", rep[:strings.Index(rep, "## ")])
+	}
+	// Oversubscribed (GOMAXPROCS 4 > NumCPU 2): the spinning producers share the cores with
+	// the reference rounds, so efficiency above 1 is expected there.
+	over := strings.NewReplacer("producers=2-2", "producers=2-4", "producers=1-2", "producers=1-4").Replace(
+		contentionText(map[string][2]float64{"cmdbuffer": {21e6, 0.9}, "handrolled": {15e6, 3}, suite.NoopName: {1e9, 0.98}}))
+	if rep := reportOf(t, over); strings.Contains(rep, "Efficiency above 1") {
+		t.Errorf("efficiency 3 at GOMAXPROCS 4 > NumCPU 2 flagged")
+	}
+}
+
 // TestSpikeRetainedXRanked: "bounded memory after a spike" is answered by retained-x: the
 // strategies under 2 meet it, one that keeps its spike buffers (800×) does not.
 func TestSpikeRetainedXRanked(t *testing.T) {
