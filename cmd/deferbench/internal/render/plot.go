@@ -188,7 +188,7 @@ func PlotWith(rs []*benchfmt.Result, dir string, opt PlotOptions) ([]string, err
 				var bars []barPoint
 				for _, u := range ch.Units {
 					for _, pt := range byUnit[u] {
-						if pt.n.Scenario == sc {
+						if pt.n.Scenario == sc && ch.Draws(pt.n) {
 							sub := ""
 							if len(ch.Units) > 1 {
 								sub, _, _ = strings.Cut(u, "-")

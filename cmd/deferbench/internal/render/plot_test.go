@@ -105,6 +105,64 @@ func TestPlotNamesAndReportLinks(t *testing.T) {
 	}
 }
 
+// TestPlotPeerTwoCharts: Peer's immediate calls and its W1–W3 go on two charts, each drawn
+// at a width a screen shows (on one chart their 14 groups of 8 series drew 2,200 px wide
+// with markers too small to tell apart), and each holds only its own ops.
+func TestPlotPeerTwoCharts(t *testing.T) {
+	racetest.SkipSingleGoroutine(t, "it draws plots, on one goroutine")
+	var rs []*benchfmt.Result
+	add := func(name string, v float64) {
+		rs = append(rs, &benchfmt.Result{Name: benchfmt.Name(name), Iters: 1, Values: []benchfmt.Value{{Value: v, Unit: "ns/op"}}})
+	}
+	for rep := range 6 {
+		j := 1 + float64(rep)/100
+		for _, store := range []string{"", "/storage=archetypes"} {
+			for _, op := range []string{"create-destroy", "add-remove", "query/entities=10000"} {
+				add("Peer/strategy=ecs/op="+op+store+"-2", 30*j)
+				if store != "" {
+					add("Peer/strategy=ark/op="+op+store+"-2", 50*j)
+				}
+			}
+			for i, st := range []string{"cmdbuffer", "lazyguarded", "lazyguarded-pass", "handrolled", "hybrid", "versioned"} {
+				for _, op := range []string{"w1-set", "w2-add-remove", "w3-create-destroy"} {
+					add("Peer/strategy="+st+"/op="+op+store+"-2", float64(10+i)*j)
+				}
+			}
+			if store != "" {
+				for _, op := range []string{"w1-set", "w2-add-remove", "w3-create-destroy"} {
+					add("Peer/strategy=ark/op="+op+store+"-2", 9*j)
+				}
+				for _, op := range []string{"w2-add-remove", "w3-create-destroy"} {
+					add("Peer/strategy=ark/op="+op+"/apply=batch"+store+"-2", 3*j)
+				}
+			}
+		}
+	}
+	dir := t.TempDir()
+	if _, err := Plot(rs, dir); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct{ has, lacks string }{
+		"Peer":          {"op=create-destroy", "op=w1-set"},
+		"Peer-deferred": {"op=w1-set", "op=create-destroy"},
+	} {
+		svg, err := os.ReadFile(filepath.Join(dir, name+".svg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(svg), c.has) || strings.Contains(string(svg), c.lacks) {
+			t.Errorf("%s.svg: want %q and not %q", name, c.has, c.lacks)
+		}
+		png, err := os.ReadFile(filepath.Join(dir, name+".png"))
+		if err != nil || len(png) < 24 {
+			t.Fatalf("%s.png: %v", name, err)
+		}
+		if w := int(png[16])<<24 | int(png[17])<<16 | int(png[18])<<8 | int(png[19]); w > 1600 {
+			t.Errorf("%s.png is %d px wide, want at most 1600", name, w)
+		}
+	}
+}
+
 // TestPlotSkipsSingleScaling: with one entity count there is no scaling line to draw.
 func TestPlotSkipsSingleScaling(t *testing.T) {
 	racetest.SkipSingleGoroutine(t, "it draws plots, on one goroutine")

@@ -154,8 +154,11 @@ func barChart(pts []barPoint, unit string, strategies []string, style func(strin
 	if hi == 0 {
 		hi = 1
 	}
-	// Each category is one unit wide; the bars of a group fill about 75% of it.
-	slot := 20*vg.Centimeter - 8*vg.Centimeter // less the y axis and the legend
+	// Each category is one unit wide; the bars of a group fill about 75% of it, of the width
+	// the chart is drawn at (chartWidth: wider for many categories, so that their markers
+	// keep their size), less the y axis and the legend.
+	p.NominalX(variants...)
+	slot := chartWidth(p) - 8*vg.Centimeter
 	w := slot / vg.Length(len(variants)) * 0.75 / vg.Length(max(len(drawn), 1))
 	w = min(w, vg.Points(40))
 	base := make(plotter.Values, len(variants))
@@ -164,7 +167,7 @@ func barChart(pts []barPoint, unit string, strategies []string, style func(strin
 	}
 	for i, st := range drawn {
 		vs := make(plotter.Values, len(variants))
-		var marks, cuts plotter.XYs
+		var marks, spans, cuts plotter.XYs
 		var errs plotter.YErrors
 		for j, v := range variants {
 			x, ok := val[[2]string{st, v}]
@@ -182,7 +185,12 @@ func barChart(pts []barPoint, unit string, strategies []string, style func(strin
 					clipped++
 				}
 				marks = append(marks, plotter.XY{X: float64(j), Y: x.Median})
-				errs = append(errs, struct{ Low, High float64 }{x.Median - math.Max(x.Lo, floor), top - x.Median})
+				if low, high := x.Median-math.Max(x.Lo, floor), top-x.Median; low > 0 || high > 0 {
+					// A median without an interval (fewer than 6 repetitions) gets no
+					// bar: its caps would draw a dash across the marker.
+					spans = append(spans, plotter.XY{X: float64(j), Y: x.Median})
+					errs = append(errs, struct{ Low, High float64 }{low, high})
+				}
 			}
 		}
 		bars, err := plotter.NewBarChart(vs, w)
@@ -204,22 +212,25 @@ func barChart(pts []barPoint, unit string, strategies []string, style func(strin
 		}
 		switch {
 		case len(marks) > 0 && logY: // dots and intervals, coloured, no bar
-			eb := &plotter.YErrorBars{XYs: marks, YErrors: errs, LineStyle: draw.LineStyle{Color: sty.Color, Width: vg.Points(1.5)}, CapWidth: min(vg.Points(5), w*0.6)}
+			if len(spans) > 0 {
+				p.Add(shifted{&plotter.YErrorBars{XYs: spans, YErrors: errs, LineStyle: draw.LineStyle{Color: sty.Color, Width: vg.Points(1.5)}, CapWidth: min(vg.Points(5), w*0.6)}, off})
+			}
 			sc, _ := plotter.NewScatter(marks)
 			sc.GlyphStyle = draw.GlyphStyle{Color: sty.Color, Radius: min(vg.Points(4), w/2), Shape: sty.Glyph}
-			p.Add(shifted{eb, off}, shifted{sc, off})
+			p.Add(shifted{sc, off})
 			p.Legend.Add(st, sc)
 		case len(marks) > 0:
+			if len(spans) > 0 {
+				p.Add(shifted{&plotter.YErrorBars{XYs: spans, YErrors: errs, LineStyle: draw.LineStyle{Color: color.Black, Width: vg.Points(0.8)}, CapWidth: min(vg.Points(5), w*0.6)}, off})
+			}
 			sc, _ := plotter.NewScatter(marks)
 			sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: min(vg.Points(3), w/3), Shape: sty.Glyph}
-			eb := &plotter.YErrorBars{XYs: marks, YErrors: errs, LineStyle: draw.LineStyle{Color: color.Black, Width: vg.Points(0.8)}, CapWidth: min(vg.Points(5), w*0.6)}
-			p.Add(shifted{eb, off}, shifted{sc, off})
+			p.Add(shifted{sc, off})
 			p.Legend.Add(st, bars, legendGlyph{sty.Glyph})
 		default:
 			p.Legend.Add(st, bars)
 		}
 	}
-	p.NominalX(variants...)
 	p.X.Min, p.X.Max = -0.5, float64(len(variants))-0.5
 	if logY {
 		p.Y.Min, p.Y.Max = floor, niceAbove(hi*1.3)
@@ -323,7 +334,7 @@ func linePlot(pts []point, sc, key string, procs int, unit string, strategies []
 		}
 		xf := func(pt point) float64 { x, _ := strconv.ParseFloat(pt.n.Param(key), 64); return x }
 		sort.Slice(ps, func(a, b int) bool { return xf(ps[a]) < xf(ps[b]) })
-		var xy, cuts plotter.XYs
+		var xy, spans, cuts plotter.XYs
 		var errs plotter.YErrors
 		for _, pt := range ps {
 			if logY && pt.s.Median <= 0 {
@@ -336,7 +347,10 @@ func linePlot(pts []point, sc, key string, procs int, unit string, strategies []
 				clipped++
 			}
 			xy = append(xy, plotter.XY{X: xf(pt), Y: pt.s.Median})
-			errs = append(errs, struct{ Low, High float64 }{pt.s.Median - math.Max(pt.s.Lo, floor), top - pt.s.Median})
+			if low, high := pt.s.Median-math.Max(pt.s.Lo, floor), top-pt.s.Median; low > 0 || high > 0 {
+				spans = append(spans, plotter.XY{X: xf(pt), Y: pt.s.Median}) // no bar without an interval
+				errs = append(errs, struct{ Low, High float64 }{low, high})
+			}
 		}
 		if len(cuts) > 0 {
 			tri, _ := plotter.NewScatter(cuts)
@@ -355,8 +369,11 @@ func linePlot(pts []point, sc, key string, procs int, unit string, strategies []
 		l.Width = vg.Points(1.5)
 		s.Shape = sty.Glyph
 		s.Radius = vg.Points(3)
-		eb := &plotter.YErrorBars{XYs: xy, YErrors: errs, LineStyle: draw.LineStyle{Color: sty.Color, Width: vg.Points(1)}, CapWidth: vg.Points(6)}
-		p.Add(l, eb, s)
+		p.Add(l)
+		if len(spans) > 0 {
+			p.Add(&plotter.YErrorBars{XYs: spans, YErrors: errs, LineStyle: draw.LineStyle{Color: sty.Color, Width: vg.Points(1)}, CapWidth: vg.Points(6)})
+		}
+		p.Add(s)
 		p.Legend.Add(st, l, s)
 	}
 	if logY {
@@ -505,15 +522,47 @@ var (
 		color.RGBA{0xE6, 0x9F, 0x00, 0xff}, // orange
 		color.RGBA{0x56, 0xB4, 0xE9, 0xff}, // sky blue
 	}
-	// strategyGlyphs has no triangle: a filled triangle (cutGlyph) marks an interval cut at
-	// the axis, the ▲ the titles count, and means nothing else.
+	// strategyGlyphs has no upward triangle: a filled ▲ (cutGlyph) marks an interval cut at
+	// the axis, the ▲ the titles count, and means nothing else. Ten glyphs for the ten rows of
+	// the table: ecs and ark no longer share the baseline's circle and cmdbuffer's square.
 	strategyGlyphs = []draw.GlyphDrawer{
 		draw.CircleGlyph{}, draw.SquareGlyph{}, diamondGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{},
-		diamondGlyph{filled: true}, draw.CrossGlyph{}, draw.PlusGlyph{},
+		diamondGlyph{filled: true}, draw.CrossGlyph{}, draw.PlusGlyph{}, downTriangleGlyph{}, starGlyph{},
 	}
 	// cutGlyph marks an interval cut at the top of the axis: ▲.
 	cutGlyph draw.GlyphDrawer = draw.PyramidGlyph{}
 )
+
+// downTriangleGlyph draws a filled triangle standing on its point (▼): unlike the cut mark ▲.
+type downTriangleGlyph struct{}
+
+// DrawGlyph implements draw.GlyphDrawer.
+func (downTriangleGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	r := sty.Radius * 1.2
+	var p vg.Path
+	p.Move(vg.Point{X: pt.X, Y: pt.Y - r})
+	p.Line(vg.Point{X: pt.X + r, Y: pt.Y + r*0.6})
+	p.Line(vg.Point{X: pt.X - r, Y: pt.Y + r*0.6})
+	p.Close()
+	c.SetColor(sty.Color)
+	c.Fill(p)
+}
+
+// starGlyph draws an asterisk of three strokes (✱ without its fill).
+type starGlyph struct{}
+
+// DrawGlyph implements draw.GlyphDrawer.
+func (starGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	r := sty.Radius * 1.2
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(1)})
+	for _, a := range []float64{math.Pi / 2, math.Pi/2 + 2*math.Pi/3, math.Pi/2 + 4*math.Pi/3} {
+		dx, dy := r*vg.Length(math.Cos(a)), r*vg.Length(math.Sin(a))
+		var p vg.Path
+		p.Move(vg.Point{X: pt.X - dx, Y: pt.Y - dy})
+		p.Line(vg.Point{X: pt.X + dx, Y: pt.Y + dy})
+		c.Stroke(p)
+	}
+}
 
 // diamondGlyph draws a square stood on its corner, its outline or filled.
 type diamondGlyph struct{ filled bool }

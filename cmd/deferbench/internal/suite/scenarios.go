@@ -141,6 +141,12 @@ var Peer = Scenario{
 		"op=create-destroy (create with Position+Velocity: ecs.Create2, Ark's Map2.NewEntity; destroyed in batches of 1024; metrics create-ns, destroy-ns), " +
 		"op=add-remove (add Velocity, remove it), op=query (visit an entity of a 2-component query, reading both); " +
 		"op=w1-set, op=w2-add-remove, op=w3-create-destroy (package peerload) run every strategy through its documented API on both storages beside Ark's collect-then-apply and, with apply=batch, Ark's batches, checking the world after",
+	Charts: []Chart{
+		{Title: "the worlds called immediately, median time per op", YLabel: "time per op", Units: []string{"ns/op"},
+			Only: []Param{{Key: "op", Value: "create-destroy"}, {Key: "op", Value: "add-remove"}, {Key: "op", Value: "query"}}},
+		{Name: "Peer-deferred", Title: "W1–W3 deferred through each strategy, beside Ark, median time per op", YLabel: "time per op", Units: []string{"ns/op"},
+			Only: []Param{{Key: "op", Value: "w1-set"}, {Key: "op", Value: "w2-add-remove"}, {Key: "op", Value: "w3-create-destroy"}}},
+	},
 }
 
 // Figure is one headline figure of the fleet table (deferbench fleet): a scenario's headline

@@ -148,4 +148,22 @@ type Chart struct {
 	// CountOf, when set, draws a small count: integer ticks from 0 to the largest value of
 	// this parameter (runs for distinct final states).
 	CountOf string
+	// Only, when set, draws only the variants that have one of these key=value parameters
+	// (Peer's immediate calls on one chart, its W1–W3 on another: on one chart their 14
+	// groups of 8 series drew 2,200 px wide with markers too small to tell apart).
+	Only []Param
+}
+
+// Draws reports whether c draws the variant named n: always without Only, else when n has
+// one of Only's parameters.
+func (c Chart) Draws(n results.Name) bool {
+	if len(c.Only) == 0 {
+		return true
+	}
+	for _, p := range c.Only {
+		if n.Param(p.Key) == p.Value {
+			return true
+		}
+	}
+	return false
 }
