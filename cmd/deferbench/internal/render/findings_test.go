@@ -409,7 +409,8 @@ func TestFindingsTooFewRepetitions(t *testing.T) {
 	out := b.String()
 	for _, w := range []string{"**Too few repetitions**",
 		"| lowest staging cost (typed commands) | none shown | Stage cmd=typed: undecided, the U test gave no verdict",
-		" ? ", "| reproducible order (lockstep, replays) | cmdbuffer, hybrid |"} {
+		" ? ", "| reproducible order (lockstep, replays) | cmdbuffer, hybrid |",
+		"need >= 4 samples to detect a difference at alpha level 0.05; raise -count to 6 or more, which also gives each median a 95% CI"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("3-repetition report lacks %q:\n%s", w, out)
 		}

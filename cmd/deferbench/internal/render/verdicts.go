@@ -141,6 +141,11 @@ func verdictRows(ks []analysis.Ranking, traits map[string]deferral.Capabilities,
 				best = "highest"
 			}
 			note := g.Note[g.Groups[1][0]]
+			if strings.HasPrefix(note, "need >= ") {
+				// benchmath's own words: the U test's least sample count, which the
+				// report's advice (6, for a 95% CI of each median as well) is not.
+				note += "; raise -count to 6 or more, which also gives each median a 95% CI"
+			}
 			v := results.FormatValue(k.Ranked[0].Summary.Median, h.Unit)
 			if h.Unit != "" && !results.UnitIsTime(h.Unit) && !results.UnitIsBytes(h.Unit) {
 				v += " " + h.Unit
