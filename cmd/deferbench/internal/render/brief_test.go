@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -70,5 +71,28 @@ func TestFirstScreenSaysHowSure(t *testing.T) {
 				t.Errorf("%s: the first 20 lines lack %q:\n%s", name, w, first)
 			}
 		}
+	}
+}
+
+// TestBoundNeedsIgnoreTimingFlags: a need met within a bound on every sample (Determinism's one
+// distinct state) stays firm in a loaded run of 3 repetitions: neither the load nor the
+// missing intervals bear on a count of final states. A timed need of the same run does not.
+func TestBoundNeedsIgnoreTimingFlags(t *testing.T) {
+	var b strings.Builder
+	for rep := range 3 {
+		for _, s := range []struct {
+			name     string
+			distinct int
+		}{{"cmdbuffer", 1}, {"lazyguarded", 4}} {
+			fmt.Fprintf(&b, "BenchmarkDeterminism/strategy=%s/runs=6/frames=4-2 1 %d ns/op %d distinct-states\n", s.name, 1000000+rep*1000, s.distinct)
+			fmt.Fprintf(&b, "BenchmarkStageApply/strategy=%s/mix=shuffled8-2 1000 %d ns/op\n", s.name, 60+rep)
+		}
+	}
+	rep := briefOf(t, b.String(), ReportMeta{Cores: 2, OtherWork: &OtherWork{CPUs: 2, Seconds: 60, Other: 0.74}})
+	if row := rowOf(rep, "Determinism"); !strings.HasSuffix(row, "| firm |") {
+		t.Errorf("Determinism row = %q, want firm", row)
+	}
+	if row := rowOf(rep, "StageApply"); !strings.Contains(row, "Loaded") {
+		t.Errorf("StageApply row = %q, want the Loaded flag", row)
 	}
 }

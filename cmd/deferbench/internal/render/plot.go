@@ -169,6 +169,18 @@ func PlotWith(rs []*benchfmt.Result, dir string, opt PlotOptions) ([]string, err
 	if len(opt.Flags) > 0 {
 		flagged = " [" + strings.Join(analysis.ShortFlags(opt.Flags), ", ") + "]"
 	}
+	// untimedFlagged is flagged for a chart of counts, bytes or ratios (distinct-states,
+	// retained-x): without the flags that bear on timing alone (Loaded, Emulated, Throttled).
+	untimedFlagged := ""
+	var kept []string
+	for _, f := range analysis.ShortFlags(opt.Flags) {
+		if f != "Loaded" && f != "Emulated" && f != "Throttled" {
+			kept = append(kept, f)
+		}
+	}
+	if len(kept) > 0 {
+		untimedFlagged = " [" + strings.Join(kept, ", ") + "]"
+	}
 	over := func(g int) string {
 		if opt.Cores > 0 && g > opt.Cores {
 			return fmt.Sprintf(", oversubscribed: above NumCPU=%d", opt.Cores)
@@ -214,10 +226,13 @@ func PlotWith(rs []*benchfmt.Result, dir string, opt PlotOptions) ([]string, err
 				for _, b := range bars {
 					ss = append(ss, b.s)
 				}
-				p.Title.Text = title + logNote(logY) + clipNote(clipped) + noCINote(ss) + flagged
+				p.Title.Text = title + logNote(logY) + clipNote(clipped) + noCINote(ss) + timedFlags(ch.Units, flagged, untimedFlagged)
 				p.Y.Label.Text = ch.YLabel
 				if def.OwnProcs {
 					p.X.Label.Text = "" // the scenario sets GOMAXPROCS itself
+				}
+				if ch.Bound > 0 {
+					addBound(p, ch.Bound)
 				}
 				if ch.CountOf != "" {
 					most := 0.0
@@ -402,4 +417,15 @@ func procsOf(pts []point, sc string) []int {
 	}
 	sort.Ints(ps)
 	return ps
+}
+
+// timedFlags is flagged for a chart of times or rates, untimed for one of counts, bytes or
+// ratios (distinct-states, retained-x).
+func timedFlags(units []string, flagged, untimed string) string {
+	for _, u := range units {
+		if results.UnitIsTime(u) || results.HigherIsBetter(u) {
+			return flagged
+		}
+	}
+	return untimed
 }

@@ -61,8 +61,9 @@ func TestLinePlotClipsOutlier(t *testing.T) {
 	}
 }
 
-// TestPlotTrustFlagAndSpike: every chart's title carries the run's trust flags, and Spike's
-// first chart draws retained-x, the memory the scenario is about.
+// TestPlotTrustFlagAndSpike: every chart's title carries the run's trust flags, but a chart
+// of no time (retained-x) leaves out those that bear on timing alone (Loaded); Spike's first
+// chart draws retained-x, the memory the scenario is about, with its limit of 2.
 func TestPlotTrustFlagAndSpike(t *testing.T) {
 	var b []byte
 	for rep := range 6 {
@@ -81,11 +82,15 @@ func TestPlotTrustFlagAndSpike(t *testing.T) {
 		if _, ok := want[f]; ok {
 			want[f] = true
 			svg := readFile(t, f)
-			if !contains(svg, "[Loaded, partial]") {
+			if f == dir+"/Spike.svg" {
+				if !contains(svg, "retained-x") || !contains(svg, "limit (2)") {
+					t.Errorf("Spike.svg does not draw retained-x and its limit")
+				}
+				if !contains(svg, "[partial]") {
+					t.Errorf("%s: title lacks the trust flag partial, or carries Loaded", f)
+				}
+			} else if !contains(svg, "[Loaded, partial]") {
 				t.Errorf("%s: title lacks the trust flags", f)
-			}
-			if f == dir+"/Spike.svg" && !contains(svg, "retained-x") {
-				t.Errorf("Spike.svg does not draw retained-x")
 			}
 		}
 	}

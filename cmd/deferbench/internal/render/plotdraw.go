@@ -224,9 +224,10 @@ func barChart(pts []barPoint, unit string, strategies []string, style func(strin
 				p.Add(shifted{&plotter.YErrorBars{XYs: spans, YErrors: errs, LineStyle: draw.LineStyle{Color: color.Black, Width: vg.Points(0.8)}, CapWidth: min(vg.Points(5), w*0.6)}, off})
 			}
 			sc, _ := plotter.NewScatter(marks)
-			sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: min(vg.Points(3), w/3), Shape: sty.Glyph}
+			mark := markOn(sty.Color)
+			sc.GlyphStyle = draw.GlyphStyle{Color: mark, Radius: min(vg.Points(3), w/3), Shape: sty.Glyph}
 			p.Add(shifted{sc, off})
-			p.Legend.Add(st, bars, legendGlyph{sty.Glyph})
+			p.Legend.Add(st, bars, legendGlyph{sty.Glyph, mark})
 		default:
 			p.Legend.Add(st, bars)
 		}
@@ -259,12 +260,24 @@ func (s shifted) Plot(c draw.Canvas, plt *plot.Plot) {
 }
 
 // legendGlyph draws a marker in black over a legend entry's colour box.
-type legendGlyph struct{ g draw.GlyphDrawer }
+type legendGlyph struct {
+	g     draw.GlyphDrawer
+	color color.Color
+}
 
 // Thumbnail implements plot.Thumbnailer.
 func (l legendGlyph) Thumbnail(c *draw.Canvas) {
 	ctr := vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: (c.Min.Y + c.Max.Y) / 2}
-	c.DrawGlyph(draw.GlyphStyle{Color: color.Black, Radius: vg.Points(2.5), Shape: l.g}, ctr)
+	c.DrawGlyph(draw.GlyphStyle{Color: l.color, Radius: vg.Points(2.5), Shape: l.g}, ctr)
+}
+
+// markOn is the colour of a marker drawn on a bar of colour bar: black, or grey on a black
+// bar (hybrid's), where black would vanish and white would vanish above the bar's top.
+func markOn(bar color.Color) color.Color {
+	if r, g, b, _ := bar.RGBA(); r+g+b < 0x3000 {
+		return color.Gray{Y: 0xa0}
+	}
+	return color.Black
 }
 
 // linePlot draws one line per strategy of the values of scenario sc among pts against the
@@ -588,4 +601,19 @@ func (g diamondGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point
 type point struct {
 	n results.Name
 	s results.Summary
+}
+
+// addBound draws the limit y = bound as a dashed red line across p, its axis stretched to show
+// it, and names it in the legend.
+func addBound(p *plot.Plot, bound float64) {
+	l, err := plotter.NewLine(plotter.XYs{{X: p.X.Min, Y: bound}, {X: p.X.Max, Y: bound}})
+	if err != nil {
+		return // only for a NaN or infinite bound, which no chart declares
+	}
+	l.Color = color.RGBA{0xC0, 0x00, 0x00, 0xff}
+	l.Width = vg.Points(1)
+	l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	p.Add(l)
+	p.Legend.Add(fmt.Sprintf("limit (%s)", strconv.FormatFloat(bound, 'g', -1, 64)), l)
+	p.Y.Max = math.Max(p.Y.Max, bound*1.1)
 }

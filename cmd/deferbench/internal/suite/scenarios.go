@@ -129,7 +129,7 @@ var Spike = Scenario{
 	// The chart shows what the scenario is for, the memory held after the spike; the time
 	// of an ordinary frame is the second chart.
 	Charts: []Chart{
-		{Title: "heap held after the spike / steady heap (under 2 = bounded)", YLabel: "retained-x", Units: []string{"retained-x"}, Linear: true},
+		{Title: "heap held after the spike / steady heap (under 2 = bounded)", YLabel: "retained-x", Units: []string{"retained-x"}, Linear: true, Bound: 2},
 		{Name: "Spike-time", Title: "median time per ordinary frame after the spike", YLabel: "time per frame", Units: []string{"ns/op"}},
 	},
 }

@@ -148,6 +148,9 @@ type Chart struct {
 	// CountOf, when set, draws a small count: integer ticks from 0 to the largest value of
 	// this parameter (runs for distinct final states).
 	CountOf string
+	// Bound, when above 0, is the limit a requirement sets on the values drawn (Spike's
+	// retained-x under 2): drawn as a dashed line across the chart, the axis reaching it.
+	Bound float64
 	// Only, when set, draws only the variants that have one of these key=value parameters
 	// (Peer's immediate calls on one chart, its W1–W3 on another: on one chart their 14
 	// groups of 8 series drew 2,200 px wide with markers too small to tell apart).
