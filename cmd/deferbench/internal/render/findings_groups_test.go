@@ -118,6 +118,34 @@ func TestFindingsGroupsDoNotChain(t *testing.T) {
 	}
 }
 
+// TestFindingsUndecidedRestsOnNothing: a verdict left undecided by too few repetitions rests on
+// no declared property and leaves no one out (a -quick run's Readers row read "versioned:
+// declares ReadsPreviousVersion …; left out: handrolled (…); versioned (…)" beside
+// "undecided").
+func TestFindingsUndecidedRestsOnNothing(t *testing.T) {
+	m := metricRun{name: "Readers/strategy=%s/readers=2-2", unit: "p99-read-ns",
+		order: []string{"versioned", "cmdbuffer", "handrolled", "hybrid"},
+		vals: map[string][]float64{
+			"versioned":  {278.6, 184.6, 151.2},
+			"cmdbuffer":  {78240, 223.5, 281.1},
+			"handrolled": {51, 60, 55},
+			"hybrid":     {49337, 37152, 400},
+		}}
+	rep := reportOf(t, m.text())
+	n := 0
+	for _, l := range strings.Split(rep, "\n") {
+		if strings.HasPrefix(l, "| readers never wait") && strings.Contains(l, "undecided") {
+			n++
+			if !strings.HasSuffix(l, "| — |") {
+				t.Errorf("an undecided readers row rests on something: %q", l)
+			}
+		}
+	}
+	if n == 0 {
+		t.Errorf("no undecided readers row:\n%s", rep)
+	}
+}
+
 // TestFindingsBestGroupFollowsRatio: a strategy 1.37× the best in every repetition, whose
 // samples overlap the best's because the machine drifted (so the U test cannot separate
 // them), is not listed as meeting "lowest frame time": its paired × best interval excludes 1

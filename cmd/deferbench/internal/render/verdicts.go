@@ -78,7 +78,11 @@ func verdictRows(ks []analysis.Ranking, traits map[string]deferral.Capabilities,
 					refused = append(refused, r.Strategy+" (in the best group by noise alone: "+out+", which read the world the same way, are not)")
 					continue
 				}
-				whys = addWhy(whys, r.Strategy, why)
+				if _, ok := noise[r.Strategy]; !ok {
+					// Only a strategy that meets the need is what the row rests on: one
+					// left out by noise below is named there alone.
+					whys = addWhy(whys, r.Strategy, why)
+				}
 			}
 			if by, ok := noise[r.Strategy]; ok {
 				if by != "" {
@@ -98,18 +102,6 @@ func verdictRows(ks []analysis.Ranking, traits map[string]deferral.Capabilities,
 		}
 		if h.Unit != "" && !strings.Contains(fig, h.Unit) && !results.UnitIsTime(h.Unit) && !results.UnitIsBytes(h.Unit) {
 			fig += " " + h.Unit
-		}
-		why := "measured; no declared property involved"
-		if h.Requires != nil && len(names) == 0 && len(refused) == 0 {
-			why = "—"
-		} else if h.Requires != nil {
-			why = strings.Join(whys, "; ")
-			if len(refused) > 0 {
-				if why != "" {
-					why += "; "
-				}
-				why += "left out: " + strings.Join(refused, "; ")
-			}
 		}
 		untested := h.Meets == nil && len(g.Untested) > 0 && g.Untested[0]
 		joined := len(noise) > 0 && len(names) == 0 && !untested
@@ -152,6 +144,20 @@ func verdictRows(ks []analysis.Ranking, traits map[string]deferral.Capabilities,
 			}
 			fig = fmt.Sprintf("%s: undecided, the U test gave no verdict (%s); %s median %s %s",
 				rowLabel(k), note, best, k.Ranked[0].Strategy, v)
+		}
+		// What the row rests on, once an undecided verdict has dropped its names: the
+		// declared properties of the strategies that meet it, and who was left out and why.
+		why := "measured; no declared property involved"
+		if h.Requires != nil && len(names) == 0 && len(refused) == 0 {
+			why = "—"
+		} else if h.Requires != nil {
+			why = strings.Join(whys, "; ")
+			if len(refused) > 0 {
+				if why != "" {
+					why += "; "
+				}
+				why += "left out: " + strings.Join(refused, "; ")
+			}
 		}
 		caveat := caveats[k.Row.Scenario]
 		if caveat != "" {

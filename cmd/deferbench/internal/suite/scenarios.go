@@ -9,7 +9,7 @@ var Stage = Scenario{
 		"ns/op per staged command, buffers dropped every 1024 commands; heap-B/cmd = live heap per staged command before commit",
 	Headlines: []Headline{
 		{Unit: "ns/op", Where: []Param{{Key: "cmd", Value: "typed"}}, Need: "lowest staging cost (typed commands)"},
-		{Unit: "allocs/op", Where: []Param{{Key: "cmd", Value: "typed"}}, Need: "no allocation while staging (typed commands)", Meets: allBelow(0.01)},
+		{Unit: "allocs/op", Where: []Param{{Key: "cmd", Value: "typed"}}, Need: "no allocation while staging (typed commands; under 0.01 allocs/op, amortised buffer growth, counts as none)", Meets: allBelow(0.01)},
 		{Unit: "heap-B/cmd", Where: []Param{{Key: "cmd", Value: "typed"}}},
 	},
 }
