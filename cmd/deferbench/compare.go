@@ -74,7 +74,7 @@ var compareCommand = &command{
 				return nil
 			}
 			if len(args) != 2 {
-				return usagef("compare: want two arguments OLD NEW, got %d", len(args))
+				return usagef("compare: want two arguments OLD NEW, got %d (e.g. deferbench compare results/OLD-RUN results/NEW-RUN)", len(args))
 			}
 			opt, err := o.options("compare")
 			if err != nil {

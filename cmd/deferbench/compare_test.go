@@ -89,7 +89,7 @@ func TestCompareBadInputs(t *testing.T) {
 		{[]string{"compare", empty, good}, "deferbench: compare: " + empty + " has no bench.txt: give a bench.txt or a results directory\n"},
 		{[]string{"compare", good, good, "-bogus"}, "deferbench: compare: unknown flag -bogus (valid: -alpha, -fail, -format, -full, -ignore, -ignore-procs, -paired)\n"},
 		{[]string{"compare", good, good, "-alpha", "2"}, "deferbench: compare: -alpha 2: want a value in (0, 1)\n"},
-		{[]string{"compare", good, "-ignore-procs"}, "deferbench: compare: want two arguments OLD NEW, got 1\n"},
+		{[]string{"compare", good, "-ignore-procs"}, "deferbench: compare: want two arguments OLD NEW, got 1 (e.g. deferbench compare results/OLD-RUN results/NEW-RUN)\n"},
 		{[]string{"plot", empty}, "deferbench: plot: " + empty + " has no bench.txt: give a bench.txt or a results directory\n"},
 		{[]string{"plot", readme}, "deferbench: plot: " + readme + " is not a Go benchmark results file: give a bench.txt that deferbench run or go test -bench wrote, or a results directory\n"},
 		{[]string{"compare", huge, good}, "deferbench: compare: " + huge + ":1: malformed benchmark line: parsing measurement: value out of range: correct or delete that line\n"},

@@ -167,9 +167,9 @@ func (q requirement) byVariant() string {
 		}
 	}
 	if len(texts) == 1 {
-		return fmt.Sprintf("%s in all %d", mode, len(q.rows))
+		return fmt.Sprintf("%s in all %d variants", mode, len(q.rows))
 	}
-	parts := []string{fmt.Sprintf("%s in %d of %d", mode, count[mode], len(q.rows))}
+	parts := []string{fmt.Sprintf("%s in %d of %d variants", mode, count[mode], len(q.rows))}
 	for _, t := range texts {
 		if t == mode {
 			continue

@@ -33,14 +33,14 @@ func rowOf(rep, label string) string {
 func TestPickFoldsVariants(t *testing.T) {
 	const label = "lowest stage plus commit cost (mix = shuffled8); storage slots, archetypes"
 	rep := briefOf(t, storageRun("cmdbuffer", "cmdbuffer"), ReportMeta{Cores: 2})
-	if row := rowOf(rep, label); !strings.HasPrefix(row, "| "+label+" | cmdbuffer | cmdbuffer in all 2 |") {
+	if row := rowOf(rep, label); !strings.HasPrefix(row, "| "+label+" | cmdbuffer | cmdbuffer in all 2 variants |") {
 		t.Errorf("verdicts that agree: row %q", row)
 	}
 	if n := strings.Count(rep, "| lowest stage plus commit cost"); n != 1 {
 		t.Errorf("%d rows for the requirement in report.md, want 1:\n%s", n, rep)
 	}
 	rep = briefOf(t, storageRun("cmdbuffer", "handrolled"), ReportMeta{Cores: 2})
-	if row := rowOf(rep, label); !strings.HasPrefix(row, "| "+label+" | none shown | cmdbuffer in 1 of 2; storage=archetypes: handrolled |") {
+	if row := rowOf(rep, label); !strings.HasPrefix(row, "| "+label+" | none shown | cmdbuffer in 1 of 2 variants; storage=archetypes: handrolled |") {
 		t.Errorf("verdicts that differ: row %q", row)
 	}
 	var d strings.Builder

@@ -88,7 +88,7 @@ var Readers = Scenario{
 		{Unit: "p50-read-ns"},
 	},
 	Charts: []Chart{
-		{Title: "median time per op", YLabel: "time per op", Units: []string{"ns/op"}},
+		{Title: "median time per staged command, readers reading beside", YLabel: "time per staged command", Units: []string{"ns/op"}},
 		{Name: PlotReadersLatency, Title: "read latency, p50 and p99", YLabel: "read latency", Units: []string{"p50-read-ns", "p99-read-ns"}},
 	},
 }
