@@ -104,7 +104,7 @@ func (o *compareFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&o.ignore, "ignore", "", "comma-separated config keys to compare across although their values differ (machine = goarch,cpu,host-model,kernel,governor,lse-atomics,page-size; * = every key)")
 	fs.StringVar(&o.fail, "fail", o.fail, "gate: comma-separated unit>N% or unit>N thresholds, e.g. 'sec/op>5%,allocs/op>0,B/op>0'; exit 1 when a metric is worse beyond one and significant; count units (instr/op>0.5%) are gated against their measured spread instead, without a test (docs/counts.md)")
 	fs.StringVar(&o.format, "format", "text", "output format: text, markdown, csv or json")
-	fs.StringVar(&o.full, "full", o.full, "also write every row, in markdown tables, to this file (-format markdown stays under 60,000 characters and points to it)")
+	fs.StringVar(&o.full, "full", o.full, "also write every row, in markdown tables, to this file: a new one, or one an earlier -full wrote (-format markdown stays under 60,000 characters and points to it)")
 }
 
 func (o *compareFlags) options(cmd string) (analysis.CompareOptions, error) {

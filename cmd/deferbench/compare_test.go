@@ -685,3 +685,42 @@ func checkMarkdownSize(t *testing.T, old, new string) {
 		t.Errorf("-full holds %d rows, want all %d", got, rows)
 	}
 }
+
+// TestCompareFullRefusesInputs: -full naming a file compare did not write (its own input
+// bench.txt, a run's report.md) or a directory is refused with one line, the file untouched;
+// an earlier -full output is replaced.
+func TestCompareFullRefusesInputs(t *testing.T) {
+	dir := t.TempDir()
+	run := func(name string, ns int) string {
+		d := filepath.Join(dir, name)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		line := fmt.Sprintf("BenchmarkStage/strategy=cmdbuffer/cmd=typed-2 100 %d ns/op\n", ns)
+		if err := os.WriteFile(filepath.Join(d, "bench.txt"), []byte(strings.Repeat(line, 6)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	old, new := run("old", 20), run("new", 21)
+	report := filepath.Join(dir, "report.md")
+	if err := os.WriteFile(report, []byte("# my notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{filepath.Join(old, "bench.txt"), report, dir} {
+		before, _ := os.ReadFile(target)
+		out, errOut, code := cli("compare", "-full", target, old, new)
+		if code != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "deferbench: compare: -full "+target) {
+			t.Errorf("-full %s: exit %d, stdout %q, stderr %q; want exit 2 and one line", target, code, out, errOut)
+		}
+		if after, _ := os.ReadFile(target); string(after) != string(before) {
+			t.Errorf("-full %s changed it", target)
+		}
+	}
+	full := filepath.Join(dir, "full.md")
+	for range 2 { // the second run replaces the first one's file
+		if _, errOut, code := cli("compare", "-full", full, old, new); code != 0 {
+			t.Fatalf("-full %s: exit %d: %s", full, code, errOut)
+		}
+	}
+}

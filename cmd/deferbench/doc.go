@@ -207,7 +207,7 @@
 //	  -format string
 //	    	output format: text, markdown, csv or json (default "text")
 //	  -full string
-//	    	also write every row, in markdown tables, to this file (-format markdown stays under 60,000 characters and points to it)
+//	    	also write every row, in markdown tables, to this file: a new one, or one an earlier -full wrote (-format markdown stays under 60,000 characters and points to it)
 //	  -ignore string
 //	    	comma-separated config keys to compare across although their values differ (machine = goarch,cpu,host-model,kernel,governor,lse-atomics,page-size; * = every key)
 //	  -ignore-procs
@@ -265,7 +265,7 @@
 //	  -format string
 //	    	output format: text, markdown, csv or json (default "text")
 //	  -full string
-//	    	also write every row, in markdown tables, to this file (-format markdown stays under 60,000 characters and points to it)
+//	    	also write every row, in markdown tables, to this file: a new one, or one an earlier -full wrote (-format markdown stays under 60,000 characters and points to it)
 //	  -ignore string
 //	    	comma-separated config keys to compare across although their values differ (machine = goarch,cpu,host-model,kernel,governor,lse-atomics,page-size; * = every key)
 //	  -isa string
@@ -358,7 +358,7 @@
 //
 //	flags:
 //	  -out FILE
-//	    	write the table to FILE (atomically) instead of standard output
+//	    	write the table to FILE (atomically: a new file, or one an earlier fleet -out wrote) instead of standard output
 //
 // Fleet puts runs of several machines side by side, one column each; scripts/pi/run.sh writes
 // it as results/fleet-<date>.md after a run on two or more boards. It reads bench.txt and

@@ -28,7 +28,7 @@ var fleetCommand = &command{
 	summary:    "one markdown table of several boards' headline figures, a column per results directory",
 	detail:     fleetDetail,
 	setup: func(fs *flag.FlagSet, e *env) func([]string) error {
-		out := fs.String("out", "", "write the table to `FILE` (atomically) instead of standard output")
+		out := fs.String("out", "", "write the table to `FILE` (atomically: a new file, or one an earlier fleet -out wrote) instead of standard output")
 		return func(args []string) error {
 			args, err := parseInterspersed(e.cmd, fs, args)
 			if err != nil {

@@ -150,6 +150,20 @@ func TestFleetOut(t *testing.T) {
 	if entries, _ := os.ReadDir(outDir); len(entries) != 1 {
 		t.Errorf("after fleet -out DIR the folder holds %d entries, want only fleet.md", len(entries))
 	}
+	// -out naming a file deferbench fleet did not write (a run's bench.txt) is refused, the
+	// file untouched; its own earlier table is replaced.
+	bench := filepath.Join(a, "bench.txt")
+	before, _ := os.ReadFile(bench)
+	if stdout, stderr, code := cli("fleet", "-out", bench, a); code != 2 || stdout != "" ||
+		!strings.Contains(stderr, "exists and was not written by this command") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("fleet -out DIR/bench.txt: exit %d, stdout %q, stderr %q; want exit 2 and one line", code, stdout, stderr)
+	}
+	if after, _ := os.ReadFile(bench); string(after) != string(before) {
+		t.Errorf("fleet -out overwrote the run's bench.txt")
+	}
+	if _, stderr, code := cli("fleet", "-out", out, a); code != 0 {
+		t.Errorf("fleet -out over its own earlier table: exit %d, stderr %q", code, stderr)
+	}
 	// Flags after the directories work too.
 	out2 := filepath.Join(outDir, "again.md")
 	if _, stderr, code := cli("fleet", a, "-out", out2); code != 0 {

@@ -241,6 +241,9 @@ func Write(stdout, stderr io.Writer, cmd, oldPath, newPath, oldLabel, newLabel s
 		fmt.Fprintf(stderr, "deferbench: %s: note: comparing across machines: OLD %s is %q, NEW %s is %q\n", cmd, oldPath, c.OldLabel, newPath, c.NewLabel)
 	}
 	if out.Full != "" {
+		if err := results.CheckOutFile(out.Full, render.CompareFullMarker); err != nil {
+			return usage.Errorf("%s: -full %v", cmd, err)
+		}
 		var b bytes.Buffer
 		if err := render.WriteCompareMarkdownFull(&b, doc); err != nil {
 			return err

@@ -206,7 +206,7 @@ func Write(w io.Writer, boards []Board) {
 		}
 		return s
 	}
-	fmt.Fprintf(w, "# deferbench fleet\n\n")
+	fmt.Fprintf(w, Marker+"\n\n")
 	row("", each(func(b Board) string { return b.label })...)
 	fmt.Fprintf(w, "|---|%s\n", strings.Repeat("---:|", len(boards)))
 	row("host", each(func(b Board) string { return orUnknown(b.env.Before.Hostname) })...)
@@ -360,6 +360,10 @@ func orName(label, name string) string {
 	return label
 }
 
+// Marker is the first line of the fleet table: fleet -out replaces only a file that starts
+// with it (results.CheckOutFile).
+const Marker = "# deferbench fleet"
+
 // WriteFile writes the table of boards to path atomically. A path whose folder does not exist,
 // or that is a directory, is a usage.Error.
 func WriteFile(path string, boards []Board) error {
@@ -368,6 +372,9 @@ func WriteFile(path string, boards []Board) error {
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return usage.Errorf("fleet: -out %s is a directory: give a file name, e.g. %s", path, filepath.Join(path, "fleet.md"))
+	}
+	if err := results.CheckOutFile(path, Marker); err != nil {
+		return usage.Errorf("fleet: -out %v", err)
 	}
 	var buf bytes.Buffer
 	Write(&buf, boards)

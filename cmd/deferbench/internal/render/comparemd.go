@@ -204,12 +204,16 @@ func writeCompareMarkdown(w io.Writer, d *CompareDoc) error {
 	return err
 }
 
+// CompareFullMarker is how the file WriteCompareMarkdownFull writes starts: compare -full
+// replaces only a file that starts with it (results.CheckOutFile).
+const CompareFullMarker = "### deferbench: "
+
 // WriteCompareMarkdownFull writes every row of d in markdown tables, without
 // MarkdownLimit: the file CompareDoc.Full names.
 func WriteCompareMarkdownFull(w io.Writer, d *CompareDoc) error {
 	oldL, newL := d.labels()
 	ew := &ErrWriter{W: w}
-	fmt.Fprintf(ew, "### deferbench: %s → %s: all %s\n\n", mdCell(oldL), mdCell(newL), results.Plural(len(d.Comparison.Rows), "row"))
+	fmt.Fprintf(ew, CompareFullMarker+"%s → %s: all %s\n\n", mdCell(oldL), mdCell(newL), results.Plural(len(d.Comparison.Rows), "row"))
 	for _, s := range mdSections(d.Comparison) {
 		if len(s.rows) == 0 {
 			continue

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,6 +35,34 @@ func WriteFileAtomic(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	syncDir(dir)
+	return nil
+}
+
+// CheckOutFile reports why path may not be written by a command whose output file starts
+// with marker ("### deferbench: " for compare -full), or nil: a directory, or an existing file
+// that does not start with marker — one deferbench did not write, such as a run's bench.txt
+// or report.md, or the command's own input, which writing would destroy. A file that starts
+// with marker is an earlier output of the same command and may be replaced. The error is one
+// line naming path and the fix.
+func CheckOutFile(path, marker string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil // a new file (a missing folder is the write's error)
+	case fi.IsDir():
+		return fmt.Errorf("%s is a directory: give a file name, e.g. %s", path, filepath.Join(path, "out.md"))
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s exists and is not a regular file: give a new file name", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s: %v: give a new file name", path, err)
+	}
+	defer f.Close()
+	head := make([]byte, len(marker))
+	if n, _ := io.ReadFull(f, head); n < len(marker) || string(head) != marker {
+		return fmt.Errorf("%s exists and was not written by this command (it does not start with %q), so replacing it could destroy results: give a new file name, or move it away", path, strings.TrimSpace(marker))
+	}
 	return nil
 }
 
