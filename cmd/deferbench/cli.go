@@ -158,20 +158,28 @@ func (s *stopper) interrupt() {
 // with SIGKILL after a grace period: no waiting for the benchmark in progress (it may last
 // -benchtime and more). A run calls its hard stop, which marks the files partial with what
 // finished; then the process exits with status 143 (128 + SIGTERM).
-func (s *stopper) terminate() {
+func (s *stopper) terminate() { s.terminateBy(syscall.SIGTERM) }
+
+// terminateBy is terminate for signal sig: SIGTERM, or SIGHUP, which a closed terminal or a
+// dropped ssh session (to a Pi, say) sends; the exit status is 128 + sig.
+func (s *stopper) terminateBy(sig syscall.Signal) {
 	s.mu.Lock()
 	s.n++
 	running, hard := s.running, s.hard
 	s.mu.Unlock()
 	s.atOnce.Store(true)
+	name, what := "SIGTERM", "terminated"
+	if sig == syscall.SIGHUP {
+		name, what = "SIGHUP", "hung up (SIGHUP: the terminal or ssh session closed)"
+	}
 	if running {
-		fmt.Fprintf(s.stderr, "\ndeferbench: terminated: stopping at once\n")
+		fmt.Fprintf(s.stderr, "\ndeferbench: %s: stopping at once\n", what)
 		if hard != nil {
-			hard("stopped at once by SIGTERM")
+			hard("stopped at once by " + name)
 		}
 	}
 	s.stopChildren()
-	s.exit(143)
+	s.exit(128 + int(sig))
 	s.exited.Store(true)
 }
 
@@ -180,8 +188,8 @@ func (s *stopper) watch(sigs <-chan os.Signal, done <-chan struct{}) {
 	for {
 		select {
 		case sig := <-sigs:
-			if sig == syscall.SIGTERM {
-				s.terminate()
+			if sig, ok := sig.(syscall.Signal); ok && (sig == syscall.SIGTERM || sig == syscall.SIGHUP) {
+				s.terminateBy(sig)
 				continue
 			}
 			s.interrupt()

@@ -41,12 +41,15 @@ func commandNames() string {
 // run is the whole CLI: it parses args (without the program name), runs the subcommand with
 // its output on stdout and diagnostics on stderr, and returns what went wrong. The first
 // SIGINT stops a running benchmark suite after the current benchmark, the second at once;
-// SIGTERM stops it at once (see stopper).
+// SIGTERM and SIGHUP (a closed terminal, a dropped ssh session) stop it at once (see
+// stopper). SIGPIPE is ignored: a closed pipe on stdout or stderr (deferbench run | head)
+// loses that output, not the run, which finishes and writes its results.
 func run(args []string, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	signal.Ignore(syscall.SIGPIPE)
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 	s := &stopper{cancel: cancel, stderr: stderr, stopChildren: stopChildren, exit: os.Exit}
 	done := make(chan struct{})

@@ -406,3 +406,54 @@ func waitLine(lines <-chan string, marker string, d time.Duration) bool {
 		}
 	}
 }
+
+// TestHangupStopsAtOnce: SIGHUP (a closed terminal, an ssh session to a Pi that dropped) on the
+// signal channel stops a run at once, as SIGTERM does: its hard stop marks the files partial
+// "by SIGHUP", its children are stopped and the process exits with 129 (128 + SIGHUP). Before,
+// SIGHUP killed the process and left the run's lock behind.
+func TestHangupStopsAtOnce(t *testing.T) {
+	var events []string
+	s := &stopper{cancel: func() {}, stderr: io.Discard,
+		stopChildren: func() { events = append(events, "stop children") },
+		exit:         func(c int) { events = append(events, fmt.Sprint("exit ", c)) }}
+	s.Begin()
+	s.SetHard(func(why string) { events = append(events, "hard: "+why) })
+	sigs, done := make(chan os.Signal, 1), make(chan struct{})
+	finished := make(chan struct{})
+	go func() { s.watch(sigs, done); close(finished) }()
+	sigs <- syscall.SIGHUP
+	for !s.exited.Load() {
+		time.Sleep(time.Millisecond)
+	}
+	close(done)
+	<-finished
+	if got := strings.Join(events, ", "); got != "hard: stopped at once by SIGHUP, stop children, exit 129" {
+		t.Errorf("SIGHUP: %s; want hard: stopped at once by SIGHUP, stop children, exit 129", got)
+	}
+}
+
+// TestClosedPipeLosesOutputNotRun: a run whose stderr is a pipe closed after the first line
+// (deferbench run ... 2>&1 | head -1) finishes and writes its results, its lock released:
+// SIGPIPE killed it before, leaving a partial run and a stale lock.
+func TestClosedPipeLosesOutputNotRun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r")
+	cmd := deferbenchCmd("run", "-scenarios", "Stage", "-strategies", "baseline", "-benchtime", "1x", "-count", "2", "-out", out)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); errors.Is(err, syscall.ENOEXEC) {
+		t.Skipf("cannot run the test binary as a child process: %v", err)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	bufio.NewReader(stderr).ReadString('\n')
+	stderr.Close() // the reader goes away: every later write to stderr fails with EPIPE
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("exit status %d, want 0 (the run finishes; only its messages are lost)", code)
+	}
+	if fileExists(filepath.Join(out, ".deferbench.lock")) || !fileExists(filepath.Join(out, "summary.json")) {
+		t.Errorf("%s: want its summary.json and no lock", out)
+	}
+}
