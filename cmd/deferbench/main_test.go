@@ -43,6 +43,8 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "-count", "abc"},
 		{"run", "-benchtime", "1000h"},
 		{"run", "-benchtime", "3s", "-count", "10"},
+		{"run", "-benchtime", "9223372036854775807x", "-count", "1", "-scenarios", "Stage", "-strategies", "cmdbuffer"},
+		{"run", "-benchtime", "10000000000x", "-count", "10"},
 		{"run", "-stall-after", "0s"},
 		{"run", "-stall-after", "-1m"},
 		{"run", "-isa", "pi4"},

@@ -60,19 +60,27 @@ type Event struct {
 }
 
 // TimedFloor returns the least time Run takes with opt: every planned case driven to a
-// -benchtime duration, Count times, before warm-up and set-up; 0 for an iteration count
-// (-benchtime 1000x), which gives no floor in time. It saturates instead of overflowing.
+// -benchtime duration, Count times, before warm-up and set-up; for an iteration count
+// (-benchtime 1000x), every case run that many times at MinOpTime per op, which no op here
+// beats. It saturates instead of overflowing.
 func (opt Options) TimedFloor() time.Duration {
-	d := opt.Benchtime.D
-	if d <= 0 || opt.Benchtime.N > 0 {
+	d := float64(opt.Benchtime.D)
+	if opt.Benchtime.N > 0 {
+		d = float64(opt.Benchtime.N) * float64(MinOpTime)
+	}
+	if d <= 0 {
 		return 0
 	}
-	f := float64(len(opt.plan())) * float64(max(opt.Count, 1)) * float64(d)
+	f := float64(len(opt.plan())) * float64(max(opt.Count, 1)) * d
 	if f >= math.MaxInt64 { // float64(MaxInt64) converts back to MinInt64: compare first
 		return math.MaxInt64
 	}
 	return time.Duration(f)
 }
+
+// MinOpTime is the least time one op of any benchmark takes (the baseline's append is about
+// 3 ns on a 2-vCPU VM): the floor an iteration count gives a plan.
+const MinOpTime = time.Nanosecond
 
 // Total returns the number of benchmarks Run would time with opt.
 func (opt Options) Total() int { return len(opt.plan()) * max(opt.Count, 1) }

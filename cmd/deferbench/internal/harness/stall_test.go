@@ -171,4 +171,14 @@ func TestTimedFloorSaturates(t *testing.T) {
 	if got := opt.TimedFloor(); got != 6900*time.Second {
 		t.Errorf("TimedFloor = %v; want 6900s", got)
 	}
+	// An iteration count counts at MinOpTime per op: 1e9x is 1 s a benchmark at least, and
+	// the largest count saturates (it ran unbounded before, past the 2-hour guard).
+	opt.Benchtime = Benchtime{N: 1e9}
+	if got := opt.TimedFloor(); got != 6900*time.Second {
+		t.Errorf("TimedFloor of 1e9x = %v; want 6900s", got)
+	}
+	opt.Benchtime = Benchtime{N: 1<<63 - 1}
+	if got := opt.TimedFloor(); got != time.Duration(1<<63-1) {
+		t.Errorf("TimedFloor of the largest count = %v; want the largest Duration", got)
+	}
 }

@@ -346,9 +346,9 @@ const longPlanFloor = time.Hour
 // longPlan returns a warning when the plan's timed floor — every benchmark driven to
 // -benchtime, -count times — passes longPlanFloor (a -benchtime of 10s over the default
 // suite, say), naming the product and the fix; "" otherwise. An iteration count (-benchtime
-// 1000x) gives no floor in time.
+// 1000x) counts at harness.MinOpTime per op.
 func longPlan(opt harness.Options) string {
-	d, floor := opt.Benchtime.D, opt.TimedFloor()
+	d, floor := opt.Benchtime, opt.TimedFloor()
 	if floor < longPlanFloor {
 		return ""
 	}
