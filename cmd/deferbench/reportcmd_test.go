@@ -132,6 +132,28 @@ func TestReportFinishesKilledRun(t *testing.T) {
 	}
 }
 
+// TestReportPassesOverCutLastLine: a bench.txt whose last line is cut off inside it (a run
+// killed, or a copy from a board cut short, while it wrote the line) is reported from the
+// lines before it, with a note naming the line, as compare reads it; a malformed line
+// anywhere else is still refused.
+func TestReportPassesOverCutLastLine(t *testing.T) {
+	out := tinyRun(t)
+	bench := filepath.Join(out, "bench.txt")
+	b, _ := os.ReadFile(bench)
+	cut := append(bytes.Clone(b), "BenchmarkStage/strategy=cmdbuffer/cmd=typed-2 100 2"...)
+	os.WriteFile(bench, cut, 0o644)
+	_, errOut, code := cli("report", out)
+	if code != 0 || !strings.Contains(errOut, "skipped, the file ends inside it") {
+		t.Errorf("report of a bench.txt cut in its last line: exit %d, stderr %q; want 0 and a note", code, errOut)
+	}
+	bad := bytes.Replace(b, []byte("\nBenchmark"), []byte("\nBenchmarkStage/strategy=x 1 2 ns/op extra\nBenchmark"), 1)
+	bad = append(bad, "BenchmarkStage/strategy=cmdbuffer/cmd=typed-2 100 2"...)
+	os.WriteFile(bench, bad, 0o644)
+	if _, errOut, code := cli("report", out); code != 2 || !strings.Contains(errOut, "malformed benchmark line") {
+		t.Errorf("report of a bench.txt with a malformed middle line: exit %d, stderr %q; want 2", code, errOut)
+	}
+}
+
 // TestReportBadInputs: a directory without bench.txt, or a file that is not one.
 func TestReportBadInputs(t *testing.T) {
 	empty := t.TempDir()

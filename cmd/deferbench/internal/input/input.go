@@ -45,6 +45,18 @@ func ReadRun(cmd, path string) ([]*benchfmt.Result, error) {
 	return rs, nil
 }
 
+// ReadRunCut is ReadRun that passes over a last line cut off inside it (a run killed while it
+// wrote the line), saying so on stderr: what report and plot rebuild from a killed run.
+func ReadRunCut(cmd, path string, stderr io.Writer) ([]*benchfmt.Result, error) {
+	rs, err := results.ReadResultsCut(path, func(line int) {
+		fmt.Fprintf(stderr, "deferbench: %s: note: %s:%d: skipped, the file ends inside it (a run killed or a copy cut short while it was written)\n", cmd, BenchPath(path), line)
+	})
+	if err != nil {
+		return nil, Error(cmd, path, err)
+	}
+	return rs, nil
+}
+
 // WaitNotice is how long ReadInput reads nothing from a pipe before it says it is waiting.
 var WaitNotice = 2 * time.Second
 

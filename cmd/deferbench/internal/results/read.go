@@ -243,6 +243,27 @@ func benchmarkStart(line []byte) bool {
 // benchmark line ErrMalformed (its error names the file and line).
 func ReadResults(path string) ([]*benchfmt.Result, error) { return readResults(path, nil) }
 
+// ReadResultsCut is ReadResults that passes over a last line cut off inside it (no newline
+// after it: a run killed, or a copy cut short, while the line was written), calling cut with
+// its line number; any other malformed line is refused as ReadResults refuses it.
+func ReadResultsCut(path string, cut func(line int)) ([]*benchfmt.Result, error) {
+	other := false
+	rs, err := readResults(path, func(s Skipped) {
+		if s.Msg == cutMsg {
+			cut(s.Line)
+			return
+		}
+		other = true
+	})
+	if err == nil && other {
+		return ReadResults(path) // the first malformed line's own error
+	}
+	return rs, err
+}
+
+// cutMsg is the Skipped.Msg of a last line cut off inside it.
+const cutMsg = "the file ends inside it, no newline after it"
+
 // readResults is ReadResults, skipping the lines that are not well-formed benchmark lines
 // when skip is not nil (see InputOptions.Skipped).
 func readResults(path string, skip func(Skipped)) ([]*benchfmt.Result, error) {
@@ -305,7 +326,7 @@ func parseResults(src io.ReadSeeker, size int64, path string, skip func(Skipped)
 		if firstBad == nil {
 			firstBad = bad
 		}
-		skip(Skipped{path, ln, "the file ends inside it, no newline after it"})
+		skip(Skipped{path, ln, cutMsg})
 		return nil
 	}
 	cutMet := false // the cut last line came out as a result or a syntax error

@@ -31,7 +31,7 @@ func Rebuild(arg string, stderr io.Writer) error {
 	if !fi.IsDir() {
 		dir = filepath.Dir(dir)
 	}
-	rs, err := input.ReadRun("report", arg)
+	rs, err := input.ReadRunCut("report", arg, stderr)
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func Replot(arg string, stderr io.Writer) error {
 	if !fi.IsDir() {
 		dir = filepath.Dir(dir) // a bench.txt: plot next to it
 	}
-	rs, err := input.ReadRun("plot", arg)
+	rs, err := input.ReadRunCut("plot", arg, stderr)
 	if err != nil {
 		return err
 	}
