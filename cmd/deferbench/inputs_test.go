@@ -182,7 +182,7 @@ func TestDoubleDashEndsFlags(t *testing.T) {
 // bench.txt refuses, instead of writing summary.json, report.md and plots/ beside it (over a
 // project's own report.md, say).
 func TestReportRefusesLooseFile(t *testing.T) {
-	run := writeBench(t, nil, "X-2 10")
+	run := writeBench(t, nil, "X/strategy=a-2 10")
 	dir := t.TempDir()
 	loose := filepath.Join(dir, "old.txt")
 	data, _ := os.ReadFile(filepath.Join(run, "bench.txt"))
@@ -246,7 +246,7 @@ func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
 // TestCompareOutputFails: a comparison whose output cannot be written (a full disk under a
 // CI step summary) exits 1 in every format, not 0 with the output lost.
 func TestCompareOutputFails(t *testing.T) {
-	run := writeBench(t, nil, "X-2 10")
+	run := writeBench(t, nil, "X/strategy=a-2 10")
 	for _, format := range []string{"text", "markdown", "csv", "json"} {
 		var errOut strings.Builder
 		code := exitCode(runContext(context.Background(), []string{"compare", "-format", format, run, run}, fullWriter{}, &errOut), &errOut)
@@ -311,7 +311,7 @@ func TestCompareGateMBs(t *testing.T) {
 
 // TestCompareLabelsDot: "compare . ../old" names the columns by the folders, not "." and "..".
 func TestCompareLabelsDot(t *testing.T) {
-	run := writeBench(t, nil, "X-2 10")
+	run := writeBench(t, nil, "X/strategy=a-2 10")
 	t.Chdir(run)
 	out, errOut, code := cli("compare", ".", ".")
 	if code != 0 || strings.Contains(out, "old:. ") || !strings.Contains(out, "old:run") {

@@ -27,6 +27,11 @@ func TestReportRefusesDirectoriesItDidNotWrite(t *testing.T) {
 		{"someone else's report.md", string(ours), "# My project\n\nnotes\n", "", "", "report.md was not written by deferbench"},
 		{"someone else's summary.json", string(ours), "", `{"total": 3}`, "", "summary.json was not written by deferbench"},
 		{"someone else's details.md", string(ours), "", "", "# Details of my project\n", "details.md was not written by deferbench"},
+		{"a summary.json that is not JSON", string(ours), "", "{bad", "", "summary.json is not valid JSON"},
+		// A line without a strategy, or with a name the report's tables and legends cannot show
+		// as it is: refused, naming the line (a report read "cmdbuffer ≈  ≈ hybrid" before).
+		{"a line without strategy=", strings.Replace(string(ours), "Stage/strategy=cmdbuffer/cmd=typed", "Stage/cmd=typed", 1), "", "", "", "has no strategy= key: correct or delete that line"},
+		{"a strategy name with markdown", strings.Replace(string(ours), "strategy=versioned", "strategy=v|e*r", 1), "", "", "", `strategy "v|e*r" is not a plain name`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -55,5 +60,21 @@ func TestReportRefusesDirectoriesItDidNotWrite(t *testing.T) {
 				t.Errorf("plots/ written")
 			}
 		})
+	}
+}
+
+// TestReportRebuildsCutSummary: a summary.json of deferbench's cut short (a copy or a full
+// disk) is rebuilt: report said it was "not written by deferbench" though its first line
+// says it was.
+func TestReportRebuildsCutSummary(t *testing.T) {
+	out := tinyRun(t)
+	sum := filepath.Join(out, "summary.json")
+	b, _ := os.ReadFile(sum)
+	os.WriteFile(sum, b[:len(b)/2], 0o644)
+	if _, stderr, code := cli("report", out); code != 0 {
+		t.Fatalf("report with a cut summary.json: exit %d, stderr %q", code, stderr)
+	}
+	if b2, _ := os.ReadFile(sum); string(b2) != string(b) {
+		t.Errorf("summary.json not rebuilt whole")
 	}
 }

@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,6 +42,9 @@ func Rebuild(arg string, stderr io.Writer) error {
 		return usage.Errorf("report: %s is not a results directory or its bench.txt: report writes summary.json, report.md, details.md and plots/ beside it; move it to DIR/bench.txt and give DIR", arg)
 	}
 	if err := ownsDir(dir, rs); err != nil {
+		return err
+	}
+	if err := checkNames("report", rs); err != nil {
 		return err
 	}
 	rd, err := Hold("report", dir, stderr)
@@ -145,6 +149,9 @@ func Replot(arg string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkNames("plot", rs); err != nil {
+		return err
+	}
 	// plots/ is the run's to write while it runs: hold the directory as report does.
 	rd, err := Hold("plot", dir, stderr)
 	if err != nil {
@@ -207,11 +214,49 @@ func ownsDir(dir string, rs []*benchfmt.Result) error {
 		var head struct {
 			Deferbench *string `json:"deferbench"`
 		}
-		if json.Unmarshal(b, &head) != nil || head.Deferbench == nil {
+		switch err := json.Unmarshal(b, &head); {
+		case err != nil && bytes.HasPrefix(bytes.TrimSpace(b), []byte(`{`)) && bytes.Contains(b[:min(len(b), 200)], []byte(`"deferbench":`)):
+			// deferbench's own file, cut short (a copy or a disk that ran out): rebuilt.
+		case err != nil:
+			return usage.Errorf("report: %s is not valid JSON (%v) and does not start as deferbench's summary does: move it away to rebuild the summary here", filepath.Join(dir, "summary.json"), err)
+		case head.Deferbench == nil:
 			return usage.Errorf("report: %s was not written by deferbench (no \"deferbench\" field): move it away to rebuild the summary here", filepath.Join(dir, "summary.json"))
 		}
 	}
 	return nil
+}
+
+// checkNames refuses results a report cannot name: a benchmark line without a strategy=
+// key, or whose strategy is not a plain name (letters, digits, '.', '_', '-'), which the
+// report's tables, legends and file names could not show as it is. The error names the line
+// and the fix.
+func checkNames(cmd string, rs []*benchfmt.Result) error {
+	for _, r := range rs {
+		st := results.ParseName(string(r.Name)).Strategy
+		if plainName(st) {
+			continue
+		}
+		file, line := r.Pos()
+		what := fmt.Sprintf("strategy %q is not a plain name (letters, digits, '.', '_', '-')", st)
+		if st == "" {
+			what = "no strategy= key"
+		}
+		return usage.Errorf("%s: %s:%d: Benchmark%s has %s: correct or delete that line", cmd, file, line, r.Name, what)
+	}
+	return nil
+}
+
+// plainName reports whether s is a non-empty name of letters, digits, '.', '_' and '-'.
+func plainName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // reportTitle is how every report.md deferbench writes starts.
