@@ -110,8 +110,9 @@ func TestReportFinishesKilledRun(t *testing.T) {
 	os.WriteFile(filepath.Join(out, results.LockFile), []byte(fmt.Sprint(os.Getpid())), 0o644)
 	before, _ := os.ReadFile(filepath.Join(out, "report.md"))
 	_, errOut, code = cli("report", out)
-	if code != 2 || !strings.Contains(errOut, "another deferbench run is writing into it") || !strings.Contains(errOut, "wait for that run to finish") {
-		t.Errorf("report of a live run's directory: exit %d, stderr %q; want 2 and in use", code, errOut)
+	if code != 2 || !strings.Contains(errOut, "another deferbench run is writing into it") || !strings.Contains(errOut, "wait for that run to finish") ||
+		!strings.Contains(errOut, "remove "+filepath.Join(out, results.LockFile)) {
+		t.Errorf("report of a live run's directory: exit %d, stderr %q; want 2, in use, and how to remove a lock no run holds", code, errOut)
 	}
 	if after, _ := os.ReadFile(filepath.Join(out, "report.md")); !bytes.Equal(before, after) {
 		t.Error("the refused report changed report.md")

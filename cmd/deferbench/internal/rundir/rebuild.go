@@ -120,7 +120,7 @@ func Hold(cmd, dir string, stderr io.Writer) (*results.RunDir, error) {
 	if errors.As(err, &de) {
 		fix := "choose a writable results directory"
 		if errors.Is(err, results.ErrDirInUse) {
-			fix = "wait for that run to finish"
+			fix = "wait for that run to finish; if none is running there (a lock copied with the directory from a board, or its process id since taken by another program), remove " + filepath.Join(dir, results.LockFile)
 		}
 		return nil, usage.Errorf("%s: %s: %s", cmd, de.Error(), fix)
 	}
