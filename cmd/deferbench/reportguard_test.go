@@ -31,6 +31,8 @@ func TestReportRefusesDirectoriesItDidNotWrite(t *testing.T) {
 		// A line without a strategy, or with a name the report's tables and legends cannot show
 		// as it is: refused, naming the line (a report read "cmdbuffer ≈  ≈ hybrid" before).
 		{"a line without strategy=", strings.Replace(string(ours), "Stage/strategy=cmdbuffer/cmd=typed", "Stage/cmd=typed", 1), "", "", "", "has no strategy= key: correct or delete that line"},
+		// Two machines' runs joined into one file: their samples would share one median.
+		{"two machines joined", string(ours) + strings.Replace(string(ours), "cpu: ", "cpu: Other ", 1), "", "", "", "holds results of more than one machine"},
 		{"a strategy name with markdown", strings.Replace(string(ours), "strategy=versioned", "strategy=v|e*r", 1), "", "", "", `strategy "v|e*r" is not a plain name`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -47,6 +47,9 @@ func Rebuild(arg string, stderr io.Writer) error {
 	if err := checkNames("report", rs); err != nil {
 		return err
 	}
+	if err := checkOneMachine("report", rs); err != nil {
+		return err
+	}
 	rd, err := Hold("report", dir, stderr)
 	if err != nil {
 		return err
@@ -242,6 +245,33 @@ func checkNames(cmd string, rs []*benchfmt.Result) error {
 			what = "no strategy= key"
 		}
 		return usage.Errorf("%s: %s:%d: Benchmark%s has %s: correct or delete that line", cmd, file, line, r.Name, what)
+	}
+	return nil
+}
+
+// checkOneMachine refuses results of more than one machine in one bench.txt (two runs' files
+// joined, say): their samples would go into one median and one interval, under one machine's
+// configuration. The count rows of an emulated ISA (results.ISAKey), which describe the
+// modelled machine, are left out. The error names both machines' lines and the fix.
+func checkOneMachine(cmd string, rs []*benchfmt.Result) error {
+	first := map[string]*benchfmt.Result{}
+	for _, r := range rs {
+		if r.GetConfig(results.ISAKey) != "" {
+			continue
+		}
+		for _, k := range analysis.MachineKeys {
+			v := r.GetConfig(k)
+			f, ok := first[k]
+			if !ok {
+				first[k] = r
+				continue
+			}
+			if fv := f.GetConfig(k); v != fv {
+				file, line := r.Pos()
+				_, fline := f.Pos()
+				return usage.Errorf("%s: %s holds results of more than one machine (%s %q from line %d, %q from line %d): a report is of one run; put each run in its own directory, or compare them with deferbench compare -ignore machine", cmd, file, k, fv, fline, v, line)
+			}
+		}
 	}
 	return nil
 }
