@@ -155,6 +155,9 @@ func Replot(arg string, stderr io.Writer) error {
 	if err := checkNames("plot", rs); err != nil {
 		return err
 	}
+	if err := checkOneMachine("plot", rs); err != nil {
+		return err
+	}
 	// plots/ is the run's to write while it runs: hold the directory as report does.
 	rd, err := Hold("plot", dir, stderr)
 	if err != nil {
