@@ -112,7 +112,9 @@ func Outputs(o Dir) (plotErr, err error) {
 			meta.OtherWork = &render.OtherWork{CPUs: c.CPUs, Seconds: c.Seconds, Other: c.Other, Steal: c.Steal}
 		}
 	}
-	plots, plotErr := render.PlotWith(o.Results, filepath.Join(o.Path, "plots"), render.PlotOptions{Cores: meta.Cores, Flags: analysis.TrustFlags(o.Results, o.Env)})
+	plots, plotErr := drawPlots(filepath.Join(o.Path, "plots"), func(dir string) ([]string, error) {
+		return render.PlotWith(o.Results, dir, render.PlotOptions{Cores: meta.Cores, Flags: analysis.TrustFlags(o.Results, o.Env)})
+	})
 	for _, c := range o.Config {
 		if c.Key == "throttled" {
 			meta.Throttled = c.Value

@@ -169,7 +169,7 @@ func Replot(arg string, stderr io.Writer) error {
 	if env := results.EnvBeside(dir); env != nil {
 		po.Cores = env.Before.Cores
 	}
-	files, err := render.PlotWith(rs, out, po)
+	files, err := drawPlots(out, func(dir string) ([]string, error) { return render.PlotWith(rs, dir, po) })
 	if err != nil {
 		return render.PlotsError("plot", out, err)
 	}

@@ -1,0 +1,70 @@
+package rundir
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestDrawPlotsReplacesWhole: plots/ holds one build's charts: a chart the new build does not
+// draw is gone, a build that fails halfway leaves the old charts whole, a plots that is a
+// file is refused and left, a build with no chart leaves plots/ as it was, and nothing is
+// left beside it.
+func TestDrawPlotsReplacesWhole(t *testing.T) {
+	dir := t.TempDir()
+	plots := filepath.Join(dir, "plots")
+	write := func(names ...string) func(string) ([]string, error) {
+		return func(d string) ([]string, error) {
+			var out []string
+			for _, n := range names {
+				f := filepath.Join(d, n)
+				if err := os.WriteFile(f, []byte(n), 0o644); err != nil {
+					return out, err
+				}
+				out = append(out, f)
+			}
+			return out, nil
+		}
+	}
+	list := func() []string {
+		es, _ := os.ReadDir(plots)
+		var n []string
+		for _, e := range es {
+			n = append(n, e.Name())
+		}
+		return n
+	}
+	files, err := drawPlots(plots, write("Stage.svg", "Contention.svg"))
+	if err != nil || !slices.Equal(files, []string{filepath.Join(plots, "Stage.svg"), filepath.Join(plots, "Contention.svg")}) {
+		t.Fatalf("first build: %v, %v", files, err)
+	}
+	if _, err := drawPlots(plots, write("Stage.svg")); err != nil || !slices.Equal(list(), []string{"Stage.svg"}) {
+		t.Errorf("second build without Contention: plots/ holds %v (%v), want Stage.svg alone", list(), err)
+	}
+	failing := func(d string) ([]string, error) {
+		os.WriteFile(filepath.Join(d, "Stage.svg"), []byte("half"), 0o644)
+		return nil, errors.New("disk full")
+	}
+	if _, err := drawPlots(plots, failing); err == nil {
+		t.Error("a failed build returned no error")
+	}
+	if b, _ := os.ReadFile(filepath.Join(plots, "Stage.svg")); string(b) != "Stage.svg" {
+		t.Errorf("a failed build changed plots/Stage.svg to %q", b)
+	}
+	if _, err := drawPlots(plots, write()); err != nil || !slices.Equal(list(), []string{"Stage.svg"}) {
+		t.Errorf("a build with no chart: plots/ holds %v (%v), want it as it was", list(), err)
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 1 {
+		t.Errorf("beside plots/: %v, want nothing", es)
+	}
+	file := filepath.Join(t.TempDir(), "plots")
+	os.WriteFile(file, []byte("mine"), 0o644)
+	if _, err := drawPlots(file, write("Stage.svg")); err == nil {
+		t.Error("plots as a file: no error")
+	}
+	if b, _ := os.ReadFile(file); string(b) != "mine" {
+		t.Error("plots as a file was changed")
+	}
+}
