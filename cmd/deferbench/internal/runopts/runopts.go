@@ -254,7 +254,7 @@ func (o Flags) options() (harness.Options, error) {
 	}
 	bt, err := harness.ParseBenchtime(o.Benchtime)
 	if err != nil {
-		return opt, usage.Errorf("run: -benchtime %q: want a duration like 100ms or an iteration count like 1000x", o.Benchtime)
+		return opt, usage.Errorf("run: -benchtime %q: want a positive duration like 100ms or a positive iteration count like 1000x", o.Benchtime)
 	}
 	scNames, err := o.parseNames("scenarios", o.Scenarios, harness.ScenarioNames())
 	if err != nil {
