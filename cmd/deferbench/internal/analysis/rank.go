@@ -108,6 +108,23 @@ func (k Ranking) pair(i, j int) pairVerdict {
 // Ranked[j], in either order.
 func (k Ranking) Separated(i, j int) bool { return k.pair(i, j).Separated }
 
+// Within reports whether Ranked[j] is shown within frac of Ranked[i] (i < j, i the better):
+// the 95% interval of their ratio lies within 1 + frac of it (at most 1 + frac times its
+// value, or at least 1 / (1 + frac) for a higher-is-better metric). It also returns how far
+// the interval reaches (its far end as a ratio ≥ 1), 0 without an interval. More noise
+// widens the interval, so it only takes strategies out of Within.
+func (k Ranking) Within(i, j int, frac float64) (bool, float64) {
+	v := k.pair(i, j)
+	if !v.HasRatio || v.Ratio.NoCI || v.Ratio.Lo <= 0 {
+		return false, 0
+	}
+	far := v.Ratio.Hi // later over earlier: above 1 when lower is better
+	if k.Headline.Higher {
+		far = 1 / v.Ratio.Lo
+	}
+	return far <= 1+frac, far
+}
+
 // Split splits the ranking into groups of strategies that noise cannot separate, best
 // first. Every pair inside a group is inseparable (a U test at FindingsAlpha, or, for counts
 // and bytes, a difference within the unit's Tolerance): a strategy starts a new group when it

@@ -138,10 +138,11 @@ func (d *Run) Ceiling(cores int) (worst float64, at int) {
 }
 
 // EfficiencyMax is the highest median efficiency of any strategy (the noop control too) in any
-// Contention row at GOMAXPROCS ≤ cores (cores 0: every row), with where it was read: its
-// strategy, producers and GOMAXPROCS; 0 when Contention did not run there. Oversubscribed rows
-// are left out: there the spinning producers share the cores with producer 0's reference
-// rounds, which lifts efficiency above 1 by design. Efficiency is throughput(P) / (min(P, GOMAXPROCS) × throughput(1)),
+// Contention row with producers ≤ GOMAXPROCS ≤ cores (cores 0: any GOMAXPROCS), with where it
+// was read: its strategy, producers and GOMAXPROCS; 0 when Contention did not run there. The
+// other rows are left out: with more producers than GOMAXPROCS, or GOMAXPROCS above the
+// cores, the producers spinning at the barrier share the processors with producer 0's
+// reference rounds, which lifts efficiency above 1 by design. Efficiency is throughput(P) / (min(P, GOMAXPROCS) × throughput(1)),
 // at most about 1 when both sides are measured alike: well above 1, the single-producer
 // reference rounds ran slower than the P-producer rounds beside them (the machine took the
 // CPU away from them, or there were too few rounds for the median to drop those), and the
@@ -152,6 +153,9 @@ func (d *Run) EfficiencyMax(cores int) (best float64, strategy string, producers
 			continue
 		}
 		p, _ := strconv.Atoi(paramValue(d.params[id], "producers"))
+		if p > id.Procs {
+			continue
+		}
 		for _, st := range d.strategies[id] {
 			v := values(d.samples[sampleKey{id, st, "efficiency"}])
 			if len(v) == 0 {

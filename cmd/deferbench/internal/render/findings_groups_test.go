@@ -299,6 +299,12 @@ func TestFindingsEfficiencyAboveOneFlag(t *testing.T) {
 	if rep := reportOf(t, over); strings.Contains(rep, "Efficiency above 1") {
 		t.Errorf("efficiency 3 at GOMAXPROCS 4 > NumCPU 2 flagged")
 	}
+	// More producers than GOMAXPROCS: the same, the spinning producers share the processors
+	// (a reference run read handrolled at 13.1 with 16 producers at GOMAXPROCS 1).
+	more := strings.ReplaceAll(contentionText(map[string][2]float64{"cmdbuffer": {21e6, 0.9}, "handrolled": {15e6, 13.1}, suite.NoopName: {1e9, 0.98}}), "producers=2-2", "producers=4-2")
+	if rep := reportOf(t, more); strings.Contains(rep, "Efficiency above 1") {
+		t.Errorf("efficiency 13.1 at 4 producers > GOMAXPROCS 2 flagged")
+	}
 }
 
 // TestSpikeRetainedXRanked: "bounded memory after a spike" is answered by retained-x: the

@@ -27,13 +27,17 @@ const (
 )
 
 // unproven returns, for each member of k's best group g.Groups[0] whose place there is no
-// evidence of meeting the need, the ranked strategy outside the group it is not separated
-// from ("" when noise joined most strategies: the group holds more than half of the ranked
-// ones, or all of them). A lone best strategy's place is evidence, and so is that of a member
-// of a group of at most half the strategies that is separated from every ranked strategy
-// outside the group;
-// members equal within the unit's tolerance are evidence too. More noise only removes
-// separations, so it only takes strategies out of "meets", never puts them in.
+// evidence of meeting the need, why: the ranked strategy outside the group it is not
+// separated from ("not separated from X"), or, for a member other than the best median, that
+// its ratio to the best is not shown within sameWithin ("not shown within 10% of X"); ""
+// when noise joined most strategies (the group holds more than half of the ranked ones, or
+// all of them). A lone best strategy's place is evidence, and so is that of a member of a
+// group of at most half the strategies that is separated from every ranked strategy outside
+// it and, unless it has the best median, shown within sameWithin of it (members equal within
+// the unit's tolerance are evidence too). More noise only removes separations and widens
+// intervals, so it only takes strategies out of "meets", never puts them in: a strategy the
+// measurement set apart from the best, which noise joins to it, is not shown within
+// sameWithin of it either.
 func unproven(k analysis.Ranking, g analysis.Grouping) map[string]string {
 	if len(g.Groups) == 0 || len(g.Groups[0]) < 2 || k.AllTolerated(g.Groups[0]) {
 		return nil
@@ -47,8 +51,21 @@ func unproven(k analysis.Ranking, g analysis.Grouping) map[string]string {
 		outside++
 		for _, i := range g.Groups[0] {
 			if _, seen := out[k.Ranked[i].Strategy]; !seen && !k.Separated(i, j) {
-				out[k.Ranked[i].Strategy] = r.Strategy
+				out[k.Ranked[i].Strategy] = "not separated from " + r.Strategy
 			}
+		}
+	}
+	best := g.Groups[0][0]
+	for _, i := range g.Groups[0][1:] {
+		if _, seen := out[k.Ranked[i].Strategy]; seen {
+			continue
+		}
+		if ok, far := k.Within(best, i, sameWithin); !ok {
+			reach := "no interval"
+			if far > 0 {
+				reach = fmt.Sprintf("its ratio's 95%% CI reaches %.2f×", far)
+			}
+			out[k.Ranked[i].Strategy] = fmt.Sprintf("not shown within %.0f%% of %s, %s", 100*sameWithin, k.Ranked[best].Strategy, reach)
 		}
 	}
 	// Noise joined most strategies when the group holds more than half of the ranked ones
@@ -61,6 +78,11 @@ func unproven(k analysis.Ranking, g analysis.Grouping) map[string]string {
 	}
 	return out
 }
+
+// sameWithin is how close to the best median a member of the best group must be shown (its
+// ratio's 95% interval) to meet a "lowest" requirement beside it: the width of interval the
+// report calls Noisy.
+const sameWithin = 0.10
 
 // rankedCount is the number of k's strategies that were ranked (not listed as unranked).
 func rankedCount(k analysis.Ranking) int {

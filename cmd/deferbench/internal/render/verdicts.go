@@ -86,7 +86,7 @@ func verdictRows(ks []analysis.Ranking, traits map[string]deferral.Capabilities,
 			}
 			if by, ok := noise[r.Strategy]; ok {
 				if by != "" {
-					refused = append(refused, r.Strategy+" (in the best group by noise alone: not separated from "+by+")")
+					refused = append(refused, r.Strategy+" (in the best group by noise alone: "+by+")")
 				}
 				continue
 			}
