@@ -391,16 +391,7 @@ func TestTerminateStopsAtOnce(t *testing.T) {
 // start itself (ENOEXEC under qemu-user).
 func startRun(t *testing.T, args ...string) (*exec.Cmd, <-chan string) {
 	t.Helper()
-	cmd := deferbenchCmd(append([]string{"run"}, args...)...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); errors.Is(err, syscall.ENOEXEC) {
-		t.Skipf("cannot run the test binary as a child process: %v", err)
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	cmd, stderr := startWithStderr(t, append([]string{"run"}, args...)...)
 	lines := make(chan string, 100)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -410,6 +401,24 @@ func startRun(t *testing.T, args ...string) (*exec.Cmd, <-chan string) {
 		close(lines)
 	}()
 	return cmd, lines
+}
+
+// startWithStderr starts "deferbench args..." as a child process and returns it with its
+// stderr; it skips the test where the test binary cannot start itself (ENOEXEC under
+// qemu-user).
+func startWithStderr(t *testing.T, args ...string) (*exec.Cmd, io.ReadCloser) {
+	t.Helper()
+	cmd := deferbenchCmd(args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); errors.Is(err, syscall.ENOEXEC) {
+		t.Skipf("cannot run the test binary as a child process: %v", err)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return cmd, stderr
 }
 
 // waitLine reads lines until one contains marker (true), or they end or d passes (false).
@@ -460,16 +469,7 @@ func TestHangupStopsAtOnce(t *testing.T) {
 // SIGPIPE killed it before, leaving a partial run and a stale lock.
 func TestClosedPipeLosesOutputNotRun(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r")
-	cmd := deferbenchCmd("run", "-scenarios", "Stage", "-strategies", "baseline", "-benchtime", "1x", "-count", "2", "-out", out)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); errors.Is(err, syscall.ENOEXEC) {
-		t.Skipf("cannot run the test binary as a child process: %v", err)
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	cmd, stderr := startWithStderr(t, "run", "-scenarios", "Stage", "-strategies", "baseline", "-benchtime", "1x", "-count", "2", "-out", out)
 	bufio.NewReader(stderr).ReadString('\n')
 	stderr.Close() // the reader goes away: every later write to stderr fails with EPIPE
 	cmd.Wait()
