@@ -54,16 +54,27 @@ func CheckOutFile(path, marker string) error {
 	case !fi.Mode().IsRegular():
 		return fmt.Errorf("%s exists and is not a regular file: give a new file name", path)
 	}
-	f, err := os.Open(path)
+	head, err := FileHead(path, len(marker))
 	if err != nil {
 		return fmt.Errorf("%s: %v: give a new file name", path, err)
 	}
-	defer f.Close()
-	head := make([]byte, len(marker))
-	if n, _ := io.ReadFull(f, head); n < len(marker) || string(head) != marker {
+	if string(head) != marker {
 		return fmt.Errorf("%s exists and was not written by this command (it does not start with %q), so replacing it could destroy results: give a new file name, or move it away", path, strings.TrimSpace(marker))
 	}
 	return nil
+}
+
+// FileHead returns up to the first n bytes of the file at path (fewer when it is shorter), or
+// the error opening it.
+func FileHead(path string, n int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	k, _ := io.ReadFull(f, b)
+	return b[:k], nil
 }
 
 // syncDir flushes dir's entries to the device, so that a rename into it is durable; some

@@ -210,10 +210,10 @@ func ownsDir(dir string, rs []*benchfmt.Result) error {
 	if !ours {
 		return usage.Errorf("report: %s: not written by deferbench run (no \"deferbench:\" line): report rebuilds only deferbench's results directories; compare or benchstat read other benchmark files", filepath.Join(dir, "bench.txt"))
 	}
-	if b, ok := fileHead(filepath.Join(dir, "report.md"), len(reportTitle)); ok && string(b) != reportTitle {
+	if b, err := results.FileHead(filepath.Join(dir, "report.md"), len(reportTitle)); err == nil && string(b) != reportTitle {
 		return usage.Errorf("report: %s was not written by deferbench (it does not start with %q): move it away to rebuild the report here", filepath.Join(dir, "report.md"), reportTitle)
 	}
-	if b, ok := fileHead(filepath.Join(dir, "details.md"), len(render.DetailsTitle)); ok && string(b) != render.DetailsTitle {
+	if b, err := results.FileHead(filepath.Join(dir, "details.md"), len(render.DetailsTitle)); err == nil && string(b) != render.DetailsTitle {
 		return usage.Errorf("report: %s was not written by deferbench (it does not start with %q): move it away to rebuild the report here", filepath.Join(dir, "details.md"), render.DetailsTitle)
 	}
 	if b, err := results.ReadFileLimited(filepath.Join(dir, "summary.json"), results.MaxJSONBytes); err == nil {
@@ -294,16 +294,3 @@ func plainName(s string) bool {
 
 // reportTitle is how every report.md deferbench writes starts.
 const reportTitle = "# deferbench report"
-
-// fileHead returns the first n bytes of the file at path (fewer if it is shorter), and false
-// when there is no such file or it cannot be read.
-func fileHead(path string, n int) ([]byte, bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	b := make([]byte, n)
-	k, _ := io.ReadFull(f, b)
-	return b[:k], true
-}
