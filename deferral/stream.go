@@ -497,6 +497,27 @@ func (c *Core) applyDecoded(at Pos, p unsafe.Pointer) error {
 	return c.Apply(at, &cmd)
 }
 
+// StreamSets returns how many of the n records at the start of words (a Stream's Words, or a
+// part of them that starts at a record) are Sets, and how many records it read: n, or fewer
+// when a record runs past words. A strategy that resyncs a second copy of the world from a
+// batch it applied (versioned) estimates the batch's cost from it without decoding a record:
+// a Set overwrites values in place, every other verb can find tables or move rows.
+func StreamSets(words []uint64, n int) (sets, records int) {
+	o := 0
+	for ; records < n && o+headWords <= len(words); records++ {
+		h := uint32(words[o])
+		k := recordLen(h)
+		if o+k > len(words) {
+			break
+		}
+		if Verb(h) == VerbSet {
+			sets++
+		}
+		o += k
+	}
+	return sets, records
+}
+
 // ReplayStream replays on w, a replica of the core's world, the n records at the start of
 // words, which ApplyStream applied without error (see Replay, whose rules it follows record
 // by record). It returns nil, or the index among the n of the record whose outcome differed

@@ -235,6 +235,9 @@ var mutants = []mutant{
 	{id: "handrolled-run-crosses-segments", file: "strategies/handrolled/gather.go", old: "\t\t\t\tstop = g.segs[g.snext+1].start\n", new: "\t\t\t\t_ = g.segs[g.snext+1].start\n"},
 	// versioned's version numbers (VersionNumbers) and replay path.
 	{id: "versioned-replica-version-stale", file: "strategies/versioned/ecs.go", old: "\ts.pub.version = s.version\n", new: ""},
+	{id: "versioned-auto-replays-closures", file: "strategies/versioned/ecs.go", old: "(s.closures && s.opts.Resync != ResyncReplayClosures)", new: "(s.closures && s.opts.Resync == ResyncReplay)"},
+	{id: "versioned-auto-never-copies", file: "strategies/versioned/ecs.go", old: "s.opts.Resync == ResyncAuto && s.copyCheaper()", new: "false",
+		unobservable: "equivalent for the contract: a replay and a copy leave the same replica, only the cost differs (TestAutoResync checks the choice through Stats)"},
 	{id: "versioned-replay-commands-skipped", file: "strategies/versioned/ecs.go", old: "\t\t\terr = s.core.Replay(s.pub.w, st.cmd)\n", new: ""},
 	// Found surviving by an outside measure (semantic mutants written apart from this list),
 	// then killed by the rows added for them: HooksDedupInterleavedKeys' adds,

@@ -10,3 +10,9 @@ import (
 func TestConformance(t *testing.T) { conformance.Test(t, versioned.Factory) }
 
 func TestConformanceCopy(t *testing.T) { conformance.Test(t, versioned.FactoryCopy) }
+
+// TestConformanceReplay runs the suite with every typed batch replayed, whatever a copy would
+// cost (the default may copy a batch that is large against the world).
+func TestConformanceReplay(t *testing.T) {
+	conformance.Test(t, factory(versioned.Options{Resync: versioned.ResyncReplay}))
+}

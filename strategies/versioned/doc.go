@@ -40,7 +40,17 @@
 //
 // Options.Resync chooses, per instance, how the readers' replica catches up:
 //
-//	ResyncReplay          (default) replay the batch's typed commands on it with
+//	ResyncAuto            (default) replay or copy, whichever a cost model rates cheaper for
+//	                      this batch and this world: a replay costs about 30 instructions per
+//	                      Set and 200 per other record (a create, destroy, add or remove finds
+//	                      tables or moves rows), a copy about 10,000 plus one per 8 bytes of
+//	                      the world's storage (ecs.World.StorageBytes); the share of Sets is
+//	                      read from the batch's first 16 records. A batch that is large
+//	                      against the world (a frame that creates or moves most entities) is
+//	                      copied, a batch of Sets or a small batch in a large world replayed.
+//	                      Both leave the same replica; the model only chooses the cost. A batch
+//	                      holding a closure, or following direct writes to w, is copied.
+//	ResyncReplay          replay the batch's typed commands on it with
 //	                      deferral.Core.Replay, at a cost proportional to the batch. Typed
 //	                      commands are deterministic, so equal replicas stay equal. A batch
 //	                      holding a closure, or following direct writes to w, is resynced by
@@ -62,7 +72,7 @@
 // the replica starts as a copy of w; between two commits only the owner changes w, and every
 // change that is not a typed command of the batch forces a copy — direct writes are seen by
 // ecs.World.Changes (writes through ecs.Component.Ptr must be announced with
-// ecs.World.MarkChanged), a closure in the batch forces it under ResyncReplay, a failing or
+// ecs.World.MarkChanged), a closure in the batch forces it under ResyncAuto and ResyncReplay, a failing or
 // panicking closure (which may have changed w before failing) forces it at the next commit; a
 // typed command applies only after Core.Apply succeeded on w, and Core.Apply changes nothing
 // when it fails. When a replay still differs (a non-deterministic closure under
@@ -80,7 +90,8 @@
 // # Cost
 //
 // Memory: a second world (ReplicaBytes). Publish: the apply, plus a resync as costly as the
-// apply (replay) or as a copy of the world (copy), plus two waits for readers. Stats splits the
+// apply (replay) or as a copy of the world (copy; the default takes the cheaper of the two by
+// its cost model), plus two waits for readers. Stats splits the
 // publish time into apply, swap and resync (the waits are in resync). A wait lasts as long as
 // the longest read in flight; with more busy reader goroutines than processors, a reader the
 // scheduler preempted inside Read holds the commit until it runs again (up to a scheduling

@@ -18,14 +18,15 @@ type Resync uint8
 
 // The resync policies; see the package documentation.
 const (
-	ResyncReplay         Resync = iota // replay typed commands; copy after closures or direct writes
+	ResyncAuto           Resync = iota // replay or copy, whichever the cost model rates cheaper; copy after closures or direct writes
+	ResyncReplay                       // replay typed commands; copy after closures or direct writes
 	ResyncReplayClosures               // replay closures too (they must be pure)
 	ResyncCopy                         // always copy the world
 )
 
-var resyncNames = [...]string{"replay", "replay-closures", "copy"}
+var resyncNames = [...]string{"auto", "replay", "replay-closures", "copy"}
 
-// String returns "replay", "replay-closures" or "copy".
+// String returns "auto", "replay", "replay-closures" or "copy".
 func (r Resync) String() string {
 	if int(r) < len(resyncNames) {
 		return resyncNames[r]
@@ -33,11 +34,11 @@ func (r Resync) String() string {
 	return fmt.Sprintf("resync(%d)", uint8(r))
 }
 
-// Options configure one strategy instance. The zero Options are the default: ResyncReplay,
+// Options configure one strategy instance. The zero Options are the default: ResyncAuto,
 // no divergence check.
 type Options struct {
-	// Resync is how a commit brings the readers' replica to the new version: ResyncReplay
-	// (the zero value), ResyncReplayClosures or ResyncCopy.
+	// Resync is how a commit brings the readers' replica to the new version: ResyncAuto (the
+	// zero value), ResyncReplay, ResyncReplayClosures or ResyncCopy.
 	Resync Resync
 	// CheckDivergence compares the replicas' ecs.World.Hash after every replay (a cost
 	// proportional to the world) and reports a mismatch as a *DivergenceError.
@@ -356,7 +357,8 @@ func (s *ECS) publish() (err, diverged error) {
 
 // resync brings the readers' replica, which no reader holds, to the owner's world's state.
 func (s *ECS) resync(direct bool) error {
-	if direct || s.opts.Resync == ResyncCopy || (s.closures && s.opts.Resync == ResyncReplay) {
+	if direct || s.opts.Resync == ResyncCopy || (s.closures && s.opts.Resync != ResyncReplayClosures) ||
+		s.opts.Resync == ResyncAuto && s.copyCheaper() {
 		s.copyToReaders()
 		return nil
 	}
@@ -387,6 +389,55 @@ func (s *ECS) resync(direct bool) error {
 		}
 	}
 	return nil
+}
+
+// The resync cost model of ResyncAuto, in instructions (amd64, counted under cachegrind with
+// scripts/count-instr.sh): replaying a one-value Set costs about replaySet, any other record
+// (a create, destroy, add or remove, which finds tables or moves rows) about replayOther; a
+// copy (ecs.World.CopyFrom) costs about copyFixed plus one instruction per copyBytes bytes of
+// the owner's world (ecs.World.StorageBytes). Measured: a copy of 256 entities with two 16-byte
+// components 11,400 (slots) and 16,800 (archetypes), of 65,536 387,000 and 470,000; a replayed
+// Set 27 to 32; a replayed create or destroy 221 to 241, an add or remove 85 (slots) to 251
+// (archetypes).
+const (
+	replaySet   = 30
+	replayOther = 200
+	copyFixed   = 10_000
+	copyBytes   = 8
+
+	sampleRecords = 16 // records copyCheaper reads to estimate the share of Sets
+)
+
+// copyCheaper reports whether the cost model rates copying the owner's world into the readers'
+// replica cheaper than replaying the batch's log on it. The share of Sets is read from the
+// first sampleRecords records (the walk would otherwise cost a fifth of replaying the Sets it
+// counts); a batch whose replay costs less than a copy's fixed part is replayed without
+// looking at the world's size. The model only chooses a cost: both resyncs leave the same
+// replica.
+func (s *ECS) copyCheaper() bool {
+	records, sampled, sets := 0, 0, 0
+	for _, st := range s.log {
+		records += max(st.n, 1)
+		if left := sampleRecords - sampled; left > 0 {
+			switch {
+			case st.words != nil:
+				k, n := deferral.StreamSets(st.words, min(st.n, left))
+				sets, sampled = sets+k, sampled+n
+			case st.cmd != nil:
+				if st.cmd.Verb == deferral.VerbSet {
+					sets++
+				}
+				sampled++
+			default:
+				sampled++
+			}
+		}
+	}
+	if sampled == 0 {
+		return false
+	}
+	replay := records * (sets*replaySet + (sampled-sets)*replayOther) / sampled
+	return replay > copyFixed && replay > copyFixed+s.own.w.StorageBytes()/copyBytes
 }
 
 // replayClosure runs a closure that succeeded on the owner's world on the readers' replica; an

@@ -385,11 +385,12 @@ func TestPanicKeepsReadersOnPreviousVersion(t *testing.T) {
 	wantInSync(t, s, "after the commit following the panic")
 }
 
-// TestReplayDefault: a batch of typed commands is resynced by replay; one with a closure or
-// after direct writes by copy; an empty commit publishes nothing.
-func TestReplayDefault(t *testing.T) {
+// TestReplayPolicy: under ResyncReplay a batch of typed commands is resynced by replay, even
+// one that a copy of this small world would resync for less; one with a closure or after
+// direct writes by copy; an empty commit publishes nothing.
+func TestReplayPolicy(t *testing.T) {
 	w, ents := populated(t, 50)
-	s := versioned.NewECS(w, versioned.Options{CheckDivergence: true})
+	s := versioned.NewECS(w, versioned.Options{Resync: versioned.ResyncReplay, CheckDivergence: true})
 	r := s.NewRecorder()
 	for i, e := range ents {
 		if i%3 == 0 {
@@ -570,5 +571,49 @@ func TestDivergenceErrorIsDiverged(t *testing.T) {
 	}
 	if !errors.Is(err, deferral.ErrInvalidCommand) {
 		t.Errorf("errors.Is(%v, ErrInvalidCommand) = false: the cause is lost", err)
+	}
+}
+
+// TestAutoResync: under the default ResyncAuto a batch of Sets is replayed, and so is a
+// structural batch in a world much larger than it, while the same structural batch in a world
+// hardly larger than the batch is copied; every resync leaves the replicas equal.
+func TestAutoResync(t *testing.T) {
+	structural := func(r *deferral.Recorder, ents []ecs.Entity) {
+		for _, e := range ents[:400] {
+			r.Destroy(e)
+			r.Create(workload.Particle(workload.Vec2{X: 1}, workload.Vec2{}, 2))
+		}
+	}
+	sets := func(r *deferral.Recorder, ents []ecs.Entity) {
+		for _, e := range ents[:400] {
+			deferral.Set(r, e, workload.Position, workload.Vec2{X: 2})
+		}
+	}
+	for _, c := range []struct {
+		name     string
+		entities int
+		stage    func(*deferral.Recorder, []ecs.Entity)
+		copied   bool
+	}{
+		{"sets in a small world", 400, sets, false},
+		{"structural in a small world", 400, structural, true},
+		{"structural in a large world", 100_000, structural, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w, ents := populated(t, c.entities)
+			s := versioned.NewECS(w, versioned.Options{})
+			c.stage(s.NewRecorder(), ents)
+			if err := s.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			want := versioned.Stats{Publishes: 1, Replays: 1}
+			if c.copied {
+				want.Replays, want.Copies = 0, 1
+			}
+			if st := s.Stats(); st.Publishes != want.Publishes || st.Replays != want.Replays || st.Copies != want.Copies {
+				t.Fatalf("stats %+v, want %d replays and %d copies", st, want.Replays, want.Copies)
+			}
+			wantInSync(t, s, c.name)
+		})
 	}
 }

@@ -10,8 +10,11 @@ import (
 )
 
 // One run of the versioned-read suite per resync mode, and with the divergence check.
-func TestConformanceVersionsReplay(t *testing.T) { conformance.TestVersions(t, versioned.Factory) }
-func TestConformanceVersionsCopy(t *testing.T)   { conformance.TestVersions(t, versioned.FactoryCopy) }
+func TestConformanceVersionsAuto(t *testing.T) { conformance.TestVersions(t, versioned.Factory) }
+func TestConformanceVersionsReplay(t *testing.T) {
+	conformance.TestVersions(t, factory(versioned.Options{Resync: versioned.ResyncReplay}))
+}
+func TestConformanceVersionsCopy(t *testing.T) { conformance.TestVersions(t, versioned.FactoryCopy) }
 func TestConformanceVersionsReplayClosures(t *testing.T) {
 	conformance.TestVersions(t, factory(versioned.Options{Resync: versioned.ResyncReplayClosures}))
 }
