@@ -105,3 +105,9 @@ func (x CountIndex) SeparateByCounts(k Ranking, group []int) (CountSeparation, b
 	}
 	return s, true
 }
+
+// Instr returns strategy's instructions per op in row, if it was counted there.
+func (x CountIndex) Instr(row RowID, strategy string) (counts.Measure, bool) {
+	m, ok := x[sampleKey{row, strategy, counts.InstrUnit}]
+	return m, ok && m.Median > 0
+}

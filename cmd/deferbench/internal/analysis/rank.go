@@ -25,6 +25,18 @@ type Ranked struct {
 	// Unranked says why the strategy is listed but not ranked (suite.Headline.Within): "" for
 	// a ranked one.
 	Unranked string
+	// VsAgainst[j] is the ratio to the ranking's Against[j]; HasAgainst[j] says it exists.
+	VsAgainst  []Ratio
+	HasAgainst []bool
+}
+
+// Reference is a row the strategies of a ranking are set against (suite.Against): a
+// reference's strategy in another row of the scenario.
+type Reference struct {
+	Label    string
+	Strategy string
+	Row      RowID
+	Summary  results.Summary
 }
 
 // pairVerdict is the comparison of two strategies of a ranking, by compare's rule: a
@@ -74,7 +86,10 @@ type Ranking struct {
 	Params   []results.Param
 	Ranked   []Ranked
 	Baseline *results.Summary // baseline's value in this row, if it ran
-	Need     string           // suite.Headline.Need with the row's parameters filled in
+	// Against are the scenario's references (suite.Against) that apply to this row and ran,
+	// in declaration order.
+	Against []Reference
+	Need    string // suite.Headline.Need with the row's parameters filled in
 	// Method is the ratio method chosen for the scenario: "paired" or "unpaired" (a ratio
 	// falls back to the other where the chosen one gives no interval).
 	Method string
@@ -328,6 +343,7 @@ func (d *Run) rank(h suite.Headline, id RowID) (Ranking, bool) {
 			r.VsBaseline, r.HasBaseline = ratioOf(mine, base)
 		}
 	}
+	d.setAgainst(&k, obsOf)
 	k.Tol = results.Tolerance(h.Unit)
 	k.pairs = make([][]pairVerdict, len(k.Ranked))
 	for i := range k.Ranked {
@@ -448,6 +464,11 @@ func (d *Run) Rankings(cores int) []Ranking {
 				}
 				if r.HasBaseline {
 					r.VsBaseline.use(method)
+				}
+				for a := range r.VsAgainst {
+					if r.HasAgainst[a] {
+						r.VsAgainst[a].use(method)
+					}
 				}
 			}
 			for a := range ks[i].pairs {

@@ -255,6 +255,9 @@ func writeFindingsDetails(b *strings.Builder, rd *reportData) {
 			fmt.Fprintf(b, "Storage: %s.\n\n", note)
 		}
 		writeCountNote(b, rd.cx, k)
+		for j := range k.Against {
+			fmt.Fprintf(b, "Against %s: %s.\n\n", againstHead(k, j), againstText(k, j, rd.cx))
+		}
 	}
 }
 
@@ -274,6 +277,9 @@ func writeFindingsBrief(b *strings.Builder, rd *reportData) {
 			better = "higher is better"
 		}
 		fmt.Fprintf(b, "- %s, %s (%s): %s\n", rowLabel(k), k.Headline.Unit, better, groupTextByName(k))
+		for j := range k.Against {
+			fmt.Fprintf(b, "  - against %s: %s\n", againstHead(k, j), againstText(k, j, rd.cx))
+		}
 	}
 	fmt.Fprintln(b)
 }

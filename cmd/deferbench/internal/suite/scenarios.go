@@ -147,6 +147,15 @@ var Peer = Scenario{
 		{Name: "Peer-deferred", Title: "W1–W3 deferred through each strategy, beside Ark, median time per op", YLabel: "time per op", Units: []string{"ns/op"},
 			Only: []Param{{Key: "op", Value: "w1-set"}, {Key: "op", Value: "w2-add-remove"}, {Key: "op", Value: "w3-create-destroy"}}},
 	},
+	// Ark runs on archetypes, its only storage: the slots rows are set against it there.
+	Against: []Against{
+		{Label: "Ark's collect-then-apply", Strategy: PeerArk,
+			Only: []Param{{Key: "op", Value: "w1-set"}, {Key: "op", Value: "w2-add-remove"}, {Key: "op", Value: "w3-create-destroy"}},
+			Set:  []Param{{Key: "storage", Value: "archetypes"}}},
+		{Label: "Ark's batches", Strategy: PeerArk,
+			Only: []Param{{Key: "op", Value: "w2-add-remove"}, {Key: "op", Value: "w3-create-destroy"}},
+			Set:  []Param{{Key: "apply", Value: "batch"}, {Key: "storage", Value: "archetypes"}}},
+	},
 }
 
 // Figure is one headline figure of the fleet table (deferbench fleet): a scenario's headline

@@ -33,6 +33,55 @@ type Scenario struct {
 	// OwnProcs: the scenario sets GOMAXPROCS itself (Determinism: 1, NumCPU, 2×NumCPU), so
 	// report headings and charts do not name the -N suffix of its results.
 	OwnProcs bool
+	// Against are the references the report sets the strategies of some rows against:
+	// what a user would write instead of deferring (Peer's: Ark's collect-then-apply and
+	// Ark's batches).
+	Against []Against
+}
+
+// Against is a reference row the strategies of a scenario's rows are set against in the
+// report's Findings, as a ratio with its 95% CI (and a ratio of instructions per op where
+// both were counted): the row of Strategy that has the ranked row's parameters, with Set
+// replacing or adding some, at the same GOMAXPROCS. It applies to the rows that have one of
+// Only's parameters.
+type Against struct {
+	Label    string  // how the report names it: "Ark's collect-then-apply"
+	Strategy string  // the reference's strategy name in bench.txt
+	Only     []Param // the ranked rows it applies to
+	Set      []Param // the reference row's parameters that differ from the ranked row's
+}
+
+// AppliesTo reports whether a is set against the row of parameters ps.
+func (a Against) AppliesTo(ps []Param) bool {
+	for _, o := range a.Only {
+		for _, p := range ps {
+			if p == o {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Row returns the reference row's parameters for the ranked row of parameters ps: ps with
+// each of Set's keys given Set's value, in ps's order, and Set's other keys after them.
+func (a Against) Row(ps []Param) []Param {
+	out := make([]Param, 0, len(ps)+len(a.Set))
+	used := make([]bool, len(a.Set))
+	for _, p := range ps {
+		for i, s := range a.Set {
+			if s.Key == p.Key {
+				p, used[i] = s, true
+			}
+		}
+		out = append(out, p)
+	}
+	for i, s := range a.Set {
+		if !used[i] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // ChartsOf returns the scenario's charts: its declared ones, or one bar chart of ns/op.
