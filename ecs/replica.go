@@ -63,9 +63,11 @@ func (w *World) copyState(src *World) {
 	} else {
 		w.arch = nil
 	}
-	for id, c := range src.cols {
+	for id, c := range &src.cols { // by pointer: ranging over the array by value copies it
 		if c == nil {
-			w.cols[id] = nil
+			if w.cols[id] != nil {
+				w.cols[id] = nil
+			}
 			continue
 		}
 		w.cols[id] = c.(replicaColumn).copyInto(w.cols[id])
@@ -112,7 +114,7 @@ func (w *World) MarkChanged() { w.changes++ }
 func (w *World) StorageBytes() int {
 	n := int(unsafe.Sizeof(*w)) +
 		cap(w.gens)*4 + cap(w.liveGen)*4 + cap(w.masks)*8 + cap(w.pos)*4 + cap(w.order)*4 + cap(w.free)*4
-	for _, c := range w.cols {
+	for _, c := range &w.cols {
 		if c != nil {
 			n += c.(replicaColumn).storageBytes()
 		}

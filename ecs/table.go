@@ -284,10 +284,11 @@ func (a *archStore) copyInto(d *archStore) *archStore {
 		c.flat = append(c.flat[:0], t.flat...)
 		c.ptrs = append(c.ptrs[:0], t.ptrs...)
 		c.slots = append(c.slots[:0], t.slots...)
-		prev := c.cols
-		c.cols, c.raw = [MaxComponents]column{}, [MaxComponents]rawColumn{}
+		// A table kept from the last copy has the same set, so its columns are those of
+		// t.ids and the other entries are empty: each column is copied into its old one, and
+		// grow refreshes the views. A new table starts empty.
 		for _, id := range t.ids {
-			c.cols[id] = t.cols[id].(replicaColumn).copyInto(prev[id])
+			c.cols[id] = t.cols[id].(replicaColumn).copyInto(c.cols[id])
 		}
 		c.rows = t.rows
 		c.grow(t.rows)

@@ -182,7 +182,7 @@ func (w *World) setRaw(id ComponentID) {
 // growColumns makes every column's array hold at least slots values, doubling.
 func (w *World) growColumns(slots int) {
 	w.colLen = max(slots, 2*w.colLen, 64)
-	for id, c := range w.cols {
+	for id, c := range &w.cols {
 		if c != nil {
 			c.grow(w.colLen)
 			w.raw[id] = c.raw()
@@ -198,7 +198,14 @@ func (w *World) refreshRaw() {
 	if w.arch != nil {
 		w.colLen = math.MaxInt
 	}
-	for id, c := range w.cols {
+	for id, c := range &w.cols { // by pointer: ranging over the array by value copies it
+		if c == nil && w.hasCol&(Mask(1)<<id) == 0 && w.writers[id].w == w {
+			// No column before and none now: its view and writer are already those of a
+			// component without one. A copy (CopyFrom) into a replica of a world that uses
+			// few of the components registered would otherwise spend most of its fixed
+			// cost here.
+			continue
+		}
 		if c != nil && w.arch == nil {
 			c.grow(w.colLen)
 		}

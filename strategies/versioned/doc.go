@@ -43,7 +43,7 @@
 //	ResyncAuto            (default) replay or copy, whichever a cost model rates cheaper for
 //	                      this batch and this world: a replay costs about 30 instructions per
 //	                      Set and 200 per other record (a create, destroy, add or remove finds
-//	                      tables or moves rows), a copy about 10,000 plus one per 8 bytes of
+//	                      tables or moves rows), a copy about 4,000 plus one per 10 bytes of
 //	                      the world's storage (ecs.World.StorageBytes); the share of Sets is
 //	                      read from the batch's first 16 records. A batch that is large
 //	                      against the world (a frame that creates or moves most entities) is

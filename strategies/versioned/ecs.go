@@ -396,14 +396,15 @@ func (s *ECS) resync(direct bool) error {
 // (a create, destroy, add or remove, which finds tables or moves rows) about replayOther; a
 // copy (ecs.World.CopyFrom) costs about copyFixed plus one instruction per copyBytes bytes of
 // the owner's world (ecs.World.StorageBytes). Measured: a copy of 256 entities with two 16-byte
-// components 11,400 (slots) and 16,800 (archetypes), of 65,536 387,000 and 470,000; a replayed
+// components (20 and 33 KB) 4,500 (slots) and 8,200 (archetypes), of 65,536 (3.8 and 4.7 MB)
+// 380,000 and 460,000; a replayed
 // Set 27 to 32; a replayed create or destroy 221 to 241, an add or remove 85 (slots) to 251
 // (archetypes).
 const (
 	replaySet   = 30
 	replayOther = 200
-	copyFixed   = 10_000
-	copyBytes   = 8
+	copyFixed   = 4_000
+	copyBytes   = 10
 
 	sampleRecords = 16 // records copyCheaper reads to estimate the share of Sets
 )

@@ -574,9 +574,10 @@ func TestDivergenceErrorIsDiverged(t *testing.T) {
 	}
 }
 
-// TestAutoResync: under the default ResyncAuto a batch of Sets is replayed, and so is a
-// structural batch in a world much larger than it, while the same structural batch in a world
-// hardly larger than the batch is copied; every resync leaves the replicas equal.
+// TestAutoResync: under the default ResyncAuto a batch small against the world (400 Sets in
+// 20,000 entities, or 800 structural commands in 100,000) is replayed, while a batch as large
+// as the world (800 structural commands on 400 entities) is copied; every resync leaves the
+// replicas equal.
 func TestAutoResync(t *testing.T) {
 	structural := func(r *deferral.Recorder, ents []ecs.Entity) {
 		for _, e := range ents[:400] {
@@ -595,7 +596,7 @@ func TestAutoResync(t *testing.T) {
 		stage    func(*deferral.Recorder, []ecs.Entity)
 		copied   bool
 	}{
-		{"sets in a small world", 400, sets, false},
+		{"sets in a large world", 20_000, sets, false},
 		{"structural in a small world", 400, structural, true},
 		{"structural in a large world", 100_000, structural, false},
 	} {
