@@ -56,7 +56,7 @@ func (w *World) CreateRecords(words []uint64, n int, created []Entity) (recs, us
 		// entities first, then the values, column after column (as archCreateRecords).
 		h0, h1 := words[o+2], words[o+3]
 		first, o0, full := len(created), o, false
-		for {
+		for j := sameShape(words[o:], min(n-recs, (len(words)-o)/k), k, h, h0, h1); j > 0; j-- {
 			slot, err := w.newSlot()
 			if err != nil {
 				full = true
@@ -65,9 +65,6 @@ func (w *World) CreateRecords(words []uint64, n int, created []Entity) (recs, us
 			created = append(created, w.created(slot, mask))
 			recs++
 			o += k
-			if recs >= n || o+k > len(words) || uint32(words[o]) != h || words[o+2] != h0 || words[o+3] != h1 {
-				break
-			}
 		}
 		made := created[first:]
 		b := unsafe.Pointer(&words[o0+2])
@@ -110,10 +107,7 @@ func (w *World) archCreateRecords(words []uint64, n int, created []Entity) (recs
 		}
 		// The run: the records from o on with this header and this bundle head.
 		h0, h1 := words[o+2], words[o+3]
-		j := 1
-		for e := o + k; recs+j < n && e+k <= len(words) && uint32(words[e]) == h && words[e+2] == h0 && words[e+3] == h1; e += k {
-			j++
-		}
+		j := sameShape(words[o:], min(n-recs, (len(words)-o)/k), k, h, h0, h1)
 		ti := a.tableOf(mask)
 		t := a.tables[ti]
 		for len(t.slots)+j > t.rows {
@@ -413,4 +407,23 @@ func putBundle(cols *[MaxComponents]rawColumn, row uint32, b unsafe.Pointer) {
 		}
 		cols[id].put(row, src)
 	}
+}
+
+// sameShape returns how many of the first most records of words, each k words long (k ≥ 4),
+// have header h and bundle head h0, h1, counting from the first (which has: at least 1) to
+// the first that differs. most records of k words lie inside words: the loop reads them
+// without index checks.
+func sameShape(words []uint64, most, k int, h uint32, h0, h1 uint64) int {
+	if most > len(words)/k {
+		most = len(words) / k // most records must lie inside words
+	}
+	p, stride := unsafe.Pointer(unsafe.SliceData(words)), uintptr(k)*8
+	j := 1
+	for q := unsafe.Add(p, stride); j < most; q = unsafe.Add(q, stride) {
+		if *(*uint32)(q) != h || *(*uint64)(unsafe.Add(q, 16)) != h0 || *(*uint64)(unsafe.Add(q, 24)) != h1 {
+			break
+		}
+		j++
+	}
+	return j
 }
