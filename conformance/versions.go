@@ -33,6 +33,7 @@ func TestVersions(t *testing.T, f Factory) {
 		{"VersionAfterDrainedCommit", checkVersionDrained, 0},
 		{"VersionAfterFailedCommit", checkVersionFailed, varyCmd},
 		{"VersionAfterClosureWroteThenFailed", checkVersionClosureWroteThenFailed, 0},
+		{"VersionAfterFirstClosureWroteThenFailed", checkVersionFirstClosureWroteThenFailed, 0},
 		{"VersionAfterClosurePanicked", checkVersionClosurePanicked, 0},
 		{"VersionAfterDirectWrites", checkVersionDirectWrites, 0},
 		{"VersionAfterCulledCreates", checkVersionCulledCreates, 0},
@@ -148,11 +149,23 @@ func checkVersionFailed(x *fixture) {
 	x.wantVersionIsWorld("after the retry")
 }
 
-func checkVersionClosureWroteThenFailed(x *fixture) {
+func checkVersionClosureWroteThenFailed(x *fixture) { closureWroteThenFailed(x, true) }
+
+// checkVersionFirstClosureWroteThenFailed: as checkVersionClosureWroteThenFailed with the
+// closure the batch's first command, so that no command of the commit succeeded: what the
+// closure wrote still changed the owner's world, and readers must see it.
+func checkVersionFirstClosureWroteThenFailed(x *fixture) { closureWroteThenFailed(x, false) }
+
+// closureWroteThenFailed commits a batch in which a closure writes e and then fails, after a
+// Set of e when setFirst holds: the owner's world keeps the write, readers see the owner's
+// world, and the retry publishes it too.
+func closureWroteThenFailed(x *fixture, setFirst bool) {
 	e := x.create(x.w, pt(0, 0))
 	x.commit("publish the setup", x.s)
 	r := x.rec()
-	r.Set(e, pt(1, 1))
+	if setFirst {
+		r.Set(e, pt(1, 1))
+	}
 	fail := true
 	r.Do(func(w *ecs.World) error {
 		if err := w.Set(e, pt(2, 2)); err != nil {

@@ -72,8 +72,10 @@
 // the replica starts as a copy of w; between two commits only the owner changes w, and every
 // change that is not a typed command of the batch forces a copy — direct writes are seen by
 // ecs.World.Changes (writes through ecs.Component.Ptr must be announced with
-// ecs.World.MarkChanged), a closure in the batch forces it under ResyncAuto and ResyncReplay, a failing or
-// panicking closure (which may have changed w before failing) forces it at the next commit; a
+// ecs.World.MarkChanged), a closure in the batch forces it under ResyncAuto and ResyncReplay, a
+// failing closure (which may have changed w before failing) forces it in its own commit, which
+// publishes what it wrote even when no command before it succeeded, a panicking one at the
+// next commit; a
 // typed command applies only after Core.Apply succeeded on w, and Core.Apply changes nothing
 // when it fails. When a replay still differs (a non-deterministic closure under
 // ResyncReplayClosures, or a hash mismatch under CheckDivergence), Commit repairs the replica

@@ -333,10 +333,13 @@ func (s *ECS) publish() (err, diverged error) {
 	err = s.buf.Commit()
 	t1 := time.Now()
 	s.stats.Apply += t1.Sub(t0)
-	if len(s.log) == 0 && !direct {
+	// Nothing new to publish only when nothing changed the owner's world: no command
+	// succeeded, no direct write came before, and no closure that failed wrote before failing
+	// (even as the batch's first command, with nothing before it to publish).
+	if len(s.log) == 0 && !direct && s.own.w.Changes() == s.synced {
 		finished = true
 		s.buf.Release()
-		return err, nil // nothing new to publish
+		return err, nil
 	}
 	s.version++
 	s.own.version = s.version
