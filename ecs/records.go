@@ -419,11 +419,18 @@ func sameShape(words []uint64, most, k int, h uint32, h0, h1 uint64) int {
 	}
 	p, stride := unsafe.Pointer(unsafe.SliceData(words)), uintptr(k)*8
 	j := 1
-	for q := unsafe.Add(p, stride); j < most; q = unsafe.Add(q, stride) {
+	if j >= most {
+		return j
+	}
+	// q is record j's address, formed only while j < most: a pointer past the array, even
+	// unused, is invalid (checkptr, under -race, stops on it).
+	for q := unsafe.Add(p, stride); ; q = unsafe.Add(q, stride) {
 		if *(*uint32)(q) != h || *(*uint64)(unsafe.Add(q, 16)) != h0 || *(*uint64)(unsafe.Add(q, 24)) != h1 {
 			break
 		}
-		j++
+		if j++; j >= most {
+			break
+		}
 	}
 	return j
 }

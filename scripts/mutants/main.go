@@ -235,7 +235,7 @@ var mutants = []mutant{
 	{id: "handrolled-run-crosses-segments", file: "strategies/handrolled/gather.go", old: "\t\t\t\tstop = g.segs[g.snext+1].start\n", new: "\t\t\t\t_ = g.segs[g.snext+1].start\n"},
 	// versioned's version numbers (VersionNumbers) and replay path.
 	{id: "versioned-replica-version-stale", file: "strategies/versioned/ecs.go", old: "\ts.pub.version = s.version\n", new: ""},
-	{id: "ecs-same-shape-past-most", file: "ecs/records.go", old: "for q := unsafe.Add(p, stride); j < most;", new: "for q := unsafe.Add(p, stride); j <= most;"},
+	{id: "ecs-same-shape-past-most", file: "ecs/records.go", old: "if j++; j >= most {", new: "if j++; j > most {"},
 	{id: "ecs-same-shape-head-unchecked", file: "ecs/records.go", old: " || *(*uint64)(unsafe.Add(q, 24)) != h1 {", new: " {",
 		unobservable: "equivalent: a bundle's offsets follow from its ids in order (each value's size), so records whose first head word (count, bytes, ids) agrees agree in the second"},
 	{id: "versioned-publish-skips-failed-closure-write", file: "strategies/versioned/ecs.go", old: "if len(s.log) == 0 && !direct && s.own.w.Changes() == s.synced {", new: "if len(s.log) == 0 && !direct {"},
