@@ -409,10 +409,10 @@ func putBundle(cols *[MaxComponents]rawColumn, row uint32, b unsafe.Pointer) {
 	}
 }
 
-// sameShape returns how many of the first most records of words, each k words long (k ≥ 4),
-// have header h and bundle head h0, h1, counting from the first (which has: at least 1) to
-// the first that differs. most records of k words lie inside words: the loop reads them
-// without index checks.
+// sameShape returns the length of the run of records at the start of words, each k words
+// long (k ≥ 4), that have header h and bundle head h0, h1, at most most records: at least 1,
+// the first record, which the caller checked. The records it reads lie inside words (most is
+// cut to those), so the loop reads them without index checks.
 func sameShape(words []uint64, most, k int, h uint32, h0, h1 uint64) int {
 	if most > len(words)/k {
 		most = len(words) / k // most records must lie inside words

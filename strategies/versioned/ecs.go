@@ -400,9 +400,8 @@ func (s *ECS) resync(direct bool) error {
 // copy (ecs.World.CopyFrom) costs about copyFixed plus one instruction per copyBytes bytes of
 // the owner's world (ecs.World.StorageBytes). Measured: a copy of 256 entities with two 16-byte
 // components (20 and 33 KB) 4,500 (slots) and 8,200 (archetypes), of 65,536 (3.8 and 4.7 MB)
-// 380,000 and 460,000; a replayed
-// Set 27 to 32; a replayed create or destroy 221 to 241, an add or remove 85 (slots) to 251
-// (archetypes).
+// 380,000 and 460,000; a replayed Set 27 to 32; a replayed create or destroy 221 to 241, an
+// add or remove 85 (slots) to 251 (archetypes).
 const (
 	replaySet   = 30
 	replayOther = 200
