@@ -21,7 +21,7 @@ func (d *Run) setAgainst(k *Ranking, obsOf func(string) []obs) {
 		if len(ref) == 0 {
 			continue
 		}
-		k.Against = append(k.Against, Reference{Label: a.Label, Strategy: a.Strategy, Row: id,
+		k.Against = append(k.Against, Reference{Label: a.Label, Where: a.Where, Strategy: a.Strategy, Row: id,
 			Summary: summarizeValues(values(ref))})
 		for i := range k.Ranked {
 			r := &k.Ranked[i]

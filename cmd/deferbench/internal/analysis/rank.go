@@ -34,6 +34,7 @@ type Ranked struct {
 // reference's strategy in another row of the scenario.
 type Reference struct {
 	Label    string
+	Where    string
 	Strategy string
 	Row      RowID
 	Summary  results.Summary

@@ -149,10 +149,10 @@ var Peer = Scenario{
 	},
 	// Ark runs on archetypes, its only storage: the slots rows are set against it there.
 	Against: []Against{
-		{Label: "Ark's collect-then-apply", Strategy: PeerArk,
+		{Label: "Ark's collect-then-apply", Where: "archetypes, Ark's only storage", Strategy: PeerArk,
 			Only: []Param{{Key: "op", Value: "w1-set"}, {Key: "op", Value: "w2-add-remove"}, {Key: "op", Value: "w3-create-destroy"}},
 			Set:  []Param{{Key: "storage", Value: "archetypes"}}},
-		{Label: "Ark's batches", Strategy: PeerArk,
+		{Label: "Ark's batches", Where: "archetypes; none for W1, as Ark has no batch Set", Strategy: PeerArk,
 			Only: []Param{{Key: "op", Value: "w2-add-remove"}, {Key: "op", Value: "w3-create-destroy"}},
 			Set:  []Param{{Key: "apply", Value: "batch"}, {Key: "storage", Value: "archetypes"}}},
 	},

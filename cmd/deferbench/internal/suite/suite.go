@@ -46,6 +46,7 @@ type Scenario struct {
 // Only's parameters.
 type Against struct {
 	Label    string  // how the report names it: "Ark's collect-then-apply"
+	Where    string  // where it ran, for the report: "archetypes, Ark's only storage"
 	Strategy string  // the reference's strategy name in bench.txt
 	Only     []Param // the ranked rows it applies to
 	Set      []Param // the reference row's parameters that differ from the ranked row's
