@@ -140,7 +140,7 @@ var Peer = Scenario{
 	Description: "ecs.World against Ark (github.com/mlange-42/ark), immediate calls, as strategy=ecs and strategy=ark; one op = one entity: " +
 		"op=create-destroy (create with Position+Velocity: ecs.Create2, Ark's Map2.NewEntity; destroyed in batches of 1024; metrics create-ns, destroy-ns), " +
 		"op=add-remove (add Velocity, remove it), op=query (visit an entity of a 2-component query, reading both); " +
-		"op=w1-set, op=w2-add-remove, op=w3-create-destroy (package peerload) run every strategy through its documented API on both storages beside Ark's collect-then-apply and, with apply=batch, Ark's batches, checking the world after",
+		"op=w1-set, op=w2-add-remove, op=w3-create-destroy (package peerload; one op = one Set, one component added or removed, one entity created and destroyed) run every strategy through its documented API on both storages beside Ark's collect-then-apply and, with apply=batch, Ark's batches, checking the world after",
 	Charts: []Chart{
 		{Title: "the worlds called immediately, median time per op", YLabel: "time per op", Units: []string{"ns/op"},
 			Only: []Param{{Key: "op", Value: "create-destroy"}, {Key: "op", Value: "add-remove"}, {Key: "op", Value: "query"}}},
