@@ -304,6 +304,8 @@
 //	while its files are rewritten; a lock file whose process no longer exists (a killed run) is
 //	reclaimed with a note. A bench.txt still marked "run in progress" by a run that was killed
 //	is marked "N results finished (run killed)" in bench.txt, env.json and the new files.
+//	A bench.txt that holds two machines' results, or results repeated value for value (a file
+//	joined with itself), is refused: each sample would count twice in one median.
 //
 // report.md opens with its first screen: the pick (the strategies that meet the most
 // requirements decided in the run), how sure it is in one phrase tied to the trust flags

@@ -13,7 +13,9 @@ var reportCommand = &command{
 	detail: `DIR may be the bench.txt itself. The results directory is held with the run's lock file
 while its files are rewritten; a lock file whose process no longer exists (a killed run) is
 reclaimed with a note. A bench.txt still marked "run in progress" by a run that was killed
-is marked "N results finished (run killed)" in bench.txt, env.json and the new files.`,
+is marked "N results finished (run killed)" in bench.txt, env.json and the new files.
+A bench.txt that holds two machines' results, or results repeated value for value (a file
+joined with itself), is refused: each sample would count twice in one median.`,
 	setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 		return func(args []string) error {
 			if len(args) != 1 {

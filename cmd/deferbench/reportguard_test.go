@@ -33,6 +33,10 @@ func TestReportRefusesDirectoriesItDidNotWrite(t *testing.T) {
 		{"a line without strategy=", strings.Replace(string(ours), "Stage/strategy=cmdbuffer/cmd=typed", "Stage/cmd=typed", 1), "", "", "", "has no strategy= key: correct or delete that line"},
 		// Two machines' runs joined into one file: their samples would share one median.
 		{"two machines joined", string(ours) + strings.Replace(string(ours), "cpu: ", "cpu: Other ", 1), "", "", "", "holds results of more than one machine"},
+		// A run's file joined with itself: every sample would count twice (n=20 for 10
+		// repetitions) and narrow the intervals.
+		{"a file joined with itself", string(ours) + string(ours), "", "", "", "value for value (a file joined with itself?)"},
+		{"a run's results pasted twice", pastedTwice(string(ours)), "", "", "", "value for value (a file joined with itself?)"},
 		{"a strategy name with markdown", strings.Replace(string(ours), "strategy=versioned", "strategy=v|e*r", 1), "", "", "", `strategy "v|e*r" is not a plain name`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -79,4 +83,17 @@ func TestReportRebuildsCutSummary(t *testing.T) {
 	if b2, _ := os.ReadFile(sum); string(b2) != string(b) {
 		t.Errorf("summary.json not rebuilt whole")
 	}
+}
+
+// pastedTwice is bench with its first 20 result lines after its header pasted again after
+// them: the same machine, a block of repeated samples.
+func pastedTwice(bench string) string {
+	lines := strings.SplitAfter(bench, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "Benchmark") {
+			block := strings.Join(lines[i:i+20], "")
+			return strings.Join(lines[:i+20], "") + block + strings.Join(lines[i+20:], "")
+		}
+	}
+	return bench
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/input"
@@ -48,6 +49,9 @@ func Rebuild(arg string, stderr io.Writer) error {
 		return err
 	}
 	if err := checkOneMachine("report", rs); err != nil {
+		return err
+	}
+	if err := checkNoRepeats("report", rs); err != nil {
 		return err
 	}
 	rd, err := Hold("report", dir, stderr)
@@ -156,6 +160,9 @@ func Replot(arg string, stderr io.Writer) error {
 		return err
 	}
 	if err := checkOneMachine("plot", rs); err != nil {
+		return err
+	}
+	if err := checkNoRepeats("plot", rs); err != nil {
 		return err
 	}
 	// plots/ is the run's to write while it runs: hold the directory as report does.
@@ -274,6 +281,51 @@ func checkOneMachine(cmd string, rs []*benchfmt.Result) error {
 				_, fline := f.Pos()
 				return usage.Errorf("%s: %s holds results of more than one machine (%s %q from line %d, %q from line %d): a report is of one run; put each run in its own directory, or compare them with deferbench compare -ignore machine", cmd, file, k, fv, fline, v, line)
 			}
+		}
+	}
+	return nil
+}
+
+// repeatBlock is how many consecutive results must repeat earlier ones, value for value, for
+// checkNoRepeats to refuse them.
+const repeatBlock = 8
+
+// checkNoRepeats refuses a bench.txt in which a block of repeatBlock consecutive results, one
+// of them timed (ns/op), repeats an earlier block value for value: a file joined with itself,
+// or a run's results pasted twice. Each sample would count twice, and the report's intervals
+// would be narrower than the measurement. Timed results never repeat to the last digit;
+// deterministic ones (allocs/op, distinct-states, instruction counts) do, so a block must hold
+// a time. The error names both lines and the fix.
+func checkNoRepeats(cmd string, rs []*benchfmt.Result) error {
+	keys := make([]string, len(rs))
+	for i, r := range rs {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s %d", r.Name, r.Iters)
+		for _, v := range r.Values {
+			fmt.Fprintf(&b, " %v %s", v.Value, v.Unit)
+		}
+		keys[i] = b.String()
+	}
+	first := map[string]int{}
+	for i, k := range keys {
+		j, seen := first[k]
+		if !seen {
+			first[k] = i
+			continue
+		}
+		if i+repeatBlock > len(keys) {
+			continue
+		}
+		timed, same := false, true
+		for d := 0; d < repeatBlock && same; d++ {
+			same = keys[i+d] == keys[j+d]
+			_, hasTime := rs[i+d].Value("sec/op") // benchfmt reads ns/op as sec/op
+			timed = timed || hasTime
+		}
+		if same && timed {
+			file, line := rs[i].Pos()
+			_, jline := rs[j].Pos()
+			return usage.Errorf("%s: %s: the results from line %d on repeat those from line %d value for value (a file joined with itself?): each would count twice and narrow the intervals; remove the copy", cmd, file, line, jline)
 		}
 	}
 	return nil
