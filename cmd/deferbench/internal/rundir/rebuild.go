@@ -45,13 +45,7 @@ func Rebuild(arg string, stderr io.Writer) error {
 	if err := ownsDir(dir, rs); err != nil {
 		return err
 	}
-	if err := checkNames("report", rs); err != nil {
-		return err
-	}
-	if err := checkOneMachine("report", rs); err != nil {
-		return err
-	}
-	if err := checkNoRepeats("report", rs); err != nil {
+	if err := checkResults("report", rs); err != nil {
 		return err
 	}
 	rd, err := Hold("report", dir, stderr)
@@ -156,13 +150,7 @@ func Replot(arg string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := checkNames("plot", rs); err != nil {
-		return err
-	}
-	if err := checkOneMachine("plot", rs); err != nil {
-		return err
-	}
-	if err := checkNoRepeats("plot", rs); err != nil {
+	if err := checkResults("plot", rs); err != nil {
 		return err
 	}
 	// plots/ is the run's to write while it runs: hold the directory as report does.
@@ -234,6 +222,18 @@ func ownsDir(dir string, rs []*benchfmt.Result) error {
 			return usage.Errorf("report: %s is not valid JSON (%v) and does not start as deferbench's summary does: move it away to rebuild the summary here", filepath.Join(dir, "summary.json"), err)
 		case head.Deferbench == nil:
 			return usage.Errorf("report: %s was not written by deferbench (no \"deferbench\" field): move it away to rebuild the summary here", filepath.Join(dir, "summary.json"))
+		}
+	}
+	return nil
+}
+
+// checkResults refuses results that report and plot cannot draw as one run: names they
+// cannot show (checkNames), two machines' results (checkOneMachine), results repeated value
+// for value (checkNoRepeats). The first error is returned.
+func checkResults(cmd string, rs []*benchfmt.Result) error {
+	for _, check := range []func(string, []*benchfmt.Result) error{checkNames, checkOneMachine, checkNoRepeats} {
+		if err := check(cmd, rs); err != nil {
+			return err
 		}
 	}
 	return nil
