@@ -35,13 +35,14 @@ func createRun(tab *[][]resolution, words []uint64, n int, owner, hi, lo uint32,
 	if replay {
 		want = resCreated
 	}
-	base, nw := unsafe.Pointer(unsafe.SliceData(words)), len(words)
+	// p is the record at word o. It moves on only while a whole head lies past it: a pointer
+	// past the array's end is not formed.
+	p, nw := unsafe.Pointer(unsafe.SliceData(words)), len(words)
 	ph := ecs.NewPlaceholder(owner, hi, lo)
 	for o := 0; m < n && o+headWords <= nw; m++ {
-		p := unsafe.Add(base, o*8)
-		h := *(*uint32)(p)
-		k := recordLen(h)
-		if h&0xff0000ff != uint32(VerbCreate)|formBundle<<24 || o+k > nw || *(*ecs.Entity)(unsafe.Add(p, 4)) != ph {
+		r := (*recordHead)(p)
+		k := recordLen(r.h)
+		if r.h&0xff0000ff != uint32(VerbCreate)|formBundle<<24 || o+k > nw || r.e != ph {
 			break
 		}
 		i := int(lo) + m
@@ -52,8 +53,11 @@ func createRun(tab *[][]resolution, words []uint64, n int, owner, hi, lo uint32,
 		if got != want {
 			break
 		}
-		if o += k; m+1 < n && o+headWords <= nw {
-			if q := unsafe.Add(base, o*8); *(*uint8)(unsafe.Add(q, 3)) == formValue && *(*ecs.Entity)(unsafe.Add(q, 4)) == ph {
+		if o += k; o+headWords <= nw {
+			p = unsafe.Add(p, k*8)
+			// A one-value record on this create's placeholder next: the create goes one by
+			// one, before it.
+			if q := (*recordHead)(p); m+1 < n && q.h>>24 == formValue && q.e == ph {
 				break
 			}
 		}

@@ -146,7 +146,14 @@ func (r *Recorder) Create(b ecs.Bundle) ecs.Entity {
 		// apart from this one's.
 		e, owner = nextEpoch(e), c.aheadOwn
 	}
-	p := ecs.NewPlaceholder(owner, uint32(r.index)<<16|e&0xffff, r.nextSeq(e, c.epoch))
+	var seq uint32
+	if s := &r.seqs[0]; s.epoch == e { // nextSeq's common case, inline
+		seq = s.n
+		s.n++
+	} else {
+		seq = r.nextSeq(e, c.epoch)
+	}
+	p := ecs.NewPlaceholder(owner, uint32(r.index)<<16|e&0xffff, seq)
 	// The stream's bundle-form record, written here: the header, then the Bundle's head and
 	// the words of values it uses. The whole Bundle is copied whatever it uses, in register
 	// moves instead of a loop (the room test covers it; the words past the record lie in free

@@ -79,12 +79,8 @@ func (w *World) archRemove(slot uint32, id ComponentID) {
 	w.masks[slot] &^= 1 << id
 }
 
-// archDestroy swap-removes live slot's row, or leaves it for a bulk drop (a.dropLater).
+// archDestroy swap-removes live slot's row.
 func (w *World) archDestroy(slot uint32) {
-	if w.arch.dropLater {
-		w.arch.pend = append(w.arch.pend, slot)
-		return
-	}
 	l := w.arch.loc[slot]
 	w.arch.drop(w.arch.tables[l.t], l.row)
 }

@@ -37,24 +37,32 @@ func (w *World) destroyOne(slot uint32) {
 			}
 		}
 	}
+	w.retire(slot)
+	w.live--
+	w.changes++
+}
+
+// retire is what destroying live slot does to the world's slot tables, once its values are
+// gone: the slot leaves the live order (a tombstone), its generation advances and it joins
+// the free list, or, at the last generation, it is retired for good. The caller counts the
+// destroy in live and changes (a run of destroys, once for all).
+func (w *World) retire(slot uint32) {
 	w.masks[slot] = 0
 	w.liveGen[slot] = 0
-	if p := int(w.pos[slot]); p < w.dense {
-		w.dense = p
-	}
-	w.order[w.pos[slot]] = tombstone
+	p := w.pos[slot]
+	w.dense = min(w.dense, int(p))
+	w.order[p] = tombstone
 	w.pos[slot] = tombstone
 	w.holes++
-	w.live--
-	if w.gens[slot] < maxGeneration-1 {
-		w.gens[slot]++
+	// The generation advances, to maxGeneration at most. At maxGeneration the slot is
+	// retired, never reused: a free slot's generation stays below it, so Check tells the
+	// retired slot's last handle (dead) from older ones (stale).
+	if g := w.gens[slot] + 1; g < maxGeneration {
+		w.gens[slot] = g
 		w.free = append(w.free, slot)
 	} else {
-		// Retired, never reused. A free slot's generation stays below maxGeneration, so
-		// Check tells the retired slot's last handle (dead) from older ones (stale).
 		w.gens[slot] = maxGeneration
 	}
-	w.changes++
 }
 
 // compactSome drops the live order's tombstones once they are more than 64 and more than

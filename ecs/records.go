@@ -57,10 +57,14 @@ func (w *World) CreateRecords(words []uint64, n int, created []Entity) (recs, us
 		h0, h1 := words[o+2], words[o+3]
 		first, o0, full := len(created), o, false
 		for j := sameShape(words[o:], min(n-recs, (len(words)-o)/k), k, h, h0, h1); j > 0; j-- {
-			slot, err := w.newSlot()
-			if err != nil {
-				full = true
-				break
+			slot, ok := w.popFree()
+			if !ok {
+				s, err := w.growSlot()
+				if err != nil {
+					full = true
+					break
+				}
+				slot = s
 			}
 			created = append(created, w.created(slot, mask))
 			recs++
@@ -116,9 +120,12 @@ func (w *World) archCreateRecords(words []uint64, n int, created []Entity) (recs
 		first, o0, row0 := recs, o, uint32(len(t.slots))
 		// The rows first, record after record: a slot, its row, its place in loc, its handle.
 		for ; j > 0; j-- {
-			slot, err := w.newSlot()
-			if err != nil {
-				break
+			slot, ok := w.popFree()
+			if !ok {
+				var err error
+				if slot, err = w.growSlot(); err != nil {
+					break
+				}
 			}
 			if int(slot) >= len(a.loc) {
 				a.growLoc(int(slot) + 1)
@@ -249,8 +256,6 @@ func (w *World) DestroyRecords(words []uint64, n int) (r DestroyRun) {
 // the rest of each destroy is made at once.
 func (w *World) archDestroyRecords(words []uint64, n int) (r DestroyRun) {
 	a := w.arch
-	a.dropLater = true
-	defer func() { a.dropLater = false }()
 	var pt uint32 // the pending rows' table
 	o := 0
 	for ; r.Records < n && o+2 <= len(words); r.Records++ {
@@ -269,12 +274,15 @@ func (w *World) archDestroyRecords(words []uint64, n int) (r DestroyRun) {
 				w.flushDrops(pt)
 				pt = t
 			}
-			w.destroyOne(e.slot) // its row joins a.pend (a.dropLater)
+			a.pend = append(a.pend, e.slot) // its row goes with the others (flushDrops)
+			w.retire(e.slot)
 			r.Destroyed++
 		}
 		o += 2
 	}
 	r.Words = o
+	w.live -= r.Destroyed
+	w.changes += uint64(r.Destroyed)
 	w.flushDrops(pt)
 	w.compactSome()
 	return r

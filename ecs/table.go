@@ -50,7 +50,6 @@ type archStore struct {
 	srcRows        []uint32
 	fills          [][2]uint32
 	origRows       []uint32 // dropRows' scratch: where the rows past the staying ones came from
-	dropLater      bool     // archDestroy leaves the row in pend (archDestroyRecords)
 	// bulk counts the rows bulk table operations of two rows or more handled (BulkRows).
 	bulk uint64
 }

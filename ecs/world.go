@@ -262,11 +262,25 @@ func Create2[A, B any](w *World, a Component[A], va A, b Component[B], vb B) (En
 // newSlot returns a free slot for a new entity, the last one freed or a new one (growing the
 // columns). Errors: ErrWorldFull.
 func (w *World) newSlot() (uint32, error) {
-	if n := len(w.free); n > 0 {
-		slot := w.free[n-1]
-		w.free = w.free[:n-1]
+	if slot, ok := w.popFree(); ok {
 		return slot, nil
 	}
+	return w.growSlot()
+}
+
+// popFree takes the slot freed last from the free list; ok is false when none is free. The
+// runs of creates call it inline, and growSlot only when it finds none.
+func (w *World) popFree() (slot uint32, ok bool) {
+	if f := len(w.free) - 1; f >= 0 {
+		slot = w.free[f]
+		w.free = w.free[:f]
+		return slot, true
+	}
+	return 0, false
+}
+
+// growSlot is newSlot with no free slot: a new one past the last.
+func (w *World) growSlot() (uint32, error) {
 	if uint64(len(w.gens)) >= math.MaxUint32-1 {
 		return 0, fmt.Errorf("create: %w", ErrWorldFull)
 	}
