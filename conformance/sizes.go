@@ -47,22 +47,55 @@ func sizedOf[T comparable](name string, c ecs.Component[T], mk func(v int) T) si
 // sizedComponents fill every byte of their value from v, so that a copy of part of a value
 // shows.
 var sizedComponents = []sized{
-	sizedOf("1 byte", size1, func(v int) uint8 { return uint8(v) }),
-	sizedOf("2 bytes", size2, func(v int) uint16 { return uint16(v)<<8 | uint16(v+1) }),
-	sizedOf("12 bytes", size12, func(v int) [3]float32 { return [3]float32{float32(v), float32(v + 1), float32(v + 2)} }),
-	sizedOf("20 bytes", size20, func(v int) [5]uint32 {
-		return [5]uint32{uint32(v), uint32(v + 1), uint32(v + 2), uint32(v + 3), uint32(v + 4)}
-	}),
-	sizedOf("24 bytes", size24, func(v int) [3]float64 { return [3]float64{float64(v), float64(v + 1), float64(v + 2)} }),
-	sizedOf("32 bytes", size32, func(v int) [4]uint64 { return [4]uint64{uint64(v), uint64(v + 1), uint64(v + 2), uint64(v + 3)} }),
-	sizedOf("40 bytes", size40, func(v int) [5]uint64 {
-		return [5]uint64{uint64(v), uint64(v + 1), uint64(v + 2), uint64(v + 3), uint64(v + 4)}
-	}),
+	sizedOf("1 byte", size1, mk1),
+	sizedOf("2 bytes", size2, mk2),
+	sizedOf("12 bytes", size12, mk12),
+	sizedOf("20 bytes", size20, mk20),
+	sizedOf("24 bytes", size24, mk24),
+	sizedOf("32 bytes", size32, mk32),
+	sizedOf("40 bytes", size40, mk40),
+}
+
+func mk1(v int) uint8       { return uint8(v) }
+func mk2(v int) uint16      { return uint16(v)<<8 | uint16(v+1) }
+func mk12(v int) [3]float32 { return [3]float32{float32(v), float32(v + 1), float32(v + 2)} }
+func mk20(v int) [5]uint32 {
+	return [5]uint32{uint32(v), uint32(v + 1), uint32(v + 2), uint32(v + 3), uint32(v + 4)}
+}
+func mk24(v int) [3]float64 { return [3]float64{float64(v), float64(v + 1), float64(v + 2)} }
+func mk32(v int) [4]uint64  { return [4]uint64{uint64(v), uint64(v + 1), uint64(v + 2), uint64(v + 3)} }
+func mk40(v int) [5]uint64 {
+	return [5]uint64{uint64(v), uint64(v + 1), uint64(v + 2), uint64(v + 3), uint64(v + 4)}
+}
+
+// sizedPair is a create of two of sizedComponents, a and b (indexes), through the typed call
+// deferral.Create2, with values va and vb.
+type sizedPair struct {
+	a, b   int
+	create func(r *deferral.Recorder, va, vb int) ecs.Entity
+}
+
+func pairOf[A, B any](a int, ca ecs.Component[A], mka func(int) A, b int, cb ecs.Component[B], mkb func(int) B) sizedPair {
+	return sizedPair{a, b, func(r *deferral.Recorder, va, vb int) ecs.Entity {
+		return deferral.Create2(r, ca, mka(va), cb, mkb(vb))
+	}}
+}
+
+// sizedPairs are pairs of size classes a Bundle holds together (at most 40 bytes, each value
+// in whole words), in both orders, one of them filling all 40.
+var sizedPairs = []sizedPair{
+	pairOf(0, size1, mk1, 5, size32, mk32),
+	pairOf(5, size32, mk32, 0, size1, mk1),
+	pairOf(2, size12, mk12, 4, size24, mk24),
+	pairOf(4, size24, mk24, 2, size12, mk12),
+	pairOf(3, size20, mk20, 1, size2, mk2),
+	pairOf(1, size2, mk2, 3, size20, mk20),
 }
 
 // checkComponentSizes: components of every size class the world copies differently keep
 // their values through a commit's creates with a bundle of several and Adds to their
-// placeholders, Adds of one component at a time entity after entity, Sets two per entity,
+// placeholders, typed creates of two (deferral.Create2) and Adds to their placeholders, Adds
+// of one component at a time entity after entity, Sets two per entity,
 // typed Sets and Adds (deferral.Set, deferral.Add), overwriting Adds, and Removes; each
 // value is read back, not compared with another world (a fault of the world would be
 // shared).
@@ -107,6 +140,23 @@ func checkComponentSizes(x *fixture) {
 		created[i] = x.resolve("create", x.s, p)
 	}
 	wantAll("after the creates", created, 0, all)
+	// Creates of two components through the typed call (deferral.Create2), pairs of size
+	// classes, each followed by Adds of the others to its placeholder.
+	ph2 := make([]ecs.Entity, len(sizedPairs))
+	for i, p := range sizedPairs {
+		ph2[i] = p.create(r, val(i, p.a, 5), val(i, p.b, 5))
+		for k, c := range cs {
+			if k != p.a && k != p.b {
+				r.Add(ph2[i], c.value(val(i, k, 5)))
+			}
+		}
+	}
+	x.commit("commit of typed creates (deferral.Create2)", x.s)
+	created2 := make([]ecs.Entity, len(ph2))
+	for i, p := range ph2 {
+		created2[i] = x.resolve("typed create", x.s, p)
+	}
+	wantAll("after the typed creates", created2, 5, all)
 	// Adds, one component per command, entity after entity, then Sets two per entity.
 	es := make([]ecs.Entity, n)
 	for i := range es {
@@ -157,4 +207,5 @@ func checkComponentSizes(x *fixture) {
 	x.commit("commit of Removes", x.s)
 	wantAll("after the Removes", es, 3, func(k int) bool { return k%2 == 1 })
 	wantAll("created entities after the other commits", created, 0, all)
+	wantAll("typed creates after the other commits", created2, 5, all)
 }

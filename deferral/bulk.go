@@ -35,6 +35,9 @@ func createRun(tab *[][]resolution, words []uint64, n int, owner, hi, lo uint32,
 	if replay {
 		want = resCreated
 	}
+	// Applying a run that starts past row's end, no create of it is resolved: row needs no
+	// look.
+	look := replay || int(lo) < len(row)
 	// p is the record at word o. It moves on only while a whole head lies past it: a pointer
 	// past the array's end is not formed.
 	p, nw := unsafe.Pointer(unsafe.SliceData(words)), len(words)
@@ -46,12 +49,14 @@ func createRun(tab *[][]resolution, words []uint64, n int, owner, hi, lo uint32,
 			break
 		}
 		i := int(lo) + m
-		got := resUnknown
-		if i < len(row) {
-			got = row[i].state
-		}
-		if got != want {
-			break
+		if look {
+			got := resUnknown
+			if i < len(row) {
+				got = row[i].state
+			}
+			if got != want {
+				break
+			}
 		}
 		if o += k; o+headWords <= nw {
 			p = unsafe.Add(p, k*8)
@@ -123,8 +128,9 @@ func recordRun(tab *[][]resolution, hi, lo uint32, ents []ecs.Entity) {
 		}
 		(*tab)[rec] = t
 	}
+	dst := t[int(lo) : int(lo)+len(ents)]
 	for i, e := range ents {
-		t[int(lo)+i] = resolution{e: e, state: resCreated}
+		dst[i] = resolution{e: e, state: resCreated}
 	}
 }
 

@@ -138,22 +138,10 @@ func (r *Recorder) SetSortKey(k uint64) {
 // placeholder. The placeholder can be named by later commands of any recorder of the same
 // strategy; after the commit, Strategy.Resolve tells what it became.
 func (r *Recorder) Create(b ecs.Bundle) ecs.Entity {
-	c := r.core
-	e, owner := c.epoch, c.owner
-	if c.active {
-		// Staged by a closure during a commit: it applies in a later commit (the next, or
-		// the retry of this one), so it belongs to the next epoch, which counts its creates
-		// apart from this one's.
-		e, owner = nextEpoch(e), c.aheadOwn
+	p, ok := r.mintFast()
+	if !ok {
+		p = r.mintSlow()
 	}
-	var seq uint32
-	if s := &r.seqs[0]; s.epoch == e { // nextSeq's common case, inline
-		seq = s.n
-		s.n++
-	} else {
-		seq = r.nextSeq(e, c.epoch)
-	}
-	p := ecs.NewPlaceholder(owner, uint32(r.index)<<16|e&0xffff, seq)
 	// The stream's bundle-form record, written here: the header, then the Bundle's head and
 	// the words of values it uses. The whole Bundle is copied whatever it uses, in register
 	// moves instead of a loop (the room test covers it; the words past the record lie in free
@@ -170,6 +158,33 @@ func (r *Recorder) Create(b ecs.Bundle) ecs.Entity {
 	}
 	r.put(VerbCreate, 0, p, &b)
 	return p
+}
+
+// mintFast returns the placeholder of the recorder's next create and counts it — the core's
+// owner and epoch, the recorder's index, the create's number in the epoch — in the common
+// case, small enough to inline: outside a commit, the epoch of the recorder's first counter.
+// Otherwise ok is false, nothing is counted, and mintSlow mints it.
+func (r *Recorder) mintFast() (p ecs.Entity, ok bool) {
+	c, s := r.core, &r.seqs[0]
+	if s.epoch != c.epoch || c.active {
+		return p, false
+	}
+	s.n++
+	return ecs.NewPlaceholder(c.owner, uint32(r.index)<<16|c.epoch&0xffff, s.n-1), true
+}
+
+// mintSlow is mintFast past its common case. A closure staging during a commit counts its creates
+// in the next epoch: it applies in a later commit, the next or the retry of this one. An
+// epoch's first create finds or takes its counter through nextSeq.
+//
+//go:noinline
+func (r *Recorder) mintSlow() ecs.Entity {
+	c := r.core
+	e, owner := c.epoch, c.owner
+	if c.active {
+		e, owner = nextEpoch(e), c.aheadOwn
+	}
+	return ecs.NewPlaceholder(owner, uint32(r.index)<<16|e&0xffff, r.nextSeq(e, c.epoch))
 }
 
 // bundleAll is the size of an ecs.Bundle in words: the most a bundle-form payload uses.

@@ -45,8 +45,8 @@ func Add[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 // putRecord writes the record of head h and value v at p: h, then v zero-padded to whole
 // words as Component.Value pads it. The words may still hold a dropped record's bytes, and a store of
 // v writes its fields, not the padding between them (struct{ A uint8; B uint32 } leaves bytes
-// 1–3 as they were), so every word is cleared first: for a value without padding the
-// compiler drops the clearing stores, which the value's own stores overwrite. A value of no
+// 1–3 as they were), so every word is cleared first (clearWords): for a value without padding
+// the compiler drops the clearing stores, which the value's own stores overwrite. A value of no
 // size writes nothing, and p+16 is not formed: it may be the end of the array.
 func putRecord[T any](p unsafe.Pointer, h recordHead, v T) {
 	*(*recordHead)(p) = h
@@ -54,7 +54,25 @@ func putRecord[T any](p unsafe.Pointer, h recordHead, v T) {
 		return
 	}
 	q := unsafe.Add(p, 16)
-	switch (unsafe.Sizeof(v) + 7) / 8 {
+	clearWords(q, (unsafe.Sizeof(v)+7)/8)
+	*(*T)(q) = v
+}
+
+// putValue writes v at p+off as putRecord writes its value: zero-padded to whole words, and
+// nothing (p+off not formed) for a value of no size.
+func putValue[T any](p unsafe.Pointer, off uintptr, v T) {
+	if unsafe.Sizeof(v) == 0 {
+		return
+	}
+	q := unsafe.Add(p, off)
+	clearWords(q, (unsafe.Sizeof(v)+7)/8)
+	*(*T)(q) = v
+}
+
+// clearWords clears the n words at q, 1 ≤ n ≤ 5 (a value of at most MaxInline bytes: the
+// callers test Inline first), as stores of a constant count once inlined.
+func clearWords(q unsafe.Pointer, n uintptr) {
+	switch n {
 	case 1:
 		*(*[1]uint64)(q) = [1]uint64{}
 	case 2:
@@ -64,9 +82,8 @@ func putRecord[T any](p unsafe.Pointer, h recordHead, v T) {
 	case 4:
 		*(*[4]uint64)(q) = [4]uint64{}
 	default:
-		*(*[5]uint64)(q) = [5]uint64{} // at most MaxInline (40) bytes: Set and Add test Inline first
+		*(*[5]uint64)(q) = [5]uint64{}
 	}
-	*(*T)(q) = v
 }
 
 // stageSlowSet is Set out of line: the stream is full or held, or c is not inline (Value
@@ -82,4 +99,47 @@ func stageSlowSet[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 //go:noinline
 func stageSlowAdd[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 	r.Add(e, c.Value(v))
+}
+
+// Create2 stages the creation of an entity with components a and b, of values va and vb, and
+// returns its placeholder: r.Create(a.Value(va).With(b.Value(vb))), the same record and the
+// same placeholder, written into the recorder's stream with no Bundle built (the deferred
+// counterpart of ecs.Create2, as Ark's Map2.NewEntity is of its NewEntity). It is a function,
+// not a method, because Go methods take no type parameters. It panics as Value and With do:
+// for a component that is not inline, or values over ecs.MaxInline bytes together.
+func Create2[A, B any](r *Recorder, a ecs.Component[A], va A, b ecs.Component[B], vb B) ecs.Entity {
+	wa, wb := int((unsafe.Sizeof(va)+7)/8), int((unsafe.Sizeof(vb)+7)/8)
+	k := 2 + wa + wb // the payload: the Bundle's 16-byte head and the values
+	if s := r.st; s.n+headWords+k <= s.lim && a.Inline() && b.Inline() && (wa+wb)*8 <= ecs.MaxInline {
+		n := s.n
+		s.n = n + headWords + k
+		s.count++
+		q := unsafe.Add(s.base, uintptr(n)*8)
+		// The Bundle's head, as With leaves it: b's value at word wa, or at 0 when a fills all
+		// MaxInline bytes and b has no size. Then the values, and last the header and the
+		// placeholder, minted after the stores so that the values need not outlive a call.
+		offB := uint8(wa)
+		if wa*8 >= ecs.MaxInline {
+			offB = 0
+		}
+		h := (*[2]uint64)(unsafe.Add(q, headWords*8))
+		h[0], h[1] = bundleHead2(uint8((wa+wb)*8), uint8(a.ID()), uint8(b.ID()), offB)
+		putValue(q, (headWords+2)*8, va)
+		putValue(q, uintptr(headWords+2+wa)*8, vb)
+		p, ok := r.mintFast()
+		if !ok {
+			p = r.mintSlow()
+		}
+		*(*recordHead)(q) = recordHead{header(VerbCreate, 0, k, formBundle), p}
+		return p
+	}
+	return createSlow2(r, a, va, b, vb)
+}
+
+// createSlow2 is Create2 out of line: the stream is full or held, a component is not inline
+// (Value panics), or the values exceed MaxInline bytes (With panics).
+//
+//go:noinline
+func createSlow2[A, B any](r *Recorder, a ecs.Component[A], va A, b ecs.Component[B], vb B) ecs.Entity {
+	return r.Create(a.Value(va).With(b.Value(vb)))
 }

@@ -254,11 +254,11 @@ func (w *World) DestroyRecords(words []uint64, n int) (r DestroyRun) {
 // archDestroyRecords is DestroyRecords on archetype storage: the rows of entity after entity
 // of one table wait in a.pend and go together (dropRows) before a row of another table goes;
 // the rest of each destroy is made at once.
-func (w *World) archDestroyRecords(words []uint64, n int) (r DestroyRun) {
+func (w *World) archDestroyRecords(words []uint64, n int) DestroyRun {
 	a := w.arch
 	var pt uint32 // the pending rows' table
-	o := 0
-	for ; r.Records < n && o+2 <= len(words); r.Records++ {
+	o, recs, dead := 0, 0, 0
+	for ; recs < n && o+2 <= len(words); recs++ {
 		p := unsafe.Pointer(&words[o])
 		if *(*uint32)(p) != RecordDestroy {
 			break
@@ -268,7 +268,7 @@ func (w *World) archDestroyRecords(words []uint64, n int) (r DestroyRun) {
 			if e.IsPlaceholder() {
 				break
 			}
-			r.Dead++
+			dead++
 		} else {
 			if t := a.loc[e.slot].t; t != pt {
 				w.flushDrops(pt)
@@ -276,11 +276,10 @@ func (w *World) archDestroyRecords(words []uint64, n int) (r DestroyRun) {
 			}
 			a.pend = append(a.pend, e.slot) // its row goes with the others (flushDrops)
 			w.retire(e.slot)
-			r.Destroyed++
 		}
 		o += 2
 	}
-	r.Words = o
+	r := DestroyRun{Records: recs, Words: o, Destroyed: recs - dead, Dead: dead}
 	w.live -= r.Destroyed
 	w.changes += uint64(r.Destroyed)
 	w.flushDrops(pt)

@@ -297,7 +297,8 @@ func (w *World) growSlot() (uint32, error) {
 
 // created makes slot, whose values are written, a live entity with components mask.
 func (w *World) created(slot uint32, mask Mask) Entity {
-	w.liveGen[slot] = w.gens[slot]
+	g := w.gens[slot]
+	w.liveGen[slot] = g
 	w.masks[slot] = mask
 	w.pos[slot] = uint32(len(w.order))
 	if w.dense == len(w.order) && int(slot) == w.dense {
@@ -306,7 +307,7 @@ func (w *World) created(slot uint32, mask Mask) Entity {
 	w.order = append(w.order, slot)
 	w.live++
 	w.changes++
-	return Entity{world: w.id, slot: slot, gen: w.gens[slot]}
+	return Entity{world: w.id, slot: slot, gen: g}
 }
 
 // createCheck is Create's check of b value by value, for a bundle that needs more than the

@@ -100,12 +100,12 @@ var mutants = []mutant{
 	// The commit's runs of creates, destroys and bundle Adds and Sets (CreateRecords,
 	// DestroyRecords, PutRecords and their callers in deferral/bulk.go).
 	{id: "bulk-destroy-dead-counted", file: "ecs/records.go", old: "\t\t\tr.Dead++\n\t\t} else {\n\t\t\tw.destroyOne(e.slot)\n", new: "\t\t\tr.Destroyed++\n\t\t} else {\n\t\t\tw.destroyOne(e.slot)\n"},
-	{id: "bulk-destroy-dead-counted-archetypes", file: "ecs/records.go", old: "\t\t\tr.Dead++\n\t\t} else {\n\t\t\tif t :=", new: "\t\t\tr.Destroyed++\n\t\t} else {\n\t\t\tif t :="},
+	{id: "bulk-destroy-dead-counted-archetypes", file: "ecs/records.go", old: "\t\t\tdead++\n\t\t} else {\n\t\t\tif t :=", new: "\t\t\tdead += 0 // counted destroyed\n\t\t} else {\n\t\t\tif t :="},
 	{id: "bulk-destroy-run-never-compacts", file: "ecs/records.go", old: "\tr.Words = o\n\tw.compactSome()\n", new: "\tr.Words = o\n"},
 	{id: "bulk-destroy-run-never-compacts-archetypes", file: "ecs/records.go", old: "\tw.flushDrops(pt)\n\tw.compactSome()\n", new: "\tw.flushDrops(pt)\n"},
 	{id: "bulk-create-culled-resolution", file: "deferral/bulk.go", old: "resolution{e: e, state: resCreated}", new: "resolution{e: e, state: resCulled}"},
 	{id: "bulk-put-set-adds", file: "ecs/records.go", old: "mask&^have != 0 && (h&0xff == RecordSet || iter)", new: "mask&^have != 0 && iter"},
-	{id: "bulk-create-twice", file: "deferral/bulk.go", old: "\t\tif got != want {\n\t\t\tbreak\n\t\t}\n", new: "\t\t_, _ = got, want\n"},
+	{id: "bulk-create-twice", file: "deferral/bulk.go", old: "\t\t\tif got != want {\n\t\t\t\tbreak\n\t\t\t}\n", new: "\t\t\t_, _ = got, want\n"},
 	{id: "bulk-create-no-validate", file: "ecs/records.go", old: "w.hasCol&bit == 0 || w.validated&bit != 0 ||", new: "w.hasCol&bit == 0 ||"},
 
 	// cmdbuffer.
@@ -274,7 +274,10 @@ var mutants = []mutant{
 	{id: "ecs-bulk-destroy-live-uncounted", file: "ecs/records.go", old: "\tw.live -= r.Destroyed\n", new: ""},
 	{id: "ecs-create-run-free-slot-kept", file: "ecs/world.go", old: "\t\tw.free = w.free[:f]\n", new: ""},
 	{id: "ecs-create-run-ignores-free", file: "ecs/records.go", old: "\t\t\tslot, ok := w.popFree()\n\t\t\tif !ok {\n\t\t\t\tvar err error", new: "\t\t\tslot, ok := w.popFree()\n\t\t\tif true || !ok {\n\t\t\t\tvar err error"},
-	{id: "create-seq-not-counted", file: "deferral/recorder.go", old: "\t\tseq = s.n\n\t\ts.n++\n", new: "\t\tseq = s.n\n"},
+	{id: "create-seq-not-counted", file: "deferral/recorder.go", old: "\ts.n++\n\treturn ecs.NewPlaceholder(c.owner, uint32(r.index)<<16|c.epoch&0xffff, s.n-1), true", new: "\treturn ecs.NewPlaceholder(c.owner, uint32(r.index)<<16|c.epoch&0xffff, s.n), true"},
+	{id: "bulk-create-run-resolved-unlooked", file: "deferral/bulk.go", old: "\tlook := replay || int(lo) < len(row)\n", new: "\tlook := replay\n"},
+	{id: "create2-second-value-at-first", file: "deferral/typedstage.go", old: "\t\toffB := uint8(wa)\n", new: "\t\toffB := uint8(0)\n"},
+	{id: "create2-ids-swapped", file: "deferral/typedstage.go", old: "uint8(a.ID()), uint8(b.ID()), offB)", new: "uint8(b.ID()), uint8(a.ID()), offB)"},
 	{id: "bulk-create-run-before-its-set", file: "deferral/bulk.go", old: "m+1 < n && q.h>>24 == formValue && q.e == ph {", new: "m+1 < n && q.h>>24 == formBundle && q.e == ph {"},
 	{id: "ecs-bulk-destroy-other-table", file: "ecs/records.go", old: "\t\t\tif t := a.loc[e.slot].t; t != pt {\n", new: "\t\t\tif t := a.loc[e.slot].t; t != pt && len(a.pend) == 0 {\n"},
 	{id: "ecs-bulk-run-stale-table", file: "ecs/archetype.go", old: "\t\t\t\tti = int32(a.loc[s].t) // the entity may have been in the run\n", new: ""},

@@ -130,7 +130,7 @@ func Strategy(name string, mk deferral.Factory, s ecs.Storage) (Load, error) {
 		var made []ecs.Entity
 		create := func() error {
 			for i := range createN {
-				r.Create(workload.Position.Value(workload.Vec2{X: float64(i)}).With(workload.Velocity.Value(workload.Vec2{Y: 1})))
+				deferral.Create2(r, workload.Position, workload.Vec2{X: float64(i)}, workload.Velocity, workload.Vec2{Y: 1})
 			}
 			rep, err := commit()
 			made = append(made[:0], rep.Created...)
