@@ -1,8 +1,9 @@
 // Package peerload holds the workloads that set deferred structural changes against the
 // best Go alternative, collecting by hand with Ark (github.com/mlange-42/ark): the same ops
 // through the calls a strategy's documentation shows (deferral.Set of one value, as the
-// README's example stages it; Recorder.Add of a bundle, Recorder.Create of a bundle,
-// Recorder.Destroy, a commit), through Ark's collect-then-apply
+// README's example stages it; Recorder.Add of a bundle; deferral.Create2 of two values, as
+// docs/library.md creates an entity of two components; Recorder.Destroy; a commit), through
+// Ark's collect-then-apply
 // (a reused slice filled, then applied with Ark's immediate calls) and through Ark's batch
 // operations. The Peer scenario times them and instrcount counts them; every path checks
 // the world it leaves against the same expected state.
@@ -11,8 +12,8 @@
 //     is one Set.
 //   - W2: on 128 entities add two components (an int64 and a uint32) as one bundle, commit,
 //     remove both, commit; one op is one component added or removed (512 a round).
-//   - W3: 256 creates with Position and Velocity, commit, the 256 destroyed, commit; one op
-//     is one entity.
+//   - W3: 256 creates with Position and Velocity (deferral.Create2, as Ark's Map2.NewEntity
+//     in its collect-then-apply), commit, the 256 destroyed, commit; one op is one entity.
 //
 // Ark's collect-then-apply is what Ark documents and its maintainer recommends for changes
 // made while iterating: the entities (and values) are appended to a slice during the loop
