@@ -1,6 +1,9 @@
 package ecs
 
-import "unsafe"
+import (
+	"slices"
+	"unsafe"
+)
 
 // This file holds the bulk primitives a deferred commit applies creates and destroys with:
 // CreateRecords and DestroyRecords, over records of the stream format ApplyValues reads.
@@ -55,21 +58,15 @@ func (w *World) CreateRecords(words []uint64, n int, created []Entity) (recs, us
 		// The run: the records from o on with this header and this bundle head; the
 		// entities first, then the values, column after column (as archCreateRecords).
 		h0, h1 := words[o+2], words[o+3]
-		first, o0, full := len(created), o, false
-		for j := sameShape(words[o:], min(n-recs, (len(words)-o)/k), k, h, h0, h1); j > 0; j-- {
-			slot, ok := w.popFree()
-			if !ok {
-				s, err := w.growSlot()
-				if err != nil {
-					full = true
-					break
-				}
-				slot = s
-			}
-			created = append(created, w.created(slot, mask))
-			recs++
-			o += k
-		}
+		first, o0 := len(created), o
+		j := sameShape(words[o:], min(n-recs, (len(words)-o)/k), k, h, h0, h1)
+		w.runSlots = slices.Grow(w.runSlots[:0], j)
+		slots := w.takeSlots(w.runSlots[:j])
+		full := len(slots) < j
+		created = slices.Grow(created, len(slots))[:first+len(slots)]
+		w.createdRun(slots, mask, created[first:])
+		recs += len(slots)
+		o += len(slots) * k
 		made := created[first:]
 		b := unsafe.Pointer(&words[o0+2])
 		cnt, usedBytes := int(*(*uint8)(b)), uintptr(*(*uint8)(unsafe.Add(b, 1)))
@@ -117,26 +114,27 @@ func (w *World) archCreateRecords(words []uint64, n int, created []Entity) (recs
 		for len(t.slots)+j > t.rows {
 			t.growRows()
 		}
-		first, o0, row0 := recs, o, uint32(len(t.slots))
-		// The rows first, record after record: a slot, its row, its place in loc, its handle.
-		for ; j > 0; j-- {
-			slot, ok := w.popFree()
-			if !ok {
-				var err error
-				if slot, err = w.growSlot(); err != nil {
-					break
-				}
-			}
-			if int(slot) >= len(a.loc) {
-				a.growLoc(int(slot) + 1)
-			}
-			a.loc[slot] = loc{uint32(ti), uint32(len(t.slots))}
-			t.slots = append(t.slots, slot)
-			created = append(created, w.created(slot, mask))
-			recs++
-			o += k
+		o0, r0 := o, len(t.slots)
+		row0 := uint32(r0)
+		// The rows first: the run's slots, as newSlot would take them one after another —
+		// freed ones, the last freed first, then new ones past the last — written straight
+		// into the table's slots (takeSlots); then their places in loc and their handles
+		// (createdRun). No call is made in a loop over the run but growSlot's.
+		t.slots = slices.Grow(t.slots, j)
+		rows := w.takeSlots(t.slots[r0 : r0+j])
+		made := len(rows)
+		t.slots = t.slots[:r0+made]
+		if len(a.loc) < len(w.gens) {
+			a.growLoc(len(w.gens))
 		}
-		made := recs - first
+		for i, slot := range rows {
+			a.loc[slot] = loc{uint32(ti), row0 + uint32(i)}
+		}
+		first := len(created)
+		created = slices.Grow(created, made)[:first+made]
+		w.createdRun(rows, mask, created[first:])
+		recs += made
+		o += made * k
 		a.placed += uint64(made)
 		// Then the values, column after column: the i-th value of each record, a record
 		// every k words (a value of no size at the end of the values: nothing to copy).
@@ -150,7 +148,7 @@ func (w *World) archCreateRecords(words []uint64, n int, created []Entity) (recs
 			}
 			putStrided(col, row0, unsafe.Add(b, 16+off), uintptr(k)*8, made)
 		}
-		if j > 0 { // the world is full: the caller's checked create reports it
+		if made < j { // the world is full: the caller's checked create reports it
 			a.countRun(made)
 			return recs, o, created
 		}

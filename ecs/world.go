@@ -29,8 +29,10 @@ type World struct {
 	holes   int      // tombstones in order
 	dense   int      // order[i] == i for every i below dense: the prefix a query walks by mask alone
 	free    []uint32 // free slots, reused last-in first-out
-	live    int
-	cols    [MaxComponents]column
+	// runSlots is CreateRecords' scratch on slots storage: a run's slots (takeSlots).
+	runSlots []uint32
+	live     int
+	cols     [MaxComponents]column
 	// raw is each column's untyped view, refreshed when its array moves; colLen is the
 	// length of every column's array, at least len(gens), grown by doubling so that a new
 	// slot does not touch every column.
@@ -308,6 +310,49 @@ func (w *World) created(slot uint32, mask Mask) Entity {
 	w.live++
 	w.changes++
 	return Entity{world: w.id, slot: slot, gen: g}
+}
+
+// takeSlots fills dst with the slots newSlot would return one call after another — freed
+// ones, the last freed first, then new ones past the last (growSlot) — and returns the part it
+// filled: all of dst, or less when the world is full (ErrWorldFull, the caller's to report).
+func (w *World) takeSlots(dst []uint32) []uint32 {
+	take := min(len(dst), len(w.free))
+	free := w.free[len(w.free)-take:]
+	for i := range dst[:take] {
+		dst[i] = free[take-1-i]
+	}
+	w.free = w.free[:len(w.free)-take]
+	for n := take; n < len(dst); n++ {
+		slot, err := w.growSlot()
+		if err != nil {
+			return dst[:n]
+		}
+		dst[n] = slot
+	}
+	return dst
+}
+
+// createdRun is created of each of slots in turn, the handles into out (as long as slots):
+// the slots take consecutive places in the live order, appended in one copy, and the
+// counters move once.
+func (w *World) createdRun(slots []uint32, mask Mask, out []Entity) {
+	n0, d := len(w.order), w.dense
+	gens, liveGen, masks, pos := w.gens, w.liveGen, w.masks, w.pos
+	out = out[:len(slots)]
+	for i, slot := range slots {
+		g := gens[slot]
+		liveGen[slot] = g
+		masks[slot] = mask
+		pos[slot] = uint32(n0 + i)
+		if d == n0+i && int(slot) == d {
+			d++
+		}
+		out[i] = Entity{world: w.id, slot: slot, gen: g}
+	}
+	w.dense = d
+	w.order = append(w.order, slots...)
+	w.live += len(slots)
+	w.changes += uint64(len(slots))
 }
 
 // createCheck is Create's check of b value by value, for a bundle that needs more than the
