@@ -47,21 +47,29 @@ func (w *World) destroyOne(slot uint32) {
 // the free list, or, at the last generation, it is retired for good. The caller counts the
 // destroy in live and changes (a run of destroys, once for all).
 func (w *World) retire(slot uint32) {
-	w.masks[slot] = 0
-	w.liveGen[slot] = 0
-	p := w.pos[slot]
+	gens := w.gens
+	w.retireIn(slot, gens, w.liveGen[:len(gens)], w.pos[:len(gens)], w.masks[:len(gens)])
+}
+
+// retireIn is retire with the per-slot slices passed in, resliced to one length, so that one
+// bounds test covers them all (a run of destroys reslices them once).
+func (w *World) retireIn(slot uint32, gens, liveGen, pos []uint32, masks []Mask) {
+	g := gens[slot] + 1
+	masks[slot] = 0
+	liveGen[slot] = 0
+	p := pos[slot]
 	w.dense = min(w.dense, int(p))
 	w.order[p] = tombstone
-	w.pos[slot] = tombstone
+	pos[slot] = tombstone
 	w.holes++
 	// The generation advances, to maxGeneration at most. At maxGeneration the slot is
 	// retired, never reused: a free slot's generation stays below it, so Check tells the
 	// retired slot's last handle (dead) from older ones (stale).
-	if g := w.gens[slot] + 1; g < maxGeneration {
-		w.gens[slot] = g
+	if g < maxGeneration {
+		gens[slot] = g
 		w.free = append(w.free, slot)
 	} else {
-		w.gens[slot] = maxGeneration
+		gens[slot] = maxGeneration
 	}
 }
 

@@ -256,13 +256,15 @@ func (w *World) archDestroyRecords(words []uint64, n int) DestroyRun {
 	a := w.arch
 	var pt uint32 // the pending rows' table
 	o, recs, dead := 0, 0, 0
+	gens := w.gens
+	liveGen, pos, masks := w.liveGen[:len(gens)], w.pos[:len(gens)], w.masks[:len(gens)]
 	for ; recs < n && o+2 <= len(words); recs++ {
 		p := unsafe.Pointer(&words[o])
 		if *(*uint32)(p) != RecordDestroy {
 			break
 		}
 		e := *(*Entity)(unsafe.Add(p, 4))
-		if !w.isLive(e) {
+		if e.world != w.id || int(e.slot) >= len(gens) || e.gen != liveGen[e.slot] { // !isLive(e)
 			if e.IsPlaceholder() {
 				break
 			}
@@ -273,7 +275,7 @@ func (w *World) archDestroyRecords(words []uint64, n int) DestroyRun {
 				pt = t
 			}
 			a.pend = append(a.pend, e.slot) // its row goes with the others (flushDrops)
-			w.retire(e.slot)
+			w.retireIn(e.slot, gens, liveGen, pos, masks)
 		}
 		o += 2
 	}

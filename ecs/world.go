@@ -337,7 +337,9 @@ func (w *World) takeSlots(dst []uint32) []uint32 {
 // counters move once.
 func (w *World) createdRun(slots []uint32, mask Mask, out []Entity) {
 	n0, d := len(w.order), w.dense
-	gens, liveGen, masks, pos := w.gens, w.liveGen, w.masks, w.pos
+	// The per-slot slices have one length: resliced to it, one bounds test covers them all.
+	gens := w.gens
+	liveGen, masks, pos := w.liveGen[:len(gens)], w.masks[:len(gens)], w.pos[:len(gens)]
 	out = out[:len(slots)]
 	for i, slot := range slots {
 		g := gens[slot]
