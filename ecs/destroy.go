@@ -37,23 +37,19 @@ func (w *World) destroyOne(slot uint32) {
 			}
 		}
 	}
-	w.retire(slot)
+	gens := w.gens
+	w.retire(slot, gens, w.liveGen[:len(gens)], w.pos[:len(gens)], w.masks[:len(gens)])
 	w.live--
 	w.changes++
 }
 
 // retire is what destroying live slot does to the world's slot tables, once its values are
 // gone: the slot leaves the live order (a tombstone), its generation advances and it joins
-// the free list, or, at the last generation, it is retired for good. The caller counts the
-// destroy in live and changes (a run of destroys, once for all).
-func (w *World) retire(slot uint32) {
-	gens := w.gens
-	w.retireIn(slot, gens, w.liveGen[:len(gens)], w.pos[:len(gens)], w.masks[:len(gens)])
-}
-
-// retireIn is retire with the per-slot slices passed in, resliced to one length, so that one
-// bounds test covers them all (a run of destroys reslices them once).
-func (w *World) retireIn(slot uint32, gens, liveGen, pos []uint32, masks []Mask) {
+// the free list, or, at the last generation, it is retired for good. The caller passes the
+// per-slot slices resliced to one length, so that one bounds test covers them all (a run of
+// destroys reslices them once), and counts the destroy in live and changes (a run, once for
+// all).
+func (w *World) retire(slot uint32, gens, liveGen, pos []uint32, masks []Mask) {
 	g := gens[slot] + 1
 	masks[slot] = 0
 	liveGen[slot] = 0

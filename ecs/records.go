@@ -275,7 +275,7 @@ func (w *World) archDestroyRecords(words []uint64, n int) DestroyRun {
 				pt = t
 			}
 			a.pend = append(a.pend, e.slot) // its row goes with the others (flushDrops)
-			w.retireIn(e.slot, gens, liveGen, pos, masks)
+			w.retire(e.slot, gens, liveGen, pos, masks)
 		}
 		o += 2
 	}
