@@ -46,8 +46,11 @@ func Add[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 // words as Component.Value pads it. The words may still hold a dropped record's bytes, and a store of
 // v writes its fields, not the padding between them (struct{ A uint8; B uint32 } leaves bytes
 // 1–3 as they were), so every word is cleared first (clearWords): for a value without padding
-// the compiler drops the clearing stores, which the value's own stores overwrite. A value of no
-// size writes nothing, and p+16 is not formed: it may be the end of the array.
+// the compiler drops the clearing stores, which the value's own stores overwrite. (A value the
+// compiler copies as a block of memory — a struct of more than four fields, an array of
+// structs — brings its own padding bytes, as it does into a Bundle; World.Hash leaves padding
+// out.) A value of no size writes nothing, and p+16 is not formed: it may be the end of the
+// array.
 func putRecord[T any](p unsafe.Pointer, h recordHead, v T) {
 	*(*recordHead)(p) = h
 	if unsafe.Sizeof(v) == 0 {
@@ -102,7 +105,8 @@ func stageSlowAdd[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 }
 
 // Create2 stages the creation of an entity with components a and b, of values va and vb, and
-// returns its placeholder: r.Create(a.Value(va).With(b.Value(vb))), the same record and the
+// returns its placeholder: r.Create(a.Value(va).With(b.Value(vb))), the same record (word for
+// word, but for padding inside a value that the compiler copies as a block: putRecord) and the
 // same placeholder, written into the recorder's stream with no Bundle built (the deferred
 // counterpart of ecs.Create2, as Ark's Map2.NewEntity is of its NewEntity). It is a function,
 // not a method, because Go methods take no type parameters. It panics as Value and With do:

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash"
+	"slices"
 	"unsafe"
 )
 
@@ -137,9 +138,16 @@ func (c *typedColumn[T]) clear(slot uint32) {
 
 func (c *typedColumn[T]) hash(h hash.Hash64, slot uint32) {
 	if c.info.noPtrs {
-		// Pointer-free: the bytes are the value.
+		// Pointer-free: the bytes are the value, but for its padding, whose bytes are not.
 		if n := c.info.size; n > 0 {
-			h.Write(unsafe.Slice((*byte)(unsafe.Pointer(&c.data[slot])), n))
+			b := unsafe.Slice((*byte)(unsafe.Pointer(&c.data[slot])), n)
+			if pad := c.info.pad; pad != nil {
+				b = slices.Clone(b)
+				for i := range b {
+					b[i] &= pad[i]
+				}
+			}
+			h.Write(b)
 		}
 		return
 	}

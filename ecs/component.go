@@ -24,11 +24,15 @@ const inlineWords = MaxInline / 8
 
 // componentInfo is what the registry knows about one component type.
 type componentInfo struct {
-	id        ComponentID
-	name      string
-	size      uintptr
-	inline    bool // pointer-free and at most MaxInline bytes
-	noPtrs    bool // pointer-free, any size
+	id     ComponentID
+	name   string
+	size   uintptr
+	inline bool // pointer-free and at most MaxInline bytes
+	noPtrs bool // pointer-free, any size
+	// pad is, for a pointer-free type with padding, per byte of a value 0xff where a field
+	// lies and 0 in padding (nil otherwise): Hash leaves the padding out, whose bytes a copy
+	// of the whole value carries from wherever the value was built (paddingMask).
+	pad       []byte
 	newColumn func() column
 	// invalid is the error Create returns for a value the validator rejects, made once so that
 	// culling a create (the lenient commit's path) does not allocate.
@@ -79,6 +83,9 @@ func NewComponent[T any](name string, valid func(T) bool) Component[T] {
 		noPtrs: !hasPointers(typ),
 	}
 	info.inline = info.noPtrs && info.size <= MaxInline
+	if info.noPtrs {
+		info.pad = paddingMask(typ)
+	}
 	info.invalid = fmt.Errorf("create: %s: %w", name, ErrInvalidValue)
 	info.newColumn = func() column { return &typedColumn[T]{info: info, valid: valid} }
 	next := append(append([]*componentInfo(nil), old...), info)
@@ -104,6 +111,52 @@ func hasPointers(t reflect.Type) bool {
 		return false
 	default:
 		return true
+	}
+}
+
+// paddingMask returns, for pointer-free type t, per byte of a value 0xff where a field lies
+// and 0 in the padding between and after struct fields, or nil when t has no padding.
+func paddingMask(t reflect.Type) []byte {
+	mask := make([]byte, t.Size())
+	if !markFields(t, mask) {
+		return nil
+	}
+	return mask
+}
+
+// markFields sets to 0xff the bytes of mask (t.Size() long) where t's fields lie, and reports
+// whether t has padding.
+func markFields(t reflect.Type, mask []byte) (padded bool) {
+	switch t.Kind() {
+	case reflect.Array:
+		n, es := t.Len(), t.Elem().Size()
+		if n == 0 || es == 0 {
+			return false
+		}
+		if !markFields(t.Elem(), mask[:es]) {
+			for i := range mask {
+				mask[i] = 0xff
+			}
+			return false
+		}
+		for i := 1; i < n; i++ {
+			copy(mask[uintptr(i)*es:], mask[:es])
+		}
+		return true
+	case reflect.Struct:
+		end := uintptr(0)
+		for i := range t.NumField() {
+			f := t.Field(i)
+			inner := markFields(f.Type, mask[f.Offset:f.Offset+f.Type.Size()])
+			padded = padded || inner || f.Offset > end
+			end = f.Offset + f.Type.Size()
+		}
+		return padded || end < t.Size()
+	default:
+		for i := range mask {
+			mask[i] = 0xff
+		}
+		return false
 	}
 }
 

@@ -1,6 +1,9 @@
 package ecs
 
-import "unsafe"
+import (
+	"reflect"
+	"unsafe"
+)
 
 // MaxGeneration exports maxGeneration to the tests.
 const MaxGeneration = maxGeneration
@@ -31,4 +34,29 @@ func AppendDestroyRecord(words []uint64, e Entity) []uint64 {
 // as one word against the fields the rest of the package reads one by one.
 func BundleFields(b Bundle) (n, used uint8, ids [MaxBundle]ComponentID, offs [MaxBundle]uint8) {
 	return b.n, b.used, b.ids, b.offs
+}
+
+// PaddingMask exports paddingMask to the tests.
+func PaddingMask(t reflect.Type) []byte { return paddingMask(t) }
+
+// FillPadding sets every padding byte of e's value of component id to b, as a copy of a value
+// built where those bytes held something does, and reports whether the value has padding.
+func FillPadding(w *World, e Entity, id ComponentID, b byte) bool {
+	info := lookup(id)
+	if info == nil || info.pad == nil || !w.Has(e, id) {
+		return false
+	}
+	base := w.raw[id].base
+	row := e.slot
+	if w.arch != nil {
+		l := w.arch.loc[e.slot]
+		base, row = w.arch.tables[l.t].raw[id].base, l.row
+	}
+	v := unsafe.Slice((*byte)(unsafe.Add(base, uintptr(row)*info.size)), info.size)
+	for i := range v {
+		if info.pad[i] == 0 {
+			v[i] = b
+		}
+	}
+	return true
 }

@@ -4,7 +4,8 @@ import "hash/fnv"
 
 // Hash returns a 64-bit FNV-1a digest of the whole state: live entities in creation order,
 // with slot, generation, component set and component values (raw bytes for pointer-free
-// components, their Go syntax otherwise). Two worlds that received the same operations in the
+// components, less the padding inside a value, whose bytes a copy of the value carries from
+// wherever it was built; their Go syntax otherwise). Two worlds that received the same operations in the
 // same order hash alike, in any process on any machine of the same byte order, whatever their
 // storage (slots or archetypes: the table layout is not part of the digest); the world id is
 // not part of the digest.

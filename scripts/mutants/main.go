@@ -273,6 +273,8 @@ var mutants = []mutant{
 	{id: "ecs-bulk-destroy-changes-uncounted", file: "ecs/records.go", old: "\tw.changes += uint64(r.Destroyed)\n", new: ""},
 	{id: "ecs-bulk-destroy-live-uncounted", file: "ecs/records.go", old: "\tw.live -= r.Destroyed\n", new: ""},
 	{id: "ecs-create-run-free-slot-kept", file: "ecs/world.go", old: "\t\tw.free = w.free[:f]\n", new: ""},
+	{id: "ecs-hash-counts-padding", file: "ecs/column.go", old: "if pad := c.info.pad; pad != nil {", new: "if pad := c.info.pad; false && pad != nil {",
+		unobservable: "the suite's values are built where their padding is zero; ecs's TestHashLeavesPaddingOut kills it"},
 	{id: "ecs-create-run-ignores-free", file: "ecs/world.go", old: "\ttake := min(len(dst), len(w.free))\n", new: "\ttake := 0\n"},
 	{id: "ecs-create-run-free-order", file: "ecs/world.go", old: "\t\tdst[i] = free[take-1-i]\n", new: "\t\tdst[i] = free[i]\n"},
 	{id: "ecs-create-run-free-kept", file: "ecs/world.go", old: "\tw.free = w.free[:len(w.free)-take]\n", new: ""},
