@@ -173,9 +173,9 @@ func (r *Recorder) mintFast() (p ecs.Entity, ok bool) {
 	return ecs.NewPlaceholder(c.owner, uint32(r.index)<<16|c.epoch&0xffff, s.n-1), true
 }
 
-// mintSlow is mintFast past its common case. A closure staging during a commit counts its creates
-// in the next epoch: it applies in a later commit, the next or the retry of this one. An
-// epoch's first create finds or takes its counter through nextSeq.
+// mintSlow is mintFast past its common case. A closure staging during a commit counts its
+// creates in the next epoch: it applies in a later commit, the next or the retry of this
+// one. An epoch's first create finds or takes its counter through nextSeq.
 //
 //go:noinline
 func (r *Recorder) mintSlow() ecs.Entity {
