@@ -27,14 +27,15 @@ const (
 )
 
 // unproven returns, for each member of k's best group g.Groups[0] whose place there is no
-// evidence of meeting the need, why: the ranked strategy outside the group it is not
-// separated from ("not separated from X"), or, for a member other than the best median, that
-// its ratio to the best is not shown within sameWithin ("not shown within 10% of X"); ""
-// when noise joined most strategies (the group holds more than half of the ranked ones, or
-// all of them). A lone best strategy's place is evidence, and so is that of a member of a
-// group of at most half the strategies that is separated from every ranked strategy outside
-// it and, unless it has the best median, shown within sameWithin of it (members equal within
-// the unit's tolerance are evidence too). More noise only removes separations and widens
+// evidence of meeting the need, why: for a member other than the best median, that its ratio
+// to the best is not shown within sameWithin ("not shown within 10% of X"), or a ranked
+// strategy not shown within sameWithin of the best, in the group or outside it, that it is
+// not separated from ("not separated from X"); "" when noise joined most strategies (the group
+// holds more than half of the ranked ones, or all of them). A lone best strategy's place is
+// evidence, and so is that of a member of a group of at most half the strategies that is
+// separated from every ranked strategy not shown within sameWithin of the best and, unless it
+// has the best median, shown within sameWithin of it (members equal within the unit's
+// tolerance are evidence too). More noise only removes separations and widens
 // intervals, so it only takes strategies out of "meets", never puts them in: a strategy the
 // measurement set apart from the best, which noise joins to it, is not shown within
 // sameWithin of it either.
@@ -45,27 +46,37 @@ func unproven(k analysis.Ranking, g analysis.Grouping) map[string]string {
 	out := map[string]string{}
 	outside := 0
 	for j, r := range k.Ranked {
-		if r.Unranked != "" || slices.Contains(g.Groups[0], j) {
-			continue
-		}
-		outside++
-		for _, i := range g.Groups[0] {
-			if _, seen := out[k.Ranked[i].Strategy]; !seen && !k.Separated(i, j) {
-				out[k.Ranked[i].Strategy] = "not separated from " + r.Strategy
-			}
+		if r.Unranked == "" && !slices.Contains(g.Groups[0], j) {
+			outside++
 		}
 	}
 	best := g.Groups[0][0]
+	near := func(j int) bool { // shown within sameWithin of the best median
+		ok, _ := k.Within(best, j, sameWithin)
+		return j == best || ok
+	}
 	for _, i := range g.Groups[0][1:] {
-		if _, seen := out[k.Ranked[i].Strategy]; seen {
-			continue
-		}
 		if ok, far := k.Within(best, i, sameWithin); !ok {
 			reach := "no interval"
 			if far > 0 {
 				reach = fmt.Sprintf("its ratio's 95%% CI reaches %.2f×", far)
 			}
 			out[k.Ranked[i].Strategy] = fmt.Sprintf("not shown within %.0f%% of %s, %s", 100*sameWithin, k.Ranked[best].Strategy, reach)
+		}
+	}
+	// A member must be separated from every ranked strategy not shown within sameWithin of
+	// the best, in the group or outside it. Were it tested against the strategies outside the
+	// group only, more noise, which joins them to the group, could clear a member it had kept
+	// out; a strategy shown that close to the best is no evidence against a member.
+	for _, i := range g.Groups[0] {
+		if _, seen := out[k.Ranked[i].Strategy]; seen {
+			continue
+		}
+		for j, r := range k.Ranked {
+			if j != i && r.Unranked == "" && !near(j) && !k.Separated(i, j) {
+				out[k.Ranked[i].Strategy] = "not separated from " + r.Strategy
+				break
+			}
 		}
 	}
 	// Noise joined most strategies when the group holds more than half of the ranked ones
