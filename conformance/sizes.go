@@ -68,17 +68,23 @@ func mk40(v int) [5]uint64 {
 	return [5]uint64{uint64(v), uint64(v + 1), uint64(v + 2), uint64(v + 3), uint64(v + 4)}
 }
 
-// sizedPair is a create of two of sizedComponents, a and b (indexes), through the typed call
-// deferral.Create2, with values va and vb.
+// sizedPair is two of sizedComponents, a and b (indexes), staged together through the typed
+// calls: a create with values va and vb (deferral.Create2), and an add of them
+// (deferral.Add2).
 type sizedPair struct {
 	a, b   int
 	create func(r *deferral.Recorder, va, vb int) ecs.Entity
+	add    func(r *deferral.Recorder, e ecs.Entity, va, vb int)
 }
 
 func pairOf[A, B any](a int, ca ecs.Component[A], mka func(int) A, b int, cb ecs.Component[B], mkb func(int) B) sizedPair {
-	return sizedPair{a, b, func(r *deferral.Recorder, va, vb int) ecs.Entity {
-		return deferral.Create2(r, ca, mka(va), cb, mkb(vb))
-	}}
+	return sizedPair{a, b,
+		func(r *deferral.Recorder, va, vb int) ecs.Entity {
+			return deferral.Create2(r, ca, mka(va), cb, mkb(vb))
+		},
+		func(r *deferral.Recorder, e ecs.Entity, va, vb int) {
+			deferral.Add2(r, e, ca, mka(va), cb, mkb(vb))
+		}}
 }
 
 // sizedPairs are pairs of size classes a Bundle holds together (at most 40 bytes, each value
@@ -94,7 +100,8 @@ var sizedPairs = []sizedPair{
 
 // checkComponentSizes: components of every size class the world copies differently keep
 // their values through a commit's creates with a bundle of several and Adds to their
-// placeholders, typed creates of two (deferral.Create2) and Adds to their placeholders, Adds
+// placeholders, typed creates of two (deferral.Create2) and Adds to their placeholders, typed
+// Adds of two (deferral.Add2) and Adds of the others to new entities, Adds
 // of one component at a time entity after entity, Sets two per entity,
 // typed Sets and Adds (deferral.Set, deferral.Add), overwriting Adds, and Removes; each
 // value is read back, not compared with another world (a fault of the world would be
@@ -157,6 +164,20 @@ func checkComponentSizes(x *fixture) {
 		created2[i] = x.resolve("typed create", x.s, p)
 	}
 	wantAll("after the typed creates", created2, 5, all)
+	// Typed Adds of two (deferral.Add2) to entities that have none of the components, pairs
+	// of size classes, each followed by Adds of the others.
+	es2 := make([]ecs.Entity, len(sizedPairs))
+	for i, p := range sizedPairs {
+		es2[i] = x.create(x.w, pt(float64(i), 1))
+		p.add(r, es2[i], val(i, p.a, 6), val(i, p.b, 6))
+		for k, c := range cs {
+			if k != p.a && k != p.b {
+				r.Add(es2[i], c.value(val(i, k, 6)))
+			}
+		}
+	}
+	x.commit("commit of typed Adds of two (deferral.Add2)", x.s)
+	wantAll("after the typed Adds of two", es2, 6, all)
 	// Adds, one component per command, entity after entity, then Sets two per entity.
 	es := make([]ecs.Entity, n)
 	for i := range es {

@@ -140,10 +140,49 @@ func Create2[A, B any](r *Recorder, a ecs.Component[A], va A, b ecs.Component[B]
 	return createSlow2(r, a, va, b, vb)
 }
 
+// Add2 stages adding components a and b, of values va and vb, to e, overwriting values e has:
+// r.Add(e, a.Value(va).With(b.Value(vb))), the same record (as Create2 is Create's), written
+// with no Bundle built. It panics as Create2 does.
+func Add2[A, B any](r *Recorder, e ecs.Entity, a ecs.Component[A], va A, b ecs.Component[B], vb B) {
+	wa, wb := int((unsafe.Sizeof(va)+7)/8), int((unsafe.Sizeof(vb)+7)/8)
+	k := 2 + wa + wb
+	if s := r.st; s.n+headWords+k <= s.lim && a.Inline() && b.Inline() && (wa+wb)*8 <= ecs.MaxInline {
+		n := s.n
+		s.n = n + headWords + k
+		s.count++
+		q := unsafe.Add(s.base, uintptr(n)*8)
+		*(*recordHead)(q) = recordHead{header(VerbAdd, 0, k, formBundle), e}
+		h := (*[2]uint64)(unsafe.Add(q, headWords*8))
+		h[0], h[1] = bundle2Head(wa, wb, a.ID(), b.ID())
+		putValue(q, (headWords+2)*8, va)
+		putValue(q, uintptr(headWords+2+wa)*8, vb)
+		return
+	}
+	addSlow2(r, e, a, va, b, vb)
+}
+
+// bundle2Head returns the two words of the head of a Bundle of two values of wa and wb words,
+// of components ida and idb, as With leaves it: b's value at word wa, or at 0 when a fills all
+// MaxInline bytes and b has no size.
+func bundle2Head(wa, wb int, ida, idb ecs.ComponentID) (uint64, uint64) {
+	offB := uint8(wa)
+	if wa*8 >= ecs.MaxInline {
+		offB = 0
+	}
+	return bundleHead2(uint8((wa+wb)*8), uint8(ida), uint8(idb), offB)
+}
+
 // createSlow2 is Create2 out of line: the stream is full or held, a component is not inline
 // (Value panics), or the values exceed MaxInline bytes (With panics).
 //
 //go:noinline
 func createSlow2[A, B any](r *Recorder, a ecs.Component[A], va A, b ecs.Component[B], vb B) ecs.Entity {
 	return r.Create(a.Value(va).With(b.Value(vb)))
+}
+
+// addSlow2 is Add2 out of line, as createSlow2 is Create2.
+//
+//go:noinline
+func addSlow2[A, B any](r *Recorder, e ecs.Entity, a ecs.Component[A], va A, b ecs.Component[B], vb B) {
+	r.Add(e, a.Value(va).With(b.Value(vb)))
 }

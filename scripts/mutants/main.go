@@ -285,6 +285,11 @@ var mutants = []mutant{
 	{id: "bulk-create-run-resolved-unlooked", file: "deferral/bulk.go", old: "\tlook := replay || int(lo) < len(row)\n", new: "\tlook := replay\n"},
 	{id: "create2-second-value-at-first", file: "deferral/typedstage.go", old: "\t\toffB := uint8(wa)\n", new: "\t\toffB := uint8(0)\n"},
 	{id: "create2-ids-swapped", file: "deferral/typedstage.go", old: "uint8(a.ID()), uint8(b.ID()), offB)", new: "uint8(b.ID()), uint8(a.ID()), offB)"},
+	// deferral.Add2 writes Recorder.Add's record of a two-value Bundle without building it.
+	{id: "add2-second-value-at-first", file: "deferral/typedstage.go", old: "\n\toffB := uint8(wa)\n", new: "\n\toffB := uint8(0)\n"},
+	{id: "add2-ids-swapped", file: "deferral/typedstage.go", old: "uint8(ida), uint8(idb), offB)", new: "uint8(idb), uint8(ida), offB)"},
+	{id: "add2-as-set", file: "deferral/typedstage.go", old: "header(VerbAdd, 0, k, formBundle), e}", new: "header(VerbSet, 0, k, formBundle), e}"},
+	{id: "add2-second-value-unwritten", file: "deferral/typedstage.go", old: "\t\tputValue(q, uintptr(headWords+2+wa)*8, vb)\n\t\treturn\n", new: "\t\treturn\n"},
 	{id: "bulk-create-run-before-its-set", file: "deferral/bulk.go", old: "m+1 < n && q.h>>24 == formValue && q.e == ph {", new: "m+1 < n && q.h>>24 == formBundle && q.e == ph {"},
 	{id: "ecs-bulk-destroy-other-table", file: "ecs/records.go", old: "\t\t\tif t := a.loc[e.slot].t; t != pt {\n", new: "\t\t\tif t := a.loc[e.slot].t; t != pt && len(a.pend) == 0 {\n"},
 	{id: "ecs-bulk-run-stale-table", file: "ecs/archetype.go", old: "\t\t\t\tti = int32(a.loc[s].t) // the entity may have been in the run\n", new: ""},
