@@ -154,6 +154,7 @@ func rows(caps deferral.Capabilities) []row {
 		{"LeniencySkipAfterDestroy", checkSkipAfterDestroy, varyKey | varyRecorders},
 		{"LeniencySkipAfterDestroySlotReused", checkSkipAfterDestroySlotReused, varyKey | varyRecorders},
 		{"LeniencyAddSetInvalidFails", checkAddSetInvalidFails, varyKey | varyRecorders},
+		{"ValidatorCallsOnce", checkValidatorCalls, varyKey | varyRecorders},
 		{"SetMissingFails", checkSetMissingFails, varyKey | varyRecorders},
 		{"CreateCulled", checkCreateCulled, varyKey | varyRecorders},
 		{"PlaceholderSameRecorder", checkPlaceholderSameRecorder, varyKey | varyRecorders},

@@ -86,7 +86,7 @@ func (c *Core) replayCreateRun(w *ecs.World, words []uint64, o, n int) (done boo
 		return false, 0, 0, nil
 	}
 	want, known := c.recorded(ph)
-	if !known {
+	if !known || want.state == resCulled { // Replay leaves a culled create out
 		return false, 0, 0, nil
 	}
 	cmd := Command{Verb: VerbCreate, Entity: ph}

@@ -48,15 +48,15 @@ func (w *World) runOf(words []uint64, o, n int, e Entity, have Mask, mkCols bool
 			continue
 		}
 		if plain&bit == 0 {
-			if !mkCols || !w.mkColumn(ComponentID(h>>16&0x3f)) {
+			// A value of a component with a validator ends the run: one by one, the
+			// validator runs once, accepting or not (calling it here too would call it twice
+			// for a value it rejects).
+			if w.validated&bit != 0 || !mkCols || !w.mkColumn(ComponentID(h>>16&0x3f)) {
 				break
 			}
 			plain = w.hasCol &^ w.validated
 		}
 		if rc := &w.raw[h>>16&0x3f]; !rc.noPtrs || h&0xff00 != rc.vlen || final&bit == 0 && (h&0xff == RecordSet || iter) {
-			break
-		}
-		if w.validated&bit != 0 && (!mkCols || !w.cols[h>>16&0x3f].validAt(unsafe.Add(p, 16))) {
 			break
 		}
 		final |= bit
@@ -126,13 +126,12 @@ func (a *archStore) hop(ti int32, have, final Mask) int32 {
 //
 // The run stops before the first record that is not a one-value record naming ph, or that
 // one-by-one application could not finish without the checked path (as ApplyValues: an
-// unknown component, a Set of a component the entity lacks at that point, a change while a
-// query iterates; unlike ApplyValues, an Add of a component without a column yet makes the
-// column, as Create's does, and a value of a component with a validator joins the run when
-// the validator accepts it, a rejected one ending it); it may be empty. The entity, its
-// values, the receipts (r: Records and Words of the run, NoopRemoves for Removes of a
-// component it lacked at that point; Dead is 0) and Changes are those of Create(*b) followed
-// by the run one by one.
+// unknown component, a Set of a component the entity lacks at that point, a value of a
+// component with a validator, a change while a query iterates; unlike ApplyValues, an Add of
+// a component without a column yet makes the column, as Create's does); it may be empty.
+// The entity, its values, the receipts (r: Records and Words of the run, NoopRemoves for
+// Removes of a component it lacked at that point; Dead is 0) and Changes are those of
+// Create(*b) followed by the run one by one.
 //
 // Errors: Create's, for the create (ErrIterating, ErrUnknownComponent,
 // ErrDuplicateComponent, ErrInvalidValue, ErrWorldFull); b's validators run once, as

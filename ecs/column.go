@@ -13,8 +13,6 @@ type column interface {
 	grow(slots int)
 	// validIn runs the component's validator on the i-th value of b.
 	validIn(b Bundle, i int) bool
-	// validAt runs the component's validator on the value at p.
-	validAt(p unsafe.Pointer) bool
 	// clear zeroes slot so that dead slots hold no references and hash alike.
 	clear(slot uint32)
 	// hash writes slot's value to h.
@@ -125,10 +123,6 @@ func (c *typedColumn[T]) grow(slots int) {
 
 func (c *typedColumn[T]) validIn(b Bundle, i int) bool {
 	return c.valid == nil || c.valid(*(*T)(unsafe.Pointer(&b.data[b.offs[i]])))
-}
-
-func (c *typedColumn[T]) validAt(p unsafe.Pointer) bool {
-	return c.valid == nil || c.valid(*(*T)(p))
 }
 
 func (c *typedColumn[T]) clear(slot uint32) {

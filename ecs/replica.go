@@ -28,6 +28,18 @@ func (w *World) Replica() *World {
 	return r
 }
 
+// TrustValues turns w's validators off for good: from then on Create, Add, Set and Upsert
+// (World and Component calls, and the record-applying calls) accept every value, as for a
+// component registered without a validator, and never call one. It is for a replica that
+// replays only calls its original made and validated: a validator is user code, and one
+// with state (refusing an id it has seen, say) would refuse the replayed value. A create the
+// original's validator refused must then be left out by the code that replays. CopyFrom and
+// Replica do not carry the setting: a Replica of w validates until told otherwise.
+func (w *World) TrustValues() {
+	w.trusted = true
+	w.refreshRaw()
+}
+
 // CopyFrom makes w identical to src, a replica of it (same ID): afterwards w holds src's
 // entities, generations, free slots, creation order and component values, and handles resolve
 // the same in both. It reuses w's storage: once w has grown to src's size, CopyFrom does not

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/deferbench/deferbench/ecs"
@@ -309,6 +310,86 @@ func TestCopyFromQueries(t *testing.T) {
 		}
 		if got, want := visits(r), visits(w); !slices.Equal(got, want) {
 			t.Errorf("%v: NewQuery1 on the copy visits %v, want src's %v", st, got, want)
+		}
+	}
+}
+
+// trustCalls counts the calls of trusted's validator, which refuses negative values.
+var (
+	trustCalls atomic.Int64
+	trusted    = ecs.NewComponent[int32]("test.trusted", func(v int32) bool { trustCalls.Add(1); return v >= 0 })
+)
+
+// TestTrustValues: a world told to trust values accepts a value its validator refuses, in
+// every call that takes values (Create, Create2, Add, Set, Upsert, the Component calls),
+// without calling the validator, and keeps doing so after its
+// columns grow and after CopyFrom; its original and a Replica of it still validate.
+func TestTrustValues(t *testing.T) {
+	for _, s := range []ecs.Storage{ecs.Slots, ecs.Archetypes} {
+		w := ecs.NewWorld(ecs.WithStorage(s))
+		e, err := w.Create(Pos.Value(vec{1, 1}).With(trusted.Value(1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := w.Replica()
+		if _, err := r.Create(trusted.Value(-1)); !errors.Is(err, ecs.ErrInvalidValue) {
+			t.Fatalf("%v: a Replica before TrustValues: Create of a refused value: got %v, want ErrInvalidValue", s, err)
+		}
+		r.TrustValues()
+		before := trustCalls.Load()
+		calls := []struct {
+			name string
+			f    func() error
+		}{
+			{"Create", func() error { _, err := r.Create(Pos.Value(vec{}).With(trusted.Value(-2))); return err }},
+			{"Create2", func() error { _, err := ecs.Create2(r, Pos, vec{}, trusted, -3); return err }},
+			{"Set", func() error { return r.Set(e, trusted.Value(-4)) }},
+			{"Upsert", func() error { return r.Upsert(e, trusted.Value(-5)) }},
+			{"Component.Set", func() error { return trusted.Set(r, e, -6) }},
+			{"Remove, then Add", func() error {
+				if err := r.Remove(e, trusted.ID()); err != nil {
+					return err
+				}
+				return r.Add(e, trusted.Value(-7))
+			}},
+			{"Remove, then Component.Add", func() error {
+				if err := r.Remove(e, trusted.ID()); err != nil {
+					return err
+				}
+				return trusted.Add(r, e, -8)
+			}},
+			{"200 creates (the columns grow), then Upsert", func() error {
+				for i := range 200 {
+					if _, err := r.Create(trusted.Value(int32(-100 - i))); err != nil {
+						return err
+					}
+				}
+				// With a component the world has no column for yet: the checked path.
+				return r.Upsert(e, trusted.Value(-9).With(Vel.Value(vec{2, 2})))
+			}},
+			{"CopyFrom, then Upsert", func() error {
+				if err := r.CopyFrom(w); err != nil {
+					return err
+				}
+				return r.Upsert(e, trusted.Value(-10))
+			}},
+		}
+		for _, c := range calls {
+			if err := c.f(); err != nil {
+				t.Errorf("%v: %s of a refused value in a world that trusts values: %v", s, c.name, err)
+			}
+		}
+		if got, _ := trusted.Get(r, e); got != -10 {
+			t.Errorf("%v: the trusting world holds %d, want -10", s, got)
+		}
+		if n := trustCalls.Load() - before; n != 0 {
+			t.Errorf("%v: the validator ran %d times in a world that trusts values; want 0", s, n)
+		}
+		if _, err := w.Create(trusted.Value(-1)); !errors.Is(err, ecs.ErrInvalidValue) {
+			t.Errorf("%v: the original after its replica's TrustValues: got %v, want ErrInvalidValue", s, err)
+		}
+		if _, err := r.Replica().Create(trusted.Value(-1)); !errors.Is(err, ecs.ErrInvalidValue) {
+			t.Errorf("%v: a Replica of a trusting world: got %v, want ErrInvalidValue", s, err)
 		}
 	}
 }

@@ -52,6 +52,8 @@ type World struct {
 	iters    atomic.Int32 // queries iterating now
 	// changes counts successful changing calls (Changes); replica.go reads and sets it.
 	changes uint64
+	// trusted: validators are off (TrustValues); setRaw leaves validated empty.
+	trusted bool
 	// arch is the archetype storage (archetype.go, table.go), nil on slot storage. On
 	// archetype storage the per-slot arrays, the live order and the masks are kept as on
 	// slots, and cols holds each component's column without values, for its validator.
@@ -169,7 +171,7 @@ func (w *World) setRaw(id ComponentID) {
 	w.zeroable &^= bit
 	w.raw[id] = rawColumn{}
 	if c := w.cols[id]; c != nil {
-		w.raw[id] = c.raw()
+		w.raw[id] = w.rawOf(c)
 		w.hasCol |= bit
 		if w.raw[id].validate {
 			w.validated |= bit
@@ -181,13 +183,21 @@ func (w *World) setRaw(id ComponentID) {
 	w.setWriter(id)
 }
 
+// rawOf returns c's untyped view, whose validate is off in a world that trusts values
+// (TrustValues).
+func (w *World) rawOf(c column) rawColumn {
+	r := c.raw()
+	r.validate = r.validate && !w.trusted
+	return r
+}
+
 // growColumns makes every column's array hold at least slots values, doubling.
 func (w *World) growColumns(slots int) {
 	w.colLen = max(slots, 2*w.colLen, 64)
 	for id, c := range &w.cols {
 		if c != nil {
 			c.grow(w.colLen)
-			w.raw[id] = c.raw()
+			w.raw[id] = w.rawOf(c)
 			w.setWriter(ComponentID(id))
 		}
 	}

@@ -86,6 +86,15 @@ var mutants = []mutant{
 	{id: "ecs-no-generation-bump", file: "ecs/destroy.go", old: "\t\tgens[slot] = g\n", new: "\t\tgens[slot] = g - 1\n"},
 	{id: "ecs-retired-slot-freed", file: "ecs/destroy.go", old: "\tif g < maxGeneration {\n", new: "\tif g < maxGeneration+1 {\n",
 		unobservable: "the suite cannot reach a slot's last generation (2^31-1 destroys of one slot); ecs's TestRetiredSlotOlderHandleIsStale kills it"},
+	// Validators run as often as one by one: a create's run of values ends at a validated
+	// component, and the readers' replica of versioned trusts values (ecs.World.TrustValues).
+	{id: "ecs-create-run-skips-validator", file: "ecs/batch.go", old: "\t\t\tif w.validated&bit != 0 || !mkCols || !w.mkColumn(", new: "\t\t\tif !mkCols || !w.mkColumn("},
+	{id: "ecs-trust-ignored", file: "ecs/world.go", old: "\tr.validate = r.validate && !w.trusted\n", new: ""},
+	{id: "ecs-trust-lost-on-grow", file: "ecs/world.go", old: "\t\t\tw.raw[id] = w.rawOf(c)\n", new: "\t\t\tw.raw[id] = c.raw()\n"},
+	{id: "ecs-typed-put-validates-trusted", file: "ecs/component.go", old: "tc.valid != nil && !w.trusted && !tc.valid(v)", new: "tc.valid != nil && !tc.valid(v)",
+		unobservable: "no strategy writes its replica through Component.Add or Set; ecs's TestTrustValues kills it"},
+	{id: "replay-culled-create-offered", file: "deferral/replica.go", old: "\t\tif known && want.state == resCulled {\n", new: "\t\tif false && known && want.state == resCulled {\n"},
+	{id: "replay-create-run-culled", file: "deferral/batch.go", old: "\tif !known || want.state == resCulled {", new: "\tif !known {"},
 	{id: "ecs-upsert-no-validate", file: "ecs/world.go", old: "\t\tcase w.raw[id].validate && !c.validIn(*b, i):", new: "\t\tcase false && w.raw[id].validate && !c.validIn(*b, i):"},
 	{id: "ecs-create-no-validate", file: "ecs/world.go", old: "\t\tif w.raw[id].validate && !c.validIn(*b, i) {\n\t\t\treturn lookup(id).invalid\n\t\t}\n", new: "\t\t_ = c\n"},
 	{id: "ecs-remove-keeps-mask", file: "ecs/world.go", old: "\tw.masks[e.slot] &^= 1 << id\n\tw.changes++\n\treturn nil\n", new: "\tw.changes++\n\treturn nil\n"},

@@ -188,6 +188,9 @@ func NewECS(w *ecs.World, opts Options) *ECS {
 	s := &ECS{core: core, opts: opts,
 		own: &replica{w: w, wake: make(chan struct{}, 1)},
 		pub: &replica{w: w.Replica(), wake: make(chan struct{}, 1)}}
+	// The readers' replica replays what the owner's world validated: no validator runs on
+	// it again (a validator with state would refuse the replayed value).
+	s.pub.w.TrustValues()
 	s.synced = w.Changes()
 	s.front.Store(s.pub)
 	s.buf = cmdbuffer.New(w, func(_ *ecs.World, at deferral.Pos, c *deferral.Command) error {
