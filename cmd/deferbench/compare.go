@@ -42,8 +42,10 @@ below 0.01 allocs/op or 1 byte (B/op, heap-B/cmd: amortised growth) never count.
 A gated metric without a verdict (too few samples), or one whose test could not fail at
 any outcome, is not judged, and a gated unit that matched no row (distinct-states>0
 against a run without those benchmarks) is named: when no metric fails and some are
-not judged or matched nothing, the gate is inconclusive. Exit status: 0 pass (every gated metric judged), 1 gate failed, 2 bad
-input, 3 gate inconclusive.
+not judged or matched nothing, or a side did not finish (interrupted; go test output
+with --- FAIL, FAIL, panic: or fatal error:), the gate is inconclusive. A unit twice on
+one line is refused as a bad value. Exit status: 0 pass (every gated metric judged),
+1 gate failed, 2 bad input, 3 gate inconclusive.
 
 OLD or NEW may be a pipe, as for benchstat: - reads standard input (go test -bench .
 -count 6 | deferbench compare old.txt -), and a shell's process substitution

@@ -214,6 +214,9 @@ func TestCompareRefusesBadSamples(t *testing.T) {
 		{"BenchmarkStage/strategy=a/cmd=typed-2 1000 -Inf ns/op 0 allocs/op", "has -Inf ns/op: want a finite number ≥ 0"},
 		{"BenchmarkStage/strategy=a/cmd=typed-2 1000 10 ns/op -3 allocs/op", "has -3 allocs/op: want a finite number ≥ 0"},
 		{"BenchmarkStage/strategy=a/cmd=typed-2 0 10 ns/op 0 allocs/op", "ran 0 iterations: want at least 1"},
+		// One line, one sample per unit: a repeat would count as a second sample.
+		{"BenchmarkStage/strategy=a/cmd=typed-2 1000 10 ns/op 0 allocs/op 11 ns/op", "has ns/op twice (ns/op and ns/op): want each unit once"},
+		{"BenchmarkStage/strategy=a/cmd=typed-2 1000 10 ns/op 1e-8 sec/op", "has ns/op twice (ns/op and sec/op): want each unit once"},
 	} {
 		bad := writeFile(t, "bench.txt", head+c.line+"\n")
 		for _, args := range [][]string{{"compare", good, bad}, {"compare", bad, good}, {"plot", bad}} {
@@ -722,5 +725,50 @@ func TestCompareFullRefusesInputs(t *testing.T) {
 		if _, errOut, code := cli("compare", "-full", full, old, new); code != 0 {
 			t.Fatalf("-full %s: exit %d: %s", full, code, errOut)
 		}
+	}
+}
+
+// TestCompareGateUnfinished: a gate over a run that did not finish is inconclusive (exit 3),
+// never passed, whichever way it stopped: go test output that reports a failed benchmark
+// (--- FAIL, FAIL), a crash (panic:, fatal error:) or deferbench's partial marker. The crash
+// line is not read as a configuration line ("panic" would keep the results of a package
+// after it apart). Without -fail the comparison is written as before, with a note.
+func TestCompareGateUnfinished(t *testing.T) {
+	pkg := func(name, bench string, ns int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "pkg: example.com/%s\n", name)
+		for i := range 6 {
+			fmt.Fprintf(&b, "Benchmark%s-2 1000 %d ns/op 0 allocs/op\n", bench, ns+i)
+		}
+		return b.String()
+	}
+	const head = "goos: linux\ngoarch: amd64\n"
+	base := writeFile(t, "base.txt", head+pkg("a", "X", 100)+pkg("b", "Z", 200))
+	for _, c := range []struct{ name, header, tail string }{
+		{"--- FAIL", "", "--- FAIL: BenchmarkY-2\n    y_test.go:9: wrong state\nFAIL\nexit status 1\nFAIL\texample.com/a\t1.2s\n"},
+		{"FAIL alone", "", "FAIL\texample.com/a\t1.2s\n"},
+		{"panic", "", "panic: runtime error: index out of range [3] with length 3\n\ngoroutine 7 [running]:\nexit status 2\n"},
+		{"fatal error", "", "fatal error: concurrent map writes\n"},
+		{"partial marker", "partial: 2 of 3 results finished (interrupted)\n", ""},
+	} {
+		newer := writeFile(t, "new.txt", c.header+head+pkg("a", "X", 100)+c.tail+pkg("b", "Z", 200))
+		out, errOut, code := cli("compare", "-fail", "sec/op>5%,allocs/op>0", base, newer)
+		if code != 3 || !strings.Contains(errOut, "gate inconclusive") || !strings.Contains(errOut, "NEW") || !strings.Contains(out, "did not finish") {
+			t.Errorf("%s: exit %d, want 3 naming NEW; stderr:\n%s\nstdout:\n%s", c.name, code, errOut, out)
+		}
+		if strings.Contains(errOut, "records it") || strings.Contains(errOut, "only in") {
+			t.Errorf("%s: the results after the failure line were not matched with OLD's: %s", c.name, errOut)
+		}
+		if _, errOut, code := cli("compare", base, newer); code != 0 || !strings.Contains(errOut, "partial") {
+			t.Errorf("%s without -fail: exit %d, stderr %q; want 0 and a note that NEW is partial", c.name, code, errOut)
+		}
+		if _, errOut, code := cli("compare", "-fail", "sec/op>5%", newer, base); code != 3 || !strings.Contains(errOut, "OLD") {
+			t.Errorf("%s as OLD: exit %d, stderr %q; want 3 naming OLD", c.name, code, errOut)
+		}
+	}
+	// A failure does not hide a regression: a failed gate stays failed.
+	slower := writeFile(t, "slow.txt", head+strings.ReplaceAll(pkg("a", "X", 400), " 0 allocs", " 3 allocs")+"--- FAIL: BenchmarkY-2\nFAIL\n")
+	if _, errOut, code := cli("compare", "-fail", "sec/op>5%,allocs/op>0", base, slower); code != 1 {
+		t.Errorf("a regression in a failed run: exit %d, want 1; stderr:\n%s", code, errOut)
 	}
 }

@@ -33,7 +33,8 @@ func splitCountFail(cmd, fail string) (rest string, ts []counts.Threshold, err e
 // improved row and a summary line on stderr, and returns an error wrapping
 // analysis.ErrGateFailed when a row failed, else one wrapping analysis.ErrGateInconclusive
 // (exit status 3) when a row was counted once on both sides (no spread to judge it against) or
-// no row was judged (none is on both sides: another ISA, other scenarios). Rows are matched by
+// no row was judged (none is on both sides: another ISA, other scenarios) or a side did not
+// finish (results.Partial: interrupted, or go test output with a failure). Rows are matched by
 // name and ISA (an emulated ISA's rows, isa: pi4, are named [pi4]). A threshold on a unit
 // neither side has is a usage error.
 func countGate(e *env, cmd string, ts []counts.Threshold, old, new []*benchfmt.Result) error {
@@ -93,6 +94,14 @@ func countGate(e *env, cmd string, ts []counts.Threshold, old, new []*benchfmt.R
 	if noSpread > 0 {
 		return fmt.Errorf("%s: count %w: %d of %d gated rows were counted once on both sides, so no spread was measured to judge them against: %s to 2 or more",
 			cmd, analysis.ErrGateInconclusive, noSpread, len(vs)-missing, analysis.MoreSamplesOf(counts.InstrUnit))
+	}
+	for _, side := range []struct {
+		name string
+		rs   []*benchfmt.Result
+	}{{"OLD", old}, {"NEW", new}} {
+		if p := results.Partial(side.rs); p != "" {
+			return fmt.Errorf("%s: count %w: %s did not finish (%s): a gate passes only on complete runs, run it again to the end", cmd, analysis.ErrGateInconclusive, side.name, results.PartialText(p))
+		}
 	}
 	return nil
 }

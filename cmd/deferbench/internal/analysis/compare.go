@@ -266,6 +266,9 @@ func CompareRuns(old, new []*benchfmt.Result, opt CompareOptions) *RunComparison
 		gate(&row, opt.Thresholds)
 		c.Rows = append(c.Rows, row)
 	}
+	if opt.Paired {
+		c.notePairing()
+	}
 	c.holm()
 	for _, t := range opt.Thresholds {
 		found := false
@@ -281,6 +284,34 @@ func CompareRuns(old, new []*benchfmt.Result, opt CompareOptions) *RunComparison
 		}
 	}
 	return c
+}
+
+// notePairing says, in Notes, how many rows a paired comparison could not pair and so
+// tested with the U test (sample counts that differ between the sides, a round missing on
+// one; or a value of 0, which has no ratio), and makes Method the U test when no row was
+// paired: the method named at the top is the one the rows used.
+func (c *RunComparison) notePairing() {
+	var unpaired, paired int
+	var first string
+	for _, r := range c.Rows {
+		switch r.Method {
+		case MethodPaired:
+			paired++
+		case MethodUTest:
+			if unpaired == 0 {
+				first = fmt.Sprintf("%s %s, %d against %d samples", r.Name, r.Unit, r.Old.N, r.New.N)
+			}
+			unpaired++
+		}
+	}
+	if unpaired == 0 {
+		return
+	}
+	c.Notes = append(c.Notes, fmt.Sprintf("-paired: %d of %d tested rows could not be paired (unequal sample counts, or a value of 0) and were compared with the U test instead, first %s",
+		unpaired, unpaired+paired, first))
+	if paired == 0 {
+		c.Method = MethodUTest
+	}
 }
 
 // sidedKey is a configuration key that only one side records.

@@ -238,6 +238,24 @@ func TestPairedVerdictFollowsRatios(t *testing.T) {
 	}
 }
 
+// TestPairedFallbackNoted: a paired comparison whose sides have different sample counts
+// (a round missing on one) cannot pair them: the row is tested with the U test, a note says
+// so, and when no row was paired the comparison's method is the U test, not signed-rank.
+func TestPairedFallbackNoted(t *testing.T) {
+	old := []float64{100, 101, 102, 103, 104, 105}
+	c := CompareRuns(cfgResults("", "X", "ns/op", old...), cfgResults("", "X", "ns/op", old[:5]...), CompareOptions{Paired: true})
+	if c.Rows[0].Method != MethodUTest || c.Method != MethodUTest {
+		t.Errorf("6 against 5 samples: row method %s, comparison method %s; want both %s", c.Rows[0].Method, c.Method, MethodUTest)
+	}
+	if len(c.Notes) != 1 || !strings.Contains(c.Notes[0], "1 of 1 tested rows could not be paired") || !strings.Contains(c.Notes[0], "6 against 5") {
+		t.Errorf("notes %q, want one saying the row could not be paired, 6 against 5 samples", c.Notes)
+	}
+	c = CompareRuns(cfgResults("", "X", "ns/op", old...), cfgResults("", "X", "ns/op", old...), CompareOptions{Paired: true})
+	if c.Method != MethodPaired || len(c.Notes) != 0 {
+		t.Errorf("equal counts: method %s, notes %q; want %s and no note", c.Method, c.Notes, MethodPaired)
+	}
+}
+
 // TestUTestMinP: the smallest two-sided U-test p for n1+n2 samples is 2 / C(n1+n2, n1).
 func TestUTestMinP(t *testing.T) {
 	for _, c := range []struct {

@@ -327,6 +327,11 @@ type RunComparison struct {
 	// Unmatched are the -fail conditions ("distinct-states>0") whose unit no compared row
 	// has: a gated metric that matched nothing leaves the gate inconclusive, never passed.
 	Unmatched []string
+	// Unfinished names the sides whose run did not finish ("NEW (go test failed at
+	// bench.txt:40: --- FAIL: BenchmarkX)"): an interrupted run, go test output with a
+	// failure or a panic. The benchmarks such a run lacks went unjudged, and a crash can hide
+	// a regression: a gate over it is inconclusive, never passed. The caller sets it.
+	Unfinished []string
 }
 
 // Gate results, of a Row and of a whole comparison (RunComparison.Gate).
@@ -375,15 +380,16 @@ func (c *RunComparison) gated(result string) []Row {
 
 // Gate returns the gate's result over every row: GateNone when gated is false (no
 // threshold given), GateFail when a row fails, else GateInconclusive when a gated row could
-// not be judged or a gated metric matched no row (Unmatched), else GatePass. A pass
-// therefore means every gated metric matched and every gated row was judged.
+// not be judged, a gated metric matched no row (Unmatched) or a side did not finish
+// (Unfinished), else GatePass. A pass therefore means every gated metric matched and every
+// gated row of two complete runs was judged.
 func (c *RunComparison) Gate(gated bool) string {
 	switch {
 	case !gated:
 		return GateNone
 	case len(c.Failed()) > 0:
 		return GateFail
-	case len(c.Inconclusive()) > 0 || len(c.Unmatched) > 0:
+	case len(c.Inconclusive()) > 0 || len(c.Unmatched) > 0 || len(c.Unfinished) > 0:
 		return GateInconclusive
 	}
 	return GatePass
@@ -419,14 +425,19 @@ func (c *RunComparison) GateErr(gated bool) error {
 	return nil
 }
 
-// UnmatchedClause names the gated metrics that matched no row, as a clause ("" for none):
-// "; -fail distinct-states>0 matched no row (a run without that benchmark, or other names:
-// check -ignore, -ignore-procs)".
+// UnmatchedClause names the gated metrics that matched no row and the sides that did not
+// finish, as clauses ("" for none): "; -fail distinct-states>0 matched no row (a run without
+// that benchmark, or other names: check -ignore, -ignore-procs)", "; NEW (…) did not finish:
+// run it again to the end".
 func (c *RunComparison) UnmatchedClause() string {
-	if len(c.Unmatched) == 0 {
-		return ""
+	s := ""
+	if len(c.Unmatched) > 0 {
+		s = fmt.Sprintf("; -fail %s matched no row (a run without those benchmarks, or names that differ: check the run and -ignore, -ignore-procs)", strings.Join(c.Unmatched, ","))
 	}
-	return fmt.Sprintf("; -fail %s matched no row (a run without those benchmarks, or names that differ: check the run and -ignore, -ignore-procs)", strings.Join(c.Unmatched, ","))
+	if len(c.Unfinished) > 0 {
+		s += fmt.Sprintf("; %s did not finish: a gate passes only on complete runs, run it again to the end", strings.Join(c.Unfinished, " and "))
+	}
+	return s
 }
 
 func metrics(n int) string {

@@ -110,12 +110,14 @@ func Run(ctx context.Context, r Request) error {
 			args[i] = results.StdinName // for the notes and the output
 		}
 	}
+	var unfinished []string // the sides that did not finish, for the gate
 	for _, in := range []struct {
-		path string
-		rs   []*benchfmt.Result
-	}{{args[0], old}, {args[1], new}} {
+		side, path string
+		rs         []*benchfmt.Result
+	}{{"OLD", args[0], old}, {"NEW", args[1], new}} {
 		if p := results.Partial(in.rs); p != "" {
 			fmt.Fprintf(r.Stderr, "deferbench: compare: note: %s: %s\n", in.path, results.PartialText(p))
+			unfinished = append(unfinished, fmt.Sprintf("%s (%s)", in.side, results.PartialText(p)))
 		}
 	}
 	if r.IgnoreProcs {
@@ -128,6 +130,7 @@ func Run(ctx context.Context, r Request) error {
 	writeOnly(r.Stderr, args[0], onlyOld)
 	writeOnly(r.Stderr, args[1], onlyNew)
 	c := analysis.CompareRuns(old, new, opt)
+	c.Unfinished = unfinished
 	for _, n := range c.Notes {
 		fmt.Fprintf(r.Stderr, "deferbench: compare: note: %s\n", n)
 	}

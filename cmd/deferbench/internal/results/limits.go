@@ -26,7 +26,8 @@ var ErrBadValue = errors.New("bad benchmark value")
 var ErrTooLarge = errors.New("results file too large")
 
 // CheckResult refuses a result that statistics must never see: zero or negative iterations,
-// or a value that is not a finite number ≥ 0. The error names the file and line, the value and
+// a value that is not a finite number ≥ 0, or one unit twice on the line (ns/op and sec/op
+// are one unit). The error names the file and line, the value and
 // its unit, and wraps ErrBadValue.
 func CheckResult(r *benchfmt.Result) error {
 	file, line := r.Pos()
@@ -34,11 +35,19 @@ func CheckResult(r *benchfmt.Result) error {
 		return fmt.Errorf("%s:%d: %w: Benchmark%s ran %d iterations: want at least 1 (rerun it or delete the line)",
 			file, line, ErrBadValue, r.Name, r.Iters)
 	}
-	for _, v := range r.Values {
+	for i, v := range r.Values {
 		x, u := UnitValue(v)
 		if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
 			return fmt.Errorf("%s:%d: %w: Benchmark%s has %s %s: want a finite number ≥ 0 (rerun it or delete the line)",
 				file, line, ErrBadValue, r.Name, strconv.FormatFloat(x, 'g', -1, 64), u)
+		}
+		for _, w := range r.Values[:i] {
+			if _, wu := UnitValue(w); CanonUnit(wu) == CanonUnit(u) {
+				// Read as two samples of one run, it would narrow the interval and sway
+				// the median: one measurement, one value per unit.
+				return fmt.Errorf("%s:%d: %w: Benchmark%s has %s twice (%s and %s): want each unit once on a line (two lines joined? split or delete it)",
+					file, line, ErrBadValue, r.Name, CanonUnit(u), wu, u)
+			}
 		}
 	}
 	return nil

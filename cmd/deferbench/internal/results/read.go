@@ -190,6 +190,9 @@ type lineGuard struct {
 	// inside (no newline after it: cut short by a kill, a full disk or a closed pipe); 0
 	// when there is none.
 	cut int
+	// failed is the first line that says the go test run failed ("--- FAIL:", "FAIL",
+	// "panic:", "fatal error:"), with its number; "" when there is none.
+	failed string
 }
 
 func (g *lineGuard) Read(p []byte) (int, error) {
@@ -213,6 +216,20 @@ func (g *lineGuard) next() ([]byte, error) {
 		if errors.Is(err, io.EOF) && benchmarkStart(line) {
 			g.cut = g.line
 		}
+		if failure(line) {
+			if g.failed == "" {
+				t := strings.TrimSpace(string(line))
+				if len(t) > 80 {
+					t = t[:77] + "..."
+				}
+				g.failed = fmt.Sprintf("%s:%d: %s", g.path, g.line, strings.ToValidUTF8(t, "?"))
+			}
+			if !bytes.HasPrefix(line, []byte("---")) && !bytes.HasPrefix(line, []byte("FAIL")) {
+				// "panic: …" reads as a configuration line: it would set a key "panic" on
+				// the results of a later package in the same file.
+				return []byte("\n"), err
+			}
+		}
 	}
 	if !errors.Is(err, bufio.ErrBufferFull) {
 		return line, err
@@ -225,6 +242,22 @@ func (g *lineGuard) next() ([]byte, error) {
 	}
 	return []byte("\n"), err
 }
+
+// failure reports whether line is one go test writes when a test or benchmark fails or the
+// program crashes: "--- FAIL: BenchmarkX", "FAIL\tpkg\t0.1s" or "FAIL" alone, "panic: …",
+// "fatal error: …".
+func failure(line []byte) bool {
+	t := bytes.TrimRight(line, "\r\n")
+	if rest, ok := bytes.CutPrefix(t, []byte("FAIL")); ok {
+		return len(rest) == 0 || rest[0] == '\t' || rest[0] == ' '
+	}
+	return bytes.HasPrefix(t, []byte("--- FAIL:")) || bytes.HasPrefix(t, []byte("panic: ")) ||
+		bytes.HasPrefix(t, []byte("fatal error: "))
+}
+
+// FailedPrefix begins the PartialKey value that parsing gives results read from go test
+// output that says the run failed.
+const FailedPrefix = "go test failed at "
 
 // benchmarkStart reports whether line, the file's last one without a newline, is a benchmark
 // line or what is left of one cut inside its name ("Bench", "BenchmarkPeer/st").
@@ -388,6 +421,14 @@ func parseResults(src io.ReadSeeker, size int64, path string, skip func(Skipped)
 		return nil, fmt.Errorf("%s: %w (a line longer than %d KiB after line %d)", path, ErrNotResults, bufio.MaxScanTokenSize>>10, lineCount(rs))
 	} else if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if guard.failed != "" && len(rs) > 0 && Partial(rs) == "" {
+		// A run that failed is incomplete, whatever it printed before failing: it reads as
+		// a partial run (notes, and no gate passes on it).
+		v := []byte(FailedPrefix + guard.failed)
+		for _, r := range rs {
+			r.Config = append(r.Config, benchfmt.Config{Key: PartialKey, Value: v, File: true})
+		}
 	}
 	if len(rs) == 0 {
 		if n := configLines(src); n > 0 {
