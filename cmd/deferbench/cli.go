@@ -18,6 +18,7 @@ import (
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/boundexec"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/usage"
 )
@@ -99,13 +100,15 @@ func (s *stopper) waitAtOnce() {
 }
 
 // stopChildren kills every child still running in a process group of its own (valgrind,
-// cross builds, ab's rounds) and removes every temporary directory, for a process about to
-// exit on a signal. From then on this process starts no child through boundexec and makes
+// cross builds, ab's rounds), removes every temporary directory (counts.MakeTemp's: a
+// chart build's fresh plots/ among them) and the lock files of the results directories
+// this process holds, for a process about to exit on a signal. From then on this process starts no child through boundexec and makes
 // no temporary directory through counts.MakeTemp, so that nothing the run does meanwhile
 // outlives the exit. It is safe for concurrent use; there is no undoing it.
 func stopChildren() {
 	boundexec.KillAll() // children in process groups of their own (valgrind, ab's rounds)
 	counts.RemoveTemps()
+	results.ReleaseAll()
 }
 
 // Begin says a run is in progress.

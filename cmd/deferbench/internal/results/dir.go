@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/google/renameio/v2"
@@ -255,10 +256,33 @@ func processAlive(pid int) bool {
 
 // Release removes the lock file: the run is done writing.
 func (d *RunDir) Release() error {
-	if err := os.Remove(filepath.Join(d.Path, LockFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	lock := filepath.Join(d.Path, LockFile)
+	held.Lock()
+	defer held.Unlock()
+	delete(held.locks, lock)
+	if err := os.Remove(lock); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("release %s: %w", d.Path, err)
 	}
 	return nil
+}
+
+// held is the lock files this process holds (RunDir.lock adds, Release removes), for
+// ReleaseAll.
+var held struct {
+	sync.Mutex
+	locks map[string]bool
+}
+
+// ReleaseAll removes the lock file of every results directory this process holds, for a
+// process about to exit on a signal (report, plot, run): the next command then finds the
+// directory free instead of reclaiming a stale lock. It is safe for concurrent use.
+func ReleaseAll() {
+	held.Lock()
+	defer held.Unlock()
+	for lock := range held.locks {
+		os.Remove(lock)
+		delete(held.locks, lock)
+	}
 }
 
 // Discard releases d and removes the directories the run created, if they are empty: a run
@@ -302,6 +326,10 @@ func mkdirLocked(dir string) (made bool, err error) {
 	// rename(2) replaces an empty directory but never a non-empty one, and dir did not exist
 	// a moment ago: whoever created it since is a run that has its lock file inside.
 	if err := os.Rename(tmp, dir); err == nil {
+		held.Lock()
+		delete(held.locks, filepath.Join(tmp, LockFile))
+		held.locks[filepath.Join(dir, LockFile)] = true
+		held.Unlock()
 		return true, nil
 	}
 	t.Release()
@@ -317,6 +345,12 @@ func (d *RunDir) lock() error {
 	if err != nil {
 		return &DirError{Dir: d.Path, Problem: "cannot write into it (" + shortReason(err) + ")", Kind: ErrDirUnusable}
 	}
+	held.Lock()
+	if held.locks == nil {
+		held.locks = map[string]bool{}
+	}
+	held.locks[filepath.Join(d.Path, LockFile)] = true
+	held.Unlock()
 	fmt.Fprintf(f, "%d\n", os.Getpid())
 	return f.Close()
 }

@@ -199,6 +199,51 @@ func TestStaleLockReclaimed(t *testing.T) {
 	h.Release()
 }
 
+// TestReleaseAll: ReleaseAll, what a deferbench exiting on a signal calls, removes the lock
+// file of every results directory the process holds, however it took it (OpenRunDir making
+// the directory or taking an empty one, NewRunDir, HoldRunDir), and none it has released: a
+// lock another process took since stays.
+func TestReleaseAll(t *testing.T) {
+	root := t.TempDir()
+	empty := filepath.Join(root, "empty")
+	full := filepath.Join(root, "full")
+	for _, d := range []string{empty, full} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(full, "bench.txt"), []byte("x"), 0o644)
+	var held []*RunDir
+	for _, open := range []func() (*RunDir, error){
+		func() (*RunDir, error) { return OpenRunDir(filepath.Join(root, "made", "run")) },
+		func() (*RunDir, error) { return OpenRunDir(empty) },
+		func() (*RunDir, error) { return NewRunDir(filepath.Join(root, "new")) },
+		func() (*RunDir, error) { return HoldRunDir(full) },
+	} {
+		d, err := open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, d)
+	}
+	released, err := HoldRunDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	released.Release()
+	other := filepath.Join(root, LockFile) // another process's, taken after the release
+	os.WriteFile(other, []byte("1\n"), 0o644)
+	ReleaseAll()
+	for _, d := range held {
+		if _, err := os.Stat(filepath.Join(d.Path, LockFile)); !os.IsNotExist(err) {
+			t.Errorf("ReleaseAll left the lock of %s (stat: %v)", d.Path, err)
+		}
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("ReleaseAll removed a lock this process had released and another took: %v", err)
+	}
+}
+
 // TestWriteFileAtomic checks that a write replaces the file whole, with mode 0644 even over a
 // file of another mode, that readers meanwhile see the old contents or the new ones and never
 // a mix or an empty file, and that neither a write nor a failed one leaves a temporary file in

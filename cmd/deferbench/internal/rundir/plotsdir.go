@@ -1,11 +1,15 @@
 package rundir
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
 )
 
 // drawPlots has draw write the charts into a fresh directory beside plots and, when it drew
@@ -14,11 +18,18 @@ import (
 // not stay behind, and a build that fails halfway (a bad value, a full disk) leaves the old
 // charts whole instead of half replaced. It returns the charts' paths under plots. A plots
 // that is not a directory, or that cannot be written, is refused as writing into it would
-// be, and left as it is; with no chart drawn, plots is left as it is too.
+// be, and left as it is; with no chart drawn, plots is left as it is too. A plots holding
+// anything a build does not write (a file not named *.png or *.svg, a directory, a link) is
+// refused with an error wrapping render.ErrNotDrawn and left as it is: replacing it would
+// delete that. The fresh directory is a temporary of package counts, removed by a stop on a
+// signal (counts.RemoveTemps).
 func drawPlots(plots string, draw func(dir string) ([]string, error)) ([]string, error) {
 	if fi, err := os.Lstat(plots); err == nil {
 		if !fi.IsDir() {
 			return nil, &fs.PathError{Op: "mkdir", Path: plots, Err: syscall.ENOTDIR}
+		}
+		if err := checkDrawn(plots); err != nil {
+			return nil, err
 		}
 		f, err := os.CreateTemp(plots, ".writable-")
 		if err != nil {
@@ -33,10 +44,11 @@ func drawPlots(plots string, draw func(dir string) ([]string, error)) ([]string,
 			os.RemoveAll(d)
 		}
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(plots), ".plots.new-")
+	tmp, err := counts.MakeTemp(filepath.Dir(plots), ".plots.new-")
 	if err != nil {
 		return nil, err
 	}
+	defer counts.RemoveTemp(tmp) // nothing, once renamed into place
 	files, err := draw(tmp)
 	if err != nil || len(files) == 0 {
 		os.RemoveAll(tmp)
@@ -68,4 +80,23 @@ func drawPlots(plots string, draw func(dir string) ([]string, error)) ([]string,
 		files[i] = filepath.Join(plots, strings.TrimPrefix(f, tmp+string(filepath.Separator)))
 	}
 	return files, nil
+}
+
+// checkDrawn returns an error wrapping render.ErrNotDrawn for the first entry of plots that
+// no build writes: anything but a regular file named *.png or *.svg (or drawPlots' probe).
+func checkDrawn(plots string) error {
+	es, err := os.ReadDir(plots)
+	if err != nil {
+		return err
+	}
+	for _, e := range es {
+		n := e.Name()
+		if strings.HasPrefix(n, ".writable-") && e.Type().IsRegular() {
+			continue // drawPlots' own probe, left by a build killed right after making it
+		}
+		if !e.Type().IsRegular() || !strings.HasSuffix(n, ".png") && !strings.HasSuffix(n, ".svg") {
+			return fmt.Errorf("%s: %w", filepath.Join(plots, n), render.ErrNotDrawn)
+		}
+	}
+	return nil
 }

@@ -5,7 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/usage"
 )
 
 // TestDrawPlotsReplacesWhole: plots/ holds one build's charts: a chart the new build does not
@@ -66,5 +70,55 @@ func TestDrawPlotsReplacesWhole(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(file); string(b) != "mine" {
 		t.Error("plots as a file was changed")
+	}
+}
+
+// TestDrawPlotsKeepsWhatItDidNotDraw: a plots/ holding anything a build does not write (a
+// note, a folder, a link) is refused with render.ErrNotDrawn, which PlotsError turns into one
+// line naming it (a usage error), and left as it was, its charts and the stranger both; the
+// probe file a killed build may leave does not count.
+func TestDrawPlotsKeepsWhatItDidNotDraw(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		make func(plots string) error
+	}{
+		{"notes.txt", func(p string) error { return os.WriteFile(filepath.Join(p, "notes.txt"), []byte("mine"), 0o644) }},
+		{"mine", func(p string) error { return os.Mkdir(filepath.Join(p, "mine"), 0o755) }},
+		{"link.png", func(p string) error { return os.Symlink("/etc/hostname", filepath.Join(p, "link.png")) }},
+	} {
+		plots := filepath.Join(t.TempDir(), "plots")
+		os.Mkdir(plots, 0o755)
+		os.WriteFile(filepath.Join(plots, "Stage.svg"), []byte("old"), 0o644)
+		if err := c.make(plots); err != nil {
+			t.Fatal(err)
+		}
+		_, err := drawPlots(plots, func(d string) ([]string, error) {
+			f := filepath.Join(d, "Stage.svg")
+			return []string{f}, os.WriteFile(f, []byte("new"), 0o644)
+		})
+		if !errors.Is(err, render.ErrNotDrawn) || !strings.Contains(err.Error(), c.name) {
+			t.Errorf("%s in plots/: %v, want ErrNotDrawn naming it", c.name, err)
+		}
+		if ue := render.PlotsError("report", plots, err); !usage.Is(ue) || !strings.Contains(ue.Error(), "move it out") {
+			t.Errorf("%s: PlotsError: %v, want a usage error saying to move it", c.name, ue)
+		}
+		if _, serr := os.Lstat(filepath.Join(plots, c.name)); serr != nil {
+			t.Errorf("%s was removed: %v", c.name, serr)
+		}
+		if b, _ := os.ReadFile(filepath.Join(plots, "Stage.svg")); string(b) != "old" {
+			t.Errorf("%s: the old chart became %q", c.name, b)
+		}
+		if es, _ := os.ReadDir(filepath.Dir(plots)); len(es) != 1 {
+			t.Errorf("%s: beside plots/: %v, want nothing", c.name, es)
+		}
+	}
+	plots := filepath.Join(t.TempDir(), "plots")
+	os.Mkdir(plots, 0o755)
+	os.WriteFile(filepath.Join(plots, ".writable-123"), nil, 0o644)
+	if _, err := drawPlots(plots, func(d string) ([]string, error) {
+		f := filepath.Join(d, "Stage.svg")
+		return []string{f}, os.WriteFile(f, []byte("new"), 0o644)
+	}); err != nil {
+		t.Errorf("a probe file left by a killed build: %v, want it replaced", err)
 	}
 }
