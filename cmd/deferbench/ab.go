@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/ab"
@@ -87,6 +88,12 @@ var abCommand = &command{
 			if _, err := harness.ParseBenchtime(*benchtime); err != nil {
 				return usagef("ab: -benchtime %q: want a duration like 100ms or an iteration count like 1000x", *benchtime)
 			}
+			if err := checkABNames("scenarios", *scenarios, harness.ScenarioNames()); err != nil {
+				return err
+			}
+			if err := checkABNames("strategies", *strategies, harness.StrategyNames()); err != nil {
+				return err
+			}
 			cfg := ab.Config{Base: args[0], Head: args[1], Out: *out, Rounds: *rounds, Benchtime: *benchtime,
 				Scenarios: *scenarios, Strategies: *strategies, Seed: *seed, Stderr: e.stderr}
 			if m.Instructions {
@@ -140,4 +147,28 @@ func abRun(e *env, cfg ab.Config) (*ab.Result, error) {
 	defer e.stop.SetHard(nil)
 	defer close(finished)
 	return ab.Run(e.ctx, cfg)
+}
+
+// checkABNames refuses, before anything is built, a -scenarios or -strategies list (flag)
+// with an empty name or a name this deferbench does not know in any case: each round runs
+// the list on both sides, and a name neither knows would fail the first round only after
+// both revisions were built. value "" (the flag's default for all) passes.
+func checkABNames(flag, value string, valid []string) error {
+	if value == "" {
+		return nil
+	}
+	for _, n := range strings.Split(value, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			return usagef("ab: -%s %q: empty name in the list (valid: %s)", flag, value, strings.Join(valid, ", "))
+		}
+		known := false
+		for _, v := range valid {
+			known = known || strings.EqualFold(v, n)
+		}
+		if !known {
+			return usagef("ab: -%s: unknown name %q (valid: %s; deferbench list names them)", flag, n, strings.Join(valid, ", "))
+		}
+	}
+	return nil
 }

@@ -91,6 +91,7 @@ func TestABBadInputs(t *testing.T) {
 	os.WriteFile(notExec, []byte("x"), 0o644)
 	full := t.TempDir()
 	os.WriteFile(filepath.Join(full, "x"), nil, 0o644)
+	neverMade := filepath.Join(t.TempDir(), "never")
 	for _, c := range []struct {
 		args []string
 		want string
@@ -102,11 +103,19 @@ func TestABBadInputs(t *testing.T) {
 		{[]string{"ab", "-out", full, bin, bin}, "ab: -out " + full + ": exists and is not empty"},
 		{[]string{"ab", "-out", filepath.Join(t.TempDir(), "o"), "no-such-revision-xyz", bin}, `ab: BASE: "no-such-revision-xyz" is neither a deferbench binary nor a git revision`},
 		{[]string{"ab", "-out", filepath.Join(t.TempDir(), "o"), bin, notExec}, "ab: HEAD: " + notExec + " is a file but not executable"},
+		// Refused before anything is built or any directory made (was: exit 1 after both
+		// builds, from the first round, leaving -out behind).
+		{[]string{"ab", "-out", neverMade, "-scenarios", "Stage,Nope", bin, bin}, `ab: -scenarios: unknown name "Nope" (valid: Stage,`},
+		{[]string{"ab", "-out", neverMade, "-strategies", "cmdbuffer,", bin, bin}, `ab: -strategies "cmdbuffer,": empty name in the list`},
+		{[]string{"ab", "-out", neverMade, "-strategies", "cmdbufer", "no-such-revision-xyz", bin}, `ab: -strategies: unknown name "cmdbufer"`},
 	} {
 		out, errOut, code := cli(c.args...)
 		if code != 2 || !strings.HasPrefix(errOut, "deferbench: "+c.want) || out != "" {
 			t.Errorf("%q: exit %d, stderr %q; want exit 2 and %q", c.args, code, errOut, c.want)
 		}
+	}
+	if _, err := os.Stat(neverMade); !os.IsNotExist(err) {
+		t.Errorf("a refused ab made its -out %s (stat: %v)", neverMade, err)
 	}
 }
 
