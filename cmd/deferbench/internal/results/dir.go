@@ -21,8 +21,11 @@ import (
 // github.com/google/renameio/v2, so a reader, or a board that loses power, sees the old
 // contents or the new ones, never a half-written or empty file. The directory is synced
 // after the rename on a best-effort basis, so the new name survives a power cut as well.
-// On error path is unchanged and no temporary file is left behind.
+// On error path is unchanged and no temporary file is left behind. A path that is a
+// symbolic link is written through: the file it names is replaced and the link kept, as a
+// shell's > would (a link that names no file yet is followed to where it points).
 func WriteFileAtomic(path string, data []byte) error {
+	path = throughLinks(path)
 	dir := filepath.Dir(path)
 	t, err := renameio.NewPendingFile(path, renameio.WithTempDir(dir), renameio.WithStaticPermissions(0o644))
 	if err != nil {
@@ -37,6 +40,26 @@ func WriteFileAtomic(path string, data []byte) error {
 	}
 	syncDir(dir)
 	return nil
+}
+
+// throughLinks returns the file path names after following symbolic links, up to 40 of
+// them (the kernel's limit); path itself when it is no link, or when a link cannot be read.
+func throughLinks(path string) string {
+	for range 40 {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return path
+		}
+		to, err := os.Readlink(path)
+		if err != nil {
+			return path
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(path), to)
+		}
+		path = to
+	}
+	return path
 }
 
 // CheckOutFile reports why path may not be written by a command whose output file starts

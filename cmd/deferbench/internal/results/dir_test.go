@@ -3,6 +3,7 @@ package results
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -395,6 +396,32 @@ func TestBenchFileKeepsResultConfig(t *testing.T) {
 	for _, c := range FileConfig(rs) {
 		if c.Key == "goarch" && c.Value != "amd64" || c.Key == ISAKey {
 			t.Errorf("FileConfig took the emulated ISA's row: %v", FileConfig(rs))
+		}
+	}
+}
+
+// TestWriteFileAtomicThroughLink: a path that is a symbolic link (relative or absolute, a
+// chain of two, one naming no file yet) keeps the link, and the file it names gets the data.
+func TestWriteFileAtomicThroughLink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "real.md")
+	os.WriteFile(target, []byte("old"), 0o644)
+	os.Symlink("real.md", filepath.Join(dir, "rel.md"))
+	os.Symlink(target, filepath.Join(dir, "abs.md"))
+	os.Symlink("rel.md", filepath.Join(dir, "chain.md"))
+	os.Symlink("new.md", filepath.Join(dir, "dangling.md"))
+	for _, c := range []struct{ link, file string }{
+		{"rel.md", "real.md"}, {"abs.md", "real.md"}, {"chain.md", "real.md"}, {"dangling.md", "new.md"},
+	} {
+		link := filepath.Join(dir, c.link)
+		if err := WriteFileAtomic(link, []byte(c.link)); err != nil {
+			t.Fatalf("%s: %v", c.link, err)
+		}
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			t.Errorf("%s: no longer a link (%v, %v)", c.link, fi.Mode(), err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, c.file)); string(b) != c.link {
+			t.Errorf("%s: %s holds %q, want %q", c.link, c.file, b, c.link)
 		}
 	}
 }
