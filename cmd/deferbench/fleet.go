@@ -6,6 +6,7 @@ import (
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/fleet"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/rundir"
 )
 
 // fleetDetail is the part of deferbench help fleet between the summary and the flags.
@@ -44,7 +45,7 @@ var fleetCommand = &command{
 			if fs.Lookup("out").Value.String() == "" && isSet(fs, "out") {
 				return usagef("fleet: -out is empty: give a file name, or omit -out for standard output")
 			}
-			boards, err := fleet.ReadBoards(args)
+			boards, err := fleet.ReadBoards(args, rundir.CheckResults)
 			if err != nil {
 				return err
 			}

@@ -187,6 +187,17 @@ func TestFleetBadInputs(t *testing.T) {
 	notBench := fleetRun(t, parent, "notbench", 4, "", "", nil)
 	os.WriteFile(filepath.Join(notBench, "bench.txt"), []byte("hello\n"), 0o644)
 	missingOut := filepath.Join(parent, "nope", "fleet.md")
+	link := filepath.Join(parent, "link")
+	os.Symlink(good, link)
+	twoMachines := fleetRun(t, parent, "two", 4, "", "", []string{"goarch: arm64"}, "Stage/strategy=cmdbuffer/cmd=typed-4 20 ns/op")
+	f, _ := os.OpenFile(filepath.Join(twoMachines, "bench.txt"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("goarch: amd64\nBenchmarkStage/strategy=cmdbuffer/cmd=typed-4 100 9 ns/op\n")
+	f.Close()
+	var lines []string
+	for i := range 8 {
+		lines = append(lines, fmt.Sprintf("Stage/strategy=cmdbuffer/cmd=typed-4 %d ns/op", 20+i))
+	}
+	joined := fleetRun(t, parent, "joined", 4, "", "", []string{"goarch: arm64"}, append(lines, lines...)...)
 	cases := []struct {
 		args []string
 		want string
@@ -201,6 +212,12 @@ func TestFleetBadInputs(t *testing.T) {
 		{[]string{"-out", missingOut, good}, "does not exist"},
 		{[]string{"-out", "", good}, "-out is empty"},
 		{[]string{"-frobnicate", good}, "unknown flag -frobnicate"},
+		// One board twice, or one file holding two runs, would stand as two boards or
+		// count each sample twice (report refuses the latter too).
+		{[]string{good, good}, "are the same results directory"},
+		{[]string{good, link}, "are the same results directory"},
+		{[]string{twoMachines}, "holds results of more than one machine"},
+		{[]string{joined}, "repeat those from line"},
 	}
 	for _, c := range cases {
 		stdout, stderr, code := cli(append([]string{"fleet"}, c.args...)...)

@@ -21,6 +21,7 @@ import (
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/suite"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/usage"
+	"golang.org/x/perf/benchfmt"
 )
 
 // Board is what the fleet table shows of one results directory.
@@ -35,8 +36,10 @@ type Board struct {
 	counts  []counts.Row // the count rows, per ISA (counts.RowsFromResults)
 }
 
-// ReadBoard reads dir's bench.txt and env.json; errors are one line naming dir.
-func ReadBoard(dir string) (Board, error) {
+// ReadBoard reads dir's bench.txt and env.json; errors are one line naming dir. check, if
+// not nil, is given the results before they are used and may refuse them (with a
+// usage.Error): the command's checks that a bench.txt is one run of one machine.
+func ReadBoard(dir string, check func(cmd string, rs []*benchfmt.Result) error) (Board, error) {
 	fi, err := os.Stat(dir)
 	if err != nil || !fi.IsDir() {
 		return Board{}, usage.Errorf("fleet: %s is not a results directory: give the folders deferbench run wrote", dir)
@@ -53,6 +56,11 @@ func ReadBoard(dir string) (Board, error) {
 		return Board{}, usage.Errorf("fleet: %s: cannot read it: give the folders deferbench run wrote", err)
 	case err != nil:
 		return Board{}, fmt.Errorf("fleet: %w", err)
+	}
+	if check != nil {
+		if err := check("fleet", rs); err != nil {
+			return Board{}, err
+		}
 	}
 	raw, err := results.ReadFileLimited(filepath.Join(dir, "env.json"), results.MaxJSONBytes)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -384,11 +392,20 @@ func WriteFile(path string, boards []Board) error {
 	return nil
 }
 
-// ReadBoards reads the results directories dirs, in order (ReadBoard).
-func ReadBoards(dirs []string) ([]Board, error) {
+// ReadBoards reads the results directories dirs, in order (ReadBoard, with check). One
+// directory given twice (by two names, or through a link) is a usage.Error: its board would
+// stand in the table twice as two machines.
+func ReadBoards(dirs []string, check func(cmd string, rs []*benchfmt.Result) error) ([]Board, error) {
 	boards := make([]Board, 0, len(dirs))
-	for _, dir := range dirs {
-		b, err := ReadBoard(dir)
+	for i, dir := range dirs {
+		if fi, err := os.Stat(dir); err == nil {
+			for _, prev := range dirs[:i] {
+				if pi, err := os.Stat(prev); err == nil && os.SameFile(fi, pi) {
+					return nil, usage.Errorf("fleet: %s and %s are the same results directory: give each board's results once", prev, dir)
+				}
+			}
+		}
+		b, err := ReadBoard(dir, check)
 		if err != nil {
 			return nil, err
 		}

@@ -45,7 +45,7 @@ func Rebuild(arg string, stderr io.Writer) error {
 	if err := ownsDir(dir, rs); err != nil {
 		return err
 	}
-	if err := checkResults("report", rs); err != nil {
+	if err := CheckResults("report", rs); err != nil {
 		return err
 	}
 	rd, err := Hold("report", dir, stderr)
@@ -150,7 +150,7 @@ func Replot(arg string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := checkResults("plot", rs); err != nil {
+	if err := CheckResults("plot", rs); err != nil {
 		return err
 	}
 	// plots/ is the run's to write while it runs: hold the directory as report does.
@@ -227,10 +227,10 @@ func ownsDir(dir string, rs []*benchfmt.Result) error {
 	return nil
 }
 
-// checkResults refuses results that report and plot cannot draw as one run: names they
+// CheckResults refuses results that report, plot and fleet cannot draw as one run: names they
 // cannot show (checkNames), two machines' results (checkOneMachine), results repeated value
 // for value (checkNoRepeats). The first error is returned.
-func checkResults(cmd string, rs []*benchfmt.Result) error {
+func CheckResults(cmd string, rs []*benchfmt.Result) error {
 	for _, check := range []func(string, []*benchfmt.Result) error{checkNames, checkOneMachine, checkNoRepeats} {
 		if err := check(cmd, rs); err != nil {
 			return err
