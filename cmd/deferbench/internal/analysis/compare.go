@@ -72,7 +72,10 @@ func configOf(r *benchfmt.Result, ignore map[string]bool) config {
 // fullConfig is every non-annotation key of r, for labels and notes.
 func fullConfig(rs []*benchfmt.Result) map[string][]string {
 	out := map[string][]string{}
-	for _, r := range rs {
+	for i, r := range rs {
+		if i > 0 && results.SameConfig(rs[i-1].Config, r.Config) {
+			continue // a run's results share its header: one look is enough
+		}
 		for _, c := range r.Config {
 			if len(c.Value) == 0 || annotationKeys[c.Key] || results.IsCapabilityKey(c.Key) {
 				continue
@@ -106,9 +109,18 @@ type sideData struct {
 
 func gather(rs []*benchfmt.Result, ignore map[string]bool) sideData {
 	d := sideData{vals: map[gkey][]float64{}, cfgs: map[string]config{}}
-	for _, r := range rs {
-		c := configOf(r, ignore)
-		d.cfgs[c.id] = c
+	var c config
+	for i, r := range rs {
+		// Results of one run share its header: its configuration is worked out once, and
+		// every key holds the one id string (a 31-line header on 200,000 results took GBs).
+		if i == 0 || !results.SameConfig(rs[i-1].Config, r.Config) {
+			c = configOf(r, ignore)
+			if known, ok := d.cfgs[c.id]; ok {
+				c = known
+			} else {
+				d.cfgs[c.id] = c
+			}
+		}
 		for _, v := range r.Values {
 			x, u := results.UnitValue(v)
 			k := gkey{c.id, string(r.Name), u}

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"unicode"
@@ -383,8 +384,21 @@ func parseResults(src io.ReadSeeker, size int64, path string, skip func(Skipped)
 			if len(rs) == MaxResults {
 				return nil, fmt.Errorf("%s: %w: more than %d benchmark lines", path, ErrTooLarge, MaxResults)
 			}
-			rec = rec.Clone()
-			trimConfig(rec)
+			if n := len(rs); n > 0 && sameTrimmed(rs[n-1].Config, rec.Config) {
+				// One copy of a header for all the results under it (a 31-line header
+				// cloned for each of 200,000 results took GBs). Clipped, so that appending
+				// to one result's configuration copies it first.
+				cfg := rec.Config
+				rec.Config = nil
+				c := rec.Clone()
+				rec.Config = cfg // the reader's own, for the lines after
+				c.Config = rs[n-1].Config
+				rec = c
+			} else {
+				rec = rec.Clone()
+				trimConfig(rec)
+				rec.Config = slices.Clip(rec.Config)
+			}
 			rs = append(rs, rec)
 		case *benchfmt.SyntaxError:
 			if guard.cut != 0 && rec.Line == guard.cut {
@@ -437,6 +451,41 @@ func parseResults(src io.ReadSeeker, size int64, path string, skip func(Skipped)
 		return nil, fmt.Errorf("%s: %w (no benchmark lines)", path, ErrNotResults)
 	}
 	return rs, nil
+}
+
+// SameConfig reports whether a and b hold the same configuration lines, key, value and
+// file-level flag alike, in the same order.
+func SameConfig(a, b []benchfmt.Config) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	for i := range a {
+		if a[i].Key != b[i].Key || a[i].File != b[i].File || !bytes.Equal(a[i].Value, b[i].Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameTrimmed reports whether raw, a configuration as read, is trimmed (trimConfig) what
+// SameConfig would find the same as trimmed.
+func sameTrimmed(trimmed, raw []benchfmt.Config) bool {
+	if len(trimmed) != len(raw) {
+		return false
+	}
+	for i := range raw {
+		v := raw[i].Value
+		if raw[i].File {
+			v = bytes.TrimRight(v, " \t")
+		}
+		if trimmed[i].Key != raw[i].Key || trimmed[i].File != raw[i].File || !bytes.Equal(trimmed[i].Value, v) {
+			return false
+		}
+	}
+	return true
 }
 
 // trimConfig cuts trailing blanks from rec's file-level configuration values: go test pads

@@ -399,3 +399,32 @@ func TestReadResultsCutAnywhereInLastLine(t *testing.T) {
 		}
 	}
 }
+
+// TestReadResultsShareHeader: the results under one header share one copy of its
+// configuration (a 31-line header on 200,000 results used to be copied for each, GBs), a
+// header that changes starts a new copy, and appending to one result's configuration leaves
+// the others' alone.
+func TestReadResultsShareHeader(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bench.txt")
+	os.WriteFile(p, []byte("goos: linux\ncpu: Some CPU   \nBenchmarkA-2 1 10 ns/op\nBenchmarkB-2 1 11 ns/op\ncpu: Other CPU\nBenchmarkA-2 1 12 ns/op\nBenchmarkB-2 1 13 ns/op\n"), 0o644)
+	rs, err := ReadResults(p)
+	if err != nil || len(rs) != 4 {
+		t.Fatalf("ReadResults: %d results, %v", len(rs), err)
+	}
+	if &rs[0].Config[0] != &rs[1].Config[0] || &rs[2].Config[0] != &rs[3].Config[0] {
+		t.Error("results under one header hold copies of it, want one shared")
+	}
+	if got := rs[1].GetConfig("cpu"); got != "Some CPU" {
+		t.Errorf("cpu of the second result %q, want the trimmed %q", got, "Some CPU")
+	}
+	if rs[2].GetConfig("cpu") != "Other CPU" || SameConfig(rs[1].Config, rs[2].Config) {
+		t.Errorf("after a changed header: cpu %q, shared %v", rs[2].GetConfig("cpu"), SameConfig(rs[1].Config, rs[2].Config))
+	}
+	if _, l := rs[1].Pos(); l != 4 || string(rs[1].Name) != "B-2" {
+		t.Errorf("second result: %s at line %d, want B-2 at 4", rs[1].Name, l)
+	}
+	rs[0].Config = append(rs[0].Config, benchfmt.Config{Key: "extra", Value: []byte("x")})
+	if rs[1].GetConfig("extra") != "" || len(rs[1].Config) != 2 {
+		t.Errorf("appending to one result's configuration changed another's: %v", rs[1].Config)
+	}
+}
