@@ -295,6 +295,38 @@ func init() {
 		stage(4 * batch)
 		return stage
 	})
+	register("add-stage", "ECS add of two components (Recorder.Add of Position.Value(...).With(Velocity.Value(...))) to an existing entity, staged through cmdbuffer (Discard every 1024)", func() func(int) {
+		w, ents := targets(batch)
+		st := cmdbuffer.NewECS(w)
+		r := st.NewRecorder()
+		stage := func(n int) {
+			for i := 0; i < n; i++ {
+				r.Add(ents[i&(batch-1)], workload.Position.Value(workload.Vec2{X: float64(i)}).With(workload.Velocity.Value(workload.Vec2{Y: 1})))
+				if i&(batch-1) == batch-1 {
+					st.Discard()
+				}
+			}
+			st.Discard()
+		}
+		stage(4 * batch)
+		return stage
+	})
+	register("add-stage-generic", "ECS add of two components (deferral.Add2 of Position and Velocity) to an existing entity, staged through cmdbuffer (Discard every 1024)", func() func(int) {
+		w, ents := targets(batch)
+		st := cmdbuffer.NewECS(w)
+		r := st.NewRecorder()
+		stage := func(n int) {
+			for i := 0; i < n; i++ {
+				deferral.Add2(r, ents[i&(batch-1)], workload.Position, workload.Vec2{X: float64(i)}, workload.Velocity, workload.Vec2{Y: 1})
+				if i&(batch-1) == batch-1 {
+					st.Discard()
+				}
+			}
+			st.Discard()
+		}
+		stage(4 * batch)
+		return stage
+	})
 	register("append-compact", "append the compact Set record of Position (cbench.AppendSetFloor, the Stage baseline's body) to a local preallocated slice (reset every 1024 records)", func() func(int) {
 		_, ents := targets(batch)
 		words := make([]uint64, 0, 4*batch)
