@@ -60,7 +60,11 @@
 //     matches, row by row: visiting an entity is a load and an index, and entities of other
 //     sets cost nothing. Query order is table order — tables in the order the world first
 //     needed them, each from its first row to its last — which moves as rows move; only
-//     Entities and Query(0) keep creation order. Moves counts the row moves.
+//     Entities and Query(0) keep creation order. Batching (below) moves fewer rows and
+//     skips the component sets an entity passes through one call after another, so it may
+//     make their tables later or never: on archetype storage the order of a Query other
+//     than Query(0) is not part of what batched and one-by-one application share. Moves
+//     counts the row moves.
 //
 // Per-entity batching: ApplyValues on archetype storage applies each run of adjacent records
 // naming one entity that would all succeed one by one as the entity's net change, with at
