@@ -40,6 +40,14 @@ func TestReadmeExample(t *testing.T) {
 	}
 	cmd := exec.Command(gobin, "run", src)
 	cmd.Dir = "../.." // the library module resolves the example's imports
+	// go run builds for the machine the go command runs on: a test binary cross-built for a
+	// Pi and run under qemu-user (GOARCH=arm go test -exec qemu-arm-static) inherits GOARCH,
+	// and go run would build an arm program and exec it natively ("exec format error").
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "GOARCH" && k != "GOARM" && k != "GOARM64" && k != "GOAMD64" && k != "GOOS" {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go run of the README's example: %v\n%s", err, out)
