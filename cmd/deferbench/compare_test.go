@@ -772,3 +772,22 @@ func TestCompareGateUnfinished(t *testing.T) {
 		t.Errorf("a regression in a failed run: exit %d, want 1; stderr:\n%s", code, errOut)
 	}
 }
+
+// TestCompareNotesUnitsOnOneSide: a unit one side reports for the benchmarks both ran and the
+// other never does (B/op from -benchmem) is named in a note, not dropped without a word.
+func TestCompareNotesUnitsOnOneSide(t *testing.T) {
+	var withMem, without strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&withMem, "BenchmarkX-2 1000 %d ns/op 16 B/op 1 allocs/op\n", 100+i)
+		fmt.Fprintf(&without, "BenchmarkX-2 1000 %d ns/op\n", 100+i)
+	}
+	old := writeFile(t, "old.txt", "goos: linux\n"+withMem.String())
+	new := writeFile(t, "new.txt", "goos: linux\n"+without.String())
+	_, errOut, code := cli("compare", old, new)
+	if code != 0 || !strings.Contains(errOut, "B/op, allocs/op only in "+old) {
+		t.Errorf("exit %d, stderr %q; want a note naming B/op, allocs/op only in OLD", code, errOut)
+	}
+	if _, errOut, _ := cli("compare", old, old); strings.Contains(errOut, "only in") {
+		t.Errorf("same units on both sides: %q", errOut)
+	}
+}

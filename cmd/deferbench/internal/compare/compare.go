@@ -129,6 +129,16 @@ func Run(ctx context.Context, r Request) error {
 	onlyOld, onlyNew := results.Unmatched(old, new)
 	writeOnly(r.Stderr, args[0], onlyOld)
 	writeOnly(r.Stderr, args[1], onlyNew)
+	unitsOld, unitsNew := results.UnmatchedUnits(old, new)
+	for _, side := range []struct {
+		path  string
+		units []string
+	}{{args[0], unitsOld}, {args[1], unitsNew}} {
+		if len(side.units) > 0 {
+			fmt.Fprintf(r.Stderr, "deferbench: compare: note: %s only in %s, for the benchmarks both have: not compared (a run without -benchmem, or a metric one build does not report?)\n",
+				strings.Join(side.units, ", "), side.path)
+		}
+	}
 	c := analysis.CompareRuns(old, new, opt)
 	c.Unfinished = unfinished
 	for _, n := range c.Notes {

@@ -37,6 +37,50 @@ func Unmatched(old, new []*benchfmt.Result) (onlyOld, onlyNew []string) {
 	return onlyOld, onlyNew
 }
 
+// UnmatchedUnits returns the units that results of the benchmarks both sides ran carry on
+// one side and never on the other (B/op of a run with -benchmem against one without, a
+// custom metric one build reports): their rows are not compared. Units are named as in the
+// file (ns/op, not sec/op), in order of first appearance.
+func UnmatchedUnits(old, new []*benchfmt.Result) (onlyOld, onlyNew []string) {
+	names := func(rs []*benchfmt.Result) map[string]bool {
+		set := map[string]bool{}
+		for _, r := range rs {
+			set[string(r.Name)] = true
+		}
+		return set
+	}
+	oset, nset := names(old), names(new)
+	units := func(rs []*benchfmt.Result, other map[string]bool) ([]string, map[string]bool) {
+		var order []string
+		set := map[string]bool{}
+		for _, r := range rs {
+			if !other[string(r.Name)] {
+				continue
+			}
+			for _, v := range r.Values {
+				if _, u := UnitValue(v); !set[CanonUnit(u)] {
+					set[CanonUnit(u)] = true
+					order = append(order, CanonUnit(u))
+				}
+			}
+		}
+		return order, set
+	}
+	ou, ouset := units(old, nset)
+	nu, nuset := units(new, oset)
+	for _, u := range ou {
+		if !nuset[u] {
+			onlyOld = append(onlyOld, u)
+		}
+	}
+	for _, u := range nu {
+		if !ouset[u] {
+			onlyNew = append(onlyNew, u)
+		}
+	}
+	return onlyOld, onlyNew
+}
+
 // IgnoreProcs renames results so that runs on machines with different core counts match
 // by scenario, strategy and parameters: it removes the -GOMAXPROCS suffix from every
 // benchmark that each of the result sets ran at one GOMAXPROCS only. A benchmark that one
