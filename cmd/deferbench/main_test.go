@@ -77,6 +77,7 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "-out", ""},
 		{"run", "-measure", "cycles"},
 		{"run", "-measure", "instructions", "-repeats", "0"},
+		{"run", "-repeats", "5"}, // counts repeat; timed rows repeat with -count
 		{"compare", "-fail", "instr/op>1", "a", "b"},
 		{"ab", "-measure", "instructions,spin", "a", "b"},
 		{"list", "-v"},

@@ -53,6 +53,10 @@ func (o Flags) Check(stderr io.Writer) (harness.Options, rundir.Measure, error) 
 	if o.Set["isa"] && !m.Instructions {
 		return opt, m, usage.Errorf("run: -isa %s counts instructions: add -measure instructions (or time,instructions)", o.ISA)
 	}
+	if o.Set["repeats"] && !m.Instructions {
+		// Timed rows repeat with -count; -repeats would be ignored without a word.
+		return opt, m, usage.Errorf("run: -repeats %d repeats instruction counts: add -measure instructions (or time,instructions), or use -count for timed repetitions", o.Repeats)
+	}
 	if m.Instructions {
 		if m.Jobs, err = CountJobs(); err != nil {
 			return opt, m, err
