@@ -56,6 +56,12 @@ func checkValidatorCalls(x *fixture) {
 		{"Add to an entity", func(r *deferral.Recorder, v int64) { r.Add(e, counted.Value(v)) }, true},
 		{"Set on an entity", func(r *deferral.Recorder, v int64) { deferral.Set(r, e, counted, v) }, true},
 		{"Add of two to an entity", func(r *deferral.Recorder, v int64) { deferral.Add2(r, e, counted, v, countedOther, 7) }, true},
+		// The world has no column for fresh yet (one per value kind, each the first of its
+		// component): the Add makes it, and the value is still the validator's to judge.
+		{"typed Add of a component the world has no column for to a create's placeholder", func(r *deferral.Recorder, v int64) {
+			c := fresh[v >= 0]
+			deferral.Add(r, r.Create(pt(6, 6)), c, v)
+		}, true},
 	}
 	for _, st := range steps {
 		for _, accept := range []bool{true, false} {
@@ -85,3 +91,17 @@ func checkValidatorCalls(x *fixture) {
 
 // countedOther is the second component of Add2's pairs, with no validator.
 var countedOther = ecs.NewComponent[int32]("conformance.counted.other", nil)
+
+// fresh are components with counted's validator that only ValidatorCallsOnce's last step
+// uses, so a fixture's world has no column for them before it: one for accepted values, one
+// for refused ones.
+var fresh = map[bool]ecs.Component[int64]{true: newFresh("accepted"), false: newFresh("refused")}
+
+func newFresh(kind string) ecs.Component[int64] {
+	return ecs.NewComponent[int64]("conformance.counted.fresh."+kind, func(v int64) bool {
+		countedMu.Lock()
+		countedCalls[v]++
+		countedMu.Unlock()
+		return v >= 0
+	})
+}

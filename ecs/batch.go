@@ -54,7 +54,9 @@ func (w *World) runOf(words []uint64, o, n int, e Entity, have Mask, mkCols bool
 			if w.validated&bit != 0 || !mkCols || !w.mkColumn(ComponentID(h>>16&0x3f)) {
 				break
 			}
-			plain = w.hasCol &^ w.validated
+			if plain = w.hasCol &^ w.validated; plain&bit == 0 {
+				break // the column just made is of a component with a validator
+			}
 		}
 		if rc := &w.raw[h>>16&0x3f]; !rc.noPtrs || h&0xff00 != rc.vlen || final&bit == 0 && (h&0xff == RecordSet || iter) {
 			break
