@@ -42,6 +42,7 @@ func TestVersions(t *testing.T, f Factory) {
 		{"VersionAfterClosureFailsOnReplay", checkVersionClosureFailsOnReplay, 0},
 		{"VersionAfterClosurePanicsOnReplay", checkVersionClosurePanicsOnReplay, 0},
 		{"VersionAfterValueImpureClosure", checkVersionValueImpureClosure, 0},
+		{"VersionAfterClosureBranchesOnRefusal", checkVersionClosureBranchesOnRefusal, 0},
 		{"VersionNumbers", checkVersionNumbers, varyCmd},
 		{"VersionNumbersUnderConcurrentReads", checkVersionNumbersConcurrent, 0},
 		{"VersionDivergenceNamesItsCommand", checkVersionDivergencePos, 0},

@@ -130,6 +130,28 @@ func checkVersionValueImpureClosure(x *fixture) {
 	})
 }
 
+// checkVersionClosureBranchesOnRefusal: a pure closure that falls back when a validator
+// refuses its value takes the same branch wherever it runs: readers see the owner's world,
+// also where the closure runs again on a replica that replays other commands without
+// validating them.
+func checkVersionClosureBranchesOnRefusal(x *fixture) {
+	e := x.create(x.w, pt(0, 0))
+	x.commit("publish the setup", x.s)
+	refused := -tokens.Add(1)
+	r := x.rec()
+	r.Do(func(w *ecs.World) error {
+		if err := counted.Add(w, e, refused); errors.Is(err, ecs.ErrInvalidValue) {
+			return countedOther.Add(w, e, 1)
+		} else if err != nil {
+			return err
+		}
+		return nil
+	})
+	x.commitMayDiverge("commit of a closure that falls back when its value is refused")
+	want(x, "e has the fallback component on the owner's world", countedOther.Has(x.w, e) && !counted.Has(x.w, e), true)
+	x.wantVersionIsWorld("after a closure that fell back on a refused value")
+}
+
 // firstRunOnly returns a closure that runs fn the first time it is called and does nothing
 // after: what a replay of it on a readers' copy would not redo.
 func firstRunOnly(fn func(*ecs.World) error) func(*ecs.World) error {

@@ -28,15 +28,21 @@ func (w *World) Replica() *World {
 	return r
 }
 
-// TrustValues turns w's validators off for good: from then on Create, Add, Set and Upsert
-// (World and Component calls, and the record-applying calls) accept every value, as for a
-// component registered without a validator, and never call one. It is for a replica that
-// replays only calls its original made and validated: a validator is user code, and one
-// with state (refusing an id it has seen, say) would refuse the replayed value. A create the
-// original's validator refused must then be left out by the code that replays. CopyFrom and
-// Replica do not carry the setting: a Replica of w validates until told otherwise.
-func (w *World) TrustValues() {
-	w.trusted = true
+// TrustValues turns w's validators off (on true) or on again (on false): while they are off,
+// Create, Add, Set and Upsert (World and Component calls, and the record-applying calls)
+// accept every value, as for a component registered without a validator, and never call
+// one. It is for a replica that replays only calls its original made and validated: a
+// validator is user code, and one with state (refusing an id it has seen) would refuse the
+// replayed value. A create the original's validator refused must then be left out by the
+// code that replays, and code that runs again rather than replays (a closure that reacts to
+// a refusal) needs the validators on. CopyFrom and Replica do not carry the setting: a
+// Replica of w validates until told otherwise. Not safe for concurrent use with other calls
+// on w.
+func (w *World) TrustValues(on bool) {
+	if w.trusted == on {
+		return
+	}
+	w.trusted = on
 	w.refreshRaw()
 }
 

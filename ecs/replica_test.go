@@ -322,8 +322,9 @@ var (
 
 // TestTrustValues: a world told to trust values accepts a value its validator refuses, in
 // every call that takes values (Create, Create2, Add, Set, Upsert, the Component calls),
-// without calling the validator, and keeps doing so after its
-// columns grow and after CopyFrom; its original and a Replica of it still validate.
+// without calling the validator, and keeps doing so after its columns grow and after
+// CopyFrom; its original and a Replica of it still validate, and so does the world once told
+// to stop trusting.
 func TestTrustValues(t *testing.T) {
 	for _, s := range []ecs.Storage{ecs.Slots, ecs.Archetypes} {
 		w := ecs.NewWorld(ecs.WithStorage(s))
@@ -335,7 +336,7 @@ func TestTrustValues(t *testing.T) {
 		if _, err := r.Create(trusted.Value(-1)); !errors.Is(err, ecs.ErrInvalidValue) {
 			t.Fatalf("%v: a Replica before TrustValues: Create of a refused value: got %v, want ErrInvalidValue", s, err)
 		}
-		r.TrustValues()
+		r.TrustValues(true)
 		before := trustCalls.Load()
 		calls := []struct {
 			name string
@@ -390,6 +391,13 @@ func TestTrustValues(t *testing.T) {
 		}
 		if _, err := r.Replica().Create(trusted.Value(-1)); !errors.Is(err, ecs.ErrInvalidValue) {
 			t.Errorf("%v: a Replica of a trusting world: got %v, want ErrInvalidValue", s, err)
+		}
+		r.TrustValues(false)
+		if err := trusted.Set(r, e, -11); !errors.Is(err, ecs.ErrInvalidValue) {
+			t.Errorf("%v: after TrustValues(false): Component.Set of a refused value: got %v, want ErrInvalidValue", s, err)
+		}
+		if _, err := ecs.Create2(r, Pos, vec{}, trusted, -12); !errors.Is(err, ecs.ErrInvalidValue) {
+			t.Errorf("%v: after TrustValues(false): Create2 of a refused value: got %v, want ErrInvalidValue", s, err)
 		}
 	}
 }

@@ -90,6 +90,7 @@ var mutants = []mutant{
 	// component, and the readers' replica of versioned trusts values (ecs.World.TrustValues).
 	{id: "ecs-create-run-skips-validator", file: "ecs/batch.go", old: "\t\t\tif w.validated&bit != 0 || !mkCols || !w.mkColumn(", new: "\t\t\tif !mkCols || !w.mkColumn("},
 	{id: "ecs-create-run-new-column-unvalidated", file: "ecs/batch.go", old: "\t\t\tif plain = w.hasCol &^ w.validated; plain&bit == 0 {\n", new: "\t\t\tif plain = w.hasCol &^ w.validated; false {\n"},
+	{id: "versioned-closure-replay-trusted", file: "strategies/versioned/ecs.go", old: "\tw.TrustValues(false)\n", new: ""},
 	{id: "ecs-trust-ignored", file: "ecs/world.go", old: "\tr.validate = r.validate && !w.trusted\n", new: ""},
 	{id: "ecs-trust-lost-on-grow", file: "ecs/world.go", old: "\t\t\tw.raw[id] = w.rawOf(c)\n", new: "\t\t\tw.raw[id] = c.raw()\n"},
 	{id: "ecs-typed-put-validates-trusted", file: "ecs/component.go", old: "tc.valid != nil && !w.trusted && !tc.valid(v)", new: "tc.valid != nil && !tc.valid(v)",

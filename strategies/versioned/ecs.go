@@ -190,7 +190,7 @@ func NewECS(w *ecs.World, opts Options) *ECS {
 		pub: &replica{w: w.Replica(), wake: make(chan struct{}, 1)}}
 	// The readers' replica replays what the owner's world validated: no validator runs on
 	// it again (a validator with state would refuse the replayed value).
-	s.pub.w.TrustValues()
+	s.pub.w.TrustValues(true)
 	s.synced = w.Changes()
 	s.front.Store(s.pub)
 	s.buf = cmdbuffer.New(w, func(_ *ecs.World, at deferral.Pos, c *deferral.Command) error {
@@ -455,6 +455,10 @@ func replayClosure(w *ecs.World, fn func(*ecs.World) error) (err error) {
 			err = fmt.Errorf("replayed closure panicked: %v: %w", r, deferral.ErrDiverged)
 		}
 	}()
+	// A closure runs again, user code that may branch on a refused value: the replica's
+	// validators are on for it, as the owner's were.
+	w.TrustValues(false)
+	defer w.TrustValues(true)
 	if err := fn(w); err != nil {
 		return fmt.Errorf("replayed closure failed: %w: %w", deferral.ErrDiverged, err)
 	}

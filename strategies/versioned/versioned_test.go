@@ -618,3 +618,50 @@ func TestAutoResync(t *testing.T) {
 		})
 	}
 }
+
+var (
+	closureTag    = ecs.NewComponent[int32]("versioned_test.closureTag", nil)
+	closureNonNeg = ecs.NewComponent[int64]("versioned_test.closureNonNeg", func(v int64) bool { return v >= 0 })
+)
+
+// TestReplayedClosureSeesValidators: under ResyncReplayClosures a closure runs again on the
+// readers' replica; one that branches on a refused value must take the same branch there as
+// on the world, so the replica, which otherwise trusts the values it replays, validates for
+// it (it used to take the other branch and give readers a state the world never had).
+func TestReplayedClosureSeesValidators(t *testing.T) {
+	for _, st := range []ecs.Storage{ecs.Slots, ecs.Archetypes} {
+		w := ecs.NewWorld(ecs.WithStorage(st))
+		e, err := w.Create(workload.Position.Value(workload.Vec2{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := versioned.NewECS(w, versioned.Options{Resync: versioned.ResyncReplayClosures})
+		r := s.NewRecorder()
+		r.Do(func(w *ecs.World) error {
+			if err := closureNonNeg.Add(w, e, -5); errors.Is(err, ecs.ErrInvalidValue) {
+				return closureTag.Add(w, e, 1)
+			}
+			return nil
+		})
+		if err := s.Commit(); err != nil {
+			t.Fatalf("%v: commit: %v", st, err)
+		}
+		if err := s.Read(func(rw *ecs.World) error {
+			if closureNonNeg.Has(rw, e) || !closureTag.Has(rw, e) || rw.Hash() != w.Hash() {
+				return fmt.Errorf("readers' replica: nonneg %v, tag %v, hash equal %v; want the world's: tag only",
+					closureNonNeg.Has(rw, e), closureTag.Has(rw, e), rw.Hash() == w.Hash())
+			}
+			return nil
+		}); err != nil {
+			t.Errorf("%v: %v", st, err)
+		}
+		// Commands replayed after the closure are trusted again: no validator runs twice.
+		deferral.Set(r, e, closureTag, 2)
+		if err := s.Commit(); err != nil {
+			t.Fatalf("%v: second commit: %v", st, err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
