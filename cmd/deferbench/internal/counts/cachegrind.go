@@ -553,6 +553,24 @@ func RemoveTemp(dir string) {
 	delete(temps.dirs, dir)
 }
 
+// PlaceTemp runs place, which moves dir (made by MakeTemp) into place, under the lock
+// RemoveTemps takes, and forgets dir when place succeeds: a stop on a signal then finds dir
+// either still a temporary, and removes it before place starts, or placed whole, never half
+// moved. After RemoveTemps it runs nothing and returns ErrTempsRemoved. place must be
+// quick (renames), and must not call the other functions of this set.
+func PlaceTemp(dir string, place func() error) error {
+	temps.Lock()
+	defer temps.Unlock()
+	if temps.removed {
+		return ErrTempsRemoved
+	}
+	if err := place(); err != nil {
+		return err
+	}
+	delete(temps.dirs, dir)
+	return nil
+}
+
 // RemoveTemps removes every directory MakeTemp made that is not yet removed (cachegrind's
 // output files of every Count in progress, cross-built count children), and from then on
 // MakeTemp makes none. A process that exits on a signal without returning from Count

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // resetTemps undoes RemoveTemps, for the tests that call it: a process that called
@@ -67,5 +68,54 @@ func TestRemoveTempsWaitsForRemoveTemp(t *testing.T) {
 			t.Fatalf("round %d: RemoveTemps returned while RemoveTemp of %s was running, which left it (stat: %v)", round, dir, err)
 		}
 		<-done
+	}
+}
+
+// TestPlaceTemp: a temporary placed whole (a rename into place) is no temporary any more: a
+// later RemoveTemps leaves what now sits at its old name alone; a RemoveTemps that comes
+// while place runs waits for it, so the stop finds the move done, never half done; after
+// RemoveTemps, PlaceTemp runs nothing.
+func TestPlaceTemp(t *testing.T) {
+	t.Cleanup(resetTemps)
+	parent := t.TempDir()
+	tmp, err := MakeTemp(parent, "new-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(tmp, "chart.svg"), []byte("x"), 0o644)
+	dst := filepath.Join(parent, "plots")
+	started, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error)
+	go func() {
+		done <- PlaceTemp(tmp, func() error {
+			close(started)
+			<-release // a stop arrives now
+			return os.Rename(tmp, dst)
+		})
+	}()
+	<-started
+	removed := make(chan struct{})
+	go func() { RemoveTemps(); close(removed) }()
+	select {
+	case <-removed:
+		t.Fatal("RemoveTemps returned while PlaceTemp's place was running")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	<-removed
+	if _, err := os.Stat(filepath.Join(dst, "chart.svg")); err != nil {
+		t.Errorf("the placed directory lost its file to RemoveTemps: %v", err)
+	}
+	os.Mkdir(tmp, 0o755) // something new at the old name is not the temporary
+	RemoveTemps()
+	if _, err := os.Stat(tmp); err != nil {
+		t.Errorf("RemoveTemps removed a directory at a placed temporary's old name: %v", err)
+	}
+	ran := false
+	if err := PlaceTemp(tmp, func() error { ran = true; return nil }); !errors.Is(err, ErrTempsRemoved) || ran {
+		t.Errorf("PlaceTemp after RemoveTemps: %v, ran %v; want ErrTempsRemoved and nothing run", err, ran)
 	}
 }

@@ -23,9 +23,13 @@ import (
 // after the rename on a best-effort basis, so the new name survives a power cut as well.
 // On error path is unchanged and no temporary file is left behind. A path that is a
 // symbolic link is written through: the file it names is replaced and the link kept, as a
-// shell's > would (a link that names no file yet is followed to where it points).
+// shell's > would (a link that names no file yet is followed to where it points; a loop of
+// links is an error wrapping syscall.ELOOP).
 func WriteFileAtomic(path string, data []byte) error {
-	path = throughLinks(path)
+	path, err := throughLinks(path)
+	if err != nil {
+		return err
+	}
 	dir := filepath.Dir(path)
 	t, err := renameio.NewPendingFile(path, renameio.WithTempDir(dir), renameio.WithStaticPermissions(0o644))
 	if err != nil {
@@ -42,24 +46,31 @@ func WriteFileAtomic(path string, data []byte) error {
 	return nil
 }
 
-// throughLinks returns the file path names after following symbolic links, up to 40 of
-// them (the kernel's limit); path itself when it is no link, or when a link cannot be read.
-func throughLinks(path string) string {
+// throughLinks returns the file path names after following symbolic links as the kernel
+// does: a relative target is taken from the link's directory as it really is (a directory
+// reached through a link has its own parent), and a link naming no file yet is followed to
+// where it points. More than 40 links (the kernel's limit; a loop) is an error wrapping
+// syscall.ELOOP, as a shell's > reports it.
+func throughLinks(path string) (string, error) {
 	for range 40 {
 		fi, err := os.Lstat(path)
 		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			return path
+			return path, nil
 		}
 		to, err := os.Readlink(path)
 		if err != nil {
-			return path
+			return path, nil
 		}
 		if !filepath.IsAbs(to) {
-			to = filepath.Join(filepath.Dir(path), to)
+			dir := filepath.Dir(path)
+			if real, err := filepath.EvalSymlinks(dir); err == nil {
+				dir = real
+			}
+			to = filepath.Join(dir, to)
 		}
 		path = to
 	}
-	return path
+	return "", &fs.PathError{Op: "write", Path: path, Err: syscall.ELOOP}
 }
 
 // CheckOutFile reports why path may not be written by a command whose output file starts

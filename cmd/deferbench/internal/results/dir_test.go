@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"golang.org/x/perf/benchfmt"
@@ -423,5 +424,31 @@ func TestWriteFileAtomicThroughLink(t *testing.T) {
 		if b, _ := os.ReadFile(filepath.Join(dir, c.file)); string(b) != c.link {
 			t.Errorf("%s: %s holds %q, want %q", c.link, c.file, b, c.link)
 		}
+	}
+	// A relative target with .. reached through a linked directory is taken from the
+	// directory as it really is (x/y/sub/../target.md is x/y/target.md), not from the
+	// link's name (dirlink/../target.md would be a user's file beside dirlink).
+	os.MkdirAll(filepath.Join(dir, "x", "y", "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "x", "y", "target.md"), []byte("old"), 0o644)
+	os.WriteFile(filepath.Join(dir, "target.md"), []byte("the user's"), 0o644)
+	os.Symlink(filepath.Join("x", "y", "sub"), filepath.Join(dir, "dirlink"))
+	os.Symlink(filepath.Join("..", "target.md"), filepath.Join(dir, "x", "y", "sub", "f.md"))
+	if err := WriteFileAtomic(filepath.Join(dir, "dirlink", "f.md"), []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "target.md")); string(b) != "the user's" {
+		t.Errorf("a write through dirlink/f.md changed the user's target.md beside dirlink to %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "x", "y", "target.md")); string(b) != "new" {
+		t.Errorf("x/y/target.md, which dirlink/f.md names, holds %q, want %q", b, "new")
+	}
+	// A loop of links is refused, as a shell's > refuses it, and left as it is.
+	os.Symlink("b.md", filepath.Join(dir, "a.md"))
+	os.Symlink("a.md", filepath.Join(dir, "b.md"))
+	if err := WriteFileAtomic(filepath.Join(dir, "a.md"), []byte("x")); !errors.Is(err, syscall.ELOOP) {
+		t.Errorf("a loop of links: %v, want ELOOP", err)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "a.md")); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("a loop of links: a.md is no longer a link (%v)", err)
 	}
 }

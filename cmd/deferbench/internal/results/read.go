@@ -440,8 +440,13 @@ func parseResults(src io.ReadSeeker, size int64, path string, skip func(Skipped)
 		// A run that failed is incomplete, whatever it printed before failing: it reads as
 		// a partial run (notes, and no gate passes on it).
 		v := []byte(FailedPrefix + guard.failed)
+		var was, now []benchfmt.Config // the results under one header keep sharing it
 		for _, r := range rs {
-			r.Config = append(r.Config, benchfmt.Config{Key: PartialKey, Value: v, File: true})
+			if len(r.Config) == 0 || len(was) == 0 || &r.Config[0] != &was[0] {
+				was = r.Config
+				now = slices.Clip(append(slices.Clip(r.Config), benchfmt.Config{Key: PartialKey, Value: v, File: true}))
+			}
+			r.Config = now
 		}
 	}
 	if len(rs) == 0 {

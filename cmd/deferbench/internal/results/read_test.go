@@ -427,4 +427,12 @@ func TestReadResultsShareHeader(t *testing.T) {
 	if rs[1].GetConfig("extra") != "" || len(rs[1].Config) != 2 {
 		t.Errorf("appending to one result's configuration changed another's: %v", rs[1].Config)
 	}
+	// go test output that failed: every result is marked partial, and still shares its header.
+	os.WriteFile(p, []byte("goos: linux\nBenchmarkA-2 1 10 ns/op\nBenchmarkB-2 1 11 ns/op\n--- FAIL: BenchmarkC-2\n"), 0o644)
+	if rs, err = ReadResults(p); err != nil || len(rs) != 2 {
+		t.Fatalf("ReadResults of failed output: %d results, %v", len(rs), err)
+	}
+	if Partial(rs[:1]) == "" || Partial(rs[1:]) == "" || &rs[0].Config[0] != &rs[1].Config[0] {
+		t.Errorf("failed output: partial %q and %q, shared %v; want both marked, one header", Partial(rs[:1]), Partial(rs[1:]), &rs[0].Config[0] == &rs[1].Config[0])
+	}
 }

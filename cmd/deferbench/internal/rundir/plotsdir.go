@@ -58,23 +58,29 @@ func drawPlots(plots string, draw func(dir string) ([]string, error)) ([]string,
 		os.RemoveAll(tmp)
 		return nil, err
 	}
+	// The two renames go together: a stop on a signal (counts.RemoveTemps) between them
+	// would remove the new charts with the old ones moved aside, leaving no plots/.
 	old := ""
-	if _, err := os.Lstat(plots); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(plots, old); err != nil {
-			os.RemoveAll(tmp)
-			return nil, err
+	err = counts.PlaceTemp(tmp, func() error {
+		if _, err := os.Lstat(plots); err == nil {
+			old = tmp + ".old"
+			if err := os.Rename(plots, old); err != nil {
+				return err
+			}
 		}
-	}
-	if err := os.Rename(tmp, plots); err != nil {
-		if old != "" {
-			os.Rename(old, plots)
+		if err := os.Rename(tmp, plots); err != nil {
+			if old != "" {
+				os.Rename(old, plots)
+			}
+			return err
 		}
-		os.RemoveAll(tmp)
-		return nil, err
+		return nil
+	})
+	if err != nil {
+		return nil, err // tmp is removed by the deferred RemoveTemp
 	}
 	if old != "" {
-		os.RemoveAll(old)
+		os.RemoveAll(old) // a stop meanwhile leaves it: the next build removes it (stale)
 	}
 	for i, f := range files {
 		files[i] = filepath.Join(plots, strings.TrimPrefix(f, tmp+string(filepath.Separator)))
