@@ -582,7 +582,10 @@ func RemoveTemps() {
 	defer temps.Unlock()
 	temps.removed = true
 	for dir := range temps.dirs {
-		os.RemoveAll(dir)
+		// A goroutine may still be writing into dir (a chart build): a file it adds while
+		// RemoveAll runs fails the removal (directory not empty), so it is tried again.
+		for try := 0; try < 5 && os.RemoveAll(dir) != nil; try++ {
+		}
 		delete(temps.dirs, dir)
 	}
 }
