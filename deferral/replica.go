@@ -17,7 +17,7 @@ var ErrDiverged = errors.New("replica diverged from the world")
 // nothing: no receipts, no resolutions. A create must yield the handle Apply's create yielded
 // (replicas allocate slots by the same rule); one Apply culled is left out, its values not
 // offered to w's validators (which, being user code, may keep state: a replica that replays
-// should trust values, ecs.World.TrustValues, and then runs no validator). Other commands are
+// should trust values, ecs.World.TrustValues(true), and then runs no validator). Other commands are
 // not compared with Apply's outcome (one skipped here but applied there goes unnoticed: compare
 // the replicas' hashes to find it). Errors:
 // ErrDiverged, wrapped with the command, when the outcome differs; ErrInvalidCommand for a
