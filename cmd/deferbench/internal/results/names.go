@@ -24,17 +24,18 @@ func Unmatched(old, new []*benchfmt.Result) (onlyOld, onlyNew []string) {
 	}
 	oo, oset := names(old)
 	no, nset := names(new)
-	for _, n := range oo {
-		if !nset[n] {
-			onlyOld = append(onlyOld, n)
+	return notIn(oo, nset), notIn(no, oset)
+}
+
+// notIn returns the strings of order that set lacks, in order.
+func notIn(order []string, set map[string]bool) []string {
+	var out []string
+	for _, s := range order {
+		if !set[s] {
+			out = append(out, s)
 		}
 	}
-	for _, n := range no {
-		if !oset[n] {
-			onlyNew = append(onlyNew, n)
-		}
-	}
-	return onlyOld, onlyNew
+	return out
 }
 
 // UnmatchedUnits returns the units that results of the benchmarks both sides ran carry on
@@ -68,17 +69,7 @@ func UnmatchedUnits(old, new []*benchfmt.Result) (onlyOld, onlyNew []string) {
 	}
 	ou, ouset := units(old, nset)
 	nu, nuset := units(new, oset)
-	for _, u := range ou {
-		if !nuset[u] {
-			onlyOld = append(onlyOld, u)
-		}
-	}
-	for _, u := range nu {
-		if !ouset[u] {
-			onlyNew = append(onlyNew, u)
-		}
-	}
-	return onlyOld, onlyNew
+	return notIn(ou, nuset), notIn(nu, ouset)
 }
 
 // IgnoreProcs renames results so that runs on machines with different core counts match
