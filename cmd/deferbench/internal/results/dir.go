@@ -47,12 +47,19 @@ func WriteFileAtomic(path string, data []byte) error {
 }
 
 // throughLinks returns the file path names after following symbolic links as the kernel
-// does: a relative target is taken from the link's directory as it really is (a directory
-// reached through a link has its own parent), and a link naming no file yet is followed to
-// where it points. More than 40 links (the kernel's limit; a loop) is an error wrapping
-// syscall.ELOOP, as a shell's > reports it.
+// does: component by component, so that ".." steps out of the directory a link led into
+// (x/sub/../f with x/sub a link to a/b is a/f, not x/f), and a link naming no file yet is
+// followed to where it points. More than 40 links (the kernel's limit; a loop) is an error
+// wrapping syscall.ELOOP, as a shell's > reports it.
 func throughLinks(path string) (string, error) {
 	for range 40 {
+		// The directory part resolved in order (EvalSymlinks walks it component by
+		// component); the last part is a plain name, looked at below.
+		dir, base := splitLast(path)
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+		path = filepath.Join(dir, base)
 		fi, err := os.Lstat(path)
 		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 			return path, nil
@@ -62,15 +69,24 @@ func throughLinks(path string) (string, error) {
 			return path, nil
 		}
 		if !filepath.IsAbs(to) {
-			dir := filepath.Dir(path)
-			if real, err := filepath.EvalSymlinks(dir); err == nil {
-				dir = real
-			}
-			to = filepath.Join(dir, to)
+			to = dir + string(filepath.Separator) + to // not Join: that would drop "sub/.." unresolved
 		}
 		path = to
 	}
 	return "", &fs.PathError{Op: "write", Path: path, Err: syscall.ELOOP}
+}
+
+// splitLast splits path before its last element without cleaning it: "x/sub/../f" is
+// "x/sub/.." and "f".
+func splitLast(path string) (dir, base string) {
+	i := strings.LastIndexByte(path, filepath.Separator)
+	switch {
+	case i < 0:
+		return ".", path
+	case i == 0:
+		return string(filepath.Separator), path[1:]
+	}
+	return path[:i], path[i+1:]
 }
 
 // CheckOutFile reports why path may not be written by a command whose output file starts

@@ -442,6 +442,21 @@ func TestWriteFileAtomicThroughLink(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "x", "y", "target.md")); string(b) != "new" {
 		t.Errorf("x/y/target.md, which dirlink/f.md names, holds %q, want %q", b, "new")
 	}
+	// A target whose ".." follows a linked directory steps out of where the link led, as the
+	// kernel resolves it (x2/link -> sub/../t.md with x2/sub -> a2/b is a2/t.md).
+	os.MkdirAll(filepath.Join(dir, "a2", "b"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "x2"), 0o755)
+	os.Symlink(filepath.Join(dir, "a2", "b"), filepath.Join(dir, "x2", "sub"))
+	os.Symlink("sub/../t.md", filepath.Join(dir, "x2", "link"))
+	if err := WriteFileAtomic(filepath.Join(dir, "x2", "link"), []byte("k")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a2", "t.md")); string(b) != "k" {
+		t.Errorf("x2/link -> sub/../t.md: a2/t.md holds %q, want %q (the kernel's reading)", b, "k")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x2", "t.md")); err == nil {
+		t.Error("x2/link -> sub/../t.md wrote x2/t.md, dropping sub/.. before following sub")
+	}
 	// A loop of links is refused, as a shell's > refuses it, and left as it is.
 	os.Symlink("b.md", filepath.Join(dir, "a.md"))
 	os.Symlink("a.md", filepath.Join(dir, "b.md"))

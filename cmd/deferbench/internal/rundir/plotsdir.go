@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -38,10 +39,19 @@ func drawPlots(plots string, draw func(dir string) ([]string, error)) ([]string,
 		f.Close()
 		os.Remove(f.Name())
 	}
-	// What a build killed while it drew left behind (the caller holds the directory).
+	// What a build killed while it drew left behind (the caller holds the directory). One
+	// killed between its two renames (SIGKILL, a power cut: no handler runs) left no plots/
+	// and the old charts moved aside as .plots.new-*.old: they go back first.
 	if stale, _ := filepath.Glob(filepath.Join(filepath.Dir(plots), ".plots.new-*")); len(stale) > 0 {
+		if _, err := os.Lstat(plots); errors.Is(err, fs.ErrNotExist) {
+			for _, d := range stale {
+				if strings.HasSuffix(d, ".old") && os.Rename(d, plots) == nil {
+					break
+				}
+			}
+		}
 		for _, d := range stale {
-			os.RemoveAll(d)
+			os.RemoveAll(d) // the one put back as plots/ is gone from this name
 		}
 	}
 	tmp, err := counts.MakeTemp(filepath.Dir(plots), ".plots.new-")

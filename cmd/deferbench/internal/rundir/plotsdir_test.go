@@ -122,3 +122,25 @@ func TestDrawPlotsKeepsWhatItDidNotDraw(t *testing.T) {
 		t.Errorf("a probe file left by a killed build: %v, want it replaced", err)
 	}
 }
+
+// TestDrawPlotsRestoresChartsMovedAside: a build killed between its two renames (SIGKILL,
+// a power cut: no handler runs) leaves no plots/ and the old charts moved aside as
+// .plots.new-*.old; the next build puts them back before clearing what was left, so a build
+// that then fails (a bad value) still leaves the old charts as plots/.
+func TestDrawPlotsRestoresChartsMovedAside(t *testing.T) {
+	d := t.TempDir()
+	plots := filepath.Join(d, "plots")
+	aside := filepath.Join(d, ".plots.new-123.old")
+	os.Mkdir(aside, 0o755)
+	os.WriteFile(filepath.Join(aside, "Stage.png"), []byte("old"), 0o644)
+	os.Mkdir(filepath.Join(d, ".plots.new-124"), 0o755) // the half-drawn new charts
+	if _, err := drawPlots(plots, func(string) ([]string, error) { return nil, errors.New("bad value") }); err == nil {
+		t.Fatal("a failing build returned no error")
+	}
+	if b, err := os.ReadFile(filepath.Join(plots, "Stage.png")); err != nil || string(b) != "old" {
+		t.Errorf("plots/Stage.png: %q, %v; want the old chart put back", b, err)
+	}
+	if es, _ := os.ReadDir(d); len(es) != 1 {
+		t.Errorf("beside plots/: %v, want nothing left", es)
+	}
+}
