@@ -16,7 +16,7 @@ import (
 	"github.com/google/renameio/v2"
 )
 
-// WriteFileAtomic writes data to path with mode 0644 (whatever the umask) through a temporary
+// WriteFileAtomic writes data to path through a temporary
 // file in the same directory, flushed to the device (fsync) and renamed over path with
 // github.com/google/renameio/v2, so a reader, or a board that loses power, sees the old
 // contents or the new ones, never a half-written or empty file. The directory is synced
@@ -24,14 +24,16 @@ import (
 // On error path is unchanged and no temporary file is left behind. A path that is a
 // symbolic link is written through: the file it names is replaced and the link kept, as a
 // shell's > would (a link that names no file yet is followed to where it points; a loop of
-// links is an error wrapping syscall.ELOOP).
+// links is an error wrapping syscall.ELOOP). A file that path replaces keeps its
+// permission bits (a script made 0755, a file made 0600); a new file gets 0644, whatever
+// the umask.
 func WriteFileAtomic(path string, data []byte) error {
 	path, err := throughLinks(path)
 	if err != nil {
 		return err
 	}
 	dir := filepath.Dir(path)
-	t, err := renameio.NewPendingFile(path, renameio.WithTempDir(dir), renameio.WithStaticPermissions(0o644))
+	t, err := renameio.NewPendingFile(path, renameio.WithTempDir(dir), renameio.WithStaticPermissions(0o644), renameio.WithExistingPermissions())
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

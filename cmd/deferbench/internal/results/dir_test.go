@@ -246,8 +246,8 @@ func TestReleaseAll(t *testing.T) {
 	}
 }
 
-// TestWriteFileAtomic checks that a write replaces the file whole, with mode 0644 even over a
-// file of another mode, that readers meanwhile see the old contents or the new ones and never
+// TestWriteFileAtomic checks that a write replaces the file whole, keeping the mode of the
+// file it replaces (0644 for a new one), that readers meanwhile see the old contents or the new ones and never
 // a mix or an empty file, and that neither a write nor a failed one leaves a temporary file in
 // the directory.
 func TestWriteFileAtomic(t *testing.T) {
@@ -265,8 +265,26 @@ func TestWriteFileAtomic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fi.Mode().Perm() != 0o644 {
-		t.Errorf("mode after write over a 0600 file = %v, want 0644", fi.Mode().Perm())
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode after write over a 0600 file = %v, want 0600 kept, as a shell's > keeps it", fi.Mode().Perm())
+	}
+	// A new file is 0644 whatever the umask (renameio's temporary is 0600), and a file's
+	// other permission bits are kept too.
+	fresh := filepath.Join(t.TempDir(), "fresh.txt")
+	if err := WriteFileAtomic(fresh, []byte("x\n")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(fresh); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode of a new file = %v (%v), want 0644", fi.Mode().Perm(), err)
+	}
+	if err := os.Chmod(fresh, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileAtomic(fresh, []byte("y\n")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(fresh); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Errorf("mode after write over a 0755 file = %v (%v), want 0755 kept", fi.Mode().Perm(), err)
 	}
 
 	done := make(chan struct{})
