@@ -53,12 +53,7 @@ func configLines(f io.ReadSeeker) int {
 		if !utf8.Valid(sc.Bytes()) || bytes.IndexByte(sc.Bytes(), 0) >= 0 {
 			return 0 // binary: not a results file at all
 		}
-		key, _, ok := strings.Cut(sc.Text(), ":")
-		if !ok || key == "" {
-			continue
-		}
-		first, _ := utf8.DecodeRuneInString(key)
-		if unicode.IsLower(first) && !strings.ContainsFunc(key, func(c rune) bool { return unicode.IsSpace(c) || unicode.IsUpper(c) }) {
+		if configStart(sc.Bytes()) {
 			n++
 		}
 	}
@@ -66,8 +61,16 @@ func configLines(f io.ReadSeeker) int {
 }
 
 // ErrMalformed is why ReadResults refuses a file with a benchmark line it cannot parse (a
-// value without a unit, a number out of range, a line cut short).
+// value without a unit, a number out of range, a line cut short), or with a line over 64 KiB
+// that is a benchmark or configuration line.
 var ErrMalformed = errors.New("malformed benchmark line")
+
+// malformedConfig is the error of a configuration line ReadResults cannot take; it is
+// ErrMalformed, without that error's words about benchmark lines.
+type malformedConfig string
+
+func (m malformedConfig) Error() string { return string(m) }
+func (malformedConfig) Unwrap() error   { return ErrMalformed }
 
 // notRegular is what a non-regular file is ("a named pipe (FIFO)"); it is ErrNotRegular.
 type notRegular string
@@ -180,7 +183,8 @@ func textReader(r io.Reader) (io.Reader, error) {
 // lineGuard passes its input through line by line, blanking a line too long for the
 // benchmark format reader (64 KiB) that is not a benchmark line, such as a test's log dump in
 // go test output, which would otherwise end the reading of the whole file; line numbers stay.
-// A benchmark line that long is an error wrapping ErrMalformed.
+// A benchmark line or a configuration line that long is an error wrapping ErrMalformed: left
+// out, it would change the results it stands for.
 type lineGuard struct {
 	br   *bufio.Reader // of size bufio.MaxScanTokenSize
 	path string
@@ -238,10 +242,41 @@ func (g *lineGuard) next() ([]byte, error) {
 	if bytes.HasPrefix(line, []byte("Benchmark")) {
 		return nil, fmt.Errorf("%s:%d: %w: a benchmark line longer than %d KiB: correct or delete that line", g.path, g.line, ErrMalformed, bufio.MaxScanTokenSize>>10)
 	}
+	if configStart(line) {
+		// Blanked, it would leave its key to the value before it, or to none: the
+		// results below would be grouped and labelled as if it were not there.
+		return nil, malformedConfig(fmt.Sprintf("%s:%d: a configuration line (%s:) longer than %d KiB: shorten its value or delete that line", g.path, g.line, configKey(line), bufio.MaxScanTokenSize>>10))
+	}
 	for errors.Is(err, bufio.ErrBufferFull) {
 		_, err = g.br.ReadSlice('\n')
 	}
 	return []byte("\n"), err
+}
+
+// configStart reports whether line begins as a configuration line of the Go benchmark
+// format does: a key that begins with a lower-case letter and holds no space or upper-case
+// letter, then a colon ("goos: linux").
+func configStart(line []byte) bool {
+	return configKey(line) != ""
+}
+
+// configKey returns the key of the configuration line that line begins, at most 40 bytes of
+// it, or "" when line does not begin one (configStart).
+func configKey(line []byte) string {
+	for i := 0; i < len(line); {
+		r, n := utf8.DecodeRune(line[i:])
+		if i == 0 && !unicode.IsLower(r) || unicode.IsSpace(r) || unicode.IsUpper(r) {
+			return ""
+		}
+		if i > 0 && r == ':' {
+			if i > 40 {
+				return strings.ToValidUTF8(string(line[:37]), "") + "..."
+			}
+			return string(line[:i])
+		}
+		i += n
+	}
+	return ""
 }
 
 // failure reports whether line is one go test writes when a test or benchmark fails or the

@@ -226,7 +226,8 @@ func TestReadResultsNoBenchmarks(t *testing.T) {
 
 // TestReadResultsLongLogLine: go test output with a log line longer than the format reader's
 // 64 KiB line limit (a test dumping its state) still reads, with the benchmark lines before
-// and after it at their line numbers; a benchmark line that long is an error naming its line.
+// and after it at their line numbers; a benchmark or configuration line that long is an error
+// naming its line.
 func TestReadResultsLongLogLine(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "log.txt")
@@ -244,6 +245,12 @@ func TestReadResultsLongLogLine(t *testing.T) {
 	os.WriteFile(p, []byte("BenchmarkA-2 10 5 ns/op\nBenchmarkB-2 10 "+strings.Repeat("1 u ", 20_000)+"\n"), 0o644)
 	if _, err := ReadResults(p); !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), p+":2: ") || !strings.Contains(err.Error(), "longer than 64 KiB") {
 		t.Errorf("ReadResults(an 80 KB benchmark line) = %v; want ErrMalformed at line 2", err)
+	}
+	// A configuration line that long is refused too: blanked, it would leave the results
+	// below it labelled with the key's earlier value (here pkg: a), or none.
+	os.WriteFile(p, []byte("pkg: a\nBenchmarkA-2 10 5 ns/op\npkg: "+strings.Repeat("b", 70_000)+"\nBenchmarkA-2 10 6 ns/op\n"), 0o644)
+	if _, err := ReadResults(p); !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), p+":3: ") || !strings.Contains(err.Error(), "configuration line (pkg:) longer than 64 KiB") {
+		t.Errorf("ReadResults(a 70 KB configuration line) = %v; want ErrMalformed at line 3 naming the key", err)
 	}
 	bin := filepath.Join(dir, "bin")
 	os.WriteFile(bin, []byte("\x7fELF\x00\x01a: b\nc: d\n\xff\xfe"), 0o644)
