@@ -188,3 +188,29 @@ func TestCutMarkerMeansOneThing(t *testing.T) {
 		}
 	}
 }
+
+// TestLinePlotIdealEfficiency: an efficiency chart whose points all lie far below 1 (a
+// strategy that serialises its producers) still reaches 1, where the ideal line is drawn, and
+// on a log axis too; a chart of another unit does not stretch to 1.
+func TestLinePlotIdealEfficiency(t *testing.T) {
+	mk := func(unit string, v ...float64) []point {
+		var pts []point
+		for i, x := range v {
+			pts = append(pts, point{results.ParseName(fmt.Sprintf("Contention/strategy=cmdbuffer/producers=%d-2", 1<<i)), sum(x, x*0.9, x*1.1)})
+		}
+		return pts
+	}
+	st := []string{"cmdbuffer"}
+	p, logY, _ := linePlot(mk("efficiency", 0.3, 0.2, 0.1), "Contention", "producers", 2, "efficiency", st, styleOf(st))
+	if p == nil || logY || p.Y.Max < 1 {
+		t.Errorf("efficiency 0.3–0.1: logY %v, axis max %v; want linear, reaching 1", logY, p.Y.Max)
+	}
+	p, logY, _ = linePlot(mk("efficiency", 0.5, 0.04, 0.01), "Contention", "producers", 2, "efficiency", st, styleOf(st))
+	if p == nil || !logY || p.Y.Max < 1 || p.Y.Min > 0.01 {
+		t.Errorf("efficiency 0.5–0.01: logY %v, axis %v–%v; want log, 0.01 to at least 1", logY, p.Y.Min, p.Y.Max)
+	}
+	p, _, _ = linePlot(mk("cmds/s", 0.3, 0.2, 0.1), "Contention", "producers", 2, "cmds/s", st, styleOf(st))
+	if p == nil || p.Y.Max >= 1 {
+		t.Errorf("cmds/s 0.3–0.1: axis max %v; want under 1 (no ideal line)", p.Y.Max)
+	}
+}

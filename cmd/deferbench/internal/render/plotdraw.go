@@ -233,8 +233,9 @@ func (s shifted) Plot(c draw.Canvas, plt *plot.Plot) {
 
 // linePlot draws one line per strategy of the values of scenario sc among pts against the
 // numeric parameter key (log x), at GOMAXPROCS procs (-1: any), each point with its 95% CI
-// as an error bar; the y axis is logarithmic when the values span more than 10×. It returns
-// nil when there are fewer than two x values, and whether y is logarithmic.
+// as an error bar; the y axis is logarithmic when the values span more than 10×. A chart of
+// efficiency draws the ideal, 1, as a dashed grey line in the legend, the axis reaching it. It
+// returns nil when there are fewer than two x values, and whether y is logarithmic.
 func linePlot(pts []point, sc, key string, procs int, unit string, strategies []string, style func(string) Style) (*plot.Plot, bool, int) {
 	lines := map[string][]point{}
 	xs := map[float64]bool{}
@@ -271,6 +272,10 @@ func linePlot(pts []point, sc, key string, procs int, unit string, strategies []
 	case logY && mhi > 0 && hi > clipAbove*clipAbove*mhi:
 		cut = clipAbove * clipAbove * mhi
 		hi = cut / 1.2
+	}
+	if unit == "efficiency" {
+		// The axis reaches the ideal, 1, drawn below as a reference line.
+		lo, hi = math.Min(lo, 1), math.Max(hi, 1)
 	}
 	clipped := 0
 	p := newPlot()
@@ -339,6 +344,12 @@ func linePlot(pts []point, sc, key string, procs int, unit string, strategies []
 		}
 		p.Add(s)
 		p.Legend.Add(st, l, s)
+	}
+	if unit == "efficiency" {
+		ideal := plotter.NewFunction(func(float64) float64 { return 1 })
+		ideal.Color, ideal.Width, ideal.Dashes = color.Gray{Y: 96}, vg.Points(1), []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(ideal)
+		p.Legend.Add("ideal = 1", ideal)
 	}
 	if logY {
 		p.Y.Min, p.Y.Max = floor, niceAbove(hi*1.2)
