@@ -38,7 +38,7 @@ Gate: -fail 'sec/op>5%,allocs/op>0,B/op>0' exits with status 1 when a metric is 
 than its threshold (relative with %, else absolute in the file's unit, ns for sec/op)
 and the difference is significant at -alpha. allocs/op, B/op and distinct-states whose
 samples all agree on each side are compared exactly, even from one sample; changes
-below 0.01 allocs/op or 1 byte (B/op, heap-B/cmd: amortised growth) never count.
+of at most 0.01 allocs/op or 1 byte (B/op, heap-B/cmd: amortised growth) never count.
 A gated metric without a verdict (too few samples), or one whose test could not fail at
 any outcome, is not judged, and a gated unit that matched no row (distinct-states>0
 against a run without those benchmarks) is named: when no metric fails and some are

@@ -791,3 +791,44 @@ func TestCompareNotesUnitsOnOneSide(t *testing.T) {
 		t.Errorf("same units on both sides: %q", errOut)
 	}
 }
+
+// TestGateLineWording: the gate line gives the fix for too few samples once, and a gate that
+// failed on exact comparisons of counts alone prints no empty parentheses; the markdown
+// header names the exact comparison, not a test, as its method.
+func TestGateLineWording(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var s1 strings.Builder
+	s1.WriteString("BenchmarkFoo-2 1000 100 ns/op\n")
+	for _, v := range []int{100, 101, 99, 102, 98, 100} {
+		fmt.Fprintf(&s1, "BenchmarkBar-2 1000 %d ns/op\n", v)
+	}
+	p := write("s1.txt", s1.String())
+	out, _, code := cli("compare", "-fail", "sec/op>5%", p, p)
+	gateLine := out[strings.LastIndex(out, "gate -fail"):]
+	if code != 3 || strings.Count(gateLine, "raise -count") != 1 {
+		t.Errorf("self-compare with a 1-sample row: exit %d, fix given %d times in the gate line; want exit 3, once:\n%s", code, strings.Count(gateLine, "raise -count"), out)
+	}
+	bytesOf := func(n int) string {
+		var b strings.Builder
+		for range 6 {
+			fmt.Fprintf(&b, "BenchmarkFoo-2 1000 100 ns/op %d B/op 0 allocs/op\n", n)
+		}
+		return b.String()
+	}
+	b0, b2 := write("b0.txt", bytesOf(0)), write("b2.txt", bytesOf(2))
+	out, _, code = cli("compare", "-fail", "B/op>0", b0, b2)
+	if code != 1 || strings.Contains(out, "()") || !strings.Contains(out, "FAIL: 1 of 1 metric worse") {
+		t.Errorf("0 -> 2 B/op: exit %d; want 1 and a gate line without empty parentheses:\n%s", code, out)
+	}
+	out, _, _ = cli("compare", "-format", "markdown", "-fail", "B/op>0", b0, b2)
+	if !strings.Contains(out, "(counts compared exactly, alpha 0.05)") {
+		t.Errorf("markdown header of a gate failed on counts alone names no exact comparison:\n%s", out)
+	}
+}

@@ -452,17 +452,18 @@ func compareRow(name, unit string, ov, nv []float64, opt CompareOptions) Row {
 		th.CompareAlpha = opt.Alpha
 		cmp := benchmath.AssumeNothing.Compare(newSample(ov, &th), newSample(nv, &th))
 		row.P = uTestP(cmp.P)
-		if len(cmp.Warnings) > 0 && errors.Is(cmp.Warnings[0], stats.ErrSamplesEqual) {
-			break // every value on both sides the same: no change, nothing to test
-		}
-		if len(cmp.Warnings) > 0 {
+		equal := len(cmp.Warnings) > 0 && errors.Is(cmp.Warnings[0], stats.ErrSamplesEqual)
+		if len(cmp.Warnings) > 0 && !equal {
 			row.Note = cmp.Warnings[0].Error() + ": " + MoreSamplesOf(unit)
 		} else if minP := uTestMinP(len(ov), len(nv)); cmp.P >= opt.Alpha && minP > opt.Alpha {
+			// Also where every value on both sides is the same (1 sample against 1 of equal
+			// ns/op, common with whole numbers): counted as tested, such a row would only
+			// raise the Holm correction of the rows that can show a change, and hide one.
 			// benchmath warns only when both sides are small; 6 samples against 1 cannot
 			// show a difference either (smallest p 2/7), so "unchanged" would be a guess.
 			row.Note = fmt.Sprintf("%d+%d samples cannot show a difference at alpha %v (smallest possible p %.2g): %s", len(ov), len(nv), opt.Alpha, minP, MoreSamplesOf(unit))
 		}
-		row.Significant = cmp.P < cmp.Alpha && len(cmp.Warnings) == 0
+		row.Significant = cmp.P < cmp.Alpha && len(cmp.Warnings) == 0 && !equal
 	}
 	if row.Significant && math.Abs(row.Diff) <= tol {
 		row.Significant = false // a real but amortised change: below the unit's resolution

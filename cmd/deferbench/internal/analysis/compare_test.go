@@ -136,6 +136,8 @@ func TestCompareRunsGate(t *testing.T) {
 		{"0 to 1 alloc at n=1 is exact and fails", "allocs/op", []float64{0}, []float64{1}, false, Worse, "fail", MethodExact},
 		{"amortised growth is no allocation", "allocs/op", []float64{0, 0, 0}, []float64{1e-6, 2e-6, 1.4e-6}, false, Unchanged, "pass", MethodExact},
 		{"amortised 4 to 4.00002 is no change", "allocs/op", []float64{4, 4.00001}, []float64{4.00002, 4.00002}, false, Unchanged, "pass", MethodExact},
+		{"B/op 0 to 1 is within the tolerance (help: of at most 1 byte)", "B/op", []float64{0, 0, 0}, []float64{1, 1, 1}, false, Unchanged, "pass", MethodExact},
+		{"B/op 0 to 2 exceeds it", "B/op", []float64{0, 0, 0}, []float64{2, 2, 2}, false, Worse, "fail", MethodExact},
 		{"B/op 0 to 48", "B/op", []float64{0, 0, 0}, []float64{48, 48, 48}, false, Worse, "fail", MethodExact},
 		{"distinct-states 1 to 3", "distinct-states", []float64{1}, []float64{3}, false, Worse, "fail", MethodExact},
 		{"fewer allocations", "allocs/op", []float64{4}, []float64{0}, false, Better, "pass", MethodExact},
@@ -146,7 +148,8 @@ func TestCompareRunsGate(t *testing.T) {
 		{"+10% time paired", "ns/op", noisy(100), noisy(110), true, Worse, "fail", MethodPaired},
 		{"paired at 3 rounds: no verdict", "ns/op", []float64{100, 101, 99}, []float64{110, 111, 109}, true, NoVerdict, "inconclusive", MethodPaired},
 		{"lower throughput is worse", "cmds/s", noisy(100), noisy(80), false, Worse, "", MethodUTest},
-		{"timing samples that agree are still tested", "ns/op", []float64{100}, []float64{100}, false, Unchanged, "inconclusive", MethodUTest},
+		{"equal timing samples at n=1 are no verdict", "ns/op", []float64{100}, []float64{100}, false, NoVerdict, "inconclusive", MethodUTest},
+		{"equal timing samples at n=6 are tested: unchanged", "ns/op", []float64{100, 100, 100, 100, 100, 100}, []float64{100, 100, 100, 100, 100, 100}, false, Unchanged, "pass", MethodUTest},
 	} {
 		cmp := CompareRuns(cfgResults("", "X", c.unit, c.old...), cfgResults("", "X", c.unit, c.new...),
 			CompareOptions{Thresholds: gate, Paired: c.paired})
@@ -157,6 +160,38 @@ func TestCompareRunsGate(t *testing.T) {
 		r := cmp.Rows[0]
 		if r.Verdict != c.verdict || r.Gate != c.gate || r.Method != c.method {
 			t.Errorf("%s: verdict %s, gate %q, method %s (p=%v, note %q); want %s, %q, %s", c.name, r.Verdict, r.Gate, r.Method, r.P, r.Note, c.verdict, c.gate, c.method)
+		}
+	}
+}
+
+// TestGateUntestableEqualRowsLeaveHolmAlone: a 2x slowdown of 6 samples against 6 fails the
+// gate beside 30 rows of one sample a side, whether those single samples are equal or not.
+// Equal ones were counted as tested: Holm's correction over 31 rows then spared the slowdown
+// (exit 3, inconclusive) where 30 rows of unequal samples left it failing (exit 1).
+func TestGateUntestableEqualRowsLeaveHolmAlone(t *testing.T) {
+	gate, _ := ParseThresholds("sec/op>5%")
+	for _, bar := range []float64{100, 101} {
+		var old, new []*benchfmt.Result
+		for i := range 6 {
+			old = append(old, cfgResults("", "Foo-2", "ns/op", float64(100+i))...)
+			new = append(new, cfgResults("", "Foo-2", "ns/op", float64(200+i))...)
+		}
+		for k := range 30 {
+			old = append(old, cfgResults("", fmt.Sprintf("Bar%d-2", k), "ns/op", 100)...)
+			new = append(new, cfgResults("", fmt.Sprintf("Bar%d-2", k), "ns/op", bar)...)
+		}
+		cmp := CompareRuns(old, new, CompareOptions{Thresholds: gate})
+		failed := 0
+		for _, r := range cmp.Rows {
+			if r.Gate == GateFail {
+				failed++
+				if !strings.HasPrefix(r.Name, "Foo") {
+					t.Errorf("Bar rows at %v: row %s fails", bar, r.Name)
+				}
+			}
+		}
+		if failed != 1 || cmp.Tested != 1 {
+			t.Errorf("Bar rows 100 against %v: %d rows fail, %d tested; want Foo failing, 1 tested", bar, failed, cmp.Tested)
 		}
 	}
 }

@@ -303,11 +303,21 @@ func writeGateLine(w io.Writer, d *CompareDoc) error {
 			_, err = fmt.Fprintf(w, "\ngate -fail %s: INCONCLUSIVE: none of %s failed%s%s\n", d.Fail, results.Plural(checked, "metric"), c.UnmatchedClause(), d.trustShort())
 			break
 		}
-		_, err = fmt.Fprintf(w, "\ngate -fail %s: INCONCLUSIVE: %d of %s could not be judged (no verdict, or too few samples to fail at any outcome), none failed%s%s: %s%s\n",
-			d.Fail, len(c.Inconclusive()), results.Plural(checked, "metric"), d.holmClause(), c.UnmatchedClause(), analysis.MoreSamples, d.trustShort())
+		fix := ": " + analysis.MoreSamples
+		if c.Unreachable > 0 {
+			fix = "" // holmClause gave it
+		}
+		_, err = fmt.Fprintf(w, "\ngate -fail %s: INCONCLUSIVE: %d of %s could not be judged (no verdict, or too few samples to fail at any outcome), none failed%s%s%s%s\n",
+			d.Fail, len(c.Inconclusive()), results.Plural(checked, "metric"), d.holmClause(), c.UnmatchedClause(), fix, d.trustShort())
 	default:
-		_, err = fmt.Fprintf(w, "\ngate -fail %s: FAIL: %d of %s worse beyond the threshold and significant at alpha %v (%s%s)%s\n",
-			d.Fail, len(c.Failed()), results.Plural(checked, "metric"), c.Alpha, strings.TrimPrefix(d.holmClause(), "; "), d.unjudged(), d.trustShort())
+		// The clauses in parentheses, none when every failure was an exact comparison of
+		// counts and every gated metric was judged.
+		detail := strings.TrimPrefix(d.holmClause()+d.unjudged(), "; ")
+		if detail != "" {
+			detail = " (" + detail + ")"
+		}
+		_, err = fmt.Fprintf(w, "\ngate -fail %s: FAIL: %d of %s worse beyond the threshold and significant at alpha %v%s%s\n",
+			d.Fail, len(c.Failed()), results.Plural(checked, "metric"), c.Alpha, detail, d.trustShort())
 	}
 	return err
 }

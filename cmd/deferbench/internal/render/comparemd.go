@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -103,6 +104,14 @@ func writeCompareMarkdown(w io.Writer, d *CompareDoc) error {
 	if c.Method == analysis.MethodPaired {
 		method = "Wilcoxon signed-rank test on paired rounds"
 	}
+	if d.Fail != "" && slices.ContainsFunc(c.Rows, func(r analysis.Row) bool { return r.Gate != "" && r.Method == analysis.MethodExact }) {
+		// Gated counts whose samples agree are compared exactly, without a test.
+		if c.Tested == 0 {
+			method = "counts compared exactly"
+		} else {
+			method += "; counts compared exactly"
+		}
+	}
 	switch d.Gate() {
 	case analysis.GateFail:
 		fmt.Fprintf(&b, "**Gate failed:** %s worse beyond `%s` and significant (%s, alpha %v%s%s).\n\n",
@@ -113,8 +122,12 @@ func writeCompareMarkdown(w io.Writer, d *CompareDoc) error {
 				results.Plural(c.Gated(), "gated metric"), d.Fail, method, c.Alpha, mdCell(c.UnmatchedClause()))
 			break
 		}
-		fmt.Fprintf(&b, "**Gate inconclusive:** %d of %s could not be judged (no verdict, or too few samples to fail at any outcome); none failed `%s` (%s, alpha %v%s%s). To judge them, %s.\n\n",
-			len(c.Inconclusive()), results.Plural(c.Gated(), "gated metric"), d.Fail, method, c.Alpha, d.holmClause(), mdCell(c.UnmatchedClause()), analysis.MoreSamples)
+		fix := " To judge them, " + analysis.MoreSamples + "."
+		if c.Unreachable > 0 {
+			fix = "" // holmClause gave it
+		}
+		fmt.Fprintf(&b, "**Gate inconclusive:** %d of %s could not be judged (no verdict, or too few samples to fail at any outcome); none failed `%s` (%s, alpha %v%s%s).%s\n\n",
+			len(c.Inconclusive()), results.Plural(c.Gated(), "gated metric"), d.Fail, method, c.Alpha, d.holmClause(), mdCell(c.UnmatchedClause()), fix)
 	case analysis.GatePass:
 		fmt.Fprintf(&b, "**Gate passed:** every gated metric judged, nothing worse beyond `%s` (%s, alpha %v%s).\n\n", d.Fail, method, c.Alpha, d.holmClause())
 	default:

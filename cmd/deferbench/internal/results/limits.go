@@ -61,9 +61,9 @@ func CanonUnit(u string) string {
 	return u
 }
 
-// Tolerance is the smallest change of a metric in unit that counts: 0.01 allocs/op (one
-// allocation per hundred operations) and 1 byte for bytes per anything (B/op, heap-B/cmd,
-// replica-B/entity), so that amortised growth (a slice that grows once in a million
+// Tolerance is the largest change of a metric in unit that does not count (a change must
+// exceed it): 0.01 allocs/op (one allocation per hundred operations) and 1 byte for bytes
+// per anything (B/op, heap-B/cmd, replica-B/entity), so that amortised growth (a slice that grows once in a million
 // operations: 1e-6 allocs/op, and a per-op byte count that depends on the iteration count)
 // never counts as a change; 0 for every other unit.
 func Tolerance(unit string) float64 {
