@@ -110,7 +110,8 @@ func stageSlowAdd[T any](r *Recorder, e ecs.Entity, c ecs.Component[T], v T) {
 // same placeholder, written into the recorder's stream with no Bundle built (the deferred
 // counterpart of ecs.Create2, as Ark's Map2.NewEntity is of its NewEntity). It is a function,
 // not a method, because Go methods take no type parameters. It panics as Value and With do:
-// for a component that is not inline, or values over ecs.MaxInline bytes together.
+// for a component that is not inline, or values over ecs.MaxInline bytes together, each
+// rounded up to whole 8-byte words (ecs.Bundle: two 20-byte values do not fit).
 func Create2[A, B any](r *Recorder, a ecs.Component[A], va A, b ecs.Component[B], vb B) ecs.Entity {
 	wa, wb := int((unsafe.Sizeof(va)+7)/8), int((unsafe.Sizeof(vb)+7)/8)
 	k := 2 + wa + wb // the payload: the Bundle's 16-byte head and the values

@@ -3,6 +3,7 @@ package ecs_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/deferbench/deferbench/ecs"
@@ -115,5 +116,64 @@ func TestBundleWithEverySize(t *testing.T) {
 	walk(nil, 0)
 	if tried < 40 {
 		t.Fatalf("only %d bundles built", tried)
+	}
+}
+
+type words20 [5]int32 // 20 bytes: 24 in a Bundle
+type words16 [2]int64 // 16 bytes
+type small4 int32     // 4 bytes: 8 in a Bundle
+type tag0 struct{}    // no size
+
+var (
+	w20a, w20b = ecs.NewComponent[words20]("w20a", nil), ecs.NewComponent[words20]("w20b", nil)
+	w16        = ecs.NewComponent[words16]("w16", nil)
+	small4s    = [5]ecs.Component[small4]{
+		ecs.NewComponent[small4]("small0", nil), ecs.NewComponent[small4]("small1", nil),
+		ecs.NewComponent[small4]("small2", nil), ecs.NewComponent[small4]("small3", nil),
+		ecs.NewComponent[small4]("small4", nil),
+	}
+	tagged = ecs.NewComponent[tag0]("tag0", nil)
+)
+
+// TestBundleCountsWholeWords: a Bundle holds MaxInline bytes with each value rounded up to
+// whole words, as its doc says. 20 + 16 bytes (24 + 16) fits, 20 + 20 (48) panics naming the
+// bytes taken, on With and on ecs.Create2 alike, whether or not the world has the columns
+// yet (Create2's direct path took two 20-byte values once the columns existed and panicked
+// on a fresh world); five 4-byte values and a tag (MaxBundle values, 40 bytes) fit.
+func TestBundleCountsWholeWords(t *testing.T) {
+	panics := func(what string, f func()) {
+		t.Helper()
+		defer func() {
+			r := recover()
+			if s, _ := r.(string); !strings.Contains(s, "2 values taking 48 bytes") {
+				t.Errorf("%s: panic %v, want a bundle overflow naming 2 values taking 48 bytes", what, r)
+			}
+		}()
+		f()
+	}
+	w := ecs.NewWorld()
+	if _, err := ecs.Create2(w, w20a, words20{1}, w16, words16{2}); err != nil {
+		t.Fatal(err)
+	}
+	panics("With of two 20-byte values", func() { _ = w20a.Value(words20{1}).With(w20b.Value(words20{2})) })
+	panics("ecs.Create2 of two 20-byte values on a fresh world", func() { _, _ = ecs.Create2(ecs.NewWorld(), w20a, words20{1}, w20b, words20{2}) })
+	full := ecs.NewWorld()
+	if _, err := full.Create(w20a.Value(words20{1})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := full.Create(w20b.Value(words20{1})); err != nil {
+		t.Fatal(err)
+	}
+	panics("ecs.Create2 of two 20-byte values once both columns exist", func() { _, _ = ecs.Create2(full, w20a, words20{1}, w20b, words20{2}) })
+	b := tagged.Value(tag0{})
+	for i, c := range small4s {
+		b = b.With(c.Value(small4(i)))
+	}
+	e, err := w.Create(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := small4s[4].Get(w, e); err != nil || v != 4 || !w.Has(e, tagged.ID()) {
+		t.Errorf("six values (five of 4 bytes and a tag): small4 = %v, %v, tag %v", v, err, w.Has(e, tagged.ID()))
 	}
 }

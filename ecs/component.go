@@ -15,7 +15,8 @@ type ComponentID uint8
 const MaxComponents = 64
 
 // MaxInline is the largest inline component value, in bytes. Inline components are
-// pointer-free types of at most this size; their values travel inside Value and Bundle.
+// pointer-free types of at most this size; their values travel inside Value and Bundle. It is
+// also what one Bundle holds, each value rounded up to whole 8-byte words (see Bundle).
 const MaxInline = 40
 
 // inlineWords is MaxInline in 8-byte words; the payload arrays are word arrays so that any
@@ -285,7 +286,10 @@ func (c Component[T]) Remove(w *World, e Entity) error { return w.Remove(e, c.id
 
 // Bundle is a set of inline component values, by copy: up to MaxBundle values packed into
 // MaxInline bytes, 56 bytes in all, pointer-free, so it can be passed through interfaces and
-// stored in command records without allocating. Build one with Component.Value and With. The
+// stored in command records without allocating. Each value takes whole 8-byte words: its size
+// rounded up to a multiple of 8 (a 4-byte value takes 8 bytes, a 20-byte one 24, a tag of no
+// size none). So a 20-byte and a 16-byte value fit (24 + 16 = 40), two 20-byte values do not
+// (48), nor six 4-byte ones: MaxBundle values fit only with tags among them. Build one with Component.Value and With. The
 // zero Bundle is the empty set. It is the initial component set of World.Create and the
 // payload of Add, Set and Upsert (which may carry several components at once).
 type Bundle struct {
@@ -311,7 +315,8 @@ func NewBundle(parts ...Bundle) Bundle {
 }
 
 // With returns b plus the values of o. It panics when the result would exceed MaxBundle values
-// or MaxInline bytes (a programming error: the set is fixed where it is written). Duplicate
+// or MaxInline bytes, each value counted in whole words as Bundle says (a programming error:
+// the set is fixed where it is written). Duplicate
 // components are reported by the World call that receives the bundle, as
 // ErrDuplicateComponent.
 func (b Bundle) With(o Bundle) Bundle {
@@ -326,7 +331,8 @@ func (b Bundle) With(o Bundle) Bundle {
 //go:noinline
 func (b *Bundle) merge(o *Bundle) {
 	if int(b.n)+int(o.n) > MaxBundle || int(b.used)+int(o.used) > MaxInline {
-		panic(fmt.Sprintf("ecs: bundle overflow: at most %d values and %d bytes", MaxBundle, MaxInline))
+		panic(fmt.Sprintf("ecs: bundle overflow: %d values taking %d bytes (each value's size rounded up to 8 bytes); a Bundle holds at most %d values in %d bytes: stage the other components with a second Add",
+			int(b.n)+int(o.n), int(b.used)+int(o.used), MaxBundle, MaxInline))
 	}
 	base := b.used / 8
 	if bn := int(b.n); o.n == 1 && bn < MaxBundle {

@@ -249,13 +249,16 @@ func (w *World) Create(b Bundle) (Entity, error) {
 }
 
 // Create2 is w.Create(NewBundle(a.Value(va), b.Value(vb))) for the common two-component
-// entity, with the same results and errors (and the same panic for a component that is not
-// inline), written value by value into the columns without building a Bundle: Ark's
+// entity, with the same results and errors (and the same panics: for a component that is not
+// inline, and for two values that do not fit one Bundle, such as two of 20 bytes), written value by value into the columns without building a Bundle: Ark's
 // Map2.NewEntity does the same. It is a function, not a method, because Go methods take no
 // type parameters.
 func Create2[A, B any](w *World, a Component[A], va A, b Component[B], vb B) (Entity, error) {
 	mask := Mask(1)<<a.id | Mask(1)<<b.id
-	if !a.inline || !b.inline || a.id == b.id || mask&^w.hasCol != 0 || mask&w.validated != 0 || w.iters.Load() > 0 {
+	// The sizes are constants of the instantiation: values that overflow a Bundle (in whole
+	// words) take the path that builds one, and panic as it does, on every world alike.
+	fit := (unsafe.Sizeof(va)+7)/8+(unsafe.Sizeof(vb)+7)/8 <= inlineWords
+	if !fit || !a.inline || !b.inline || a.id == b.id || mask&^w.hasCol != 0 || mask&w.validated != 0 || w.iters.Load() > 0 {
 		return w.Create(NewBundle(a.Value(va), b.Value(vb))) // checks, errors and panics as Create
 	}
 	if w.arch != nil {
