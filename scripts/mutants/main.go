@@ -192,7 +192,7 @@ var mutants = []mutant{
 	{id: "replay-stream-run-position", file: "deferral/stream.go", old: "\t\t\t\t\treturn i + recs, err\n", new: "\t\t\t\t\treturn i, err\n"},
 	{id: "lazyguarded-recorder-numbered-from-1", file: "strategies/lazyguarded/recorder.go", old: "r.index = int(g.nrec.Add(1) - 1)", new: "r.index = int(g.nrec.Add(1))"},
 	{id: "ecs-has-stale-handle", file: "ecs/world.go", old: "return w.isLive(e) && w.masks[e.slot].Has(id)", new: "return w.masks[e.slot].Has(id)"},
-	{id: "ecs-create2-same-component", file: "ecs/world.go", old: "if !a.inline || !b.inline || a.id == b.id || mask&^w.hasCol != 0", new: "if !a.inline || !b.inline || mask&^w.hasCol != 0"},
+	{id: "ecs-create2-same-component", file: "ecs/world.go", old: "if !fit || !a.inline || !b.inline || a.id == b.id || mask&^w.hasCol != 0", new: "if !fit || !a.inline || !b.inline || mask&^w.hasCol != 0"},
 	{id: "command-remove-unnamed", file: "deferral/command.go", old: "\tcase c.Verb == VerbRemove:\n\t\treturn ecs.ComponentName(c.Component)\n", new: ""},
 	{id: "replica-create-run-unchecked", file: "deferral/batch.go", old: "case want.state != resCreated || e != want.e:", new: "case want.state != resCreated:"},
 	{id: "replica-create-bulk-unchecked", file: "deferral/bulk.go", old: "if want := t[int(lo)+i].e; e != want {", new: "if want := t[int(lo)+i].e; false && e != want {"},
