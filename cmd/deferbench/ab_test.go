@@ -85,6 +85,29 @@ func TestAB(t *testing.T) {
 	}
 }
 
+// TestABNotesBenchmarksOnOneSide: a HEAD whose benchmark is renamed (a revision that no
+// longer runs one) is named in a note, as compare names it; ab dropped it without a word.
+func TestABNotesBenchmarksOnOneSide(t *testing.T) {
+	racetest.SkipSingleGoroutine(t, "its rounds are child processes run one at a time")
+	bin := abBinary(t)
+	head := filepath.Join(t.TempDir(), "head")
+	script := "#!/bin/sh\n'" + bin + "' \"$@\"; rc=$?\nout=; prev=\nfor a in \"$@\"; do [ \"$prev\" = -out ] && out=$a; prev=$a; done\n" +
+		"[ -n \"$out\" ] && [ -f \"$out/bench.txt\" ] && sed -i 's#cmd=typed-#cmd=typed2-#' \"$out/bench.txt\"\nexit $rc\n"
+	if err := os.WriteFile(head, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := cli("ab", "-rounds", "2", "-benchtime", "50x", "-scenarios", "Stage", "-strategies", "cmdbuffer",
+		"-seed", "1", "-out", filepath.Join(t.TempDir(), "ab"), bin, head)
+	if code != 0 && code != 3 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	for _, want := range []string{"deferbench: ab: note: 1 benchmark only in ", "Stage/strategy=cmdbuffer/cmd=typed-", "Stage/strategy=cmdbuffer/cmd=typed2-"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
 func TestABBadInputs(t *testing.T) {
 	bin := abBinary(t)
 	notExec := filepath.Join(t.TempDir(), "bench.txt")

@@ -126,19 +126,7 @@ func Run(ctx context.Context, r Request) error {
 				results.Plural(len(kept), "benchmark"))
 		}
 	}
-	onlyOld, onlyNew := results.Unmatched(old, new)
-	writeOnly(r.Stderr, args[0], onlyOld)
-	writeOnly(r.Stderr, args[1], onlyNew)
-	unitsOld, unitsNew := results.UnmatchedUnits(old, new)
-	for _, side := range []struct {
-		path  string
-		units []string
-	}{{args[0], unitsOld}, {args[1], unitsNew}} {
-		if len(side.units) > 0 {
-			fmt.Fprintf(r.Stderr, "deferbench: compare: note: %s only in %s, for the benchmarks both have: not compared (a run without -benchmem, or a metric one build does not report?)\n",
-				strings.Join(side.units, ", "), side.path)
-		}
-	}
+	noteUnmatched(r.Stderr, "compare", args[0], args[1], old, new)
 	c := analysis.CompareRuns(old, new, opt)
 	c.Unfinished = unfinished
 	for _, n := range c.Notes {
@@ -206,6 +194,7 @@ func Sides(ab SidesRequest) error {
 	if err != nil {
 		return err
 	}
+	noteUnmatched(ab.Stderr, cmd, basePath, headPath, old, new)
 	c := analysis.CompareRuns(old, new, ab.Options)
 	for _, n := range c.Notes {
 		fmt.Fprintf(ab.Stderr, "deferbench: ab: note: %s\n", n)
@@ -274,16 +263,33 @@ func Write(stdout, stderr io.Writer, cmd, oldPath, newPath, oldLabel, newLabel s
 	return nil
 }
 
-// writeOnly notes, in one line, the benchmarks only path has (first three named).
-func writeOnly(w io.Writer, path string, names []string) {
-	if len(names) == 0 {
-		return
+// noteUnmatched notes on w, for command cmd, the benchmarks only one side has (a line per
+// side, the first three named) and the units only one side has for the benchmarks both have:
+// none of them is compared, nor gated.
+func noteUnmatched(w io.Writer, cmd, oldPath, newPath string, old, new []*benchfmt.Result) {
+	onlyOld, onlyNew := results.Unmatched(old, new)
+	unitsOld, unitsNew := results.UnmatchedUnits(old, new)
+	for _, side := range []struct {
+		path         string
+		names, units []string
+	}{{oldPath, onlyOld, unitsOld}, {newPath, onlyNew, unitsNew}} {
+		if names := side.names; len(names) > 0 {
+			shown := names[:min(len(names), 3)]
+			more := ""
+			if len(names) > len(shown) {
+				more = fmt.Sprintf(", … (%d more)", len(names)-len(shown))
+			}
+			fmt.Fprintf(w, "deferbench: %s: note: %s only in %s, not compared: %s%s\n",
+				cmd, results.Plural(len(names), "benchmark"), side.path, strings.Join(shown, ", "), more)
+		}
 	}
-	shown := names[:min(len(names), 3)]
-	more := ""
-	if len(names) > len(shown) {
-		more = fmt.Sprintf(", … (%d more)", len(names)-len(shown))
+	for _, side := range []struct {
+		path  string
+		units []string
+	}{{oldPath, unitsOld}, {newPath, unitsNew}} {
+		if len(side.units) > 0 {
+			fmt.Fprintf(w, "deferbench: %s: note: %s only in %s, for the benchmarks both have: not compared (a run without -benchmem, or a metric one build does not report?)\n",
+				cmd, strings.Join(side.units, ", "), side.path)
+		}
 	}
-	fmt.Fprintf(w, "deferbench: compare: note: %s only in %s, not compared: %s%s\n",
-		results.Plural(len(names), "benchmark"), path, strings.Join(shown, ", "), more)
 }
