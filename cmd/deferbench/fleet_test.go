@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -182,6 +183,8 @@ func TestFleetBadInputs(t *testing.T) {
 	os.Remove(filepath.Join(noEnv, "env.json"))
 	badEnv := fleetRun(t, parent, "badenv", 4, "", "", nil, "Stage/strategy=cmdbuffer/cmd=typed-4 20 ns/op")
 	os.WriteFile(filepath.Join(badEnv, "env.json"), []byte("{"), 0o644)
+	nullEnv := fleetRun(t, parent, "nullenv", 4, "", "", nil, "Stage/strategy=cmdbuffer/cmd=typed-4 20 ns/op")
+	os.WriteFile(filepath.Join(nullEnv, "env.json"), []byte("null"), 0o644)
 	empty := filepath.Join(parent, "empty")
 	os.Mkdir(empty, 0o755)
 	notBench := fleetRun(t, parent, "notbench", 4, "", "", nil)
@@ -208,6 +211,7 @@ func TestFleetBadInputs(t *testing.T) {
 		{[]string{good, empty}, "empty has no bench.txt"},
 		{[]string{noEnv}, "noenv has no env.json"},
 		{[]string{badEnv}, "badenv/env.json is not deferbench's env.json"},
+		{[]string{nullEnv}, "nullenv/env.json is not deferbench's env.json"},
 		{[]string{notBench}, "notbench/bench.txt holds no Go benchmark results"},
 		{[]string{"-out", missingOut, good}, "does not exist"},
 		{[]string{"-out", "", good}, "-out is empty"},
@@ -218,6 +222,14 @@ func TestFleetBadInputs(t *testing.T) {
 		{[]string{good, link}, "are the same results directory"},
 		{[]string{twoMachines}, "holds results of more than one machine"},
 		{[]string{joined}, "repeat those from line"},
+	}
+	if runtime.GOOS == "linux" {
+		// A folder no one can create a file in, root included: exit 2 with the fix, as
+		// compare -full says it (exit 1 with the bare error before).
+		cases = append(cases, struct {
+			args []string
+			want string
+		}{[]string{"-out", "/proc/fleet.md", good}, "give a writable path"})
 	}
 	for _, c := range cases {
 		stdout, stderr, code := cli(append([]string{"fleet"}, c.args...)...)

@@ -74,6 +74,10 @@ func ReadBoard(dir string, check func(cmd string, rs []*benchfmt.Result) error) 
 	if err := json.Unmarshal(raw, &b.env); err != nil {
 		return Board{}, usage.Errorf("fleet: %s/env.json is not deferbench's env.json (%v)", dir, err)
 	}
+	if b.env.Before.Cores <= 0 {
+		// null, {} or another tool's JSON decode without error into a board of 0 cores.
+		return Board{}, usage.Errorf("fleet: %s/env.json is not deferbench's env.json (no cores in before): give the folders deferbench run wrote", dir)
+	}
 	for _, c := range results.FileConfig(rs) { // the run's machine, not a modelled Pi's
 		b.config[c.Key] = c.Value
 	}
@@ -373,7 +377,7 @@ func orName(label, name string) string {
 const Marker = "# deferbench fleet"
 
 // WriteFile writes the table of boards to path atomically. A path whose folder does not exist,
-// or that is a directory, is a usage.Error.
+// that is a directory, or that cannot be written (a read-only folder) is a usage.Error.
 func WriteFile(path string, boards []Board) error {
 	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
 		return usage.Errorf("fleet: -out %s: folder %s does not exist", path, filepath.Dir(path))
@@ -387,7 +391,7 @@ func WriteFile(path string, boards []Board) error {
 	var buf bytes.Buffer
 	Write(&buf, boards)
 	if err := results.WriteFileAtomic(path, buf.Bytes()); err != nil {
-		return fmt.Errorf("fleet: %w", err)
+		return usage.Errorf("fleet: -out %s: %v: give a writable path", path, err) // as compare -full
 	}
 	return nil
 }
