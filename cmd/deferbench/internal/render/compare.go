@@ -122,6 +122,10 @@ func fmtChange(r analysis.Row) string {
 			return "new: " + results.FormatValue(r.New.Median, r.Unit) + " " + w
 		}
 	}
+	if math.Abs(r.Change) >= 1000 {
+		// +100000% and beyond in three figures: 1e308 against 100 ns/op printed 309 digits.
+		return fmt.Sprintf("%+.3g%%", 100*r.Change)
+	}
 	return fmt.Sprintf("%+.2f%%", 100*r.Change)
 }
 

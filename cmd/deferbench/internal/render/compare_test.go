@@ -99,3 +99,18 @@ func cfgResults(config string, name, unit string, vals ...float64) []*benchfmt.R
 	}
 	return rs
 }
+
+// TestFmtChangeHuge: a change column stays a few characters however large the change is
+// (1e308 ns/op against 100 printed a 309-digit percentage).
+func TestFmtChangeHuge(t *testing.T) {
+	for _, c := range []struct {
+		change float64
+		want   string
+	}{{0.0523, "+5.23%"}, {-0.5, "-50.00%"}, {9.99, "+999.00%"}, {1e306, "+1e+308%"}, {12345, "+1.23e+06%"}} {
+		r := analysis.Row{Significant: true, Change: c.change}
+		r.Old.Median = 1
+		if got := fmtChange(r); got != c.want {
+			t.Errorf("change %v: %q, want %q", c.change, got, c.want)
+		}
+	}
+}
