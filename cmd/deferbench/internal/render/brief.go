@@ -389,9 +389,13 @@ func (n need) sure(rd *reportData) sureness {
 	undecided := map[string]int{}
 	nu := 0
 	for _, r := range n.rows {
-		for _, x := range r.k.Ranked {
+		decisive := decisiveStrategies(r.k)
+		for j, x := range r.k.Ranked {
 			if bounds {
 				break
+			}
+			if !decisive[j] {
+				continue
 			}
 			if x.Summary.NoCI {
 				noCI = true
@@ -563,4 +567,30 @@ func writeBrief(b *strings.Builder, rd *reportData, reqs []requirement) {
 		fmt.Fprintf(b, "| %s: %s | %s | %s |\n", n.scenario, strings.Join(n.heads, "; "), pick, mdEscape(sures[i].String()))
 	}
 	fmt.Fprintln(b)
+}
+
+// decisiveStrategies returns the strategies of k whose figures a "lowest" (or "highest")
+// verdict rests on: the best group, the others shown close to its best (lowestCandidates),
+// and the next group, which they must be set apart from. How sure a verdict is reads their
+// noise, not that of a strategy many times slower (lazyguarded's ±31% at 80× the best said
+// nothing about "hybrid is lowest"). More noise joins groups, so it brings more strategies in,
+// never fewer. All of them where k has no groups.
+func decisiveStrategies(k analysis.Ranking) map[int]bool {
+	out := map[int]bool{}
+	g := k.Split()
+	if len(g.Groups) == 0 || k.Headline.Meets != nil {
+		for j := range k.Ranked {
+			out[j] = true
+		}
+		return out
+	}
+	for _, j := range lowestCandidates(k, g) {
+		out[j] = true
+	}
+	if len(g.Groups) > 1 {
+		for _, j := range g.Groups[1] {
+			out[j] = true
+		}
+	}
+	return out
 }

@@ -41,6 +41,7 @@ func verdictRows(ks []analysis.Ranking, traits map[string]deferral.Capabilities,
 			continue
 		}
 		var meet []analysis.Ranked
+		var cand []int // the best group, and for a lowest need the strategies shown close to its best
 		g := k.Split()
 		if h.Meets != nil {
 			for _, r := range k.Ranked {
@@ -49,7 +50,11 @@ func verdictRows(ks []analysis.Ranking, traits map[string]deferral.Capabilities,
 				}
 			}
 		} else if len(g.Groups) > 0 {
-			for _, i := range g.Groups[0] {
+			cand = g.Groups[0]
+			if !h.Cost {
+				cand = lowestCandidates(k, g)
+			}
+			for _, i := range cand {
 				meet = append(meet, k.Ranked[i])
 			}
 		}
@@ -61,7 +66,7 @@ func verdictRows(ks []analysis.Ranking, traits map[string]deferral.Capabilities,
 		alike := alikeOutside(k, meet, traits)
 		var noise map[string]string // best-group members whose place is noise
 		if h.Meets == nil && !h.Cost {
-			noise = unproven(k, g)
+			noise = unproven(k, g, cand)
 		}
 		for _, r := range meet {
 			if h.Requires != nil {
@@ -86,7 +91,7 @@ func verdictRows(ks []analysis.Ranking, traits map[string]deferral.Capabilities,
 			}
 			if by, ok := noise[r.Strategy]; ok {
 				if by != "" {
-					refused = append(refused, r.Strategy+" (in the best group by noise alone: "+by+")")
+					refused = append(refused, r.Strategy+" (not shown to meet it: "+by+")")
 				}
 				continue
 			}
@@ -107,9 +112,18 @@ func verdictRows(ks []analysis.Ranking, traits map[string]deferral.Capabilities,
 		joined := len(noise) > 0 && len(names) == 0 && !untested
 		if h.Meets == nil && len(names) > 1 && !joined {
 			// Every pair of the best group is inseparable (Groups), so this holds for each.
-			if k.AllTolerated(g.Groups[0]) {
+			apart := false // a strategy shown close to the best but set apart from the best group
+			for _, r := range meet {
+				if i := slices.IndexFunc(k.Ranked, func(x analysis.Ranked) bool { return x.Strategy == r.Strategy }); !slices.Contains(g.Groups[0], i) && slices.Contains(names, r.Strategy) {
+					apart = true
+				}
+			}
+			switch {
+			case apart:
+				fig += fmt.Sprintf("; each shown within %.0f%% of the best median", 100*sameWithin)
+			case k.AllTolerated(g.Groups[0]):
 				fig += fmt.Sprintf("; equal within %g %s", k.Tol, h.Unit)
-			} else {
+			default:
 				fig += "; noise cannot separate them"
 			}
 		}
@@ -148,7 +162,11 @@ func verdictRows(ks []analysis.Ranking, traits map[string]deferral.Capabilities,
 		// What the row rests on, once an undecided verdict has dropped its names: the
 		// declared properties of the strategies that meet it, and who was left out and why.
 		why := "measured; no declared property involved"
-		if h.Requires != nil && len(names) == 0 && len(refused) == 0 {
+		if h.Requires == nil && len(refused) > 0 {
+			// A best median left out needs its reason beside the row: a reader sees the
+			// strategy first in Findings and not here.
+			why = "measured; left out: " + strings.Join(refused, "; ")
+		} else if h.Requires != nil && len(names) == 0 && len(refused) == 0 {
 			why = "—"
 		} else if h.Requires != nil {
 			why = strings.Join(whys, "; ")
