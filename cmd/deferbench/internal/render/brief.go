@@ -146,8 +146,12 @@ func verdictOf(r verdictRow) string {
 func (q requirement) byVariant() string {
 	if len(q.rows) == 1 {
 		v := verdictOf(q.rows[0])
-		if len(q.rows[0].names) > 1 && q.rows[0].undecided == "" && q.rows[0].k.Headline.Meets == nil {
-			v += " (noise cannot order them)"
+		if r := q.rows[0]; len(r.names) > 1 && r.undecided == "" && r.k.Headline.Meets == nil {
+			if strings.Contains(r.fig, "; each shown within") {
+				v += fmt.Sprintf(" (each within %.0f%% of the best median)", 100*sameWithin)
+			} else {
+				v += " (noise cannot order them)"
+			}
 		}
 		return v
 	}
