@@ -1,7 +1,9 @@
 package harness
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 
@@ -148,5 +150,23 @@ func TestDeterminismDetector(t *testing.T) {
 		if n := distinctStates(t, st); n != 1 {
 			t.Errorf("%s declares a reproducible order but distinct-states is %v, want 1", st.Name, n)
 		}
+	}
+}
+
+// TestDeterminismOneCasePerRun: -procs 1,2 plans Determinism once per strategy, sweeping those
+// GOMAXPROCS itself (runs=2 sweeps × 2 values at -quick), not once per -procs value: the copies
+// ran the same sweep under another -N suffix and stood as verdicts of their own.
+func TestDeterminismOneCasePerRun(t *testing.T) {
+	sts, err := SelectStrategies([]string{"cmdbuffer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := Plan([]Scenario{determinismScenario}, sts, true, []int{1, 2})
+	if len(cases) != 1 || !strings.Contains(cases[0].Name, "runs=4/") {
+		var names []string
+		for _, c := range cases {
+			names = append(names, fmt.Sprintf("%s-%d", c.Name, c.Procs))
+		}
+		t.Fatalf("Determinism with -procs 1,2: cases %v; want one, runs=4", names)
 	}
 }
