@@ -481,7 +481,8 @@ func surerCommand(rd *reportData, ns []need, sures []sureness) string {
 	}
 	count := max(10, 2*repetitions(rd.ks))
 	cmd := "deferbench run"
-	if len(scen) == 0 {
+	allFirm := len(scen) == 0
+	if allFirm {
 		for _, n := range ns {
 			scen = append(scen, n.scenario)
 		}
@@ -506,7 +507,7 @@ func surerCommand(rd *reportData, ns []need, sures []sureness) string {
 		where = "on a cooled, idle machine"
 	}
 	what := "more repetitions narrow the intervals that left verdicts tied or undecided"
-	if len(scen) == 0 {
+	if allFirm {
 		what = "every verdict is firm; more repetitions only narrow the intervals"
 	}
 	return fmt.Sprintf("`%s` %s (%s)", cmd, where, what)

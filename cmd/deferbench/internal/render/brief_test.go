@@ -96,3 +96,19 @@ func TestBoundNeedsIgnoreTimingFlags(t *testing.T) {
 		t.Errorf("StageApply row = %q, want the Loaded flag", row)
 	}
 }
+
+// TestSurerWhenFirm: a run whose every verdict is firm gets the Surer command of all its
+// scenarios with the firm wording, not the tied-or-undecided one (which it always got: the
+// scenarios were filled in before the test for none); one verdict fair names its scenario.
+func TestSurerWhenFirm(t *testing.T) {
+	rd := &reportData{}
+	ns := []need{{scenario: "Spike"}, {scenario: "Determinism"}}
+	got := surerCommand(rd, ns, []sureness{{level: 0}, {level: 0}})
+	if !strings.Contains(got, "-scenarios Spike,Determinism") || !strings.Contains(got, "every verdict is firm") {
+		t.Errorf("every verdict firm: %q", got)
+	}
+	got = surerCommand(rd, ns, []sureness{{level: 1}, {level: 0}})
+	if !strings.Contains(got, "-scenarios Spike ") || !strings.Contains(got, "tied or undecided") {
+		t.Errorf("Spike fair: %q", got)
+	}
+}
