@@ -104,3 +104,13 @@ func TestNextIters(t *testing.T) {
 		}
 	}
 }
+
+// TestStallErrorKeepsSmallBounds: a stall bound under a second is printed as given, not
+// rounded to "0s" (-stall-after 1ms read "no progress for 0s (bound 0s)").
+func TestStallErrorKeepsSmallBounds(t *testing.T) {
+	e := &StallError{Stalls: []Stall{{Name: "Stage/strategy=x-2", After: 1500 * time.Microsecond, Bound: time.Millisecond}, {Name: "Y-2", After: 31400 * time.Millisecond, Bound: 30 * time.Second}}}
+	want := "stalled: Stage/strategy=x-2 made no progress for 1.5ms (bound 1ms); Y-2 made no progress for 31s (bound 30s)"
+	if e.Error() != want {
+		t.Errorf("%q, want %q", e.Error(), want)
+	}
+}

@@ -36,9 +36,24 @@ type StallError struct{ Stalls []Stall }
 func (e *StallError) Error() string {
 	parts := make([]string, len(e.Stalls))
 	for i, s := range e.Stalls {
-		parts[i] = fmt.Sprintf("%s made no progress for %v (bound %v)", s.Name, s.After.Round(time.Second), s.Bound.Round(time.Second))
+		parts[i] = fmt.Sprintf("%s made no progress for %v (bound %v)", s.Name, StallRound(s.After), StallRound(s.Bound))
 	}
 	return "stalled: " + strings.Join(parts, "; ")
+}
+
+// StallRound rounds a stall's duration for a message to about three figures: to the second
+// from 10 s, to 10 ms from 1 s, to 10 µs from 1 ms, not below (a -stall-after 1ms bound
+// printed as "0s").
+func StallRound(d time.Duration) time.Duration {
+	switch {
+	case d >= 10*time.Second:
+		return d.Round(time.Second)
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond)
+	}
+	return d
 }
 
 // Unwrap returns ErrStalled.

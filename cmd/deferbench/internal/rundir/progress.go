@@ -64,7 +64,7 @@ func (p *progress) event(ev harness.Event) {
 	if ev.Stall != nil { // always printed, bar or not: the run goes on without it
 		p.current = ""
 		fmt.Fprintf(p.w, "\ndeferbench: [%d/%d] %s stalled: no progress for %v (bound %v); left behind, its later repetitions skipped, the run goes on\n",
-			ev.Done+1, ev.Total, ev.Name, ev.Stall.After.Round(time.Second), ev.Stall.Bound.Round(time.Second))
+			ev.Done+1, ev.Total, ev.Name, harness.StallRound(ev.Stall.After), harness.StallRound(ev.Stall.Bound))
 		return
 	}
 	if ev.Result == nil {
