@@ -212,6 +212,15 @@ show() {
 	esac
 }
 
+# shq prints its argument as a shell word that pastes back as it is: single-quoted when it
+# holds anything beyond letters, digits and _./=:@%+,- (a results folder with a space).
+shq() {
+	case $1 in
+	*[!A-Za-z0-9_./=:@%+,-]* | "") printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")" ;;
+	*) printf '%s' "$1" ;;
+	esac
+}
+
 # The transport: rsh runs a shell command on the host (in its home folder),
 # put copies a local file there, get copies a remote folder here. In local
 # mode the "remote home" is a temporary folder, lhome, made per host.
@@ -627,7 +636,7 @@ if [ "$tests" -eq 0 ] && [ ${#hosts[@]} -gt 1 ] && [ ${#dirs[@]} -gt 0 ]; then
 	fleet="$results/fleet-$(date +%Y%m%d-%H%M%S).md"
 	read -r -a cli <<<"$(fleet_cli)"
 	if [ ${#cli[@]} -eq 0 ]; then
-		echo "run.sh: no deferbench for this machine to write the fleet table; run: deferbench fleet $(for d in "${dirs[@]}"; do printf '%s ' "$(show "$d")"; done)" >&2
+		echo "run.sh: no deferbench for this machine to write the fleet table; run: deferbench fleet $(for d in "${dirs[@]}"; do printf '%s ' "$(shq "$(show "$d")")"; done)" >&2
 	elif "${cli[@]}" fleet -out "$fleet" "${dirs[@]}"; then
 		echo "run.sh: fleet table: $(show "$fleet")"
 	else
@@ -638,7 +647,7 @@ for d in ${dirs[@]+"${dirs[@]}"}; do
 	if [ "$tests" -eq 1 ]; then
 		echo "run.sh: test summary: $(show "$d")/summary.txt"
 	else
-		echo "run.sh: benchstat -col /strategy $(show "$d")/bench.txt"
+		echo "run.sh: benchstat -col /strategy $(shq "$(show "$d")/bench.txt")"
 	fi
 done
 if [ ${#failed[@]} -gt 0 ]; then
