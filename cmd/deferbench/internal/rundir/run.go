@@ -242,8 +242,13 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 	case profErr != nil:
 		return fmt.Errorf("run: profiles: %w: kept all %d results and the profiles of %d of %d scenario-strategy pairs in %s; %s", profErr, total, profiled, groups, out, marked)
 	}
-	fmt.Fprintf(e.stderr, "deferbench: %d results in %s (%s); compare with: benchstat -col /strategy %s\n",
-		done, out, time.Since(start).Round(time.Second), ShellQuote(benchPath))
+	// What to pick is in report.md: named first, as the README says to open it first.
+	read := ""
+	if p := filepath.Join(filepath.Dir(benchPath), "report.md"); fileExists(p) {
+		read = "; what to pick: " + ShellQuote(p)
+	}
+	fmt.Fprintf(e.stderr, "deferbench: %d results in %s (%s)%s; the table, strategies as columns: benchstat -col /strategy %s\n",
+		done, out, time.Since(start).Round(time.Second), read, ShellQuote(benchPath))
 	return nil
 }
 
@@ -361,4 +366,10 @@ func goarmText(isa counts.ISA) string {
 		return ""
 	}
 	return " GOARM=" + isa.GOARM
+}
+
+// fileExists reports whether path names a regular file.
+func fileExists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
