@@ -73,6 +73,7 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "-procs", "1,100000"},
 		{"run", "-storages", "chunks"},
 		{"run", "-storages", ""},
+		{"run", "-scenarios", "Peer", "-strategies", "ark", "-storages", "slots"}, // ark runs on archetypes only
 		{"run", "extra"},
 		{"run", "-out", ""},
 		{"run", "-measure", "cycles"},

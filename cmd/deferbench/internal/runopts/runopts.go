@@ -289,6 +289,16 @@ func (o Flags) options() (harness.Options, error) {
 	}
 	opt = harness.Options{Scenarios: sc, Strategies: st, Quick: o.Quick, Count: o.Count, Benchtime: bt, Procs: procs, Storages: storages, StallAfter: o.StallAfter}.Planned()
 	per := len(opt.Cases)
+	if all := (harness.Options{Scenarios: sc, Strategies: st, Quick: o.Quick, Procs: procs}).Planned().Cases; per == 0 && len(all) > 0 {
+		// The scenarios and strategies meet, on other storages only (Ark runs on archetypes).
+		var on []string
+		for _, c := range all {
+			if c.Storage != "" && !slices.Contains(on, c.Storage) {
+				on = append(on, c.Storage)
+			}
+		}
+		return opt, usage.Errorf("run: no benchmark matches -storages %q: -scenarios %q and -strategies %q run on %s storage only; add it to -storages", o.Storages, o.Scenarios, o.Strategies, strings.Join(on, ", "))
+	}
 	if per == 0 {
 		return opt, usage.Errorf("run: no benchmark matches -scenarios %q and -strategies %q: none of those strategies runs in those scenarios (deferbench list says where each runs); add a scenario or a strategy", o.Scenarios, o.Strategies)
 	}
