@@ -1,6 +1,7 @@
 package envinfo
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -67,6 +68,24 @@ func CPUShareOf(before, after Env) (s CPUShare, ok bool) {
 		s.Other = float64(busy-self) / t
 	}
 	return s, true
+}
+
+// WhyNoShare says why CPUShareOf gives no share for the captures before and after (nil: the
+// run was killed before its closing capture), for a report's words; "" when it gives one.
+func WhyNoShare(before Env, after *Env) string {
+	switch {
+	case after == nil:
+		return "the run was killed before its closing capture"
+	case before.CPUTime == nil || after.CPUTime == nil:
+		return "no /proc/stat, or an env.json of an older deferbench"
+	}
+	if _, ok := CPUShareOf(before, *after); ok {
+		return ""
+	}
+	if b, a := before.CPUTime, after.CPUTime; a.Total >= b.Total && a.Total-b.Total < MinShareTicks {
+		return fmt.Sprintf("the run was too short, %d clock ticks of CPU time on all CPUs against the %d a share needs", a.Total-b.Total, MinShareTicks)
+	}
+	return "the CPU time counters went backwards between the captures (a reboot?)"
 }
 
 // readCPUTime reads the machine's CPU time from proc/stat and this process's from

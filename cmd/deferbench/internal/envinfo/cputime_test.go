@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -104,6 +105,22 @@ func TestCPUShareOfUnknown(t *testing.T) {
 	} {
 		if s, ok := CPUShareOf(tt.before, tt.after); ok {
 			t.Errorf("%s: CPUShareOf = %+v, true; want false", tt.name, s)
+		}
+	}
+	// The reason a report gives: a short run is not a missing /proc/stat.
+	for _, tt := range []struct {
+		before Env
+		after  *Env
+		want   string
+	}{
+		{before, &short, "the run was too short, 100 clock ticks"},
+		{none, &after, "no /proc/stat"},
+		{before, nil, "killed before its closing capture"},
+		{after, &before, "went backwards"},
+		{before, &after, ""},
+	} {
+		if got := WhyNoShare(tt.before, tt.after); !strings.Contains(got, tt.want) || (tt.want == "") != (got == "") {
+			t.Errorf("WhyNoShare = %q, want one containing %q", got, tt.want)
 		}
 	}
 }

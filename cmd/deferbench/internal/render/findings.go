@@ -37,9 +37,12 @@ func loadedFlag(meta ReportMeta, cores int) string {
 	}
 	if f := strings.Fields(meta.LoadBefore); len(f) > 0 && cores > 0 {
 		if x, err := strconv.ParseFloat(f[0], 64); err == nil && x > float64(cores) {
-			why := "no /proc/stat, or an env.json of an older deferbench"
-			if strings.Contains(meta.Partial, "killed") { // no second capture to measure against
+			why := meta.NoOtherWork
+			switch {
+			case strings.Contains(meta.Partial, "killed"): // no second capture to measure against
 				why = "the run was killed before its closing capture"
+			case why == "":
+				why = "no /proc/stat, or an env.json of an older deferbench"
 			}
 			return fmt.Sprintf("**Loaded**: the 1-minute load average before the run was %s, above the %d cores: other work was running as it started, "+
 				"and the timings may carry its noise (the CPU time other work took during the run was not measured: %s).", f[0], cores, why)

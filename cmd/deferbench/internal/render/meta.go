@@ -23,6 +23,9 @@ type ReportMeta struct {
 	// during the run; nil when not measured (no /proc/stat, or an env.json written by an
 	// older deferbench).
 	OtherWork *OtherWork
+	// NoOtherWork says why OtherWork is nil (envinfo.WhyNoShare: a run too short to measure,
+	// one killed before its closing capture, no /proc/stat); "" when unknown.
+	NoOtherWork string
 	// Counts is env.json's record of the count tier (the cases left out and why, whether
 	// cachegrind simulated the caches, the hardware counters); nil when unknown.
 	Counts *results.CountsEnv

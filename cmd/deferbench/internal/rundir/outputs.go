@@ -12,6 +12,7 @@ import (
 
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/analysis"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/counts"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/envinfo"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/isabuild"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/render"
 	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
@@ -110,6 +111,8 @@ func Outputs(o Dir) (plotErr, err error) {
 		meta.Counts = o.Env.Counts
 		if c := o.Env.CPUShare; c != nil {
 			meta.OtherWork = &render.OtherWork{CPUs: c.CPUs, Seconds: c.Seconds, Other: c.Other, Steal: c.Steal}
+		} else {
+			meta.NoOtherWork = envinfo.WhyNoShare(o.Env.Before, o.Env.After)
 		}
 	}
 	plots, plotErr := drawPlots(filepath.Join(o.Path, "plots"), func(dir string) ([]string, error) {
