@@ -18,6 +18,9 @@ const countsCaveat = "instructions are counted work, not time: they leave out ca
 // writeCountNote writes, under a ranking, what instructions per op say about each group of
 // strategies that time could not separate, when the counts separate them.
 func writeCountNote(b *strings.Builder, x analysis.CountIndex, k analysis.Ranking) {
+	if !results.UnitIsTime(k.Headline.Unit) {
+		return // a group of equal allocations, bytes or states is no tie of time
+	}
 	for _, g := range k.Split().Groups {
 		if len(g) < 2 {
 			continue

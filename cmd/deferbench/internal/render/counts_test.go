@@ -84,3 +84,29 @@ func TestVerdictsUseCounts(t *testing.T) {
 		t.Errorf("counts within 1 %% reported as separating:\n%s", b.String())
 	}
 }
+
+// TestCountNoteOnlyUnderTime: a group of equal allocations (0 allocs/op for both) is no tie of
+// time: no "Time cannot separate" note stands under the allocs/op ranking, where the report
+// put one beside a time ranking that had separated the two.
+func TestCountNoteOnlyUnderTime(t *testing.T) {
+	rs := countRun(120)
+	res := func(name string, v float64, unit string) *benchfmt.Result {
+		return &benchfmt.Result{Name: benchfmt.Name(name), Iters: 1000, Values: []benchfmt.Value{{Value: v, Unit: unit}}}
+	}
+	for range 8 {
+		for _, st := range []string{"cmdbuffer", "hybrid"} {
+			rs = append(rs, res("Stage/strategy="+st+"/cmd=typed", 0, "allocs/op"))
+		}
+	}
+	var b strings.Builder
+	if err := WriteDetails(&b, rs, ReportMeta{}); err != nil {
+		t.Fatal(err)
+	}
+	sec := section(b.String(), "### Stage cmd=typed: allocs/op")
+	if strings.Contains(sec, "Time cannot separate") {
+		t.Errorf("a count note under allocs/op:\n%s", sec)
+	}
+	if !strings.Contains(section(b.String(), "### Stage cmd=typed: ns/op"), "Time cannot separate cmdbuffer, hybrid") {
+		t.Errorf("no count note under ns/op, where time cannot separate the two:\n%s", b.String())
+	}
+}
