@@ -464,3 +464,20 @@ func TestCloseButApartMeets(t *testing.T) {
 		}
 	}
 }
+
+// TestWithinToleranceUntested: three repetitions cannot give a U test verdict, but heap-B/cmd
+// medians 0.4 bytes apart are within the unit's 1-byte tolerance: the strategies are joined
+// (≈, medians within the tolerance), not split by a "?" the rule of tolerance already decides.
+func TestWithinToleranceUntested(t *testing.T) {
+	m := metricRun{name: "Stage/strategy=%s/cmd=typed-2", unit: "heap-B/cmd",
+		order: []string{"hybrid", "cmdbuffer", "lazyguarded"},
+		vals: map[string][]float64{
+			"hybrid":      {29.2, 29.2, 29.2},
+			"cmdbuffer":   {29.6, 29.6, 29.6},
+			"lazyguarded": {224, 223, 224},
+		}}
+	sec := section(reportOf(t, m.text()), "### Stage cmd=typed: heap-B/cmd")
+	if !strings.Contains(sec, "hybrid ≈ cmdbuffer ? lazyguarded") || !strings.Contains(sec, "≈ hybrid (medians within 1 heap-B/cmd; no test:") {
+		t.Errorf("29.2 and 29.6 heap-B/cmd at 3 repetitions are not joined:\n%s", sec)
+	}
+}
