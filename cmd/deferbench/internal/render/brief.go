@@ -416,8 +416,12 @@ func (n need) sure(rd *reportData) sureness {
 		if r.undecided != "" {
 			undecided[r.undecided]++
 			nu++
-		} else if len(r.names) > 1 && r.k.Headline.Meets == nil && strings.Contains(r.fig, "noise cannot separate them") {
-			ties = true
+		} else if r.k.Headline.Meets == nil && !r.k.Headline.Cost {
+			// A best group noise cannot split, whether or not all of it meets the need: one
+			// member left out for a strategy behind it still ties with those that meet.
+			if g := r.k.Split(); len(g.Groups) > 0 && len(g.Groups[0]) > 1 && !r.k.AllTolerated(g.Groups[0]) {
+				ties = true
+			}
 		}
 	}
 	if ceiling {
@@ -576,7 +580,8 @@ func writeBrief(b *strings.Builder, rd *reportData, reqs []requirement) {
 
 // decisiveStrategies returns the strategies of k whose figures a "lowest" (or "highest")
 // verdict rests on: the best group, the others shown close to its best (lowestCandidates),
-// and the next group, which they must be set apart from. How sure a verdict is reads their
+// the next group, which they must be set apart from, and every strategy within 2× of the
+// best median. How sure a verdict is reads their
 // noise, not that of a strategy many times slower (lazyguarded's ±31% at 80× the best said
 // nothing about "hybrid is lowest"). More noise joins groups, so it brings more strategies in,
 // never fewer. All of them where k has no groups.
@@ -594,6 +599,16 @@ func decisiveStrategies(k analysis.Ranking) map[int]bool {
 	}
 	if len(g.Groups) > 1 {
 		for _, j := range g.Groups[1] {
+			out[j] = true
+		}
+	}
+	// And every strategy whose median lies within 2× of the best's: the candidates are held
+	// to each strategy not shown close, and noise can take one out of "close" or out of the
+	// next group; medians stay, so this part never shrinks with noise.
+	best := k.Ranked[g.Groups[0][0]].Summary.Median
+	for j, r := range k.Ranked {
+		m := r.Summary.Median
+		if r.Unranked == "" && best > 0 && m > 0 && m/best <= 2 && best/m <= 2 {
 			out[j] = true
 		}
 	}

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -63,6 +64,7 @@ func verdictRows(ks []analysis.Ranking, traits map[string]deferral.Capabilities,
 		slices.SortStableFunc(meet, func(a, b analysis.Ranked) int { return strings.Compare(a.Strategy, b.Strategy) })
 		var names, figs, whys []string
 		var refused []string
+		var alikeOut []string // candidates refused because strategies that read alike are not candidates
 		alike := alikeOutside(k, meet, traits)
 		var noise map[string]string // best-group members whose place is noise
 		if h.Meets == nil && !h.Cost {
@@ -81,6 +83,7 @@ func verdictRows(ks []analysis.Ranking, traits map[string]deferral.Capabilities,
 				}
 				if out := alike[r.Strategy]; out != "" && h.Meets == nil {
 					refused = append(refused, r.Strategy+" (in the best group by noise alone: "+out+", which read the world the same way, are not)")
+					alikeOut = append(alikeOut, r.Strategy+" not shown apart from "+out+", which read the world the same way")
 					continue
 				}
 				if _, ok := noise[r.Strategy]; !ok {
@@ -109,7 +112,9 @@ func verdictRows(ks []analysis.Ranking, traits map[string]deferral.Capabilities,
 			fig += " " + h.Unit
 		}
 		untested := h.Meets == nil && len(g.Untested) > 0 && g.Untested[0]
-		joined := len(noise) > 0 && len(names) == 0 && !untested
+		// Every candidate refused for noise, or for strategies that read the world alike
+		// standing outside: the need is undecided, not decided against everyone.
+		joined := (len(noise) > 0 || len(alikeOut) > 0) && len(names) == 0 && !untested
 		if h.Meets == nil && len(names) > 1 && !joined {
 			// Every pair of the best group is inseparable (Groups), so this holds for each.
 			apart := false // a strategy shown close to the best but set apart from the best group
@@ -134,9 +139,22 @@ func verdictRows(ks []analysis.Ranking, traits map[string]deferral.Capabilities,
 			for _, i := range g.Groups[0] {
 				in = append(in, k.Ranked[i].Strategy)
 			}
+			if 2*len(g.Groups[0]) > rankedCount(k) || len(g.Groups[0]) == rankedCount(k) {
+				fig = fmt.Sprintf("%s: undecided, noise cannot tell %s apart (%d of the %d strategies in the best group)",
+					rowLabel(k), strings.Join(slices.Sorted(slices.Values(in)), ", "), len(g.Groups[0]), rankedCount(k))
+			} else {
+				// A small best group whose members are each not separated from a strategy
+				// well behind: the reasons are what noise leaves open.
+				var why []string
+				for _, n := range slices.Sorted(maps.Keys(noise)) {
+					if noise[n] != "" {
+						why = append(why, n+" "+noise[n])
+					}
+				}
+				why = append(why, alikeOut...)
+				fig = fmt.Sprintf("%s: undecided, noise leaves the best open: %s", rowLabel(k), strings.Join(why, "; "))
+			}
 			names, whys, refused = nil, nil, nil
-			fig = fmt.Sprintf("%s: undecided, noise cannot tell %s apart (%d of the %d strategies in the best group, or not separated from the rest)",
-				rowLabel(k), strings.Join(slices.Sorted(slices.Values(in)), ", "), len(g.Groups[0]), rankedCount(k))
 		}
 		if untested {
 			// The U test could not judge the best group against the next: no strategy is
