@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -27,31 +28,8 @@ func TestWidenedNoiseGainsNoMeets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pick := func(bench []byte) map[string][]string {
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "bench.txt"), bench, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if env, err := os.ReadFile(filepath.Join(filepath.Dir(ref[0]), "env.json")); err == nil {
-			os.WriteFile(filepath.Join(dir, "env.json"), env, 0o644)
-		}
-		if err := runContext(t.Context(), []string{"report", dir}, io.Discard, io.Discard); err != nil {
-			t.Fatalf("report: %v", err)
-		}
-		// report.md's rows fold the variants in; details.md has a row per variant.
-		out := map[string][]string{}
-		for _, f := range []string{"report.md", "details.md"} {
-			rep, err := os.ReadFile(filepath.Join(dir, f))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for need, names := range pickTable(string(rep)) {
-				out[f+": "+need] = names
-			}
-		}
-		return out
-	}
-	orig, wide := pick(src), pick(widen(src, 3))
+	env := filepath.Join(filepath.Dir(ref[0]), "env.json")
+	orig, wide := pickOf(t, src, env), pickOf(t, widen(src, 3), env)
 	if len(orig) == 0 {
 		t.Fatal("no Which to pick rows in the reference report")
 	}
@@ -72,6 +50,80 @@ func TestWidenedNoiseGainsNoMeets(t *testing.T) {
 		}
 	}
 	t.Logf("%d requirements; widened ×3: %d meets lost, %d gained", len(orig), lost, gained)
+}
+
+// pickOf writes bench (and the env.json at env, if any) into a new directory, runs report on
+// it and returns the "Which to pick" rows of report.md and details.md: "file: need" → the
+// strategies shown meeting it.
+func pickOf(t *testing.T, bench []byte, env string) map[string][]string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bench.txt"), bench, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(env); err == nil {
+		os.WriteFile(filepath.Join(dir, "env.json"), b, 0o644)
+	}
+	if err := runContext(t.Context(), []string{"report", dir}, io.Discard, io.Discard); err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	// report.md's rows fold the variants in; details.md has a row per variant.
+	out := map[string][]string{}
+	for _, f := range []string{"report.md", "details.md"} {
+		rep, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for need, names := range pickTable(string(rep)) {
+			out[f+": "+need] = names
+		}
+	}
+	return out
+}
+
+// TestWidenedMethodFlipGainsNoMeets: a breaker's Readers run (8 interleaved repetitions) whose
+// ratio method flips from paired to unpaired when every sample is moved twice as far from its
+// median. Read from the method shown, the unpaired interval then separated lazyguarded-pass
+// from hybrid, which the paired one had not, and lazyguarded-pass gained "readers never wait"
+// with more noise. Separations are now read from both methods' intervals (a U test's by
+// their hull, the signed-rank test's by the paired one whichever is shown).
+func TestWidenedMethodFlipGainsNoMeets(t *testing.T) {
+	racetest.SkipSingleGoroutine(t, "it rebuilds two reports, on one goroutine")
+	ref, err := filepath.Glob("../../results/*-*-*/bench.txt")
+	if err != nil || len(ref) == 0 {
+		t.Skip("no reference run under results/ (its header declares the strategies' capabilities): skipped")
+	}
+	src, err := os.ReadFile(ref[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The header: configuration and capability lines, up to the first benchmark.
+	head, _, _ := strings.Cut(string(src), "\nBenchmark")
+	samples := map[string][]float64{
+		"cmdbuffer":        {2114.77, 2057.58, 2076.01, 1924.07, 2008.15, 2038.12, 2104.58, 1979.73},
+		"versioned":        {2158.68, 2026.39, 2115.67, 2312.43, 2319.94, 2188.70, 2167.84, 2211.92},
+		"handrolled":       {2291.00, 2229.04, 2249.01, 2084.41, 2175.49, 2207.97, 2279.97, 2144.71},
+		"hybrid":           {2052.65, 1994.24, 1814.83, 1929.81, 1995.15, 2003.05, 2009.08, 2000.33},
+		"lazyguarded":      {2096.18, 2126.47, 2116.26, 2204.93, 2160.66, 2136.47, 2102.03, 2167.72},
+		"lazyguarded-pass": {2040, 2040, 2040, 2040, 2040, 2040, 2040, 2040},
+	}
+	var b strings.Builder
+	b.WriteString(head + "\n")
+	for i := range 8 {
+		for _, s := range []string{"cmdbuffer", "versioned", "handrolled", "hybrid", "lazyguarded", "lazyguarded-pass"} {
+			fmt.Fprintf(&b, "BenchmarkReaders/strategy=%s/readers=1-2 1000 %v p99-read-ns\n", s, samples[s][i])
+		}
+	}
+	orig := pickOf(t, []byte(b.String()), "")
+	for _, k := range []float64{2, 3} {
+		for need, names := range pickOf(t, widen([]byte(b.String()), k), "") {
+			for _, n := range names {
+				if !slices.Contains(orig[need], n) {
+					t.Errorf("widened ×%v: %s: %s meets it, not as measured (as measured: %v)", k, need, n, orig[need])
+				}
+			}
+		}
+	}
 }
 
 // pickTable returns the "Which to pick" table of a report: requirement → strategies shown

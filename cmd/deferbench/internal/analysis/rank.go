@@ -71,11 +71,17 @@ func (v *pairVerdict) confirm(tol, diff float64) {
 	if v.Exact {
 		return
 	}
-	excludes := v.HasRatio && !v.Ratio.NoCI && (v.Ratio.Lo > 1 || v.Ratio.Hi < 1)
+	lo, hi, ok := v.Ratio.hull()
+	if !ok { // a ratio set by hand, without the methods' estimates: its own interval
+		lo, hi, ok = v.Ratio.Lo, v.Ratio.Hi, !v.Ratio.NoCI
+	}
+	excludes := v.HasRatio && !v.Ratio.NoCI && ok && (lo > 1 || hi < 1)
 	switch {
 	case v.Separated && !excludes:
 		v.Separated, v.Disputed = false, true
-	case !v.Separated && excludes && v.Ratio.Method == "paired" && v.PairedP < FindingsAlpha && diff > tol:
+	case !v.Separated && v.Ratio.pairedExcludes() && v.PairedP < FindingsAlpha && diff > tol:
+		// Whichever method the scenario shows: the choice follows the intervals' widths,
+		// which noise changes, and a separation must not come or go with it.
 		v.Separated, v.ByPaired, v.Tolerated, v.Note = true, true, false, ""
 	}
 }
@@ -134,9 +140,13 @@ func (k Ranking) Within(i, j int, frac float64) (bool, float64) {
 	if !v.HasRatio || v.Ratio.NoCI || v.Ratio.Lo <= 0 {
 		return false, 0
 	}
-	far := v.Ratio.Hi // later over earlier: above 1 when lower is better
+	lo, hi, ok := v.Ratio.hull() // by either method (hull)
+	if !ok || lo <= 0 {
+		lo, hi = v.Ratio.Lo, v.Ratio.Hi
+	}
+	far := hi // later over earlier: above 1 when lower is better
 	if k.Headline.Higher {
-		far = 1 / v.Ratio.Lo
+		far = 1 / lo
 	}
 	return far <= 1+frac, far
 }
@@ -185,7 +195,7 @@ func (k Ranking) Split() Grouping {
 			case v.Separated && v.Exact:
 				why = fmt.Sprintf("apart from %s by more than %s (samples vary less)", k.Ranked[m].Strategy, tolText)
 			case v.Separated && v.ByPaired:
-				why = fmt.Sprintf("separated from %s (paired ratio %s; signed-rank p=%.3f)", k.Ranked[m].Strategy, v.Ratio.Text(), v.PairedP)
+				why = fmt.Sprintf("separated from %s (paired ratio %s; signed-rank p=%.3f)", k.Ranked[m].Strategy, v.Ratio.Paired().Text(), v.PairedP)
 			case v.Separated:
 				why = fmt.Sprintf("separated from %s (p=%.3f, ratio %s)", k.Ranked[m].Strategy, v.P, v.Ratio.Text())
 			case v.Note != "" && differ:

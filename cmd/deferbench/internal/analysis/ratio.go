@@ -53,6 +53,45 @@ func (r *Ratio) use(method string) {
 	r.Lo, r.Hi = math.Min(r.Lo, r.Center), math.Max(r.Hi, r.Center)
 }
 
+// hull returns the smallest interval holding both methods' 95% intervals (each widened to
+// hold the ratio of the medians, as use widens the one shown), and ok false when neither
+// method gives one. A separation or a "shown within" read from the hull holds by either
+// method: which one a scenario shows (use) depends on the intervals' widths, which noise
+// changes, so a verdict read from the method shown could appear with more noise when the
+// choice flips to the method that happens to separate.
+func (r Ratio) hull() (lo, hi float64, ok bool) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, e := range []estimate{r.paired, r.unpaired} {
+		if !e.ok || !e.ci {
+			continue
+		}
+		lo, hi, ok = math.Min(lo, math.Min(e.lo, r.ofMedians)), math.Max(hi, math.Max(e.hi, r.ofMedians)), true
+	}
+	return lo, hi, ok
+}
+
+// Paired returns r as the paired method gives it (the interval widened to hold the ratio of
+// the medians, as use does), whichever method r shows; r itself when that method gives none.
+func (r Ratio) Paired() Ratio {
+	if !r.paired.ok {
+		return r
+	}
+	p := r
+	p.use("paired")
+	return p
+}
+
+// pairedExcludes reports whether the paired method gives an interval (widened to hold the
+// ratio of the medians) that excludes 1.
+func (r Ratio) pairedExcludes() bool {
+	e := r.paired
+	if !e.ok || !e.ci {
+		return false
+	}
+	lo, hi := math.Min(e.lo, r.ofMedians), math.Max(e.hi, r.ofMedians)
+	return lo > 1 || hi < 1
+}
+
 // Half is a CI's half-width as a fraction of its center: the larger side.
 func Half(c, lo, hi float64) float64 {
 	if c == 0 || math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) {
