@@ -59,14 +59,7 @@ func TestReferenceReportDecidesOnFirstScreen(t *testing.T) {
 // the fix (raise -count), never to noise; the first screen's how-sure phrase says so too.
 func TestQuickReportBlamesRepetitions(t *testing.T) {
 	racetest.SkipSingleGoroutine(t, "it rebuilds the report of the reference run, on one goroutine")
-	ref, err := filepath.Glob("../../results/*-*-*/bench.txt")
-	if err != nil || len(ref) == 0 {
-		t.Skip("no reference run under results/: skipped")
-	}
-	src, err := os.ReadFile(ref[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, src := referenceRun(t, "")
 	var b strings.Builder
 	seen := map[string]int{}
 	for _, l := range strings.SplitAfter(string(src), "\n") {

@@ -20,15 +20,8 @@ import (
 // noise can only move verdicts toward undecided.
 func TestWidenedNoiseGainsNoMeets(t *testing.T) {
 	racetest.SkipSingleGoroutine(t, "it rebuilds the reference run's report twice, on one goroutine")
-	ref, err := filepath.Glob("../../results/*-*-*/bench.txt")
-	if err != nil || len(ref) == 0 {
-		t.Skip("no reference run under results/: skipped")
-	}
-	src, err := os.ReadFile(ref[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := filepath.Join(filepath.Dir(ref[0]), "env.json")
+	ref, src := referenceRun(t, "")
+	env := filepath.Join(filepath.Dir(ref), "env.json")
 	orig, wide := pickOf(t, src, env), pickOf(t, widen(src, 3), env)
 	if len(orig) == 0 {
 		t.Fatal("no Which to pick rows in the reference report")
@@ -50,6 +43,22 @@ func TestWidenedNoiseGainsNoMeets(t *testing.T) {
 		}
 	}
 	t.Logf("%d requirements; widened ×3: %d meets lost, %d gained", len(orig), lost, gained)
+}
+
+// referenceRun returns the path of the checked-in reference run's bench.txt and its
+// contents, or skips the test, saying why (why is appended to the reason) where there is none
+// (a board runs the test binaries without the repository's results).
+func referenceRun(t *testing.T, why string) (string, []byte) {
+	t.Helper()
+	ref, err := filepath.Glob("../../results/*-*-*/bench.txt")
+	if err != nil || len(ref) == 0 {
+		t.Skip("no reference run under results/" + why + ": skipped")
+	}
+	src, err := os.ReadFile(ref[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref[0], src
 }
 
 // pickOf writes bench (and the env.json at env, if any) into a new directory, runs report on
@@ -89,14 +98,7 @@ func pickOf(t *testing.T, bench []byte, env string) map[string][]string {
 // their hull, the signed-rank test's by the paired one whichever is shown).
 func TestWidenedMethodFlipGainsNoMeets(t *testing.T) {
 	racetest.SkipSingleGoroutine(t, "it rebuilds two reports, on one goroutine")
-	ref, err := filepath.Glob("../../results/*-*-*/bench.txt")
-	if err != nil || len(ref) == 0 {
-		t.Skip("no reference run under results/ (its header declares the strategies' capabilities): skipped")
-	}
-	src, err := os.ReadFile(ref[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, src := referenceRun(t, " (its header declares the strategies' capabilities)")
 	// The header: configuration and capability lines, up to the first benchmark.
 	head, _, _ := strings.Cut(string(src), "\nBenchmark")
 	samples := map[string][]float64{

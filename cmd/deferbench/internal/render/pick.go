@@ -248,3 +248,40 @@ func meetVerb(strategies int) string {
 	}
 	return "meets"
 }
+
+// decisiveStrategies returns the strategies of k whose figures a "lowest" (or "highest")
+// verdict rests on: the best group, the others shown close to its best (lowestCandidates),
+// the next group, which they must be set apart from, and every strategy within 2× of the
+// best median. How sure a verdict is reads their
+// noise, not that of a strategy many times slower (lazyguarded's ±31% at 80× the best said
+// nothing about "hybrid is lowest"). More noise joins groups, so it brings more strategies in,
+// never fewer. All of them where k has no groups.
+func decisiveStrategies(k analysis.Ranking) map[int]bool {
+	out := map[int]bool{}
+	g := k.Split()
+	if len(g.Groups) == 0 || k.Headline.Meets != nil {
+		for j := range k.Ranked {
+			out[j] = true
+		}
+		return out
+	}
+	for _, j := range lowestCandidates(k, g) {
+		out[j] = true
+	}
+	if len(g.Groups) > 1 {
+		for _, j := range g.Groups[1] {
+			out[j] = true
+		}
+	}
+	// And every strategy whose median lies within 2× of the best's: the candidates are held
+	// to each strategy not shown close, and noise can take one out of "close" or out of the
+	// next group; medians stay, so this part never shrinks with noise.
+	best := k.Ranked[g.Groups[0][0]].Summary.Median
+	for j, r := range k.Ranked {
+		m := r.Summary.Median
+		if r.Unranked == "" && best > 0 && m > 0 && m/best <= 2 && best/m <= 2 {
+			out[j] = true
+		}
+	}
+	return out
+}
