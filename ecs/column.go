@@ -19,6 +19,12 @@ type column interface {
 	hash(h hash.Hash64, slot uint32)
 	// raw returns the column's untyped view (see rawColumn).
 	raw() rawColumn
+	// copyInto makes dst (a column of the same component, or nil) as long as the column, with
+	// its first n values (all of them when n is at least its length; the rest are dst's old
+	// values or zero), and returns it, allocating only when dst is nil or too short.
+	copyInto(dst column, n int) column
+	// storageBytes returns the bytes the column's value array holds (its capacity).
+	storageBytes() int
 }
 
 // rawColumn is the untyped view of a column that World's hot paths use instead of an

@@ -3,6 +3,8 @@ package ecs
 import (
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"unsafe"
 )
 
@@ -43,7 +45,7 @@ func (w *World) TrustValues(on bool) {
 		return
 	}
 	w.trusted = on
-	w.refreshRaw()
+	w.refreshRaw(w.hasCol)
 }
 
 // CopyFrom makes w identical to src, a replica of it (same ID): afterwards w holds src's
@@ -81,33 +83,33 @@ func (w *World) copyState(src *World) {
 	} else {
 		w.arch = nil
 	}
-	for id, c := range &src.cols { // by pointer: ranging over the array by value copies it
-		if c == nil {
-			if w.cols[id] != nil {
-				w.cols[id] = nil
-			}
-			continue
+	// A world has a column for exactly the components of its hasCol: only those of either
+	// world are copied or dropped, and only their views refreshed, so a copy's fixed cost
+	// grows with the components the worlds use, not with MaxComponents.
+	ids := src.hasCol | w.hasCol
+	for m := ids; m != 0; m &= m - 1 {
+		id := trailingZeros(m)
+		if c := src.cols[id]; c != nil {
+			w.cols[id] = c.copyInto(w.cols[id], math.MaxInt) // a value per slot, dead ones zero
+		} else {
+			w.cols[id] = nil
 		}
-		w.cols[id] = c.(replicaColumn).copyInto(w.cols[id])
 	}
-	w.refreshRaw()
+	if src.arch != nil && w.noWriter.w == w {
+		// On archetype storage the world's columns hold no values (the tables do): their
+		// views change only where a column came or went.
+		ids = src.hasCol ^ w.hasCol
+	}
+	w.refreshRaw(ids)
 }
 
-// replicaColumn is what copying a world needs from a column.
-type replicaColumn interface {
-	// copyInto copies the column's values into dst (a column of the same component, or nil)
-	// and returns it, allocating only when dst is nil or too small.
-	copyInto(dst column) column
-	// storageBytes returns the bytes the column's value array holds (its capacity).
-	storageBytes() int
-}
-
-func (c *typedColumn[T]) copyInto(dst column) column {
+func (c *typedColumn[T]) copyInto(dst column, n int) column {
 	d, ok := dst.(*typedColumn[T])
 	if !ok {
 		d = &typedColumn[T]{info: c.info, valid: c.valid}
 	}
-	d.data = append(d.data[:0], c.data...)
+	d.data = slices.Grow(d.data[:0], len(c.data))[:len(c.data)]
+	copy(d.data, c.data[:min(n, len(c.data))])
 	return d
 }
 
@@ -132,10 +134,8 @@ func (w *World) MarkChanged() { w.changes++ }
 func (w *World) StorageBytes() int {
 	n := int(unsafe.Sizeof(*w)) +
 		cap(w.gens)*4 + cap(w.liveGen)*4 + cap(w.masks)*8 + cap(w.pos)*4 + cap(w.order)*4 + cap(w.free)*4
-	for _, c := range &w.cols {
-		if c != nil {
-			n += c.(replicaColumn).storageBytes()
-		}
+	for m := w.hasCol; m != 0; m &= m - 1 { // the components w has a column for
+		n += w.cols[trailingZeros(m)].storageBytes()
 	}
 	if w.arch != nil {
 		n += w.arch.storageBytes()

@@ -262,15 +262,20 @@ func (a *archStore) copyInto(d *archStore) *archStore {
 	if d == nil {
 		d = &archStore{byMask: map[Mask]int32{}}
 	}
-	clear(d.byMask)
-	for m, i := range a.byMask {
-		d.byMask[m] = i
-	}
 	d.loc = append(d.loc[:0], a.loc...)
 	d.moves, d.placed, d.bulk, d.lastMask, d.lastTable = a.moves, a.placed, a.bulk, a.lastMask, a.lastTable
 	d.hopFrom, d.hopTo, d.hopMask = a.hopFrom, a.hopTo, a.hopMask
 	old := d.tables
 	d.tables = d.tables[:0]
+	// When d has a's tables already (the same sets in the same order), its map and its edges
+	// are right as they are and are not copied: byMask holds each table's index by its set and
+	// nothing else (newTable), and an edge, once filled, names the index of the table of a set,
+	// which is a's. (An edge d lacks it fills on first use, finding the table a has.) The
+	// edges are 512 bytes a table: copying them was most of a copy's fixed cost.
+	same := len(old) == len(a.tables)
+	for i := 0; same && i < len(old); i++ {
+		same = old[i].mask == a.tables[i].mask
+	}
 	for i, t := range a.tables {
 		var c *table
 		if i < len(old) && old[i].mask == t.mask {
@@ -278,20 +283,36 @@ func (a *archStore) copyInto(d *archStore) *archStore {
 		} else {
 			c = &table{}
 		}
-		c.mask, c.add, c.rem = t.mask, t.add, t.rem
+		c.mask = t.mask
+		if !same {
+			c.add, c.rem = t.add, t.rem
+		}
 		c.ids = append(c.ids[:0], t.ids...)
 		c.flat = append(c.flat[:0], t.flat...)
 		c.ptrs = append(c.ptrs[:0], t.ptrs...)
 		c.slots = append(c.slots[:0], t.slots...)
 		// A table kept from the last copy has the same set, so its columns are those of
 		// t.ids and the other entries are empty: each column is copied into its old one, and
-		// grow refreshes the views. A new table starts empty.
-		for _, id := range t.ids {
-			c.cols[id] = t.cols[id].(replicaColumn).copyInto(c.cols[id])
+		// grow refreshes the views. A new table starts empty. Of a column whose values hold
+		// no pointers only the live rows are copied: every row a table gains is written whole
+		// (push's callers), and a row dropped keeps its bytes (drop), so the bytes past the
+		// live rows mean nothing. A column of pointers is copied whole: its dead rows are
+		// zero (drop clears them), and must stay so in the copy.
+		for _, id := range t.flat {
+			c.cols[id] = t.cols[id].copyInto(c.cols[id], len(t.slots))
+		}
+		for _, id := range t.ptrs {
+			c.cols[id] = t.cols[id].copyInto(c.cols[id], t.rows)
 		}
 		c.rows = t.rows
 		c.grow(t.rows)
 		d.tables = append(d.tables, c)
+	}
+	if !same {
+		clear(d.byMask)
+		for m, i := range a.byMask {
+			d.byMask[m] = i
+		}
 	}
 	return d
 }
@@ -302,7 +323,7 @@ func (a *archStore) storageBytes() int {
 	for _, t := range a.tables {
 		n += int(unsafe.Sizeof(*t)) + cap(t.ids) + cap(t.flat) + cap(t.ptrs) + cap(t.slots)*4
 		for _, id := range t.ids {
-			n += t.cols[id].(replicaColumn).storageBytes()
+			n += t.cols[id].storageBytes()
 		}
 	}
 	return n

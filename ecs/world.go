@@ -203,25 +203,30 @@ func (w *World) growColumns(slots int) {
 	}
 }
 
-// refreshRaw recomputes every column's untyped view and colLen (after columns were replaced).
-func (w *World) refreshRaw() {
+// refreshRaw recomputes colLen and the untyped views and writers of the components in ids, a
+// superset of those whose columns were replaced, made or dropped (on a world's first refresh,
+// of every component).
+func (w *World) refreshRaw(ids Mask) {
+	if w.noWriter.w != w {
+		ids = ^Mask(0) // a world's first refresh (a new Replica) sets every writer
+	}
 	w.noWriter.w = w
 	w.colLen = len(w.gens)
 	if w.arch != nil {
 		w.colLen = math.MaxInt
 	}
-	for id, c := range &w.cols { // by pointer: ranging over the array by value copies it
+	for m := ids; m != 0; m &= m - 1 {
+		id := trailingZeros(m)
+		c := w.cols[id]
 		if c == nil && w.hasCol&(Mask(1)<<id) == 0 && w.writers[id].w == w {
 			// No column before and none now: its view and writer are already those of a
-			// component without one. A copy (CopyFrom) into a replica of a world that uses
-			// few of the components registered would otherwise spend most of its fixed
-			// cost here.
+			// component without one.
 			continue
 		}
 		if c != nil && w.arch == nil {
 			c.grow(w.colLen)
 		}
-		w.setRaw(ComponentID(id))
+		w.setRaw(id)
 	}
 }
 

@@ -402,48 +402,64 @@ func (s *ECS) resync(direct bool) error {
 // (a create, destroy, add or remove, which finds tables or moves rows) about replayOther; a
 // copy (ecs.World.CopyFrom) costs about copyFixed plus one instruction per copyBytes bytes of
 // the owner's world (ecs.World.StorageBytes). Measured: a copy of 256 entities with two 16-byte
-// components (20 and 33 KB) 4,500 (slots) and 8,200 (archetypes), of 65,536 (3.8 and 4.7 MB)
-// 380,000 and 460,000; a replayed Set 27 to 32; a replayed create or destroy 221 to 241, an
+// components (20 and 33 KB) 2,600 (slots) and 3,500 (archetypes), of 65,536 (3.8 and 4.7 MB)
+// 378,000 and 456,000; a replayed Set 27 to 32; a replayed create or destroy 221 to 241, an
 // add or remove 85 (slots) to 251 (archetypes).
 const (
 	replaySet   = 30
 	replayOther = 200
-	copyFixed   = 4_000
+	copyFixed   = 500
 	copyBytes   = 10
 
 	sampleRecords = 16 // records copyCheaper reads to estimate the share of Sets
 )
 
 // copyCheaper reports whether the cost model rates copying the owner's world into the readers'
-// replica cheaper than replaying the batch's log on it. The share of Sets is read from the
-// first sampleRecords records (the walk would otherwise cost a fifth of replaying the Sets it
-// counts); a batch whose replay costs less than a copy's fixed part is replayed without
-// looking at the world's size. The model only chooses a cost: both resyncs leave the same
-// replica.
+// replica cheaper than replaying the batch's log on it. A batch whose replay costs less than a
+// copy's fixed part even if every record is dear is replayed without looking at the world's
+// size; one whose replay costs more than the copy even if every record is a Set is copied, and
+// one whose replay costs less even if no record is a Set is replayed, neither reading a
+// record. Otherwise the share of Sets is read from the first sampleRecords records (the walk
+// would otherwise cost a fifth of replaying the Sets it counts). The model only chooses a
+// cost: both resyncs leave the same replica.
 func (s *ECS) copyCheaper() bool {
-	records, sampled, sets := 0, 0, 0
+	records := 0
 	for _, st := range s.log {
 		records += max(st.n, 1)
-		if left := sampleRecords - sampled; left > 0 {
-			switch {
-			case st.words != nil:
-				k, n := deferral.StreamSets(st.words, min(st.n, left))
-				sets, sampled = sets+k, sampled+n
-			case st.cmd != nil:
-				if st.cmd.Verb == deferral.VerbSet {
-					sets++
-				}
-				sampled++
-			default:
-				sampled++
+	}
+	if records*replayOther <= copyFixed {
+		return false
+	}
+	cp := copyFixed + s.own.w.StorageBytes()/copyBytes
+	switch {
+	case records*replaySet > cp:
+		return true
+	case records*replayOther <= cp:
+		return false
+	}
+	sampled, sets := 0, 0
+	for _, st := range s.log {
+		left := sampleRecords - sampled
+		if left <= 0 {
+			break
+		}
+		switch {
+		case st.words != nil:
+			k, n := deferral.StreamSets(st.words, min(st.n, left))
+			sets, sampled = sets+k, sampled+n
+		case st.cmd != nil:
+			if st.cmd.Verb == deferral.VerbSet {
+				sets++
 			}
+			sampled++
+		default:
+			sampled++
 		}
 	}
 	if sampled == 0 {
 		return false
 	}
-	replay := records * (sets*replaySet + (sampled-sets)*replayOther) / sampled
-	return replay > copyFixed && replay > copyFixed+s.own.w.StorageBytes()/copyBytes
+	return records*(sets*replaySet+(sampled-sets)*replayOther)/sampled > cp
 }
 
 // replayClosure runs a closure that succeeded on the owner's world on the readers' replica; an
