@@ -497,10 +497,10 @@ func TestCIExpectations(t *testing.T) {
 				}
 				fmt.Fprintf(&sb, "BenchmarkStage/strategy=%s/cmd=typed-2 500000 40 ns/op %v B/op %v allocs/op\n", s, 72*allocs, allocs)
 			}
-			for _, s := range []string{"cmdbuffer", "lazyguarded", "handrolled", "hybrid"} {
+			for _, s := range []string{"cmdbuffer", "lazyguarded", "handrolled", "hybrid", "versioned"} {
 				states := 6
 				switch s {
-				case "cmdbuffer":
+				case "cmdbuffer", "versioned":
 					states = 1
 				case "hybrid":
 					states = hybridStates
@@ -516,6 +516,15 @@ func TestCIExpectations(t *testing.T) {
 		t.Fatal(err)
 	}
 	fullRun := writeFile(t, "bench.txt", strings.ReplaceAll(string(full), "runs=6", "runs=9"))
+	// A run whose versioned Determinism row is gone (a strategy that stopped running, or a
+	// renamed benchmark) beside the scenario's other rows.
+	var kept []string
+	for _, l := range strings.Split(string(full), "\n") {
+		if !strings.HasPrefix(l, "BenchmarkDeterminism/strategy=versioned/") {
+			kept = append(kept, l)
+		}
+	}
+	lost := writeFile(t, "bench.txt", strings.Join(kept, "\n"))
 	for _, c := range []struct {
 		name   string
 		path   string
@@ -529,6 +538,8 @@ func TestCIExpectations(t *testing.T) {
 		// A full run's Determinism rows are runs=9: no distinct-states row matches the
 		// expectations, so the gate on it is not passed but inconclusive, and named.
 		{"distinct-states matched nothing", fullRun, 3, "-fail distinct-states>0 matched no row"},
+		// A gated benchmark NEW lost from a scenario it ran is not a pass.
+		{"a gated row vanished", lost, 3, "missing from NEW, which ran their scenario: Determinism/strategy=versioned/runs=6/frames=4"},
 	} {
 		out, errOut, code := cli(append(gate, c.path)...)
 		if code != c.code {

@@ -49,6 +49,7 @@ func countGate(e *env, cmd string, ts []counts.Threshold, old, new []*benchfmt.R
 	}
 	vs := counts.Gate(oldRows, newRows, ts)
 	var pass, fail, better, missing, noSpread int
+	var vanished []string // rows of OLD that NEW lacks from a scenario it counted
 	for _, v := range vs {
 		switch {
 		case v.Status == counts.NoSpread:
@@ -59,6 +60,8 @@ func countGate(e *env, cmd string, ts []counts.Threshold, old, new []*benchfmt.R
 				cmd, isaTag(v.ISA), v.Name, v.Unit, results.Sig3(v.Old, false), results.Sig3(v.New, false), 100*v.Change, 100*v.Limit, v.Text, 100*v.Margin)
 		case v.Status == counts.Missing:
 			missing++
+		case v.Status == counts.Vanished:
+			vanished = append(vanished, isaTag(v.ISA)+v.Name)
 		case v.Better:
 			better++
 			pass++
@@ -76,6 +79,9 @@ func countGate(e *env, cmd string, ts []counts.Threshold, old, new []*benchfmt.R
 	if missing > 0 {
 		note = fmt.Sprintf(", %d on one side only (not gated)", missing)
 	}
+	if len(vanished) > 0 {
+		note += fmt.Sprintf(", %d missing from NEW (not judged)", len(vanished))
+	}
 	if noSpread > 0 {
 		// Not "N pass": a row without a spread was not judged.
 		fmt.Fprintf(e.stderr, "deferbench: %s: count gate %s against the measured spread: inconclusive: %d of %d rows counted once on both sides, "+
@@ -87,6 +93,14 @@ func countGate(e *env, cmd string, ts []counts.Threshold, old, new []*benchfmt.R
 	}
 	if fail > 0 {
 		return fmt.Errorf("%s: count %w: %d counted metrics worse beyond the -fail thresholds and their spread", cmd, analysis.ErrGateFailed, fail)
+	}
+	if n := len(vanished); n > 0 {
+		more := ""
+		if n > 3 {
+			more = fmt.Sprintf(", … (%d more)", n-3)
+		}
+		return fmt.Errorf("%s: count %w: %d gated row(s) of OLD missing from NEW, which counted their scenario: %s%s (stopped being counted, or renamed: count them, or drop them from OLD if they were removed on purpose)",
+			cmd, analysis.ErrGateInconclusive, n, strings.Join(vanished[:min(n, 3)], ", "), more)
 	}
 	if pass == 0 && noSpread == 0 {
 		return fmt.Errorf("%s: count %w: no counted row is on both sides (%d on one side only: another ISA, scenario or strategy?), so nothing was judged", cmd, analysis.ErrGateInconclusive, missing)

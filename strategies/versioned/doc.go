@@ -43,11 +43,12 @@
 //	ResyncAuto            (default) replay or copy, whichever a cost model rates cheaper for
 //	                      this batch and this world: a replay costs about 30 instructions per
 //	                      Set and 200 per other record (a create, destroy, add or remove finds
-//	                      tables or moves rows), a copy about 4,000 plus one per 10 bytes of
-//	                      the world's storage (ecs.World.StorageBytes); the share of Sets is
-//	                      read from the batch's first 16 records. A batch that is large
-//	                      against the world (a frame that creates or moves most entities) is
-//	                      copied, a batch of Sets or a small batch in a large world replayed.
+//	                      tables or moves rows), a copy about 500 plus one per 10 bytes of
+//	                      the world's storage (ecs.World.StorageBytes); where the bounds
+//	                      (every record a Set, none) do not decide, the share of Sets is read
+//	                      from the batch's first 16 records. A batch that is large against
+//	                      the world (a frame that creates, moves or sets most entities) is
+//	                      copied, a small batch in a large world replayed.
 //	                      Both leave the same replica; the model only chooses the cost. A batch
 //	                      holding a closure, or following direct writes to w, is copied.
 //	ResyncReplay          replay the batch's typed commands on it with

@@ -278,6 +278,7 @@ func CompareRuns(old, new []*benchfmt.Result, opt CompareOptions) *RunComparison
 		gate(&row, opt.Thresholds)
 		c.Rows = append(c.Rows, row)
 	}
+	c.Vanished = vanished(od, nd, opt.Thresholds)
 	if opt.Paired {
 		c.notePairing()
 	}
@@ -498,4 +499,33 @@ func machineOnly(keys []string) bool {
 		}
 	}
 	return len(keys) > 0
+}
+
+// vanished returns the benchmarks of old with a metric in a unit of ts that new lacks, though
+// new ran their scenario (the name up to its first '/') under the same configuration: each
+// named once, in old's order.
+func vanished(old, new sideData, ts []Threshold) []string {
+	if len(ts) == 0 {
+		return nil
+	}
+	scenario := func(k gkey) string { return k.cfg + "\x00" + results.ParseName(k.name).Scenario }
+	ran := map[string]bool{}
+	for _, k := range new.order {
+		ran[scenario(k)] = true
+	}
+	var out []string
+	named := map[string]bool{}
+	for _, k := range old.order {
+		if _, ok := new.vals[k]; ok || named[k.name] || !ran[scenario(k)] {
+			continue
+		}
+		for _, t := range ts {
+			if t.Unit == k.unit {
+				out = append(out, k.name)
+				named[k.name] = true
+				break
+			}
+		}
+	}
+	return out
 }

@@ -370,3 +370,43 @@ func TestNoVerdictNamesTheFix(t *testing.T) {
 		}
 	}
 }
+
+// TestGateVanishedBenchmark: a gated benchmark OLD has and NEW lacks, in a scenario NEW ran
+// under the same configuration, leaves the gate inconclusive and is named; a scenario NEW
+// did not run at all (a subset run), a metric no threshold names, and a NEW from another
+// configuration (kept apart, nothing compared) do not.
+func TestGateVanishedBenchmark(t *testing.T) {
+	gate, _ := ParseThresholds("allocs/op>0")
+	res := func(config string, names ...string) []*benchfmt.Result {
+		var rs []*benchfmt.Result
+		for _, n := range names {
+			rs = append(rs, cfgResults(config, n, "allocs/op", 0)...)
+		}
+		return rs
+	}
+	old := res("goarch: amd64\n", "Stage/strategy=a-2", "Stage/strategy=b-2", "Spike/strategy=a-2")
+	for _, c := range []struct {
+		name string
+		new  []*benchfmt.Result
+		ts   []Threshold
+		want []string
+	}{
+		{"all there", res("goarch: amd64\n", "Stage/strategy=a-2", "Stage/strategy=b-2", "Spike/strategy=a-2"), gate, nil},
+		{"one gone from a scenario NEW ran", res("goarch: amd64\n", "Stage/strategy=a-2", "Spike/strategy=a-2"), gate, []string{"Stage/strategy=b-2"}},
+		{"a scenario left out whole", res("goarch: amd64\n", "Stage/strategy=a-2", "Stage/strategy=b-2"), gate, nil},
+		{"no threshold on the unit", res("goarch: amd64\n", "Stage/strategy=a-2"), nil, nil},
+		{"another configuration", res("goarch: arm64\n", "Stage/strategy=a-2"), gate, nil},
+	} {
+		cmp := CompareRuns(old, c.new, CompareOptions{Thresholds: c.ts})
+		if fmt.Sprint(cmp.Vanished) != fmt.Sprint(c.want) {
+			t.Errorf("%s: Vanished %q, want %q", c.name, cmp.Vanished, c.want)
+		}
+		err := cmp.GateErr(len(c.ts) > 0)
+		if inc := errors.Is(err, ErrGateInconclusive); inc != (len(c.want) > 0) && len(cmp.Rows) > 0 {
+			t.Errorf("%s: gate error %v", c.name, err)
+		}
+		if len(c.want) > 0 && (err == nil || !strings.Contains(err.Error(), c.want[0])) {
+			t.Errorf("%s: gate error %v does not name %s", c.name, err, c.want[0])
+		}
+	}
+}

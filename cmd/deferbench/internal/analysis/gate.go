@@ -327,6 +327,11 @@ type RunComparison struct {
 	// Unmatched are the -fail conditions ("distinct-states>0") whose unit no compared row
 	// has: a gated metric that matched nothing leaves the gate inconclusive, never passed.
 	Unmatched []string
+	// Vanished names the benchmarks OLD has a gated metric of and NEW lacks, though NEW ran
+	// their scenario under the same configuration: a benchmark that stopped running, was
+	// renamed, or whose every line NEW could not read. Each leaves the gate inconclusive,
+	// never passed. (A scenario NEW did not run at all is a subset run: noted, not gated.)
+	Vanished []string
 	// Unfinished names the sides whose run did not finish ("NEW (go test failed at
 	// bench.txt:40: --- FAIL: BenchmarkX)"): an interrupted run, go test output with a
 	// failure or a panic. The benchmarks such a run lacks went unjudged, and a crash can hide
@@ -380,8 +385,8 @@ func (c *RunComparison) gated(result string) []Row {
 
 // Gate returns the gate's result over every row: GateNone when gated is false (no
 // threshold given), GateFail when a row fails, else GateInconclusive when a gated row could
-// not be judged, a gated metric matched no row (Unmatched) or a side did not finish
-// (Unfinished), else GatePass. A pass therefore means every gated metric matched and every
+// not be judged, a gated metric matched no row (Unmatched), a gated benchmark of OLD is
+// missing from NEW (Vanished) or a side did not finish (Unfinished), else GatePass. A pass therefore means every gated metric matched and every
 // gated row of two complete runs was judged.
 func (c *RunComparison) Gate(gated bool) string {
 	switch {
@@ -389,7 +394,7 @@ func (c *RunComparison) Gate(gated bool) string {
 		return GateNone
 	case len(c.Failed()) > 0:
 		return GateFail
-	case len(c.Inconclusive()) > 0 || len(c.Unmatched) > 0 || len(c.Unfinished) > 0:
+	case len(c.Inconclusive()) > 0 || len(c.Unmatched) > 0 || len(c.Vanished) > 0 || len(c.Unfinished) > 0:
 		return GateInconclusive
 	}
 	return GatePass
@@ -433,6 +438,15 @@ func (c *RunComparison) UnmatchedClause() string {
 	s := ""
 	if len(c.Unmatched) > 0 {
 		s = fmt.Sprintf("; -fail %s matched no row (a run without those benchmarks, or names that differ: check the run and -ignore, -ignore-procs)", strings.Join(c.Unmatched, ","))
+	}
+	if n := len(c.Vanished); n > 0 {
+		shown := c.Vanished[:min(n, 3)]
+		more := ""
+		if n > len(shown) {
+			more = fmt.Sprintf(", … (%d more)", n-len(shown))
+		}
+		s += fmt.Sprintf("; %d gated benchmark(s) of OLD missing from NEW, which ran their scenario: %s%s (stopped running, renamed, or unreadable in NEW: run them, or drop them from OLD if they were removed on purpose)",
+			n, strings.Join(shown, ", "), more)
 	}
 	if len(c.Unfinished) > 0 {
 		s += fmt.Sprintf("; %s did not finish: a gate passes only on complete runs, run it again to the end", strings.Join(c.Unfinished, " and "))

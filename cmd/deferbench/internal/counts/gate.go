@@ -2,6 +2,7 @@ package counts
 
 import (
 	"fmt"
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"math"
 	"strconv"
 	"strings"
@@ -73,6 +74,11 @@ const (
 	Pass    Status = "pass"    // within max(threshold, margin), or better
 	Fail    Status = "fail"    // worse beyond max(threshold, margin)
 	Missing Status = "missing" // in one set of rows only, or without the unit on one side
+	// Vanished: in old with the unit, and not in new, though new counted rows of its
+	// scenario (the name up to its first '/') on its ISA: a row that stopped being counted
+	// or was renamed. The gate cannot pass on it. (A scenario new did not count at all is a
+	// subset run: Missing.)
+	Vanished Status = "vanished"
 	// NoSpread: both sides were counted once, so no spread was measured to judge the change
 	// against; the gate cannot judge the row (raise -repeats).
 	NoSpread Status = "no spread"
@@ -102,12 +108,17 @@ type Verdict struct {
 // sample each: no spread was measured) is NoSpread, judged neither way. Worse means larger, except
 // for IPC. Rows are
 // reported in the order of old, then the rows only new has; a row or unit on one side only
-// is Missing.
+// is Missing, but a row of old's that new lacks from a scenario it counted is Vanished.
 func Gate(old, new []Row, ts []Threshold) []Verdict {
 	key := func(r Row) string { return r.ISA + "\x00" + r.Name }
 	byName := map[string]Row{}
 	for _, r := range new {
 		byName[key(r)] = r
+	}
+	scenario := func(r Row) string { return r.ISA + "\x00" + results.ParseName(r.Name).Scenario }
+	ran := map[string]bool{}
+	for _, r := range new {
+		ran[scenario(r)] = true
 	}
 	var out []Verdict
 	seen := map[string]bool{}
@@ -125,6 +136,8 @@ func Gate(old, new []Row, ts []Threshold) []Verdict {
 			v := Verdict{Name: o.Name, ISA: o.ISA, Unit: t.Unit, Old: om.Median, Status: Missing, Text: t.Text}
 			if nm, okNew := n.Get(t.Unit); ok && okNew {
 				v = judge(o, om, nm, t)
+			} else if !ok && ran[scenario(o)] {
+				v.Status = Vanished
 			}
 			out = append(out, v)
 		}

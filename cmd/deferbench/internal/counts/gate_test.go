@@ -110,4 +110,18 @@ func TestGateRowsAndUnits(t *testing.T) {
 	if vs := Gate([]Row{row("a", InstrUnit, 10.0, 0.0)}, nil, ts); len(vs) != 1 || vs[0].Status != Missing {
 		t.Errorf("a row gone from new: %+v, want one Missing", vs)
 	}
+	// A row gone from a scenario new counted (Stage) is Vanished;
+	// one of a scenario new did not count (Spike) is Missing, as on another ISA.
+	old = []Row{row("Stage/strategy=a-2", InstrUnit, 10.0, 0.0), row("Stage/strategy=b-2", InstrUnit, 10.0, 0.0), row("Spike/strategy=a", InstrUnit, 10.0, 0.0)}
+	pi := row("Stage/strategy=b-2", InstrUnit, 10.0, 0.0)
+	pi.ISA = "pi4"
+	old = append(old, pi)
+	new = []Row{row("Stage/strategy=a-2", InstrUnit, 10.0, 0.0)}
+	got = ""
+	for _, v := range Gate(old, new, ts) {
+		got += v.Name + ":" + string(v.Status) + " "
+	}
+	if want := "Stage/strategy=a-2:pass Stage/strategy=b-2:vanished Spike/strategy=a:missing Stage/strategy=b-2:missing "; got != want {
+		t.Errorf("verdicts %q, want %q", got, want)
+	}
 }
