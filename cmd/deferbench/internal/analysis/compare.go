@@ -266,6 +266,7 @@ func CompareRuns(old, new []*benchfmt.Result, opt CompareOptions) *RunComparison
 	c.OldLabel, c.NewLabel = sideLabels(old, new, ignore)
 
 	multi := len(all) > 1
+	c.Rows = make([]Row, 0, len(od.order)) // at most one a key: no regrowth of ~1 KB rows
 	for _, k := range od.order {
 		nv, ok := nd.vals[k]
 		if !ok {

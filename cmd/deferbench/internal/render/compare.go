@@ -170,13 +170,13 @@ func (d *CompareDoc) labels() (string, string) {
 func writeCompareText(w io.Writer, d *CompareDoc) error {
 	c := d.Comparison
 	oldL, newL := d.labels()
-	byUnit := map[string][]analysis.Row{}
+	byUnit := map[string][]int{} // indexes into c.Rows: a Row is about 1 KB, and runs have 100,000s
 	var units []string
-	for _, r := range c.Rows {
+	for i, r := range c.Rows {
 		if _, ok := byUnit[r.Unit]; !ok {
 			units = append(units, r.Unit)
 		}
-		byUnit[r.Unit] = append(byUnit[r.Unit], r)
+		byUnit[r.Unit] = append(byUnit[r.Unit], i)
 	}
 	sort.SliceStable(units, func(i, j int) bool { return unitRank(units[i]) < unitRank(units[j]) })
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -187,8 +187,9 @@ func writeCompareText(w io.Writer, d *CompareDoc) error {
 			fmt.Fprintln(tw, "\t\t\t\t\t")
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\tdelta\tp\t\n", u, oldL, newL)
-		for _, r := range byUnit[u] {
-			delta := fmtChange(r)
+		for _, i := range byUnit[u] {
+			r := &c.Rows[i]
+			delta := fmtChange(*r)
 			if r.Note != "" {
 				if _, ok := noteNo[r.Note]; !ok {
 					notes = append(notes, r.Note)
@@ -203,7 +204,7 @@ func writeCompareText(w io.Writer, d *CompareDoc) error {
 			case analysis.GateInconclusive:
 				gate = "INCONCLUSIVE " + r.Threshold
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", rowName(r), fmtSummary(r.Old), fmtSummary(r.New), delta, fmtPVal(r), gate)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", rowName(*r), fmtSummary(r.Old), fmtSummary(r.New), delta, fmtPVal(*r), gate)
 		}
 	}
 	if err := tw.Flush(); err != nil {
