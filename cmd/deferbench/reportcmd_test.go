@@ -480,3 +480,47 @@ func TestClosedPipeLosesOutputNotRun(t *testing.T) {
 		t.Errorf("%s: want its summary.json and no lock", out)
 	}
 }
+
+// TestLoadUnknownWithoutEnv: a report of a bench.txt without env.json (go test's output, or
+// results copied without it) says the machine's load was never recorded, and none of its
+// timed verdicts reads firm; with the run's env.json (other work measured) it says neither.
+// Verdicts met within a bound on every sample (Determinism, Spike) read no time and stay
+// as they are.
+func TestLoadUnknownWithoutEnv(t *testing.T) {
+	racetest.SkipSingleGoroutine(t, "it rebuilds two reports of the reference run, on one goroutine")
+	path, src := referenceRun(t, "")
+	for _, withEnv := range []bool{false, true} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "bench.txt"), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if withEnv {
+			b, err := os.ReadFile(filepath.Join(filepath.Dir(path), "env.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(dir, "env.json"), b, 0o644)
+		}
+		if err := runContext(t.Context(), []string{"report", dir}, io.Discard, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := os.ReadFile(filepath.Join(dir, "report.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(string(rep), "## Which to pick")
+		flagged := strings.Contains(first, "**Load unknown**") && strings.Contains(string(rep), "Other work during the run: not measured (no env.json")
+		if flagged == withEnv {
+			t.Errorf("env.json given: %v; Load unknown flagged and named: %v:\n%s", withEnv, flagged, first)
+		}
+		for _, l := range strings.Split(first, "\n") {
+			timed := strings.HasPrefix(l, "| ") && !strings.HasPrefix(l, "| Determinism") && !strings.HasPrefix(l, "| Spike") && !strings.HasPrefix(l, "| need") && !strings.HasPrefix(l, "|---")
+			if !withEnv && timed && strings.HasSuffix(l, "| firm |") {
+				t.Errorf("without env.json a timed need reads firm: %s", l)
+			}
+			if !withEnv && timed && !strings.Contains(l, "Load unknown") {
+				t.Errorf("without env.json a timed need does not name the unknown load: %s", l)
+			}
+		}
+	}
+}

@@ -388,6 +388,9 @@ func (n need) sure(rd *reportData) sureness {
 	if f := runFlags(rd.flags); len(f) > 0 && !bounds {
 		s.level = 2
 		s.reasons = append(s.reasons, f...)
+	} else if !bounds && slices.ContainsFunc(rd.flags, func(f string) bool { return strings.HasPrefix(f, "**Load unknown**") }) {
+		s.level = 1
+		s.reasons = append(s.reasons, "Load unknown")
 	}
 	worst, noCI, over, ceiling, ties := 0.0, false, false, false, false
 	undecided := map[string]int{}

@@ -53,9 +53,13 @@ func loadedFlag(meta ReportMeta, cores int) string {
 
 // otherWorkLine is report.md's sentence on the measured share of other work; "" when not
 // measured.
-func otherWorkLine(ow *OtherWork) string {
+func otherWorkLine(meta ReportMeta) string {
+	ow := meta.OtherWork
 	if ow == nil {
-		return ""
+		if meta.NoOtherWork == "" {
+			return ""
+		}
+		return fmt.Sprintf("Other work during the run: not measured (%s).", meta.NoOtherWork)
 	}
 	during := "during the run"
 	if ow.Seconds > 0 {
@@ -95,6 +99,9 @@ func trustFlags(d *analysis.Run, meta ReportMeta, ks []analysis.Ranking, cores i
 	}
 	if f := loadedFlag(meta, cores); f != "" {
 		flags = append(flags, f)
+	} else if meta.OtherWork == nil && meta.LoadBefore == "" && meta.NoOtherWork != "" && len(ks) > 0 {
+		flags = append(flags, fmt.Sprintf("**Load unknown**: neither the CPU time other work took during the run nor the load before it was recorded (%s): "+
+			"the timings may carry other work's noise unseen, so no timed verdict reads firm. deferbench run records both in env.json.", meta.NoOtherWork))
 	}
 	var noisy []string
 	worst, worstAt := 0.0, ""

@@ -24,7 +24,9 @@ type ReportMeta struct {
 	// older deferbench).
 	OtherWork *OtherWork
 	// NoOtherWork says why OtherWork is nil (envinfo.WhyNoShare: a run too short to measure,
-	// one killed before its closing capture, no /proc/stat); "" when unknown.
+	// one killed before its closing capture, no /proc/stat; or no env.json at all); "" when
+	// unknown. With LoadBefore "" too, report.md flags the load as unknown (Load unknown) and
+	// no timed verdict reads firm.
 	NoOtherWork string
 	// Counts is env.json's record of the count tier (the cases left out and why, whether
 	// cachegrind simulated the caches, the hardware counters); nil when unknown.

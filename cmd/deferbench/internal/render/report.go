@@ -112,7 +112,7 @@ func writeConfig(b *strings.Builder, meta ReportMeta) {
 		}
 		fmt.Fprintln(b)
 	}
-	if l := otherWorkLine(meta.OtherWork); l != "" {
+	if l := otherWorkLine(meta); l != "" {
 		fmt.Fprintf(b, "%s\n\n", l)
 	}
 }

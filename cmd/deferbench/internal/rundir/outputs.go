@@ -114,6 +114,8 @@ func Outputs(o Dir) (plotErr, err error) {
 		} else {
 			meta.NoOtherWork = envinfo.WhyNoShare(o.Env.Before, o.Env.After)
 		}
+	} else {
+		meta.NoOtherWork = "no env.json beside bench.txt: go test's output, or results copied without it"
 	}
 	plots, plotErr := drawPlots(filepath.Join(o.Path, "plots"), func(dir string) ([]string, error) {
 		return render.PlotWith(o.Results, dir, render.PlotOptions{Cores: meta.Cores, Flags: analysis.TrustFlags(o.Results, o.Env)})
