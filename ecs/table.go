@@ -279,33 +279,33 @@ func (a *archStore) copyInto(d *archStore) *archStore {
 	for i, t := range a.tables {
 		var c *table
 		if i < len(old) && old[i].mask == t.mask {
-			c = old[i]
+			c = old[i] // its ids, flat and ptrs are its set's, which newTable derives them from
 		} else {
-			c = &table{}
+			c = &table{mask: t.mask}
+			c.ids = append(c.ids, t.ids...)
+			c.flat = append(c.flat, t.flat...)
+			c.ptrs = append(c.ptrs, t.ptrs...)
 		}
-		c.mask = t.mask
 		if !same {
 			c.add, c.rem = t.add, t.rem
 		}
-		c.ids = append(c.ids[:0], t.ids...)
-		c.flat = append(c.flat[:0], t.flat...)
-		c.ptrs = append(c.ptrs[:0], t.ptrs...)
 		c.slots = append(c.slots[:0], t.slots...)
 		// A table kept from the last copy has the same set, so its columns are those of
 		// t.ids and the other entries are empty: each column is copied into its old one, and
-		// grow refreshes the views. A new table starts empty. Of a column whose values hold
+		// its view refreshed. A new table starts empty. Of a column whose values hold
 		// no pointers only the live rows are copied: every row a table gains is written whole
 		// (push's callers), and a row dropped keeps its bytes (drop), so the bytes past the
 		// live rows mean nothing. A column of pointers is copied whole: its dead rows are
 		// zero (drop clears them), and must stay so in the copy.
 		for _, id := range t.flat {
 			c.cols[id] = t.cols[id].copyInto(c.cols[id], len(t.slots))
+			c.raw[id] = c.cols[id].raw()
 		}
 		for _, id := range t.ptrs {
 			c.cols[id] = t.cols[id].copyInto(c.cols[id], t.rows)
+			c.raw[id] = c.cols[id].raw()
 		}
-		c.rows = t.rows
-		c.grow(t.rows)
+		c.rows = t.rows // each column is as long as t's: t.rows
 		d.tables = append(d.tables, c)
 	}
 	if !same {
