@@ -83,6 +83,13 @@ var mutants = []mutant{
 	{id: "ecs-check-newer-gen-stale", file: "ecs/world.go", old: "case int(e.slot) >= len(w.gens) || e.gen > w.gens[e.slot] || e.gen == 0:", new: "case int(e.slot) >= len(w.gens) || e.gen == 0:"},
 	{id: "ecs-remove-changes-unmoved", file: "ecs/world.go", old: "\tw.masks[e.slot] &^= 1 << id\n\tw.changes++\n\treturn nil\n", new: "\tw.masks[e.slot] &^= 1 << id\n\treturn nil\n"},
 	{id: "ecs-copy-dense-stale", file: "ecs/replica.go", old: "\tw.holes, w.live, w.dense = src.holes, src.live, src.dense\n", new: "\tw.holes, w.live = src.holes, src.live\n"},
+	// A copy into a reused replica (versioned's resync by copy) takes shortcuts: only the live
+	// rows of a pointer-free table column, the map and edges kept when the tables are the same.
+	{id: "ecs-copy-one-row-short", file: "ecs/table.go", old: "copyInto(c.cols[id], len(t.slots))", new: "copyInto(c.cols[id], len(t.slots)-1)"},
+	{id: "ecs-copy-map-kept-other-tables", file: "ecs/table.go", old: "\t\tsame = old[i].mask == a.tables[i].mask\n", new: "\t\tsame = true\n",
+		unobservable: "a versioned replica's tables only ever lag its world's (a prefix of them), never differ at an index; ecs's TestCopyFromReusedStaysInStep kills it"},
+	{id: "ecs-copy-views-stale", file: "ecs/replica.go", old: "\t\tids = src.hasCol ^ w.hasCol\n", new: "\t\tids = 0\n",
+		unobservable: "versioned's readers' replica trusts values and reads through tables, which the copy refreshes; ecs's TestCopyFromReusedStaysInStep (a validator on the copy) kills it"},
 	{id: "ecs-no-generation-bump", file: "ecs/destroy.go", old: "\t\tgens[slot] = g\n", new: "\t\tgens[slot] = g - 1\n"},
 	{id: "ecs-retired-slot-freed", file: "ecs/destroy.go", old: "\tif g < maxGeneration {\n", new: "\tif g < maxGeneration+1 {\n",
 		unobservable: "the suite cannot reach a slot's last generation (2^31-1 destroys of one slot); ecs's TestRetiredSlotOlderHandleIsStale kills it"},
