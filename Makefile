@@ -19,6 +19,7 @@ help:
 	@echo "make bench-quick  run the smoke suite (deferbench run -quick)"
 	@echo "make cross        build bin/deferbench-linux-{arm64,arm,amd64} (Raspberry Pi: docs/pi-setup.md)"
 	@echo "make test-arm     shellcheck; test binaries for arm64, arm (GOARM=7), arm64 -race; the tests under qemu-user; scripts/pi in local mode and over ssh"
+	@echo "make clean        remove what build, cross and test-arm wrote to $(BIN)/ (results/ is kept)"
 
 build:
 	$(GO) build -o $(BIN)/deferbench ./cmd/deferbench
@@ -86,3 +87,9 @@ test-arm: cross
 
 clean:
 	rm -f $(BIN)/deferbench $(BIN)/deferbench-linux-* $(BIN)/tests-linux-*.tar
+
+# Any other target: one line naming it and where the targets are listed, not make's own
+# "No rule to make target". (Files make would otherwise rebuild, such as this Makefile, are
+# left to make.)
+%:
+	@echo "make: no target \"$@\": make help lists them (make build, make test, make bench, ...)" >&2; exit 2
