@@ -234,7 +234,7 @@ func (k Ranking) Split() Grouping {
 		case v.Tolerated: // the test separates them, the tolerance does not
 			g.Why[i] = fmt.Sprintf("≈ %s (within %s, the unit's tolerance)", k.Ranked[near].Strategy, tolText)
 		case v.Disputed: // the test separates them, the ratio's interval does not
-			g.Why[i] = fmt.Sprintf("≈ %s (p=%.3f, but the ratio's 95%% CI %s holds 1)", k.Ranked[near].Strategy, v.P, v.Ratio.Text())
+			g.Why[i] = fmt.Sprintf("≈ %s (p=%.3f, %s)", k.Ranked[near].Strategy, v.P, v.Ratio.disputeText())
 		default:
 			g.Why[i] = fmt.Sprintf("≈ %s (p=%.3f)", k.Ranked[near].Strategy, v.P)
 		}

@@ -70,6 +70,31 @@ func (r Ratio) hull() (lo, hi float64, ok bool) {
 	return lo, hi, ok
 }
 
+// disputeText says which 95% interval of r kept a significant test from separating two
+// strategies (pairVerdict.confirm reads both methods'): the one shown when it holds 1, else
+// the other method's, named ("but the paired ratio's 95% CI 1.43× (0.97–1.60) holds 1"), or
+// that there is none. Quoting the shown interval alone would print one that excludes 1.
+func (r Ratio) disputeText() string {
+	holds := func(x Ratio) bool { return !x.NoCI && x.Lo <= 1 && x.Hi >= 1 }
+	if holds(r) {
+		return "but the ratio's 95% CI " + r.Text() + " holds 1"
+	}
+	for _, m := range []string{"paired", "unpaired"} {
+		if m == r.Method {
+			continue
+		}
+		o := r
+		o.use(m)
+		if o.Method == m && holds(o) {
+			return "but the " + m + " ratio's 95% CI " + o.Text() + " holds 1"
+		}
+	}
+	if r.NoCI {
+		return "but the ratio has no 95% CI"
+	}
+	return "but the ratio's 95% CI " + r.Text() + " holds 1" // a ratio set by hand
+}
+
 // Paired returns r as the paired method gives it (the interval widened to hold the ratio of
 // the medians, as use does), whichever method r shows; r itself when that method gives none.
 func (r Ratio) Paired() Ratio {
