@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/deferbench/deferbench/internal/racetest"
@@ -103,5 +104,32 @@ func TestQuotedIntervalsHoldOne(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no 'holds 1' line in the committed reports: the test checks nothing")
+	}
+}
+
+// TestRestsOnSaysEachReasonOnce: report.md's "rests on" cell folds the variants' reasons,
+// each clause once ("measured; no declared property involved; measured; left out: …" read
+// "measured" twice: a fresh user's find).
+func TestRestsOnSaysEachReasonOnce(t *testing.T) {
+	files, _ := filepath.Glob("../../results/*-*-*/report.md")
+	files = append(files, "testdata/legacy-run/report.md")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			cells := strings.Split(strings.Trim(l, "| "), " | ")
+			if !strings.HasPrefix(l, "| ") || len(cells) != 4 {
+				continue
+			}
+			seen := map[string]bool{}
+			for _, c := range strings.Split(cells[3], "; ") {
+				if c == "measured" && seen[c] {
+					t.Errorf("%s: the rests-on cell says %q twice: %s", f, c, cells[3])
+				}
+				seen[c] = true
+			}
+		}
 	}
 }

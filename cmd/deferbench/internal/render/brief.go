@@ -198,8 +198,12 @@ func (q requirement) restsOn() string {
 			parts = []string{r.why}
 		}
 		for _, w := range parts {
-			if !slices.Contains(whys, w) {
-				whys = append(whys, w)
+			// Clause by clause: "measured" once, not once per variant whose reason goes on
+			// ("measured; no declared property involved; measured; left out: …").
+			for _, c := range strings.Split(w, "; ") {
+				if !slices.Contains(whys, c) {
+					whys = append(whys, c)
+				}
 			}
 		}
 		if len(r.refused) > 0 && r.k.Headline.Requires != nil { // noise's exclusions: details.md
