@@ -279,7 +279,11 @@ func CompareRuns(old, new []*benchfmt.Result, opt CompareOptions) *RunComparison
 		gate(&row, opt.Thresholds)
 		c.Rows = append(c.Rows, row)
 	}
-	c.Vanished = vanished(od, nd, opt.Thresholds)
+	c.Vanished = vanished(od, nd, new, opt.Thresholds)
+	if n := len(c.Vanished); n > 0 {
+		c.Notes = append(c.Notes, fmt.Sprintf("%d gated benchmark(s) of OLD missing from NEW, which ran their scenario and strategy: %s: the gate cannot pass on them",
+			n, strings.Join(c.Vanished[:min(n, 3)], ", ")+moreText(n, 3)))
+	}
 	if opt.Paired {
 		c.notePairing()
 	}
@@ -502,22 +506,40 @@ func machineOnly(keys []string) bool {
 	return len(keys) > 0
 }
 
-// vanished returns the benchmarks of old with a metric in a unit of ts that new lacks, though
-// new ran their scenario (the name up to its first '/') under the same configuration: each
-// named once, in old's order.
-func vanished(old, new sideData, ts []Threshold) []string {
+// vanished returns the benchmarks of old with a metric in a unit of ts whose name new lacks
+// at every GOMAXPROCS, though new ran their scenario (results.Name.Scenario) under the same
+// configuration and ran their strategy (a result of it, or its capabilities header line):
+// each named once, in old's order. A scenario or a strategy new did not run is a subset
+// run (-scenarios, -strategies), a GOMAXPROCS new's machine does not reach is its sweep,
+// and a benchmark new has without the unit is a unit only old has: none of them vanished.
+func vanished(old, new sideData, newRs []*benchfmt.Result, ts []Threshold) []string {
 	if len(ts) == 0 {
 		return nil
 	}
-	scenario := func(k gkey) string { return k.cfg + "\x00" + results.ParseName(k.name).Scenario }
-	ran := map[string]bool{}
+	scenarios, strategies, names := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, k := range new.order {
-		ran[scenario(k)] = true
+		n := results.ParseName(k.name)
+		scenarios[k.cfg+"\x00"+n.Scenario] = true
+		strategies[n.Strategy] = true
+		base, _ := results.SplitProcs(k.name)
+		names[k.cfg+"\x00"+base] = true
+	}
+	for i, r := range newRs { // the strategies new's run selected, from its header
+		if i > 0 && results.SameConfig(newRs[i-1].Config, r.Config) {
+			continue
+		}
+		for _, c := range r.Config {
+			if st, ok := strings.CutPrefix(c.Key, results.CapabilitiesPrefix); ok && st != "" {
+				strategies[st] = true
+			}
+		}
 	}
 	var out []string
 	named := map[string]bool{}
 	for _, k := range old.order {
-		if _, ok := new.vals[k]; ok || named[k.name] || !ran[scenario(k)] {
+		n := results.ParseName(k.name)
+		base, _ := results.SplitProcs(k.name)
+		if named[k.name] || names[k.cfg+"\x00"+base] || !scenarios[k.cfg+"\x00"+n.Scenario] || !strategies[n.Strategy] {
 			continue
 		}
 		for _, t := range ts {
@@ -529,4 +551,12 @@ func vanished(old, new sideData, ts []Threshold) []string {
 		}
 	}
 	return out
+}
+
+// moreText is ", … (N more)" for a list of n cut to shown, "" when nothing was cut.
+func moreText(n, shown int) string {
+	if n <= shown {
+		return ""
+	}
+	return fmt.Sprintf(", … (%d more)", n-shown)
 }

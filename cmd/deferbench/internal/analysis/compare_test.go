@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -372,11 +373,15 @@ func TestNoVerdictNamesTheFix(t *testing.T) {
 }
 
 // TestGateVanishedBenchmark: a gated benchmark OLD has and NEW lacks, in a scenario NEW ran
-// under the same configuration, leaves the gate inconclusive and is named; a scenario NEW
-// did not run at all (a subset run), a metric no threshold names, and a NEW from another
-// configuration (kept apart, nothing compared) do not.
+// with a strategy NEW ran, under the same configuration, leaves the gate inconclusive and
+// is named (in a note too, which -format json keeps). Subset runs pass: a scenario NEW did
+// not run (-scenarios), a strategy it did not select (-strategies: neither a result nor its
+// capabilities header line), a GOMAXPROCS its machine does not reach (Contention's sweep,
+// -ignore-procs). So do a metric no threshold names, a NEW from another configuration (kept
+// apart), and a benchmark NEW has without the gated unit (a unit only OLD has, noted).
 func TestGateVanishedBenchmark(t *testing.T) {
 	gate, _ := ParseThresholds("allocs/op>0")
+	const amd = "goarch: amd64\n"
 	res := func(config string, names ...string) []*benchfmt.Result {
 		var rs []*benchfmt.Result
 		for _, n := range names {
@@ -384,29 +389,35 @@ func TestGateVanishedBenchmark(t *testing.T) {
 		}
 		return rs
 	}
-	old := res("goarch: amd64\n", "Stage/strategy=a-2", "Stage/strategy=b-2", "Spike/strategy=a-2")
+	old := res(amd, "Stage/strategy=a-2", "Stage/strategy=b-2", "Spike/strategy=a-2", "Contention/strategy=a-4")
 	for _, c := range []struct {
 		name string
 		new  []*benchfmt.Result
 		ts   []Threshold
 		want []string
 	}{
-		{"all there", res("goarch: amd64\n", "Stage/strategy=a-2", "Stage/strategy=b-2", "Spike/strategy=a-2"), gate, nil},
-		{"one gone from a scenario NEW ran", res("goarch: amd64\n", "Stage/strategy=a-2", "Spike/strategy=a-2"), gate, []string{"Stage/strategy=b-2"}},
-		{"a scenario left out whole", res("goarch: amd64\n", "Stage/strategy=a-2", "Stage/strategy=b-2"), gate, nil},
-		{"no threshold on the unit", res("goarch: amd64\n", "Stage/strategy=a-2"), nil, nil},
+		{"all there", res(amd, "Stage/strategy=a-2", "Stage/strategy=b-2", "Spike/strategy=a-2", "Contention/strategy=a-4"), gate, nil},
+		{"one gone from a scenario NEW ran, its strategy running elsewhere", res(amd, "Stage/strategy=a-2", "Spike/strategy=a-2", "Spike/strategy=b-2", "Contention/strategy=a-4"), gate, []string{"Stage/strategy=b-2"}},
+		{"its strategy selected, by the header", res(amd+"capabilities-b: order=commit\n", "Stage/strategy=a-2", "Spike/strategy=a-2", "Contention/strategy=a-4"), gate, []string{"Stage/strategy=b-2"}},
+		{"its strategy not selected", res(amd, "Stage/strategy=a-2", "Spike/strategy=a-2", "Contention/strategy=a-4"), gate, nil},
+		{"a scenario left out whole", res(amd, "Stage/strategy=a-2", "Stage/strategy=b-2", "Contention/strategy=a-4"), gate, nil},
+		{"a GOMAXPROCS the machine does not reach", res(amd, "Stage/strategy=a-2", "Stage/strategy=b-2", "Spike/strategy=a-2", "Contention/strategy=a-2"), gate, nil},
+		{"no threshold on the unit", res(amd, "Stage/strategy=a-2"), nil, nil},
 		{"another configuration", res("goarch: arm64\n", "Stage/strategy=a-2"), gate, nil},
+		{"there without the unit", append(res(amd, "Stage/strategy=a-2", "Spike/strategy=a-2", "Contention/strategy=a-4"), cfgResults(amd, "Stage/strategy=b-2", "ns/op", 5)...), gate, nil},
 	} {
 		cmp := CompareRuns(old, c.new, CompareOptions{Thresholds: c.ts})
 		if fmt.Sprint(cmp.Vanished) != fmt.Sprint(c.want) {
 			t.Errorf("%s: Vanished %q, want %q", c.name, cmp.Vanished, c.want)
 		}
 		err := cmp.GateErr(len(c.ts) > 0)
-		if inc := errors.Is(err, ErrGateInconclusive); inc != (len(c.want) > 0) && len(cmp.Rows) > 0 {
-			t.Errorf("%s: gate error %v", c.name, err)
-		}
-		if len(c.want) > 0 && (err == nil || !strings.Contains(err.Error(), c.want[0])) {
-			t.Errorf("%s: gate error %v does not name %s", c.name, err, c.want[0])
+		if len(c.want) > 0 {
+			if !errors.Is(err, ErrGateInconclusive) || !strings.Contains(err.Error(), c.want[0]) {
+				t.Errorf("%s: gate error %v, want inconclusive naming %s", c.name, err, c.want[0])
+			}
+			if !slices.ContainsFunc(cmp.Notes, func(n string) bool { return strings.Contains(n, c.want[0]) }) {
+				t.Errorf("%s: no note names %s: %q", c.name, c.want[0], cmp.Notes)
+			}
 		}
 	}
 }

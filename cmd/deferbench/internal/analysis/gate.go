@@ -327,10 +327,12 @@ type RunComparison struct {
 	// Unmatched are the -fail conditions ("distinct-states>0") whose unit no compared row
 	// has: a gated metric that matched nothing leaves the gate inconclusive, never passed.
 	Unmatched []string
-	// Vanished names the benchmarks OLD has a gated metric of and NEW lacks, though NEW ran
-	// their scenario under the same configuration: a benchmark that stopped running, was
-	// renamed, or whose every line NEW could not read. Each leaves the gate inconclusive,
-	// never passed. (A scenario NEW did not run at all is a subset run: noted, not gated.)
+	// Vanished names the benchmarks OLD has a gated metric of and NEW lacks at every
+	// GOMAXPROCS, though NEW ran their scenario and their strategy under the same
+	// configuration: a benchmark that stopped running, was renamed, or whose every line NEW
+	// could not read. Each leaves the gate inconclusive, never passed. (A scenario or a
+	// strategy NEW did not run at all is a subset run, -scenarios or -strategies, and a
+	// GOMAXPROCS its machine does not reach its sweep: noted, not gated.)
 	Vanished []string
 	// Unfinished names the sides whose run did not finish ("NEW (go test failed at
 	// bench.txt:40: --- FAIL: BenchmarkX)"): an interrupted run, go test output with a
@@ -440,13 +442,8 @@ func (c *RunComparison) UnmatchedClause() string {
 		s = fmt.Sprintf("; -fail %s matched no row (a run without those benchmarks, or names that differ: check the run and -ignore, -ignore-procs)", strings.Join(c.Unmatched, ","))
 	}
 	if n := len(c.Vanished); n > 0 {
-		shown := c.Vanished[:min(n, 3)]
-		more := ""
-		if n > len(shown) {
-			more = fmt.Sprintf(", … (%d more)", n-len(shown))
-		}
-		s += fmt.Sprintf("; %d gated benchmark(s) of OLD missing from NEW, which ran their scenario: %s%s (stopped running, renamed, or unreadable in NEW: run them, or drop them from OLD if they were removed on purpose)",
-			n, strings.Join(shown, ", "), more)
+		s += fmt.Sprintf("; %d gated benchmark(s) of OLD missing from NEW, which ran their scenario and strategy: %s%s (stopped running, renamed, or unreadable in NEW: run them, or drop them from OLD if they were removed on purpose)",
+			n, strings.Join(c.Vanished[:min(n, 3)], ", "), moreText(n, 3))
 	}
 	if len(c.Unfinished) > 0 {
 		s += fmt.Sprintf("; %s did not finish: a gate passes only on complete runs, run it again to the end", strings.Join(c.Unfinished, " and "))

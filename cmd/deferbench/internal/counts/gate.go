@@ -74,10 +74,10 @@ const (
 	Pass    Status = "pass"    // within max(threshold, margin), or better
 	Fail    Status = "fail"    // worse beyond max(threshold, margin)
 	Missing Status = "missing" // in one set of rows only, or without the unit on one side
-	// Vanished: in old with the unit, and not in new, though new counted rows of its
-	// scenario (the name up to its first '/') on its ISA: a row that stopped being counted
-	// or was renamed. The gate cannot pass on it. (A scenario new did not count at all is a
-	// subset run: Missing.)
+	// Vanished: in old with the unit, and not in new at any GOMAXPROCS, though new counted
+	// rows of its scenario (results.Name.Scenario) and of its strategy on its ISA: a row that
+	// stopped being counted or was renamed. The gate cannot pass on it. (A scenario or a
+	// strategy new did not count at all is a subset run: Missing.)
 	Vanished Status = "vanished"
 	// NoSpread: both sides were counted once, so no spread was measured to judge the change
 	// against; the gate cannot judge the row (raise -repeats).
@@ -115,10 +115,20 @@ func Gate(old, new []Row, ts []Threshold) []Verdict {
 	for _, r := range new {
 		byName[key(r)] = r
 	}
-	scenario := func(r Row) string { return r.ISA + "\x00" + results.ParseName(r.Name).Scenario }
+	// What new counted, on each ISA: scenarios, strategies, and names at any GOMAXPROCS.
 	ran := map[string]bool{}
+	ranKeys := func(r Row) (scen, strat, name string) {
+		n := results.ParseName(r.Name)
+		base, _ := results.SplitProcs(r.Name)
+		return r.ISA + "\x00s\x00" + n.Scenario, r.ISA + "\x00t\x00" + n.Strategy, r.ISA + "\x00n\x00" + base
+	}
 	for _, r := range new {
-		ran[scenario(r)] = true
+		a, b, c := ranKeys(r)
+		ran[a], ran[b], ran[c] = true, true, true
+	}
+	vanished := func(r Row) bool {
+		scen, strat, name := ranKeys(r)
+		return ran[scen] && ran[strat] && !ran[name]
 	}
 	var out []Verdict
 	seen := map[string]bool{}
@@ -136,7 +146,7 @@ func Gate(old, new []Row, ts []Threshold) []Verdict {
 			v := Verdict{Name: o.Name, ISA: o.ISA, Unit: t.Unit, Old: om.Median, Status: Missing, Text: t.Text}
 			if nm, okNew := n.Get(t.Unit); ok && okNew {
 				v = judge(o, om, nm, t)
-			} else if !ok && ran[scenario(o)] {
+			} else if !ok && vanished(o) {
 				v.Status = Vanished
 			}
 			out = append(out, v)

@@ -110,18 +110,19 @@ func TestGateRowsAndUnits(t *testing.T) {
 	if vs := Gate([]Row{row("a", InstrUnit, 10.0, 0.0)}, nil, ts); len(vs) != 1 || vs[0].Status != Missing {
 		t.Errorf("a row gone from new: %+v, want one Missing", vs)
 	}
-	// A row gone from a scenario new counted (Stage) is Vanished;
-	// one of a scenario new did not count (Spike) is Missing, as on another ISA.
-	old = []Row{row("Stage/strategy=a-2", InstrUnit, 10.0, 0.0), row("Stage/strategy=b-2", InstrUnit, 10.0, 0.0), row("Spike/strategy=a", InstrUnit, 10.0, 0.0)}
+	// A row gone from a scenario new counted (Stage), of a strategy it counted (b, in
+	// Contention), is Vanished; one of a scenario new did not count (Spike) is Missing, as
+	// on another ISA, and so is one at a GOMAXPROCS new did not reach (Contention a-4).
+	old = []Row{row("Stage/strategy=a-2", InstrUnit, 10.0, 0.0), row("Stage/strategy=b-2", InstrUnit, 10.0, 0.0), row("Spike/strategy=a", InstrUnit, 10.0, 0.0), row("Contention/strategy=a-4", InstrUnit, 10.0, 0.0)}
 	pi := row("Stage/strategy=b-2", InstrUnit, 10.0, 0.0)
 	pi.ISA = "pi4"
 	old = append(old, pi)
-	new = []Row{row("Stage/strategy=a-2", InstrUnit, 10.0, 0.0)}
+	new = []Row{row("Stage/strategy=a-2", InstrUnit, 10.0, 0.0), row("Contention/strategy=a-2", InstrUnit, 10.0, 0.0), row("Contention/strategy=b-2", InstrUnit, 10.0, 0.0)}
 	got = ""
 	for _, v := range Gate(old, new, ts) {
 		got += v.Name + ":" + string(v.Status) + " "
 	}
-	if want := "Stage/strategy=a-2:pass Stage/strategy=b-2:vanished Spike/strategy=a:missing Stage/strategy=b-2:missing "; got != want {
+	if want := "Stage/strategy=a-2:pass Stage/strategy=b-2:vanished Spike/strategy=a:missing Contention/strategy=a-4:missing Stage/strategy=b-2:missing Contention/strategy=a-2:missing Contention/strategy=b-2:missing "; got != want {
 		t.Errorf("verdicts %q, want %q", got, want)
 	}
 }
