@@ -95,7 +95,7 @@ func (c *RunComparison) holm() {
 			c.Unreachable++
 		}
 		if r.Gate == GateFail && adj >= c.Alpha {
-			r.Gate = GatePass
+			r.Gate, r.Spared = GatePass, true
 			c.Spared++
 		}
 		if float64(m)*minP(r) >= c.Alpha && r.Gate == GatePass && r.Verdict != Better {
@@ -288,6 +288,9 @@ type Row struct {
 	// PHolm is P adjusted by Holm's method over the gate's tested rows (see
 	// RunComparison.Tested); NaN for a row the gate did not test.
 	PHolm float64 `json:"-"`
+	// Spared: worse beyond the threshold and significant at its own P, but not at PHolm, so
+	// the gate passes it (Gate is GatePass); the tables say so on the row.
+	Spared bool `json:"spared,omitempty"`
 }
 
 // CompareOptions says how CompareRuns compares.

@@ -204,6 +204,9 @@ func writeCompareText(w io.Writer, d *CompareDoc) error {
 			case analysis.GateInconclusive:
 				gate = "INCONCLUSIVE " + r.Threshold
 			}
+			if r.Spared {
+				gate = spared(*r)
+			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", rowName(*r), fmtSummary(r.Old), fmtSummary(r.New), delta, fmtPVal(*r), gate)
 		}
 	}
@@ -414,4 +417,10 @@ func fmtSummary(s results.Summary) string {
 		return m
 	}
 	return m + " " + ciPercent(s)
+}
+
+// spared is a gated row's gate cell when the gate passed it only after Holm's adjustment:
+// worse beyond its threshold at its own p, which the table shows, not at the adjusted one.
+func spared(r analysis.Row) string {
+	return fmt.Sprintf("pass: %s only at its own p (Holm-adjusted p=%.3f)", r.Threshold, r.PHolm)
 }

@@ -56,6 +56,18 @@ func TestGateHolm(t *testing.T) {
 	if c.Tested != 40 || c.Spared != 1 || c.Unreachable != 0 || len(c.Failed()) != 1 {
 		t.Errorf("tested %d, spared %d, unreachable %d, failed %d; want 40, 1, 0, 1", c.Tested, c.Spared, c.Unreachable, len(c.Failed()))
 	}
+	// The spared row says so on its line, in both tables: its own p reads significant.
+	for _, format := range []string{"text", "markdown"} {
+		var b strings.Builder
+		if err := WriteCompare(&b, format, &CompareDoc{Comparison: c, Fail: "sec/op>5%"}); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(b.String(), "\n") {
+			if strings.Contains(l, "Chance") && !strings.Contains(l, "only at its own p (Holm-adjusted p=") {
+				t.Errorf("%s: the spared row does not say why it passes: %s", format, l)
+			}
+		}
+	}
 
 	// With 10 rounds no row of 40 can reach 0.05/40: the gate must say so, not pass quietly.
 	c = analysis.CompareRuns(trimRounds(old, rounds, 10), trimRounds(new, rounds, 10), analysis.CompareOptions{Paired: true, Thresholds: gate})

@@ -32,6 +32,9 @@ func mdRow(r analysis.Row) string {
 	case analysis.GateInconclusive:
 		gate = "inconclusive"
 	}
+	if r.Spared {
+		gate = spared(r)
+	}
 	change := fmtChange(r)
 	if r.Note != "" {
 		change = "? " + r.Note
