@@ -74,9 +74,11 @@ func CPUShareOf(before, after Env) (s CPUShare, ok bool) {
 // run was killed before its closing capture), for a report's words; "" when it gives one.
 func WhyNoShare(before Env, after *Env) string {
 	switch {
+	case before.CPUTime == nil: // an env.json of no CPU time at all ({}) was no killed run
+		return "no /proc/stat, or an env.json of an older deferbench"
 	case after == nil:
 		return "the run was killed before its closing capture"
-	case before.CPUTime == nil || after.CPUTime == nil:
+	case after.CPUTime == nil:
 		return "no /proc/stat, or an env.json of an older deferbench"
 	}
 	if _, ok := CPUShareOf(before, *after); ok {

@@ -116,6 +116,7 @@ func TestCPUShareOfUnknown(t *testing.T) {
 		{before, &short, "the run was too short, 100 clock ticks"},
 		{none, &after, "no /proc/stat"},
 		{before, nil, "killed before its closing capture"},
+		{none, nil, "no /proc/stat"}, // env.json {}: nothing captured, not a killed run
 		{after, &before, "went backwards"},
 		{before, &after, ""},
 	} {
