@@ -505,7 +505,7 @@ func (c *Core) applyDecoded(at Pos, p unsafe.Pointer) error {
 func StreamSets(words []uint64, n int) (sets, records int) {
 	o := 0
 	for ; records < n && o+headWords <= len(words); records++ {
-		h := uint32(words[o])
+		h := headAt(words, o)
 		k := recordLen(h)
 		if o+k > len(words) {
 			break
@@ -525,13 +525,13 @@ func StreamSets(words []uint64, n int) (sets, records int) {
 // through w's ApplyValues, as ApplyStream's do; the rest is decoded and replayed with Replay.
 func (c *Core) ReplayStream(w *ecs.World, words []uint64, n int) (int, error) {
 	for i, o := 0, 0; i < n; {
-		if o+headWords > len(words) || o+recordLen(uint32(words[o])) > len(words) {
+		if o+headWords > len(words) || o+recordLen(headAt(words, o)) > len(words) {
 			return i, fmt.Errorf("replay: record %d runs past the stream: %w", i, ErrInvalidCommand)
 		}
-		switch Verb(words[o]) {
+		switch Verb(headAt(words, o)) {
 		case VerbAdd, VerbSet, VerbRemove:
 			r := w.ApplyValues(words[o:], n-i)
-			if r.Records == 0 && uint32(words[o])>>24 == formBundle {
+			if r.Records == 0 && headAt(words, o)>>24 == formBundle {
 				r = w.PutRecords(words[o:], n-i)
 			}
 			if r.Records > 0 {

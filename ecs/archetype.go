@@ -222,7 +222,7 @@ func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
 			o += k
 			// Records with this header after it (Sets or Adds of one component on entity
 			// after entity) go on in a typed loop while no row moves (archApplyRun).
-			if h&0xff != RecordRemove && r.Records < n && o+2 <= len(words) && uint32(words[o]) == h {
+			if h&0xff != RecordRemove && r.Records < n && o+2 <= len(words) && headAt(words, o) == h {
 				var recs int
 				o, recs = w.archApplyRun(words, o, n-r.Records, h, x)
 				r.Records += recs

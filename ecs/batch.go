@@ -81,7 +81,7 @@ func (w *World) mkColumn(id ComponentID) bool {
 // last one of each component wins.
 func putRun(cols *[MaxComponents]rawColumn, row uint32, words []uint64, o, end int, final Mask) {
 	for o < end {
-		h := uint32(words[o])
+		h := headAt(words, o)
 		if id := ComponentID(h >> 16 & 0x3f); h&0xff != RecordRemove && final.Has(id) {
 			cols[id].put(row, unsafe.Add(unsafe.Pointer(&words[o]), 16))
 		}

@@ -35,7 +35,7 @@ func batchRecord(words []uint64, rng *rand.Rand, e ecs.Entity) []uint64 {
 // retarget returns a copy of words with every record's target ph replaced by e.
 func retarget(words []uint64, ph, e ecs.Entity) []uint64 {
 	out := append([]uint64(nil), words...)
-	for o := 0; o < len(out); o += 2 + int(uint32(out[o])>>11&0x1f) {
+	for o := 0; o < len(out); o += 2 + int(*(*uint32)(unsafe.Pointer(&out[o]))>>11&0x1f) {
 		if p := (*ecs.Entity)(unsafe.Add(unsafe.Pointer(&out[o]), 4)); *p == ph {
 			*p = e
 		}
@@ -50,7 +50,7 @@ func retarget(words []uint64, ph, e ecs.Entity) []uint64 {
 func oneByOne(w *ecs.World, words []uint64, n int) (sum ecs.ValueRun) {
 	for o := 0; sum.Records < n && o < len(words); {
 		r := w.ApplyValues(words[o:], 1)
-		if h := uint32(words[o]); r.Records == 0 && ecs.ComponentID(h>>16&0x3f) == HP.ID() && h&0xff != ecs.RecordRemove {
+		if h := *(*uint32)(unsafe.Pointer(&words[o])); r.Records == 0 && ecs.ComponentID(h>>16&0x3f) == HP.ID() && h&0xff != ecs.RecordRemove {
 			e, b := *(*ecs.Entity)(unsafe.Add(unsafe.Pointer(&words[o]), 4)), HP.Value(*(*hp)(unsafe.Pointer(&words[o+2])))
 			put := w.Upsert
 			if h&0xff == ecs.RecordSet {
@@ -165,7 +165,7 @@ func TestBatchEquivalence(t *testing.T) {
 
 // lastTarget returns the target of the last record of words.
 func lastTarget(words []uint64) (last ecs.Entity) {
-	for o := 0; o < len(words); o += 2 + int(uint32(words[o])>>11&0x1f) {
+	for o := 0; o < len(words); o += 2 + int(*(*uint32)(unsafe.Pointer(&words[o]))>>11&0x1f) {
 		last = *(*ecs.Entity)(unsafe.Add(unsafe.Pointer(&words[o]), 4))
 	}
 	return last

@@ -46,7 +46,7 @@ func (w *World) CreateRecords(words []uint64, n int, created []Entity) (recs, us
 	}
 	o := 0
 	for recs < n && o+4 <= len(words) {
-		h := uint32(words[o])
+		h := headAt(words, o)
 		k := 2 + int(h>>11&0x1f)
 		if h&0xff != RecordCreate || h>>24 != formBundle || o+k > len(words) {
 			break
@@ -97,7 +97,7 @@ func (w *World) archCreateRecords(words []uint64, n int, created []Entity) (recs
 	a := w.arch
 	o := 0
 	for recs < n && o+4 <= len(words) {
-		h := uint32(words[o])
+		h := headAt(words, o)
 		k := 2 + int(h>>11&0x1f)
 		if h&0xff != RecordCreate || h>>24 != formBundle || o+k > len(words) {
 			break
