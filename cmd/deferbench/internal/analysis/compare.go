@@ -279,9 +279,9 @@ func CompareRuns(old, new []*benchfmt.Result, opt CompareOptions) *RunComparison
 		gate(&row, opt.Thresholds)
 		c.Rows = append(c.Rows, row)
 	}
-	c.Vanished = vanished(od, nd, new, opt.Thresholds)
+	c.Vanished = vanished(od, nd, new, opt.Thresholds, opt.NewSkipped > 0)
 	if n := len(c.Vanished); n > 0 {
-		c.Notes = append(c.Notes, fmt.Sprintf("%d gated benchmark(s) of OLD missing from NEW, which ran their scenario and strategy: %s: the gate cannot pass on them",
+		c.Notes = append(c.Notes, fmt.Sprintf("%d gated benchmark(s) of OLD missing from NEW, which ran their scenario and strategy or skipped lines it could not read: %s: the gate cannot pass on them",
 			n, strings.Join(c.Vanished[:min(n, 3)], ", ")+moreText(n, 3)))
 	}
 	if opt.Paired {
@@ -512,12 +512,15 @@ func machineOnly(keys []string) bool {
 // each named once, in old's order. A scenario or a strategy new did not run is a subset
 // run (-scenarios, -strategies), a GOMAXPROCS new's machine does not reach is its sweep,
 // and a benchmark new has without the unit is a unit only old has: none of them vanished.
-func vanished(old, new sideData, newRs []*benchfmt.Result, ts []Threshold) []string {
+// With unreadable (lines of new were skipped as malformed), every benchmark of old missing from
+// new under its configuration vanished: it may be among them.
+func vanished(old, new sideData, newRs []*benchfmt.Result, ts []Threshold, unreadable bool) []string {
 	if len(ts) == 0 {
 		return nil
 	}
-	scenarios, strategies, names := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	scenarios, strategies, names, configs := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, k := range new.order {
+		configs[k.cfg] = true
 		n := results.ParseName(k.name)
 		scenarios[k.cfg+"\x00"+n.Scenario] = true
 		strategies[n.Strategy] = true
@@ -539,7 +542,8 @@ func vanished(old, new sideData, newRs []*benchfmt.Result, ts []Threshold) []str
 	for _, k := range old.order {
 		n := results.ParseName(k.name)
 		base, _ := results.SplitProcs(k.name)
-		if named[k.name] || names[k.cfg+"\x00"+base] || !scenarios[k.cfg+"\x00"+n.Scenario] || !strategies[n.Strategy] {
+		subset := !scenarios[k.cfg+"\x00"+n.Scenario] || !strategies[n.Strategy]
+		if named[k.name] || names[k.cfg+"\x00"+base] || subset && !unreadable || !configs[k.cfg] {
 			continue
 		}
 		for _, t := range ts {

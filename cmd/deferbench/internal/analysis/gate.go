@@ -304,6 +304,10 @@ type CompareOptions struct {
 	// the U test.
 	Paired     bool
 	Thresholds []Threshold
+	// NewSkipped is how many lines of NEW were skipped as not well-formed benchmark lines:
+	// any of OLD's gated benchmarks could be among them, so none missing from NEW is taken
+	// for a subset run (RunComparison.Vanished).
+	NewSkipped int
 }
 
 // RunComparison is the outcome of CompareRuns.
@@ -445,7 +449,7 @@ func (c *RunComparison) UnmatchedClause() string {
 		s = fmt.Sprintf("; -fail %s matched no row (a run without those benchmarks, or names that differ: check the run and -ignore, -ignore-procs)", strings.Join(c.Unmatched, ","))
 	}
 	if n := len(c.Vanished); n > 0 {
-		s += fmt.Sprintf("; %d gated benchmark(s) of OLD missing from NEW, which ran their scenario and strategy: %s%s (stopped running, renamed, or unreadable in NEW: run them, or drop them from OLD if they were removed on purpose)",
+		s += fmt.Sprintf("; %d gated benchmark(s) of OLD missing from NEW: %s%s (NEW ran their scenario and strategy, or skipped lines it could not read: stopped running, renamed, or unreadable; run them, or drop them from OLD if they were removed on purpose)",
 			n, strings.Join(c.Vanished[:min(n, 3)], ", "), moreText(n, 3))
 	}
 	if len(c.Unfinished) > 0 {

@@ -82,20 +82,22 @@ func Run(ctx context.Context, r Request) error {
 	if args[0] == "-" && args[1] == "-" {
 		return usage.Errorf("compare: - (standard input) given for both OLD and NEW: give it for one of them")
 	}
-	old, err := input.ReadInput(ctx, r.Stdin, r.Stderr, cmd, args[0])
+	old, oldSkipped, err := input.ReadInput(ctx, r.Stdin, r.Stderr, cmd, args[0])
 	if err != nil {
 		return err
 	}
 	var new []*benchfmt.Result
+	newSkipped := oldSkipped
 	if args[0] != "-" && args[1] != "-" && input.Same(args[0], args[1]) {
 		// One file given twice is read once, so that its notes are printed once.
 		for _, rs := range old {
 			new = append(new, rs.Clone())
 		}
-	} else if new, err = input.ReadInput(ctx, r.Stdin, r.Stderr, cmd, args[1]); err != nil {
+	} else if new, newSkipped, err = input.ReadInput(ctx, r.Stdin, r.Stderr, cmd, args[1]); err != nil {
 		return err
 	}
 	opt := r.Options
+	opt.NewSkipped = newSkipped
 	if err := analysis.CheckThresholdUnits(opt.Thresholds, old, new); err != nil {
 		return usage.Errorf("compare: -fail: %v", err)
 	}

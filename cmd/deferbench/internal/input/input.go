@@ -64,7 +64,10 @@ var WaitNotice = 2 * time.Second
 // input) or a named pipe such as the /dev/fd/N of a shell's <(go test -bench .). A pipe that
 // has given nothing after WaitNotice is noted on stderr, once; the read goes on (a benchmark
 // run may take minutes before its first line), until its writer closes it or an interrupt.
-func ReadInput(ctx context.Context, stdin *os.File, stderr io.Writer, cmd, path string) ([]*benchfmt.Result, error) {
+//
+// It also returns how many lines it skipped (lines that begin like a benchmark line but are not
+// well-formed, each noted on stderr).
+func ReadInput(ctx context.Context, stdin *os.File, stderr io.Writer, cmd, path string) ([]*benchfmt.Result, int, error) {
 	name := path
 	if path == "-" {
 		name = results.StdinName
@@ -83,12 +86,12 @@ func ReadInput(ctx context.Context, stdin *os.File, stderr io.Writer, cmd, path 
 		},
 	})
 	if err != nil {
-		return nil, Error(cmd, path, err)
+		return nil, 0, Error(cmd, path, err)
 	}
 	for _, n := range results.SkippedNotes(skipped, 3) {
 		fmt.Fprintf(stderr, "deferbench: %s: note: %s\n", cmd, n)
 	}
-	return rs, nil
+	return rs, len(skipped), nil
 }
 
 // Error turns what went wrong reading path into a one-line usage error (exit status 2)
