@@ -299,16 +299,7 @@ func TestCopyFromQueries(t *testing.T) {
 		if err := r.CopyFrom(w); err != nil {
 			t.Fatal(err)
 		}
-		visits := func(w *ecs.World) []ecs.Entity {
-			var out []ecs.Entity
-			q := ecs.NewQuery1(w, Pos)
-			for q.Next() {
-				out = append(out, q.Entity())
-			}
-			q.Close()
-			return out
-		}
-		if got, want := visits(r), visits(w); !slices.Equal(got, want) {
+		if got, want := queried(r, Pos), queried(w, Pos); !slices.Equal(got, want) {
 			t.Errorf("%v: NewQuery1 on the copy visits %v, want src's %v", st, got, want)
 		}
 	}
