@@ -149,8 +149,10 @@ func (o *compareFlags) output() compare.Output {
 // gate's.
 func (o *compareFlags) gates(e *env, cmd string) compare.Gates {
 	return compare.Gates{
-		Count: func(old, new []*benchfmt.Result) error { return countGate(e, cmd, o.countTs, old, new) },
-		Join:  gateResult,
+		Count: func(old, new []*benchfmt.Result, newSkipped int) error {
+			return countGate(e, cmd, o.countTs, old, new, newSkipped > 0)
+		},
+		Join: gateResult,
 	}
 }
 

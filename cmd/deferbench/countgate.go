@@ -37,7 +37,10 @@ func splitCountFail(cmd, fail string) (rest string, ts []counts.Threshold, err e
 // finish (results.Partial: interrupted, or go test output with a failure). Rows are matched by
 // name and ISA (an emulated ISA's rows, isa: pi4, are named [pi4]). A threshold on a unit
 // neither side has is a usage error.
-func countGate(e *env, cmd string, ts []counts.Threshold, old, new []*benchfmt.Result) error {
+//
+// With unreadable (NEW had lines skipped as malformed), a row of OLD's that NEW lacks is
+// never taken for a subset run (counts.Gate).
+func countGate(e *env, cmd string, ts []counts.Threshold, old, new []*benchfmt.Result, unreadable bool) error {
 	if len(ts) == 0 {
 		return nil
 	}
@@ -47,7 +50,7 @@ func countGate(e *env, cmd string, ts []counts.Threshold, old, new []*benchfmt.R
 			return usagef("%s: -fail: condition %q: neither run has %s: count with deferbench run -measure instructions (docs/counts.md)", cmd, t.Text, t.Unit)
 		}
 	}
-	vs := counts.Gate(oldRows, newRows, ts)
+	vs := counts.Gate(oldRows, newRows, ts, unreadable)
 	var pass, fail, better, missing, noSpread int
 	var vanished []string // rows of OLD that NEW lacks from a scenario it counted
 	for _, v := range vs {
@@ -99,7 +102,7 @@ func countGate(e *env, cmd string, ts []counts.Threshold, old, new []*benchfmt.R
 		if n > 3 {
 			more = fmt.Sprintf(", … (%d more)", n-3)
 		}
-		return fmt.Errorf("%s: count %w: %d gated row(s) of OLD missing from NEW, which counted their scenario: %s%s (stopped being counted, or renamed: count them, or drop them from OLD if they were removed on purpose)",
+		return fmt.Errorf("%s: count %w: %d gated row(s) of OLD missing from NEW: %s%s (NEW counted their scenario and strategy, or skipped lines it could not read: stopped being counted, renamed, or unreadable; count them, or drop them from OLD if they were removed on purpose)",
 			cmd, analysis.ErrGateInconclusive, n, strings.Join(vanished[:min(n, 3)], ", "), more)
 	}
 	if pass == 0 && noSpread == 0 {

@@ -506,26 +506,38 @@ func machineOnly(keys []string) bool {
 	return len(keys) > 0
 }
 
-// vanished returns the benchmarks of old with a metric in a unit of ts whose name new lacks
-// at every GOMAXPROCS, though new ran their scenario (results.Name.Scenario) under the same
-// configuration and ran their strategy (a result of it, or its capabilities header line):
-// each named once, in old's order. A scenario or a strategy new did not run is a subset
-// run (-scenarios, -strategies), a GOMAXPROCS new's machine does not reach is its sweep,
-// and a benchmark new has without the unit is a unit only old has: none of them vanished.
-// With unreadable (lines of new were skipped as malformed), every benchmark of old missing from
-// new under its configuration vanished: it may be among them.
+// vanished returns the benchmarks of old with a metric in a unit of ts that new lacks, each
+// named once, in old's order. Only deferbench's own benchmarks are judged (a name with a
+// strategy= part): a go test -bench filter picks at every level of a name, so a plain
+// benchmark missing from new may be filtered out. Of those, one is missing when new ran
+// under its configuration and
+//   - has it, without the unit, while reporting the unit for its scenario's other benchmarks
+//     (a scenario new reports the unit for nowhere is a run without it, -benchmem say);
+//   - or lacks it at every GOMAXPROCS (one new's machine does not reach is its sweep) and ran
+//     its scenario (results.Name.Scenario) and its strategy (a result of it, or its
+//     capabilities header line): a scenario or strategy new did not run is a subset run
+//     (-scenarios, -strategies), unless unreadable (new had lines it skipped as malformed,
+//     which may be its lines).
 func vanished(old, new sideData, newRs []*benchfmt.Result, ts []Threshold, unreadable bool) []string {
 	if len(ts) == 0 {
 		return nil
 	}
-	scenarios, strategies, names, configs := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
+	gated := map[string]bool{}
+	for _, t := range ts {
+		gated[t.Unit] = true
+	}
+	// What new ran, by kind: c configuration, s scenario, u a scenario's unit, b a name
+	// without its GOMAXPROCS, n a name.
+	ran, strategies := map[string]bool{}, map[string]bool{}
 	for _, k := range new.order {
-		configs[k.cfg] = true
 		n := results.ParseName(k.name)
-		scenarios[k.cfg+"\x00"+n.Scenario] = true
-		strategies[n.Strategy] = true
 		base, _ := results.SplitProcs(k.name)
-		names[k.cfg+"\x00"+base] = true
+		ran["c\x00"+k.cfg] = true
+		ran["s\x00"+k.cfg+"\x00"+n.Scenario] = true
+		ran["u\x00"+k.cfg+"\x00"+n.Scenario+"\x00"+k.unit] = true
+		ran["b\x00"+k.cfg+"\x00"+base] = true
+		ran["n\x00"+k.cfg+"\x00"+k.name] = true
+		strategies[n.Strategy] = true
 	}
 	for i, r := range newRs { // the strategies new's run selected, from its header
 		if i > 0 && results.SameConfig(newRs[i-1].Config, r.Config) {
@@ -540,19 +552,31 @@ func vanished(old, new sideData, newRs []*benchfmt.Result, ts []Threshold, unrea
 	var out []string
 	named := map[string]bool{}
 	for _, k := range old.order {
-		n := results.ParseName(k.name)
-		base, _ := results.SplitProcs(k.name)
-		subset := !scenarios[k.cfg+"\x00"+n.Scenario] || !strategies[n.Strategy]
-		if named[k.name] || names[k.cfg+"\x00"+base] || subset && !unreadable || !configs[k.cfg] {
+		if !gated[k.unit] || named[k.name] || !ran["c\x00"+k.cfg] {
 			continue
 		}
-		for _, t := range ts {
-			if t.Unit == k.unit {
-				out = append(out, k.name)
-				named[k.name] = true
-				break
-			}
+		if _, ok := new.vals[k]; ok {
+			continue
 		}
+		n := results.ParseName(k.name)
+		if n.Strategy == "" {
+			continue
+		}
+		base, _ := results.SplitProcs(k.name)
+		scen := k.cfg + "\x00" + n.Scenario
+		switch {
+		case ran["n\x00"+k.cfg+"\x00"+k.name]:
+			if !ran["u\x00"+scen+"\x00"+k.unit] {
+				continue
+			}
+		case ran["b\x00"+k.cfg+"\x00"+base]:
+			continue
+		case unreadable:
+		case !ran["s\x00"+scen] || !strategies[n.Strategy]:
+			continue
+		}
+		out = append(out, k.name)
+		named[k.name] = true
 	}
 	return out
 }

@@ -389,7 +389,7 @@ func TestGateVanishedBenchmark(t *testing.T) {
 		}
 		return rs
 	}
-	old := res(amd, "Stage/strategy=a-2", "Stage/strategy=b-2", "Spike/strategy=a-2", "Contention/strategy=a-4")
+	old := res(amd, "Stage/strategy=a-2", "Stage/strategy=b-2", "Spike/strategy=a-2", "Contention/strategy=a-4", "Foo/size-2048")
 	for _, c := range []struct {
 		name string
 		new  []*benchfmt.Result
@@ -405,9 +405,13 @@ func TestGateVanishedBenchmark(t *testing.T) {
 		{"a GOMAXPROCS the machine does not reach", res(amd, "Stage/strategy=a-2", "Stage/strategy=b-2", "Spike/strategy=a-2", "Contention/strategy=a-2"), gate, nil, 0},
 		{"no threshold on the unit", res(amd, "Stage/strategy=a-2"), nil, nil, 0},
 		{"another configuration", res("goarch: arm64\n", "Stage/strategy=a-2"), gate, nil, 0},
-		{"there without the unit", append(res(amd, "Stage/strategy=a-2", "Spike/strategy=a-2", "Contention/strategy=a-4"), cfgResults(amd, "Stage/strategy=b-2", "ns/op", 5)...), gate, nil, 0},
+		{"there without the unit, which its scenario reports nowhere", append(res(amd, "Spike/strategy=a-2", "Contention/strategy=a-4"), append(cfgResults(amd, "Stage/strategy=a-2", "ns/op", 5), cfgResults(amd, "Stage/strategy=b-2", "ns/op", 5)...)...), gate, nil, 0},
+		{"there without the unit, which its scenario reports elsewhere", append(res(amd, "Stage/strategy=a-2", "Spike/strategy=a-2", "Contention/strategy=a-4"), cfgResults(amd, "Stage/strategy=b-2", "ns/op", 5)...), gate, []string{"Stage/strategy=b-2"}, 0},
 		// Every Spike line of NEW unreadable (skipped): not a subset, the gate cannot tell.
 		{"a scenario left out whole, lines skipped", res(amd, "Stage/strategy=a-2", "Stage/strategy=b-2", "Contention/strategy=a-4"), gate, []string{"Spike/strategy=a-2"}, 2},
+		// go test's own benchmarks: -bench filters at every level of a name (Foo/b), and a
+		// sub-benchmark's -2048 at GOMAXPROCS 1 reads as a GOMAXPROCS: not judged.
+		{"a plain benchmark", res(amd, "Stage/strategy=a-2", "Stage/strategy=b-2", "Spike/strategy=a-2", "Contention/strategy=a-4"), gate, nil, 0},
 	} {
 		cmp := CompareRuns(old, c.new, CompareOptions{Thresholds: c.ts, NewSkipped: c.skip})
 		if fmt.Sprint(cmp.Vanished) != fmt.Sprint(c.want) {

@@ -37,17 +37,18 @@ type Output struct {
 type Gates struct {
 	// Count gates the count units of old and new; nil when -fail has none. A usage.Error
 	// from it stops the comparison before anything is written.
-	Count func(old, new []*benchfmt.Result) error
+	// newSkipped is how many lines of NEW were skipped as malformed (analysis.CompareOptions).
+	Count func(old, new []*benchfmt.Result, newSkipped int) error
 	// Join returns the result of the time gate's outcome (Write's error) and the count
 	// gate's; nil keeps the time gate's, else the count gate's.
 	Join func(timeErr, countErr error) error
 }
 
-func (g Gates) count(old, new []*benchfmt.Result) error {
+func (g Gates) count(old, new []*benchfmt.Result, newSkipped int) error {
 	if g.Count == nil {
 		return nil
 	}
-	return g.Count(old, new)
+	return g.Count(old, new, newSkipped)
 }
 
 func (g Gates) join(timeErr, countErr error) error {
@@ -144,7 +145,7 @@ func Run(ctx context.Context, r Request) error {
 	if len(c.Rows) == 0 && mc != nil {
 		// A model's instr/op and a board's hw-instr/op share no unit: the model check is
 		// the whole comparison, and no gate applies to it.
-		cerr := r.Gates.count(old, new)
+		cerr := r.Gates.count(old, new, newSkipped)
 		if usage.Is(cerr) {
 			return cerr
 		}
@@ -170,7 +171,7 @@ func Run(ctx context.Context, r Request) error {
 	out := r.Output
 	out.Flags[0] = analysis.SideFlags(old, results.EnvsBeside(args[0]))
 	out.Flags[1] = analysis.SideFlags(new, results.EnvsBeside(args[1]))
-	cerr := r.Gates.count(old, new)
+	cerr := r.Gates.count(old, new, newSkipped)
 	if usage.Is(cerr) {
 		return cerr
 	}
@@ -201,7 +202,7 @@ func Sides(ab SidesRequest) error {
 	for _, n := range c.Notes {
 		fmt.Fprintf(ab.Stderr, "deferbench: ab: note: %s\n", n)
 	}
-	cerr := ab.Gates.count(old, new)
+	cerr := ab.Gates.count(old, new, 0) // a run's own bench.txt: read whole, or refused
 	if usage.Is(cerr) {
 		return cerr
 	}

@@ -108,8 +108,10 @@ type Verdict struct {
 // sample each: no spread was measured) is NoSpread, judged neither way. Worse means larger, except
 // for IPC. Rows are
 // reported in the order of old, then the rows only new has; a row or unit on one side only
-// is Missing, but a row of old's that new lacks from a scenario it counted is Vanished.
-func Gate(old, new []Row, ts []Threshold) []Verdict {
+// is Missing, but a row of old's (of a strategy) that new lacks from a scenario and of a
+// strategy it counted is Vanished, and with unreadable (lines of new skipped as malformed)
+// any row of old's that new lacks at every GOMAXPROCS is.
+func Gate(old, new []Row, ts []Threshold, unreadable bool) []Verdict {
 	key := func(r Row) string { return r.ISA + "\x00" + r.Name }
 	byName := map[string]Row{}
 	for _, r := range new {
@@ -124,11 +126,11 @@ func Gate(old, new []Row, ts []Threshold) []Verdict {
 	}
 	for _, r := range new {
 		a, b, c := ranKeys(r)
-		ran[a], ran[b], ran[c] = true, true, true
+		ran[a], ran[b], ran[c], ran["i\x00"+r.ISA] = true, true, true, true
 	}
 	vanished := func(r Row) bool {
 		scen, strat, name := ranKeys(r)
-		return ran[scen] && ran[strat] && !ran[name]
+		return results.ParseName(r.Name).Strategy != "" && ran["i\x00"+r.ISA] && !ran[name] && (unreadable || ran[scen] && ran[strat])
 	}
 	var out []Verdict
 	seen := map[string]bool{}

@@ -87,7 +87,7 @@ func TestRowsAndGateByISA(t *testing.T) {
 		t.Fatalf("RowsFromResults = %+v, want host, pi4, pi5 (2 samples each)", old)
 	}
 	new := RowsFromResults([]*benchfmt.Result{res("host", 1593), res("pi4", 1558), res("pi5", 1583)})
-	vs := Gate(old, new, []Threshold{{Unit: InstrUnit, Frac: 0.005, Text: "instr/op>0.5%"}})
+	vs := Gate(old, new, []Threshold{{Unit: InstrUnit, Frac: 0.005, Text: "instr/op>0.5%"}}, false)
 	if len(vs) != 3 {
 		t.Fatalf("Gate gave %d verdicts, want 3: %+v", len(vs), vs)
 	}
