@@ -98,12 +98,8 @@ func countGate(e *env, cmd string, ts []counts.Threshold, old, new []*benchfmt.R
 		return fmt.Errorf("%s: count %w: %d counted metrics worse beyond the -fail thresholds and their spread", cmd, analysis.ErrGateFailed, fail)
 	}
 	if n := len(vanished); n > 0 {
-		more := ""
-		if n > 3 {
-			more = fmt.Sprintf(", … (%d more)", n-3)
-		}
-		return fmt.Errorf("%s: count %w: %d gated row(s) of OLD missing from NEW: %s%s (NEW counted their scenario and strategy, or skipped lines it could not read: stopped being counted, renamed, or unreadable; count them, or drop them from OLD if they were removed on purpose)",
-			cmd, analysis.ErrGateInconclusive, n, strings.Join(vanished[:min(n, 3)], ", "), more)
+		return fmt.Errorf("%s: count %w: %d gated row(s) of OLD missing from NEW: %s (NEW counted their scenario and strategy, or skipped lines it could not read: stopped being counted, renamed, or unreadable; count them, or drop them from OLD if they were removed on purpose)",
+			cmd, analysis.ErrGateInconclusive, n, results.FirstOf(vanished, 3))
 	}
 	if pass == 0 && noSpread == 0 {
 		return fmt.Errorf("%s: count %w: no counted row is on both sides (%d on one side only: another ISA, scenario or strategy?), so nothing was judged", cmd, analysis.ErrGateInconclusive, missing)

@@ -282,7 +282,7 @@ func CompareRuns(old, new []*benchfmt.Result, opt CompareOptions) *RunComparison
 	c.Vanished = vanished(od, nd, new, opt.Thresholds, opt.NewSkipped > 0)
 	if n := len(c.Vanished); n > 0 {
 		c.Notes = append(c.Notes, fmt.Sprintf("%d gated benchmark(s) of OLD missing from NEW, which ran their scenario and strategy or skipped lines it could not read: %s: the gate cannot pass on them",
-			n, strings.Join(c.Vanished[:min(n, 3)], ", ")+moreText(n, 3)))
+			n, results.FirstOf(c.Vanished, 3)))
 	}
 	if opt.Paired {
 		c.notePairing()
@@ -579,12 +579,4 @@ func vanished(old, new sideData, newRs []*benchfmt.Result, ts []Threshold, unrea
 		named[k.name] = true
 	}
 	return out
-}
-
-// moreText is ", … (N more)" for a list of n cut to shown, "" when nothing was cut.
-func moreText(n, shown int) string {
-	if n <= shown {
-		return ""
-	}
-	return fmt.Sprintf(", … (%d more)", n-shown)
 }

@@ -449,8 +449,8 @@ func (c *RunComparison) UnmatchedClause() string {
 		s = fmt.Sprintf("; -fail %s matched no row (a run without those benchmarks, or names that differ: check the run and -ignore, -ignore-procs)", strings.Join(c.Unmatched, ","))
 	}
 	if n := len(c.Vanished); n > 0 {
-		s += fmt.Sprintf("; %d gated benchmark(s) of OLD missing from NEW: %s%s (NEW ran their scenario and strategy, or skipped lines it could not read: stopped running, renamed, or unreadable; run them, or drop them from OLD if they were removed on purpose)",
-			n, strings.Join(c.Vanished[:min(n, 3)], ", "), moreText(n, 3))
+		s += fmt.Sprintf("; %d gated benchmark(s) of OLD missing from NEW: %s (NEW ran their scenario and strategy, or skipped lines it could not read: stopped running, renamed, or unreadable; run them, or drop them from OLD if they were removed on purpose)",
+			n, results.FirstOf(c.Vanished, 3))
 	}
 	if len(c.Unfinished) > 0 {
 		s += fmt.Sprintf("; %s did not finish: a gate passes only on complete runs, run it again to the end", strings.Join(c.Unfinished, " and "))

@@ -277,13 +277,8 @@ func noteUnmatched(w io.Writer, cmd, oldPath, newPath string, old, new []*benchf
 		names, units []string
 	}{{oldPath, onlyOld, unitsOld}, {newPath, onlyNew, unitsNew}} {
 		if names := side.names; len(names) > 0 {
-			shown := names[:min(len(names), 3)]
-			more := ""
-			if len(names) > len(shown) {
-				more = fmt.Sprintf(", … (%d more)", len(names)-len(shown))
-			}
-			fmt.Fprintf(w, "deferbench: %s: note: %s only in %s, not compared: %s%s\n",
-				cmd, results.Plural(len(names), "benchmark"), side.path, strings.Join(shown, ", "), more)
+			fmt.Fprintf(w, "deferbench: %s: note: %s only in %s, not compared: %s\n",
+				cmd, results.Plural(len(names), "benchmark"), side.path, results.FirstOf(names, 3))
 		}
 	}
 	for _, side := range []struct {

@@ -2,10 +2,11 @@ package counts
 
 import (
 	"fmt"
-	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/deferbench/deferbench/cmd/deferbench/internal/results"
 )
 
 // Threshold is one gate condition on a count unit: the unit getting worse by more than Frac

@@ -109,6 +109,16 @@ func FormatCount(v string) string {
 	return FormatTick(n, "")
 }
 
+// FirstOf lists the first max of names, comma-separated, and says how many more there are:
+// "a, b, c, … (4 more)".
+func FirstOf(names []string, max int) string {
+	s := strings.Join(names[:min(len(names), max)], ", ")
+	if len(names) > max {
+		s += fmt.Sprintf(", … (%d more)", len(names)-max)
+	}
+	return s
+}
+
 // Plural is "1 what" or "n whats".
 func Plural(n int, what string) string {
 	if n == 1 {
