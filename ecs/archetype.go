@@ -169,8 +169,12 @@ func (x *Writer) archRemove(slot uint32) (done bool) {
 func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
 	// Entity after entity whose run changes its set the same way from one table waits in
 	// w.arch.pend, and moves with the others before anything else touches the tables.
+	// pfrom and pfinal are the pending entities' table and set, precs and pnoops the records
+	// and no-op Removes of the last one's run, pvals whether any of their runs writes a value.
 	var pfrom int32
 	var pfinal Mask
+	var precs, pnoops int
+	var pvals bool
 	o := 0
 	for r.Records < n && o+2 <= len(words) {
 		p := unsafe.Pointer(&words[o])
@@ -193,7 +197,7 @@ func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
 			// A run of one record (the next names another entity): through its Writer,
 			// after the pending run's moves.
 			if len(w.arch.pend) > 0 {
-				w.flushRuns(words, pfrom, pfinal)
+				w.flushRuns(words, pfrom, pfinal, pvals)
 			}
 			x := &w.writers[h>>16&0x3f]
 			switch {
@@ -230,27 +234,41 @@ func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
 			continue
 		}
 		have := w.masks[s]
-		end, recs, noops, final := w.runOf(words, o, n-r.Records, *e, have, false)
+		a := w.arch
+		if last := len(a.pend) - 1; last >= 0 && have == a.tables[pfrom].mask {
+			// Entities repeating, header for header, the records of the pending run's last
+			// one from its table join the run without runOf (joinRuns). (A pending entity's
+			// set is already pfinal, never its table's.)
+			po := int(a.pendAt[last])
+			var k int
+			if o, k = w.joinRuns(words, o, po, int(a.pendTo[last])-po, precs, n-r.Records, have, pfinal); k > 0 {
+				w.changes += uint64(k * (precs - pnoops))
+				r.Records += k * precs
+				r.NoopRemoves += k * pnoops
+				continue
+			}
+		}
+		end, recs, noops, final, vals := w.runOf(words, o, n-r.Records, *e, have, false)
 		if recs == 0 {
 			break
 		}
-		a := w.arch
 		if final != have {
 			// A move: it joins the pending run when it makes the run's change from the
 			// run's table, else the run moves first and this one starts the next.
 			ti := int32(a.loc[s].t)
 			if len(a.pend) > 0 && (ti != pfrom || final != pfinal) {
-				w.flushRuns(words, pfrom, pfinal)
+				w.flushRuns(words, pfrom, pfinal, pvals)
 				ti = int32(a.loc[s].t) // the entity may have been in the run
 			}
-			pfrom, pfinal = ti, final
+			pvals = vals || pvals && len(a.pend) > 0
+			pfrom, pfinal, precs, pnoops = ti, final, recs, noops
 			a.pend = append(a.pend, s)
 			a.pendAt = append(a.pendAt, int32(o))
 			a.pendTo = append(a.pendTo, int32(end))
 			w.masks[s] = final
 		} else {
 			if len(a.pend) > 0 {
-				w.flushRuns(words, pfrom, pfinal)
+				w.flushRuns(words, pfrom, pfinal, pvals)
 			}
 			l := a.loc[s]
 			putRun(&a.tables[l.t].raw, l.row, words, o, end, final)
@@ -261,7 +279,7 @@ func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
 		o = end
 	}
 	if len(w.arch.pend) > 0 {
-		w.flushRuns(words, pfrom, pfinal)
+		w.flushRuns(words, pfrom, pfinal, pvals)
 	}
 	r.Words = o
 	return r
@@ -269,18 +287,21 @@ func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
 
 // flushRuns moves archApplyValues' pending run — entities of table from whose set becomes
 // final, each through its run of records, in order — to final's table together (moveRows),
-// then writes each run's values into its entity's new row, as archChange and putRun do run by
+// then, when vals (some run has an Add or Set), writes each run's values into its entity's
+// new row, as archChange and putRun do run by
 // run (the entities are distinct: a later run on one of them starts from final, so it moves
 // elsewhere or not at all, and flushes the pending run first).
 //
 //go:noinline
-func (w *World) flushRuns(words []uint64, from int32, final Mask) {
+func (w *World) flushRuns(words []uint64, from int32, final Mask, vals bool) {
 	a := w.arch
 	to := a.hopOf(from, final)
 	row := a.moveRows(from, to, a.pend)
-	cols := &a.tables[to].raw
-	for i, o := range a.pendAt {
-		putRun(cols, row+uint32(i), words, int(o), int(a.pendTo[i]), final)
+	if vals {
+		cols := &a.tables[to].raw
+		for i, o := range a.pendAt {
+			putRun(cols, row+uint32(i), words, int(o), int(a.pendTo[i]), final)
+		}
 	}
 	a.pend, a.pendAt, a.pendTo = a.pend[:0], a.pendAt[:0], a.pendTo[:0]
 }

@@ -11,7 +11,8 @@ import "unsafe"
 // runOf folds the run of one-value records starting at word o of words that name target e,
 // at most n of them, starting from component set have, and returns the word where the run
 // ends, how many records it covers, how many of them are Removes of a component the entity
-// lacks at that point (no-ops), and the set the entity ends with. The run stops before the
+// lacks at that point (no-ops), the set the entity ends with, and whether any of them is an
+// Add or Set (a value putRun writes). The run stops before the
 // first record that is not a one-value Add, Set or Remove naming e, or that one-by-one
 // application could not finish on its fast path: an unknown component, a component without
 // a column (unless mkCols: then its first Add makes it, as it does one by one), a component
@@ -20,7 +21,7 @@ import "unsafe"
 // again — validators are predicates), a value holding pointers, a Set of a component the entity lacks at that point, or a change
 // of the set while a query iterates. Every record in the run would succeed, so applying the
 // net change gives the state, receipts and Changes of applying them one by one.
-func (w *World) runOf(words []uint64, o, n int, e Entity, have Mask, mkCols bool) (end, recs, noops int, final Mask) {
+func (w *World) runOf(words []uint64, o, n int, e Entity, have Mask, mkCols bool) (end, recs, noops int, final Mask, vals bool) {
 	// The target as two loads: its first 8 bytes (world, slot) and its generation.
 	ews, eg := *(*uint64)(unsafe.Pointer(&e)), e.gen
 	iter := w.iters.Load() > 0
@@ -62,9 +63,60 @@ func (w *World) runOf(words []uint64, o, n int, e Entity, have Mask, mkCols bool
 			break
 		}
 		final |= bit
+		vals = true
 		end += k
 	}
-	return end, recs, noops, final
+	return end, recs, noops, final, vals
+}
+
+// joinRuns adds to archApplyValues' pending run, entity after entity from word o of words,
+// each entity whose records repeat, header for header, the run of the pending run's last
+// entity (l words of recs records at word po, which runOf accepted), while at least recs
+// records are left of the left the commit may still apply: a live entity whose set is have,
+// that of the pending run's table, and, where runOf could read on (records are left after
+// the repeat), whose next record names another entity. From the same set runOf would accept
+// the same records and end with the same set, final, so each such entity joins the run
+// without it. It returns the word after the last entity it added and how many it added.
+func (w *World) joinRuns(words []uint64, o, po, l, recs, left int, have, final Mask) (end, added int) {
+	base := unsafe.Pointer(unsafe.SliceData(words))
+	for end = o; recs <= left && end+l <= len(words); added++ {
+		// Records lie inside words from here on (end+l ≤ len(words), po+l ≤ end).
+		p := unsafe.Add(base, uintptr(end)*8)
+		e := *(*Entity)(unsafe.Add(p, 4))
+		if !w.isLive(e) || w.masks[e.slot] != have {
+			break
+		}
+		// Each record's first word (header and the target's world) as the pattern's, its
+		// second (the target's slot and generation) as this entity's first record's.
+		sg := *(*uint64)(unsafe.Add(p, 8))
+		j := 0
+		for j < l {
+			q, pq := unsafe.Add(p, uintptr(j)*8), unsafe.Add(base, uintptr(po+j)*8)
+			if *(*uint64)(q) != *(*uint64)(pq) || *(*uint64)(unsafe.Add(q, 8)) != sg {
+				break
+			}
+			j += 2 + int(*(*uint32)(pq)>>11&0x1f)
+		}
+		if j != l {
+			break
+		}
+		if left -= recs; left > 0 && end+l+2 <= len(words) {
+			q := unsafe.Add(p, uintptr(l)*8)
+			if *(*uint32)(unsafe.Add(q, 4)) == e.world && *(*uint64)(unsafe.Add(q, 8)) == sg {
+				break // runOf would read on into this record
+			}
+		}
+		w.masks[e.slot] = final // a later run on this entity starts from final, so it is not taken
+		end += l
+	}
+	// Then the pending run's lists, in a loop of their own.
+	a := w.arch
+	for at := o; at < end; at += l {
+		a.pend = append(a.pend, *(*uint32)(unsafe.Add(base, uintptr(at)*8+8)))
+		a.pendAt = append(a.pendAt, int32(at))
+		a.pendTo = append(a.pendTo, int32(at+l))
+	}
+	return end, added
 }
 
 // mkColumn makes the column of id when it has none, as the first Add of id does one by one,
@@ -150,7 +202,7 @@ func (w *World) CreateValues(b *Bundle, ph Entity, words []uint64, n int) (e Ent
 	if err != nil {
 		return e, r, err
 	}
-	used, recs, noops, final := w.runOf(words, 0, n, ph, mask, true)
+	used, recs, noops, final, _ := w.runOf(words, 0, n, ph, mask, true)
 	cols, row := &w.raw, slot
 	if w.arch != nil {
 		t, trow := w.arch.place(w.arch.tableOf(final), slot)

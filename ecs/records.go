@@ -138,16 +138,7 @@ func (w *World) archCreateRecords(words []uint64, n int, created []Entity) (recs
 		a.placed += uint64(made)
 		// Then the values, column after column: the i-th value of each record, a record
 		// every k words (a value of no size at the end of the values: nothing to copy).
-		b := unsafe.Pointer(&words[o0+2])
-		cnt, usedBytes := int(*(*uint8)(b)), uintptr(*(*uint8)(unsafe.Add(b, 1)))
-		for i := range cnt {
-			col := &t.raw[*(*ComponentID)(unsafe.Add(b, 2+i))]
-			off := uintptr(*(*uint8)(unsafe.Add(b, 2+MaxBundle+i))) * 8
-			if off >= usedBytes {
-				continue
-			}
-			putStrided(col, row0, unsafe.Add(b, 16+off), uintptr(k)*8, made)
-		}
+		putBundles(&t.raw, row0, unsafe.Pointer(&words[o0+2]), uintptr(k)*8, made)
 		if made < j { // the world is full: the caller's checked create reports it
 			a.countRun(made)
 			return recs, o, created
@@ -364,6 +355,12 @@ func (w *World) PutRecords(words []uint64, n int) (r ValueRun) {
 				w.masks[slot] = final
 				w.changes++
 				o += k
+				// The records after it with its header and bundle head, on entities of its
+				// table, make the same change: they join the run in a loop of their own.
+				j := w.joinPuts(words, o, k, n-r.Records-1, h, shape, have, final)
+				r.Records += j
+				w.changes += uint64(j)
+				o += j * k
 				continue
 			}
 			if len(a.pend) > 0 {
@@ -396,10 +393,60 @@ func (w *World) flushPuts(words []uint64, from int32, final Mask) {
 	to := a.hopOf(from, final)
 	row := a.moveRows(from, to, a.pend)
 	cols := &a.tables[to].raw
-	for i, o := range a.pendAt {
-		putBundle(cols, row+uint32(i), unsafe.Pointer(&words[o+2]))
+	// Records one after another with one header and bundle head (as joinPuts gathers them)
+	// write their values column after column; any others, record by record.
+	o0, n := int(a.pendAt[0]), len(a.pendAt)
+	if k := 2 + int(headAt(words, o0)>>11&0x1f); int(a.pendAt[n-1])-o0 == (n-1)*k &&
+		sameShape(words[o0:], n, k, headAt(words, o0), words[o0+2], words[o0+3]) == n {
+		putBundles(cols, row, unsafe.Pointer(&words[o0+2]), uintptr(k)*8, n)
+	} else {
+		for i, o := range a.pendAt {
+			putBundle(cols, row+uint32(i), unsafe.Pointer(&words[o+2]))
+		}
 	}
 	a.pend, a.pendAt = a.pend[:0], a.pendAt[:0]
+}
+
+// joinPuts adds to PutRecords' pending run, record after record from word o of words, each
+// bundle-form record of header h (k words) and bundle head shape — the pending run's last
+// record's — on a live entity whose set is have, that of the pending run's table: at most
+// most records. Each makes the change the last one made, to the set final, so it joins the
+// run as that one did. It returns how many it added; they end at word o+added*k.
+func (w *World) joinPuts(words []uint64, o, k, most int, h uint32, shape [2]uint64, have, final Mask) (added int) {
+	at := o
+	for ; added < most && at+k <= len(words); added++ {
+		p := unsafe.Pointer(&words[at])
+		if *(*uint32)(p) != h || *(*[2]uint64)(unsafe.Add(p, 16)) != shape {
+			break
+		}
+		e := *(*Entity)(unsafe.Add(p, 4))
+		if !w.isLive(e) || w.masks[e.slot] != have {
+			break
+		}
+		w.masks[e.slot] = final // a later record on this entity finds final, so it is not taken
+		at += k
+	}
+	// Then the pending run's lists, in a loop of their own.
+	a := w.arch
+	for ; o < at; o += k {
+		a.pend = append(a.pend, *(*uint32)(unsafe.Pointer(&words[o+1]))) // the target's slot: bytes 8–11
+		a.pendAt = append(a.pendAt, int32(o))
+	}
+	return added
+}
+
+// putBundles writes the values of n bundle records of one shape, stride bytes apart, the first
+// one's payload at b, into the columns cols at rows row, row+1, …, column after column
+// (putStrided), as putBundle does record by record (a value of no size: nothing to copy).
+func putBundles(cols *[MaxComponents]rawColumn, row uint32, b unsafe.Pointer, stride uintptr, n int) {
+	cnt, usedBytes := int(*(*uint8)(b)), uintptr(*(*uint8)(unsafe.Add(b, 1)))
+	for i := range cnt {
+		off := uintptr(*(*uint8)(unsafe.Add(b, 2+MaxBundle+i))) * 8
+		if off >= usedBytes {
+			continue
+		}
+		putStrided(&cols[*(*ComponentID)(unsafe.Add(b, 2+i))], row, unsafe.Add(b, 16+off), stride, n)
+	}
 }
 
 // putBundle writes the values of the bundle record payload at b (its first 16 bytes, then

@@ -97,6 +97,16 @@ var mutants = []mutant{
 	// component, and the readers' replica of versioned trusts values (ecs.World.TrustValues).
 	{id: "ecs-create-run-skips-validator", file: "ecs/batch.go", old: "\t\t\tif w.validated&bit != 0 || !mkCols || !w.mkColumn(", new: "\t\t\tif !mkCols || !w.mkColumn("},
 	{id: "ecs-create-run-new-column-unvalidated", file: "ecs/batch.go", old: "\t\t\tif plain = w.hasCol &^ w.validated; plain&bit == 0 {\n", new: "\t\t\tif plain = w.hasCol &^ w.validated; false {\n"},
+	// Entity after entity repeating the pending run's records joins it without runOf
+	// (joinRuns, joinPuts); a run of Removes writes no values; records of one shape write
+	// theirs column by column.
+	{id: "ecs-join-runs-reads-on", file: "ecs/batch.go", old: "\t\t\t\tbreak // runOf would read on into this record\n", new: "\t\t\t\t_ = 0\n"},
+	{id: "ecs-join-runs-moved-again", file: "ecs/batch.go", old: "\t\tif !w.isLive(e) || w.masks[e.slot] != have {\n\t\t\tbreak\n\t\t}\n\t\t// Each record's", new: "\t\tif !w.isLive(e) {\n\t\t\tbreak\n\t\t}\n\t\t// Each record's"},
+	{id: "ecs-join-runs-one-record", file: "ecs/batch.go", old: "\t\t\tj += 2 + int(*(*uint32)(pq)>>11&0x1f)\n", new: "\t\t\tj = l\n"},
+	{id: "ecs-join-puts-moved-again", file: "ecs/records.go", old: "\t\tif !w.isLive(e) || w.masks[e.slot] != have {\n\t\t\tbreak\n\t\t}\n\t\tw.masks[e.slot] = final // a later record", new: "\t\tif !w.isLive(e) {\n\t\t\tbreak\n\t\t}\n\t\tw.masks[e.slot] = final // a later record"},
+	{id: "ecs-join-puts-other-shape", file: "ecs/records.go", old: "\t\tif *(*uint32)(p) != h || *(*[2]uint64)(unsafe.Add(p, 16)) != shape {\n", new: "\t\tif *(*uint32)(p) != h {\n"},
+	{id: "ecs-flush-runs-no-values", file: "ecs/archetype.go", old: "\t\t\tpvals = vals || pvals && len(a.pend) > 0\n", new: "\t\t\tpvals = vals && false\n"},
+	{id: "ecs-flush-puts-mixed-shapes-strided", file: "ecs/records.go", old: "\t\tsameShape(words[o0:], n, k, headAt(words, o0), words[o0+2], words[o0+3]) == n {\n", new: "\t\ttrue {\n"},
 	{id: "versioned-closure-replay-trusted", file: "strategies/versioned/ecs.go", old: "\tw.TrustValues(false)\n", new: ""},
 	{id: "ecs-trust-ignored", file: "ecs/world.go", old: "\tr.validate = r.validate && !w.trusted\n", new: ""},
 	{id: "ecs-trust-lost-on-grow", file: "ecs/world.go", old: "\t\t\tw.raw[id] = w.rawOf(c)\n", new: "\t\t\tw.raw[id] = c.raw()\n"},
@@ -318,7 +328,7 @@ var mutants = []mutant{
 	// record every k words.
 	{id: "ecs-create-run-stride-value", file: "ecs/records.go", old: "\t\t\tdst[r] = *(*[2]uint64)(unsafe.Add(src, uintptr(r)*stride))", new: "\t\t\tdst[r] = *(*[2]uint64)(unsafe.Add(src, uintptr(r)*16))"},
 	{id: "ecs-create-slots-run-first-value", file: "ecs/records.go", old: "col.put(e.slot, unsafe.Add(src, uintptr(r*k)*8))", new: "col.put(e.slot, unsafe.Add(src, uintptr(0*r*k)*8))"},
-	{id: "ecs-create-run-values-first-only", file: "ecs/records.go", old: "\t\t\tputStrided(col, row0, unsafe.Add(b, 16+off), uintptr(k)*8, made)", new: "\t\t\tputStrided(col, row0, unsafe.Add(b, 16+off), uintptr(k)*8, min(made, 1))"},
+	{id: "ecs-create-run-values-first-only", file: "ecs/records.go", old: "\t\tputStrided(&cols[*(*ComponentID)(unsafe.Add(b, 2+i))], row, unsafe.Add(b, 16+off), stride, n)", new: "\t\tputStrided(&cols[*(*ComponentID)(unsafe.Add(b, 2+i))], row, unsafe.Add(b, 16+off), stride, min(n, 1))"},
 	// dropRows copies into a staying row the value the swap-removes leave there: the row a
 	// source held before the first of them (orig), and skips them all when the table empties.
 	{id: "ecs-drop-orig-unfollowed", file: "ecs/bulkmove.go", old: "\t\t\t\torig[row-keep] = src\n", new: "\t\t\t\t_ = src\n"},
