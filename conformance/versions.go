@@ -83,11 +83,13 @@ func (x *fixture) commitMayDiverge(op string) error {
 }
 
 // checkVersionCulledCreates: a typed batch whose creates the validator culls — alone, among
-// valid ones, and each followed by commands on its placeholder (which then change nothing) —
+// valid ones, hand-built (naming no placeholder) and typed, and each followed by commands on
+// its placeholder (which then change nothing) —
 // commits without error (a culled create is no divergence: the replay culls it too), and
 // readers see the owner's world.
 func checkVersionCulledCreates(x *fixture) {
 	e := x.create(x.w, pt(0, 0))
+	x.commit("publish the setup", x.s) // so that the batch below may be replayed
 	r := x.rec()
 	p := r.Create(workload.Particle(v2(1, 1), v2(1, 1), 0))
 	r.Set(p, pt(2, 2))
@@ -97,12 +99,19 @@ func checkVersionCulledCreates(x *fixture) {
 	r.Add(c, vl(5, 5))
 	r.Create(life(-2))
 	r.Create(life(-3))
+	// Hand-built creates (no placeholder: nothing can name them), one culled, one not, each
+	// followed by a typed create whose handle a replay compares with the world's.
+	r.Stage(deferral.Command{Verb: deferral.VerbCreate, Bundle: life(-4)})
+	r.Create(pt(8, 8))
+	r.Stage(deferral.Command{Verb: deferral.VerbCreate, Bundle: pt(9, 9)})
+	r.Create(pt(10, 10))
 	r.Set(e, pt(6, 6))
 	x.commit("commit of culled creates among valid ones", x.s)
-	want(x, "live entities", x.w.Len(), 2)
+	want(x, "live entities", x.w.Len(), 5)
 	want(x, "position of the valid create's entity", x.pos("q", x.w, x.resolve("the valid create", x.s, q)), v2(4, 4))
 	x.wantVersionIsWorld("after culled creates")
 	r.Create(life(0))
+	r.Stage(deferral.Command{Verb: deferral.VerbCreate, Bundle: pt(11, 11)}) // hand-built, kept
 	r.Create(pt(7, 7))
 	x.commit("second commit", x.s)
 	x.wantVersionIsWorld("after a second commit of a culled create")

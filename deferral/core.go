@@ -48,8 +48,13 @@ type Core struct {
 	report    Report
 	spare     []ecs.Entity // the Created array TakeReport handed out last time, reused next
 	replayed  []ecs.Entity // the entities a replayed run of creates made (replayCreates), reused
-	failed    bool
-	active    bool // inside a commit
+	// loose holds the outcome of each create this commit applied whose record names no
+	// placeholder of a current table (a hand-built create, whose outcome no table keeps), in
+	// the order it applied them; Replay takes them in that order, from looseAt on.
+	loose   []resolution
+	looseAt int
+	failed  bool
+	active  bool // inside a commit
 	// closed is set by Close on the owner's goroutine and read by recorders on producers'
 	// goroutines, in their out-of-line path only; dropped counts the commands they dropped
 	// because of it (see Dropped).
@@ -130,6 +135,7 @@ func (c *Core) Begin() error {
 		return fmt.Errorf("commit: %w", ErrReentry)
 	}
 	c.active = true
+	c.loose, c.looseAt = c.loose[:0], 0
 	if c.tabEp != c.epoch {
 		c.tabEp, c.tabOwn, c.aheadOwn = c.epoch, c.owner, c.owner
 		if wraps(c.epoch) {
@@ -234,7 +240,10 @@ func (c *Core) record(p ecs.Entity, r resolution) {
 		tab = c.table(owner, hi)
 	}
 	if tab == nil {
-		return // hand-built create record, or one from an earlier epoch: nothing can name it
+		// A hand-built create record, or one from an earlier epoch: nothing can name it, but
+		// Replay must know whether it was culled.
+		c.loose = append(c.loose, r)
+		return
 	}
 	rec := int(hi >> 16)
 	for len(*tab) <= rec {

@@ -15,7 +15,9 @@ var ErrDiverged = errors.New("replica diverged from the world")
 // (ecs.World.Replica) that held the world's state from before that Apply. It follows the same
 // lenient rules and resolves placeholders through the resolutions Apply recorded, and records
 // nothing: no receipts, no resolutions. A create must yield the handle Apply's create yielded
-// (replicas allocate slots by the same rule); one Apply culled is left out, its values not
+// (replicas allocate slots by the same rule), a hand-built create's too (Apply keeps the
+// outcomes of the creates no placeholder table tracks, in order, for Replay to take in the
+// same order); one Apply culled is left out, its values not
 // offered to w's validators (which, being user code, may keep state: a replica that replays
 // should trust values, ecs.World.TrustValues(true), and then runs no validator). Other commands are
 // not compared with Apply's outcome (one skipped here but applied there goes unnoticed: compare
@@ -28,6 +30,11 @@ func (c *Core) Replay(w *ecs.World, cmd *Command) error {
 	switch cmd.Verb {
 	case VerbCreate:
 		want, known := c.recorded(cmd.Entity)
+		if !known && c.looseAt < len(c.loose) {
+			// A create no table tracks: its outcome is the next of those Apply kept.
+			want, known = c.loose[c.looseAt], true
+			c.looseAt++
+		}
 		if known && want.state == resCulled {
 			break // left out: the replica's validators are not asked again
 		}

@@ -3,8 +3,6 @@ package ecs
 import (
 	"encoding/binary"
 	"fmt"
-	"hash"
-	"slices"
 	"unsafe"
 )
 
@@ -16,7 +14,7 @@ type column interface {
 	// clear zeroes slot so that dead slots hold no references and hash alike.
 	clear(slot uint32)
 	// hash writes slot's value to h.
-	hash(h hash.Hash64, slot uint32)
+	hash(sum uint64, slot uint32) uint64 // sum with the value at slot added (fnvAdd)
 	// raw returns the column's untyped view (see rawColumn).
 	raw() rawColumn
 	// copyInto makes dst (a column of the same component, or nil) as long as the column, with
@@ -136,26 +134,26 @@ func (c *typedColumn[T]) clear(slot uint32) {
 	c.data[slot] = zero
 }
 
-func (c *typedColumn[T]) hash(h hash.Hash64, slot uint32) {
+func (c *typedColumn[T]) hash(sum uint64, slot uint32) uint64 {
 	if c.info.noPtrs {
 		// Pointer-free: the bytes are the value, but for its padding, whose bytes are not.
 		if n := c.info.size; n > 0 {
 			b := unsafe.Slice((*byte)(unsafe.Pointer(&c.data[slot])), n)
 			if pad := c.info.pad; pad != nil {
-				b = slices.Clone(b)
-				for i := range b {
-					b[i] &= pad[i]
+				for i, x := range b {
+					sum ^= uint64(x & pad[i])
+					sum *= fnvPrime64
 				}
+				return sum
 			}
-			h.Write(b)
+			sum = fnvAdd(sum, b)
 		}
-		return
+		return sum
 	}
 	var buf [8]byte
 	s := fmt.Sprintf("%#v", c.data[slot])
 	binary.LittleEndian.PutUint64(buf[:], uint64(len(s)))
-	h.Write(buf[:])
-	h.Write([]byte(s))
+	return fnvAdd(fnvAdd(sum, buf[:]), []byte(s))
 }
 
 // Writer writes one component's values for a run of deferred commands: a deferral strategy's

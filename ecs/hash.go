@@ -1,7 +1,5 @@
 package ecs
 
-import "hash/fnv"
-
 // Hash returns a 64-bit FNV-1a digest of the whole state: live entities in creation order,
 // with slot, generation, component set and component values (raw bytes for pointer-free
 // components, less the padding inside a value, whose bytes a copy of the value carries from
@@ -10,7 +8,7 @@ import "hash/fnv"
 // storage (slots or archetypes: the table layout is not part of the digest); the world id is
 // not part of the digest.
 func (w *World) Hash() uint64 {
-	h := fnv.New64a()
+	sum := fnvOffset64
 	var buf [16]byte
 	for _, slot := range w.order {
 		if slot == tombstone {
@@ -20,20 +18,37 @@ func (w *World) Hash() uint64 {
 		putU32(buf[0:], slot)
 		putU32(buf[4:], w.gens[slot])
 		putU64(buf[8:], uint64(m))
-		h.Write(buf[:])
+		sum = fnvAdd(sum, buf[:])
 		if w.arch != nil {
 			l := w.arch.loc[slot]
 			t := w.arch.tables[l.t]
 			for ; m != 0; m &= m - 1 {
-				t.cols[trailingZeros(m)].hash(h, l.row)
+				sum = t.cols[trailingZeros(m)].hash(sum, l.row)
 			}
 			continue
 		}
 		for ; m != 0; m &= m - 1 {
-			w.cols[trailingZeros(m)].hash(h, slot)
+			sum = w.cols[trailingZeros(m)].hash(sum, slot)
 		}
 	}
-	return h.Sum64()
+	return sum
+}
+
+// FNV-1a, 64-bit, as hash/fnv's New64a computes it, kept as a running sum: a value passed
+// through the column interface and back, where a hash.Hash64 passed through it would be
+// allocated, and Hash allocates nothing on a world of pointer-free values.
+const (
+	fnvOffset64 uint64 = 14695981039346656037
+	fnvPrime64  uint64 = 1099511628211
+)
+
+// fnvAdd returns sum with the bytes of b added.
+func fnvAdd(sum uint64, b []byte) uint64 {
+	for _, c := range b {
+		sum ^= uint64(c)
+		sum *= fnvPrime64
+	}
+	return sum
 }
 
 func putU32(b []byte, v uint32) {

@@ -45,6 +45,10 @@ type mutant struct {
 
 var mutants = []mutant{
 	// deferral: Core and Recorder.
+	// A hand-built create (no placeholder table tracks it): Replay takes its outcome from the
+	// ones Apply kept in order, so a culled one is left out on the replica too.
+	{id: "core-replay-hand-built-create-untracked", file: "deferral/replica.go", old: "\t\tif !known && c.looseAt < len(c.loose) {\n", new: "\t\tif false && c.looseAt < len(c.loose) {\n"},
+	{id: "core-loose-not-reset", file: "deferral/core.go", old: "\tc.loose, c.looseAt = c.loose[:0], 0\n", new: "\tc.looseAt = 0\n"},
 	{id: "core-ahead-not-reset", file: "deferral/core.go", old: "\t\tfor i := range c.resAhead {\n\t\t\tc.resAhead[i] = c.resAhead[i][:0]\n\t\t}\n", new: ""},
 	{id: "core-res-not-reset", file: "deferral/core.go", old: "\t\tfor i := range c.res {\n\t\t\tc.res[i] = c.res[i][:0]\n\t\t}\n", new: ""},
 	{id: "core-discard-keeps-failed", file: "deferral/core.go", old: "\tc.dropped.Store(0)\n\tc.failed = false", new: "\tc.dropped.Store(0)\n\t_ = c.failed",
@@ -178,7 +182,7 @@ var mutants = []mutant{
 	// (VersionAfterImpureClosureKeyedCreate); the stream's runs of creates go through
 	// ReplayStream (VersionAfterImpureClosure).
 	{id: "replica-create-unchecked", file: "deferral/replica.go", old: "case known && (want.state != resCreated || e != want.e):", new: "case known && want.state != resCreated:"},
-	{id: "ecs-hash-pointer-length-only", file: "ecs/column.go", old: "\th.Write(buf[:])\n\th.Write([]byte(s))\n", new: "\th.Write(buf[:])\n"},
+	{id: "ecs-hash-pointer-length-only", file: "ecs/column.go", old: "\treturn fnvAdd(fnvAdd(sum, buf[:]), []byte(s))\n", new: "\treturn fnvAdd(sum, buf[:])\n"},
 	{id: "ecs-trychange-precedence", file: "ecs/change.go", old: "final := (have | mask) &^ remove", new: "final := have | mask&^remove"},
 	{id: "ecs-create2-zero-first", file: "ecs/world.go", old: "*(*A)(unsafe.Add(ra.base, uintptr(slot)*ra.size)) = va\n", new: "*(*A)(unsafe.Add(ra.base, uintptr(slot)*ra.size)) = *new(A)\n"},
 	{id: "hybridframe-step-ignores-pending", file: "strategies/hybrid/hybridframe/frame.go", old: "if n := f.s.Pending(); n > 0 {", new: "if n := f.s.Pending(); n < 0 {"},
