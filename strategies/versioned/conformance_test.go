@@ -16,3 +16,10 @@ func TestConformanceCopy(t *testing.T) { conformance.Test(t, versioned.FactoryCo
 func TestConformanceReplay(t *testing.T) {
 	conformance.Test(t, factory(versioned.Options{Resync: versioned.ResyncReplay}))
 }
+
+// TestConformanceChecked runs the suite with every typed batch replayed and the replicas'
+// hashes compared after it: what it declares (allocation-free typed frames among it) must
+// hold with the check too.
+func TestConformanceChecked(t *testing.T) {
+	conformance.Test(t, factory(versioned.Options{Resync: versioned.ResyncReplay, CheckDivergence: true}))
+}
