@@ -6,6 +6,10 @@ BIN     ?= bin
 BENCHFLAGS ?=
 # Both modules of the repository: the library (root) and the CLI with its harness (cmd/deferbench).
 PKGS    ?= ./... ./cmd/deferbench/...
+# The git revision bin/deferbench records in env.json ("-dirty" with uncommitted changes): go
+# build stamps none in a workspace (go.work).
+REV      := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+REVISION := $(if $(REV),$(REV)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty))
 
 .PHONY: all help build test fmt-check vet test-go mutants-check test-counts bench bench-quick clean cross test-arm
 
@@ -22,7 +26,7 @@ help:
 	@echo "make clean        remove what build, cross and test-arm wrote to $(BIN)/ (results/ is kept)"
 
 build:
-	$(GO) build -o $(BIN)/deferbench ./cmd/deferbench
+	$(GO) build -ldflags "-X github.com/deferbench/deferbench/cmd/deferbench/internal/results.revision=$(REVISION)" -o $(BIN)/deferbench ./cmd/deferbench
 
 test: fmt-check vet mutants-check test-go
 

@@ -13,10 +13,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p bin
 
+# The git revision the binaries record in env.json (go build stamps none in a workspace).
+rev=$(git rev-parse --short=12 HEAD 2>/dev/null || true)
+if [ -n "$rev" ] && ! git diff --quiet HEAD -- 2>/dev/null; then
+	rev="$rev-dirty"
+fi
+
 build() { # build GOARCH [GOARM]
 	local out="bin/deferbench-linux-$1"
 	echo "go build GOOS=linux GOARCH=$1${2:+ GOARM=$2} -o $out ./cmd/deferbench"
-	env GOOS=linux GOARCH="$1" ${2:+GOARM="$2"} CGO_ENABLED=0 go build -trimpath -o "$out" ./cmd/deferbench
+	env GOOS=linux GOARCH="$1" ${2:+GOARM="$2"} CGO_ENABLED=0 go build -trimpath \
+		-ldflags "-X github.com/deferbench/deferbench/cmd/deferbench/internal/results.revision=$rev" -o "$out" ./cmd/deferbench
 }
 build arm64
 build arm 7

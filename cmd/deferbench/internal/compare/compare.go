@@ -129,6 +129,9 @@ func Run(ctx context.Context, r Request) error {
 				results.Plural(len(kept), "benchmark"))
 		}
 	}
+	for _, n := range runNotes(args[0], args[1]) {
+		fmt.Fprintf(r.Stderr, "deferbench: compare: note: %s\n", n)
+	}
 	noteUnmatched(r.Stderr, "compare", args[0], args[1], old, new)
 	c := analysis.CompareRuns(old, new, opt)
 	c.Unfinished = unfinished
@@ -290,4 +293,30 @@ func noteUnmatched(w io.Writer, cmd, oldPath, newPath string, old, new []*benchf
 				cmd, strings.Join(side.units, ", "), side.path)
 		}
 	}
+}
+
+// runNotes returns what the env.json files beside OLD and NEW (results directories, or their
+// bench.txt) tell that their rows do not: that one is a -quick run and the other is not,
+// whose rows of one name may measure other sizes over fewer repetitions; that the binaries
+// were built from different revisions, so the changes include the code's. None when either
+// side has no env.json (a pipe, a bare bench.txt) or the revision of either is unknown.
+func runNotes(oldPath, newPath string) []string {
+	o, n := results.EnvBeside(oldPath), results.EnvBeside(newPath)
+	if o == nil || n == nil {
+		return nil
+	}
+	var notes []string
+	if o.Options.Quick != n.Options.Quick {
+		q, f, qo, fo := "OLD", "NEW", o.Options, n.Options
+		if n.Options.Quick {
+			q, f, qo, fo = f, q, fo, qo
+		}
+		notes = append(notes, fmt.Sprintf("%s is a -quick run and %s is not (count %d against %d, benchtime %s against %s): "+
+			"a quick run measures smaller sizes, fewer readers and fewer determinism runs, so a row of one name may measure another workload; "+
+			"compare a quick run with a quick run", q, f, qo.Count, fo.Count, qo.Benchtime, fo.Benchtime))
+	}
+	if o.Revision != "" && n.Revision != "" && o.Revision != n.Revision {
+		notes = append(notes, fmt.Sprintf("OLD was built from revision %s and NEW from %s: the changes include the code's", o.Revision, n.Revision))
+	}
+	return notes
 }

@@ -11,16 +11,19 @@ import (
 
 // Env is env.json: the environment before and after the run, and the run's options.
 type Env struct {
-	Deferbench string       `json:"deferbench"`
-	Args       []string     `json:"args"`
-	Started    string       `json:"started"`
-	Finished   string       `json:"finished,omitempty"`
-	Partial    string       `json:"partial,omitempty"`
-	Throttled  *bool        `json:"throttled,omitempty"`
-	Before     envinfo.Env  `json:"before"`
-	After      *envinfo.Env `json:"after,omitempty"`
-	CPUShare   *CPUShare    `json:"cpu_share,omitempty"`
-	Options    RunOptions   `json:"options"`
+	Deferbench string `json:"deferbench"`
+	// Revision is the git revision the binary was built from (Revision); empty when unknown
+	// and in an older env.json.
+	Revision  string       `json:"revision,omitempty"`
+	Args      []string     `json:"args"`
+	Started   string       `json:"started"`
+	Finished  string       `json:"finished,omitempty"`
+	Partial   string       `json:"partial,omitempty"`
+	Throttled *bool        `json:"throttled,omitempty"`
+	Before    envinfo.Env  `json:"before"`
+	After     *envinfo.Env `json:"after,omitempty"`
+	CPUShare  *CPUShare    `json:"cpu_share,omitempty"`
+	Options   RunOptions   `json:"options"`
 	// Counts is the count tier's record (deferbench run -measure instructions), and why
 	// hardware counters are or are not read here; nil in an older env.json.
 	Counts *CountsEnv `json:"counts,omitempty"`

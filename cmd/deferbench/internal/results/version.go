@@ -5,16 +5,28 @@ import (
 	"runtime/debug"
 )
 
-// version is the release this tree is; builds from git add the revision.
+// version is the release this tree is.
 const version = "v0.1.0-dev"
 
-// Version returns deferbench's version: the release, plus the VCS revision (and "+dirty")
-// when the binary was built from a git checkout with -buildvcs.
-func Version() string {
-	v := version
+// revision is the git revision the binary was built from, set by the Makefile's build
+// (-ldflags -X): go build stamps none in a workspace (go.work), which this repository is.
+var revision string
+
+// Version returns deferbench's version: the release. It goes into bench.txt's deferbench
+// line, which benchstat groups tables by, so it carries no revision: two builds of one
+// release compare row by row.
+func Version() string { return version }
+
+// Revision returns the git revision the binary was built from ("-dirty" appended when the
+// tree had changes), from the Makefile's build or, failing that, the VCS stamp of go build
+// (-buildvcs); "" when neither is known (go run, a workspace build without the Makefile).
+func Revision() string {
+	if revision != "" {
+		return revision
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return v
+		return ""
 	}
 	var rev string
 	dirty := false
@@ -26,16 +38,13 @@ func Version() string {
 			dirty = s.Value == "true"
 		}
 	}
-	if rev != "" {
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		v += "+" + rev
-		if dirty {
-			v += "-dirty"
-		}
+	if len(rev) > 12 {
+		rev = rev[:12]
 	}
-	return v
+	if rev != "" && dirty {
+		rev += "-dirty"
+	}
+	return rev
 }
 
 // RunConfig returns the file-level configuration lines deferbench writes at the top of

@@ -85,6 +85,7 @@ func Suite(ctx context.Context, cfg Config) (err error) {
 	beforeAt := time.Now()
 	doc := results.Env{
 		Deferbench: results.Version(),
+		Revision:   results.Revision(),
 		Args:       cfg.Args,
 		Started:    start.UTC().Format(time.RFC3339),
 		Partial:    "true (run in progress)",
