@@ -347,6 +347,41 @@ func (n need) pick() ([]string, int) {
 	return top, most
 }
 
+// behind returns, for a need every row of which noise left undecided by joining most
+// strategies in the best group, the strategies that every row separates from each member of
+// that group (the test and the ratio's interval agree), sorted: what the need still rules
+// out. None for a need with a row undecided otherwise (a small best group whose members
+// noise does not set apart from strategies behind: those are not ruled out).
+func (n need) behind() []string {
+	count := map[string]int{}
+	for _, r := range n.rows {
+		g := r.k.Split()
+		if len(g.Groups) == 0 {
+			return nil
+		}
+		best := g.Groups[0]
+		if all := rankedCount(r.k); r.undecided != undecidedNoise || (2*len(best) <= all && len(best) != all) {
+			return nil
+		}
+		for i, x := range r.k.Ranked {
+			if x.Unranked != "" || slices.Contains(best, i) {
+				continue
+			}
+			if !slices.ContainsFunc(best, func(b int) bool { return !r.k.Separated(b, i) }) {
+				count[x.Strategy]++
+			}
+		}
+	}
+	var out []string
+	for s, c := range count {
+		if c == len(n.rows) {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // sureness is how sure a verdict is: level (firm, fair, tentative, undecided) and the reasons, the
 // trust flags that bear on it first.
 type sureness struct {
@@ -579,6 +614,11 @@ func writeBrief(b *strings.Builder, rd *reportData, reqs []requirement) {
 			pick = fmt.Sprintf("%s (%s %d of %d verdicts)", strings.Join(top, ", "), meetVerb(len(top)), most, len(n.rows))
 		case sures[i].level < 3:
 			pick = "none shown"
+		default:
+			if out := n.behind(); len(out) > 0 {
+				// Noise leaves the best open, but not what every variant set behind it.
+				pick = fmt.Sprintf("undecided; not %s (behind the best in every variant)", strings.Join(out, ", "))
+			}
 		}
 		fmt.Fprintf(b, "| %s: %s | %s | %s |\n", n.scenario, strings.Join(n.heads, "; "), pick, mdEscape(sures[i].String()))
 	}
