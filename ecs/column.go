@@ -13,8 +13,8 @@ type column interface {
 	validIn(b Bundle, i int) bool
 	// clear zeroes slot so that dead slots hold no references and hash alike.
 	clear(slot uint32)
-	// hash writes slot's value to h.
-	hash(sum uint64, slot uint32) uint64 // sum with the value at slot added (fnvAdd)
+	// hash returns sum, a running FNV-1a digest (World.Hash), with slot's value added.
+	hash(sum uint64, slot uint32) uint64
 	// raw returns the column's untyped view (see rawColumn).
 	raw() rawColumn
 	// copyInto makes dst (a column of the same component, or nil) as long as the column, with
