@@ -4,7 +4,8 @@ package ecs
 // with slot, generation, component set and component values (raw bytes for pointer-free
 // components, less the padding inside a value, whose bytes a copy of the value carries from
 // wherever it was built; their Go syntax otherwise). Two worlds that received the same operations in the
-// same order hash alike, in any process on any machine of the same byte order, whatever their
+// same order hash alike, in any process on any machine of the same byte order and word size
+// (a value's bytes follow its layout, which a uint64 field's alignment changes), whatever their
 // storage (slots or archetypes: the table layout is not part of the digest); the world id is
 // not part of the digest.
 func (w *World) Hash() uint64 {
