@@ -1,6 +1,9 @@
 package ecs
 
-import "unsafe"
+import (
+	"slices"
+	"unsafe"
+)
 
 // This file holds per-entity batching: a run of adjacent one-value records (Add, Set,
 // Remove) naming one entity is folded into its net change — the component set it ends with
@@ -78,12 +81,19 @@ func (w *World) runOf(words []uint64, o, n int, e Entity, have Mask, mkCols bool
 // the same records and end with the same set, final, so each such entity joins the run
 // without it. It returns the word after the last entity it added and how many it added.
 func (w *World) joinRuns(words []uint64, o, po, l, recs, left int, have, final Mask) (end, added int) {
+	// At most left/recs entities, each l words, inside words.
+	most := left / recs
+	if m := (len(words) - o) / l; m < most {
+		most = m
+	}
 	base := unsafe.Pointer(unsafe.SliceData(words))
-	for end = o; recs <= left && end+l <= len(words); added++ {
+	pat := unsafe.Add(base, uintptr(po)*8)
+	masks := w.masks
+	for end = o; added < most; added++ {
 		// Records lie inside words from here on (end+l ≤ len(words), po+l ≤ end).
 		p := unsafe.Add(base, uintptr(end)*8)
 		e := *(*Entity)(unsafe.Add(p, 4))
-		if !w.isLive(e) || w.masks[e.slot] != have {
+		if !w.isLive(e) || masks[e.slot] != have {
 			break
 		}
 		// Each record's first word (header and the target's world) as the pattern's, its
@@ -91,30 +101,35 @@ func (w *World) joinRuns(words []uint64, o, po, l, recs, left int, have, final M
 		sg := *(*uint64)(unsafe.Add(p, 8))
 		j := 0
 		for j < l {
-			q, pq := unsafe.Add(p, uintptr(j)*8), unsafe.Add(base, uintptr(po+j)*8)
-			if *(*uint64)(q) != *(*uint64)(pq) || *(*uint64)(unsafe.Add(q, 8)) != sg {
+			ph := *(*uint64)(unsafe.Add(pat, uintptr(j)*8))
+			if *(*uint64)(unsafe.Add(p, uintptr(j)*8)) != ph || *(*uint64)(unsafe.Add(p, uintptr(j)*8+8)) != sg {
 				break
 			}
-			j += 2 + int(*(*uint32)(pq)>>11&0x1f)
+			j += 2 + int(uint32(ph)>>11&0x1f)
 		}
 		if j != l {
 			break
 		}
-		if left -= recs; left > 0 && end+l+2 <= len(words) {
+		if left-(added+1)*recs > 0 && end+l+2 <= len(words) {
 			q := unsafe.Add(p, uintptr(l)*8)
 			if *(*uint32)(unsafe.Add(q, 4)) == e.world && *(*uint64)(unsafe.Add(q, 8)) == sg {
 				break // runOf would read on into this record
 			}
 		}
-		w.masks[e.slot] = final // a later run on this entity starts from final, so it is not taken
+		masks[e.slot] = final // a later run on this entity starts from final, so it is not taken
 		end += l
 	}
-	// Then the pending run's lists, in a loop of their own.
+	// Then the pending run's lists, grown once and filled in a loop of their own.
 	a := w.arch
-	for at := o; at < end; at += l {
-		a.pend = append(a.pend, *(*uint32)(unsafe.Add(base, uintptr(at)*8+8)))
-		a.pendAt = append(a.pendAt, int32(at))
-		a.pendTo = append(a.pendTo, int32(at+l))
+	n0 := len(a.pend)
+	a.pend = slices.Grow(a.pend, added)[:n0+added]
+	a.pendAt = slices.Grow(a.pendAt, added)[:n0+added]
+	a.pendTo = slices.Grow(a.pendTo, added)[:n0+added]
+	pend, at, to := a.pend[n0:], a.pendAt[n0:], a.pendTo[n0:]
+	for i := range pend {
+		x := o + i*l
+		pend[i] = *(*uint32)(unsafe.Add(base, uintptr(x)*8+8))
+		at[i], to[i] = int32(x), int32(x+l)
 	}
 	return end, added
 }

@@ -1,5 +1,7 @@
 package ecs
 
+import "slices"
+
 // This file holds the bulk row move a commit's runs use on archetype storage: entity after
 // entity making the same change from one table moves its rows together (moveRows), the
 // destination found once, each column copied in one loop.
@@ -18,9 +20,9 @@ func (a *archStore) moveRows(fi, ti int32, slots []uint32) uint32 {
 	for n0+len(slots) > t.rows {
 		t.growRows() // push's doublings, made at once
 	}
-	src := a.srcRows[:0]
-	for _, s := range slots {
-		src = append(src, a.loc[s].row)
+	src := slices.Grow(a.srcRows[:0], len(slots))[:len(slots)]
+	for i, s := range slots {
+		src[i] = a.loc[s].row
 	}
 	for _, id := range t.flat {
 		if from.mask.Has(id) {

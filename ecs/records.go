@@ -426,11 +426,17 @@ func (w *World) joinPuts(words []uint64, o, k, most int, h uint32, shape [2]uint
 		w.masks[e.slot] = final // a later record on this entity finds final, so it is not taken
 		at += k
 	}
-	// Then the pending run's lists, in a loop of their own.
+	// Then the pending run's lists, grown once and filled in a loop of their own.
 	a := w.arch
-	for ; o < at; o += k {
-		a.pend = append(a.pend, *(*uint32)(unsafe.Pointer(&words[o+1]))) // the target's slot: bytes 8–11
-		a.pendAt = append(a.pendAt, int32(o))
+	n0 := len(a.pend)
+	a.pend = slices.Grow(a.pend, added)[:n0+added]
+	a.pendAt = slices.Grow(a.pendAt, added)[:n0+added]
+	pend, pendAt := a.pend[n0:], a.pendAt[n0:]
+	base := unsafe.Pointer(unsafe.SliceData(words))
+	for i := range pend {
+		x := o + i*k
+		pend[i] = *(*uint32)(unsafe.Add(base, uintptr(x)*8+8)) // the target's slot: bytes 8–11
+		pendAt[i] = int32(x)
 	}
 	return added
 }
