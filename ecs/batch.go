@@ -81,44 +81,38 @@ func (w *World) runOf(words []uint64, o, n int, e Entity, have Mask, mkCols bool
 // the same records and end with the same set, final, so each such entity joins the run
 // without it. It returns the word after the last entity it added and how many it added.
 func (w *World) joinRuns(words []uint64, o, po, l, recs, left int, have, final Mask) (end, added int) {
-	// At most left/recs entities, each l words, inside words.
-	most := left / recs
-	if m := (len(words) - o) / l; m < most {
-		most = m
+	// At most left/recs entities, each l words, inside words: they end by word lim. The
+	// records after an entity whose block ends before word more are ones the commit may
+	// still apply: runOf would read on into them.
+	most := min(left/recs, (len(words)-o)/l)
+	lim, more := o+most*l, o+left/recs*l
+	if left%recs != 0 {
+		more++
 	}
+	more = min(more, len(words)-1) // the next record's two words lie inside words
 	base := unsafe.Pointer(unsafe.SliceData(words))
 	pat := unsafe.Add(base, uintptr(po)*8)
 	masks := w.masks
-	for end = o; added < most; added++ {
+	for end = o; end < lim; end += l {
 		// Records lie inside words from here on (end+l ≤ len(words), po+l ≤ end).
 		p := unsafe.Add(base, uintptr(end)*8)
 		e := *(*Entity)(unsafe.Add(p, 4))
 		if !w.isLive(e) || masks[e.slot] != have {
 			break
 		}
-		// Each record's first word (header and the target's world) as the pattern's, its
-		// second (the target's slot and generation) as this entity's first record's.
-		sg := *(*uint64)(unsafe.Add(p, 8))
-		j := 0
-		for j < l {
-			ph := *(*uint64)(unsafe.Add(pat, uintptr(j)*8))
-			if *(*uint64)(unsafe.Add(p, uintptr(j)*8)) != ph || *(*uint64)(unsafe.Add(p, uintptr(j)*8+8)) != sg {
-				break
-			}
-			j += 2 + int(uint32(ph)>>11&0x1f)
-		}
-		if j != l {
+		sg := *(*uint64)(unsafe.Add(p, 8)) // the target's slot and generation
+		if !samePattern(p, pat, l, sg) {
 			break
 		}
-		if left-(added+1)*recs > 0 && end+l+2 <= len(words) {
+		if end+l < more {
 			q := unsafe.Add(p, uintptr(l)*8)
 			if *(*uint32)(unsafe.Add(q, 4)) == e.world && *(*uint64)(unsafe.Add(q, 8)) == sg {
 				break // runOf would read on into this record
 			}
 		}
 		masks[e.slot] = final // a later run on this entity starts from final, so it is not taken
-		end += l
 	}
+	added = (end - o) / l
 	// Then the pending run's lists, grown once and filled in a loop of their own.
 	a := w.arch
 	n0 := len(a.pend)
@@ -232,4 +226,18 @@ func (w *World) CreateValues(b *Bundle, ph Entity, words []uint64, n int) (e Ent
 	e = w.created(slot, final)
 	w.changes += uint64(recs - noops)
 	return e, ValueRun{Records: recs, Words: used, NoopRemoves: noops}, nil
+}
+
+// samePattern reports whether the records of the l words at p have, record after record, the
+// first word (header and the target's world) of the records at pat, and sg as their second
+// word (the target's slot and generation).
+func samePattern(p, pat unsafe.Pointer, l int, sg uint64) bool {
+	for j := 0; j < l; {
+		ph := *(*uint64)(unsafe.Add(pat, uintptr(j)*8))
+		if *(*uint64)(unsafe.Add(p, uintptr(j)*8)) != ph || *(*uint64)(unsafe.Add(p, uintptr(j)*8+8)) != sg {
+			return false
+		}
+		j += 2 + int(uint32(ph)>>11&0x1f)
+	}
+	return true
 }

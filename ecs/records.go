@@ -413,26 +413,29 @@ func (w *World) flushPuts(words []uint64, from int32, final Mask) {
 // most records. Each makes the change the last one made, to the set final, so it joins the
 // run as that one did. It returns how many it added; they end at word o+added*k.
 func (w *World) joinPuts(words []uint64, o, k, most int, h uint32, shape [2]uint64, have, final Mask) (added int) {
+	// The records it may add lie inside words: they end by word lim.
+	lim := o + min(most, (len(words)-o)/k)*k
+	base := unsafe.Pointer(unsafe.SliceData(words))
+	masks := w.masks
 	at := o
-	for ; added < most && at+k <= len(words); added++ {
-		p := unsafe.Pointer(&words[at])
+	for ; at < lim; at += k {
+		p := unsafe.Add(base, uintptr(at)*8)
 		if *(*uint32)(p) != h || *(*[2]uint64)(unsafe.Add(p, 16)) != shape {
 			break
 		}
 		e := *(*Entity)(unsafe.Add(p, 4))
-		if !w.isLive(e) || w.masks[e.slot] != have {
+		if !w.isLive(e) || masks[e.slot] != have {
 			break
 		}
-		w.masks[e.slot] = final // a later record on this entity finds final, so it is not taken
-		at += k
+		masks[e.slot] = final // a later record on this entity finds final, so it is not taken
 	}
+	added = (at - o) / k
 	// Then the pending run's lists, grown once and filled in a loop of their own.
 	a := w.arch
 	n0 := len(a.pend)
 	a.pend = slices.Grow(a.pend, added)[:n0+added]
 	a.pendAt = slices.Grow(a.pendAt, added)[:n0+added]
 	pend, pendAt := a.pend[n0:], a.pendAt[n0:]
-	base := unsafe.Pointer(unsafe.SliceData(words))
 	for i := range pend {
 		x := o + i*k
 		pend[i] = *(*uint32)(unsafe.Add(base, uintptr(x)*8+8)) // the target's slot: bytes 8–11

@@ -105,10 +105,10 @@ var mutants = []mutant{
 	// (joinRuns, joinPuts); a run of Removes writes no values; records of one shape write
 	// theirs column by column.
 	{id: "ecs-join-runs-reads-on", file: "ecs/batch.go", old: "\t\t\t\tbreak // runOf would read on into this record\n", new: "\t\t\t\t_ = 0\n"},
-	{id: "ecs-join-runs-moved-again", file: "ecs/batch.go", old: "\t\tif !w.isLive(e) || masks[e.slot] != have {\n\t\t\tbreak\n\t\t}\n\t\t// Each record's", new: "\t\tif !w.isLive(e) {\n\t\t\tbreak\n\t\t}\n\t\t// Each record's"},
-	{id: "ecs-join-runs-left-rounded", file: "ecs/batch.go", old: "\t\tif left-(added+1)*recs > 0 && end+l+2 <= len(words) {\n", new: "\t\tif added+1 < left/recs && end+l+2 <= len(words) {\n"},
-	{id: "ecs-join-runs-one-record", file: "ecs/batch.go", old: "\t\t\tj += 2 + int(uint32(ph)>>11&0x1f)\n", new: "\t\t\tj = l\n"},
-	{id: "ecs-join-puts-moved-again", file: "ecs/records.go", old: "\t\tif !w.isLive(e) || w.masks[e.slot] != have {\n\t\t\tbreak\n\t\t}\n\t\tw.masks[e.slot] = final // a later record", new: "\t\tif !w.isLive(e) {\n\t\t\tbreak\n\t\t}\n\t\tw.masks[e.slot] = final // a later record"},
+	{id: "ecs-join-runs-moved-again", file: "ecs/batch.go", old: "\t\tif !w.isLive(e) || masks[e.slot] != have {\n\t\t\tbreak\n\t\t}\n\t\tsg := ", new: "\t\tif !w.isLive(e) {\n\t\t\tbreak\n\t\t}\n\t\tsg := "},
+	{id: "ecs-join-runs-left-rounded", file: "ecs/batch.go", old: "\tif left%recs != 0 {\n\t\tmore++\n", new: "\tif false {\n\t\tmore++\n"},
+	{id: "ecs-join-runs-one-record", file: "ecs/batch.go", old: "\t\tj += 2 + int(uint32(ph)>>11&0x1f)\n", new: "\t\tj = l\n"},
+	{id: "ecs-join-puts-moved-again", file: "ecs/records.go", old: "\t\tif !w.isLive(e) || masks[e.slot] != have {\n\t\t\tbreak\n\t\t}\n\t\tmasks[e.slot] = final // a later record", new: "\t\tif !w.isLive(e) {\n\t\t\tbreak\n\t\t}\n\t\tmasks[e.slot] = final // a later record"},
 	{id: "ecs-join-puts-other-shape", file: "ecs/records.go", old: "\t\tif *(*uint32)(p) != h || *(*[2]uint64)(unsafe.Add(p, 16)) != shape {\n", new: "\t\tif *(*uint32)(p) != h {\n"},
 	{id: "ecs-flush-runs-no-values", file: "ecs/archetype.go", old: "\t\t\tpvals = vals || pvals && len(a.pend) > 0\n", new: "\t\t\tpvals = vals && false\n"},
 	{id: "ecs-flush-puts-mixed-shapes-strided", file: "ecs/records.go", old: "\t\tsameShape(words[o0:], n, k, headAt(words, o0), words[o0+2], words[o0+3]) == n {\n", new: "\t\ttrue {\n"},
