@@ -163,6 +163,11 @@ func putStrided(col *rawColumn, row uint32, src unsafe.Pointer, stride uintptr, 
 		for r := range dst {
 			dst[r] = *(*uint64)(unsafe.Add(src, uintptr(r)*stride))
 		}
+	case 4:
+		dst := unsafe.Slice((*uint32)(col.at(row)), n)
+		for r := range dst {
+			dst[r] = *(*uint32)(unsafe.Add(src, uintptr(r)*stride))
+		}
 	default:
 		for r := range uint32(n) {
 			col.put(row+r, unsafe.Add(src, uintptr(r)*stride))

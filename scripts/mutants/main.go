@@ -332,6 +332,7 @@ var mutants = []mutant{
 	// A run of creates copies each column's values in a loop of their own (putStrided): a
 	// record every k words.
 	{id: "ecs-create-run-stride-value", file: "ecs/records.go", old: "\t\t\tdst[r] = *(*[2]uint64)(unsafe.Add(src, uintptr(r)*stride))", new: "\t\t\tdst[r] = *(*[2]uint64)(unsafe.Add(src, uintptr(r)*16))"},
+	{id: "ecs-put-strided-4-first-value", file: "ecs/records.go", old: "\t\t\tdst[r] = *(*uint32)(unsafe.Add(src, uintptr(r)*stride))", new: "\t\t\tdst[r] = *(*uint32)(unsafe.Add(src, uintptr(0*r)*stride))"},
 	{id: "ecs-create-slots-run-first-value", file: "ecs/records.go", old: "col.put(e.slot, unsafe.Add(src, uintptr(r*k)*8))", new: "col.put(e.slot, unsafe.Add(src, uintptr(0*r*k)*8))"},
 	{id: "ecs-create-run-values-first-only", file: "ecs/records.go", old: "\t\tputStrided(&cols[*(*ComponentID)(unsafe.Add(b, 2+i))], row, unsafe.Add(b, 16+off), stride, n)", new: "\t\tputStrided(&cols[*(*ComponentID)(unsafe.Add(b, 2+i))], row, unsafe.Add(b, 16+off), stride, min(n, 1))"},
 	// dropRows copies into a staying row the value the swap-removes leave there: the row a
