@@ -167,6 +167,20 @@ var bulkCases = []batchCase{
 		r.Add(e[2], batchHeat.Value(2))
 		return nil
 	}},
+	// One change from one table, entity after entity: two Removes, then the same Removes
+	// and a Set that writes a value into the row each entity moves to.
+	{name: "RemovesThenSetsInOneRun", setup: ents(pt(0, 0).With(vl(0, 0)).With(tag(0)), pt(1, 1).With(vl(1, 1)).With(tag(1)), pt(2, 2).With(vl(2, 2)).With(tag(2)), pt(3, 3).With(vl(3, 3)).With(tag(3))), stage: func(r *deferral.Recorder, e []ecs.Entity) []ecs.Entity {
+		for _, x := range e[:2] {
+			r.Remove(x, batchTag.ID())
+			r.Remove(x, workload.Velocity.ID())
+		}
+		for i, x := range e[2:] {
+			r.Remove(x, batchTag.ID())
+			r.Remove(x, workload.Velocity.ID())
+			r.Set(x, pt(float64(i+2), 9))
+		}
+		return nil
+	}},
 	// Adds of one bundle entity after entity, broken by an entity the run already moved, a
 	// dead target, the same bundle with its values in the other order, another bundle.
 	{name: "BundleAddsWithBreaks", setup: withDead(3, ents(pt(0, 0), pt(1, 1), pt(2, 2), pt(3, 3), pt(4, 4), pt(5, 5), pt(6, 6), pt(7, 7), pt(8, 8), pt(9, 9))), stage: func(r *deferral.Recorder, e []ecs.Entity) []ecs.Entity {
@@ -212,8 +226,9 @@ var bulkRows = map[string]uint64{
 	// e[0], e[1] (e[2]'s run is longer); e[3], e[4], e[6] (the dead e[5] breaks no run, e[0]
 	// moves no more); e[7], e[8] (e[9]'s lone Remove moves by itself); the Adds of e[1], e[3],
 	// e[4].
-	"RepeatedRunsWithBreaks": 2 + 3 + 2 + 3,
-	"LongerRunLast":          2, // e[0], e[1]; e[2]'s run is longer
+	"RepeatedRunsWithBreaks":  2 + 3 + 2 + 3,
+	"LongerRunLast":           2, // e[0], e[1]; e[2]'s run is longer
+	"RemovesThenSetsInOneRun": 4,
 	// e[0], e[1], e[2] (e[0] again moves nothing); e[4] to e[7] (the dead e[3] breaks no
 	// run, nor the other order of e[6]'s bundle: the same change); e[8], e[9].
 	"BundleAddsWithBreaks": 3 + 4 + 2,

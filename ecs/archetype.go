@@ -170,10 +170,12 @@ func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
 	// Entity after entity whose run changes its set the same way from one table waits in
 	// w.arch.pend, and moves with the others before anything else touches the tables.
 	// pfrom and pfinal are the pending entities' table and set, precs and pnoops the records
-	// and no-op Removes of the last one's run, pvals whether any of their runs writes a value.
+	// and no-op Removes of the last one's run, which takes pl words from word po, pvals
+	// whether any of their runs writes a value. The runs' bounds wait in a.pendAt and
+	// a.pendTo, for putRun, only while one does: runs before it have empty bounds.
 	var pfrom int32
 	var pfinal Mask
-	var precs, pnoops int
+	var precs, pnoops, po, pl int
 	var pvals bool
 	o := 0
 	for r.Records < n && o+2 <= len(words) {
@@ -212,12 +214,12 @@ func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
 				r.Words = o
 				return r
 			case h&0xff == RecordSet:
-				if !x.archSet(s, unsafe.Add(p, 16)) {
+				if !x.archSet(s, valueAt(p, h)) {
 					r.Words = o
 					return r
 				}
 			default:
-				if !x.archUpsert(s, unsafe.Add(p, 16)) {
+				if !x.archUpsert(s, valueAt(p, h)) {
 					r.Words = o
 					return r
 				}
@@ -235,13 +237,12 @@ func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
 		}
 		have := w.masks[s]
 		a := w.arch
-		if last := len(a.pend) - 1; last >= 0 && have == a.tables[pfrom].mask {
+		if len(a.pend) > 0 && have == a.tables[pfrom].mask {
 			// Entities repeating, header for header, the records of the pending run's last
 			// one from its table join the run without runOf (joinRuns). (A pending entity's
 			// set is already pfinal, never its table's.)
-			po := int(a.pendAt[last])
 			var k int
-			if o, k = w.joinRuns(words, o, po, int(a.pendTo[last])-po, precs, n-r.Records, have, pfinal); k > 0 {
+			if o, k = w.joinRuns(words, o, po, pl, precs, n-r.Records, have, pfinal, pvals); k > 0 {
 				w.changes += uint64(k * (precs - pnoops))
 				r.Records += k * precs
 				r.NoopRemoves += k * pnoops
@@ -261,10 +262,15 @@ func (w *World) archApplyValues(words []uint64, n int) (r ValueRun) {
 				ti = int32(a.loc[s].t) // the entity may have been in the run
 			}
 			pvals = vals || pvals && len(a.pend) > 0
-			pfrom, pfinal, precs, pnoops = ti, final, recs, noops
+			pfrom, pfinal, precs, pnoops, po, pl = ti, final, recs, noops, o, end-o
+			if pvals {
+				for len(a.pendAt) < len(a.pend) {
+					a.pendAt, a.pendTo = append(a.pendAt, 0), append(a.pendTo, 0) // no values
+				}
+				a.pendAt = append(a.pendAt, int32(o))
+				a.pendTo = append(a.pendTo, int32(end))
+			}
 			a.pend = append(a.pend, s)
-			a.pendAt = append(a.pendAt, int32(o))
-			a.pendTo = append(a.pendTo, int32(end))
 			w.masks[s] = final
 		} else {
 			if len(a.pend) > 0 {

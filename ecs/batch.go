@@ -79,13 +79,16 @@ func (w *World) runOf(words []uint64, o, n int, e Entity, have Mask, mkCols bool
 // that of the pending run's table, and, where runOf could read on (records are left after
 // the repeat), whose next record names another entity. From the same set runOf would accept
 // the same records and end with the same set, final, so each such entity joins the run
-// without it. It returns the word after the last entity it added and how many it added.
-func (w *World) joinRuns(words []uint64, o, po, l, recs, left int, have, final Mask) (end, added int) {
+// without it. When vals (a run of the pending run writes values), each entity's bounds go to
+// a.pendAt and a.pendTo too, for putRun. It returns the word after the last entity it added
+// and how many it added.
+func (w *World) joinRuns(words []uint64, o, po, l, recs, left int, have, final Mask, vals bool) (end, added int) {
 	// At most left/recs entities, each l words, inside words: they end by word lim. The
 	// records after an entity whose block ends before word more are ones the commit may
-	// still apply: runOf would read on into them.
-	most := min(left/recs, (len(words)-o)/l)
-	lim, more := o+most*l, o+left/recs*l
+	// still apply: runOf would read on into them. (left may be any int: full, capped one
+	// entity past words, keeps o+full*l from overflowing.)
+	full := min(left/recs, (len(words)-o)/l+1)
+	lim, more := o+min(full, (len(words)-o)/l)*l, o+full*l
 	if left%recs != 0 {
 		more++
 	}
@@ -117,13 +120,17 @@ func (w *World) joinRuns(words []uint64, o, po, l, recs, left int, have, final M
 	a := w.arch
 	n0 := len(a.pend)
 	a.pend = slices.Grow(a.pend, added)[:n0+added]
-	a.pendAt = slices.Grow(a.pendAt, added)[:n0+added]
-	a.pendTo = slices.Grow(a.pendTo, added)[:n0+added]
-	pend, at, to := a.pend[n0:], a.pendAt[n0:], a.pendTo[n0:]
+	pend := a.pend[n0:]
 	for i := range pend {
-		x := o + i*l
-		pend[i] = *(*uint32)(unsafe.Add(base, uintptr(x)*8+8))
-		at[i], to[i] = int32(x), int32(x+l)
+		pend[i] = *(*uint32)(unsafe.Add(base, uintptr(o+i*l)*8+8))
+	}
+	if vals {
+		a.pendAt = slices.Grow(a.pendAt, added)[:n0+added]
+		a.pendTo = slices.Grow(a.pendTo, added)[:n0+added]
+		at, to := a.pendAt[n0:], a.pendTo[n0:]
+		for i := range at {
+			at[i], to[i] = int32(o+i*l), int32(o+i*l+l)
+		}
 	}
 	return end, added
 }
@@ -144,7 +151,7 @@ func putRun(cols *[MaxComponents]rawColumn, row uint32, words []uint64, o, end i
 	for o < end {
 		h := headAt(words, o)
 		if id := ComponentID(h >> 16 & 0x3f); h&0xff != RecordRemove && final.Has(id) {
-			cols[id].put(row, unsafe.Add(unsafe.Pointer(&words[o]), 16))
+			cols[id].put(row, valueAt(unsafe.Pointer(&words[o]), h))
 		}
 		o += 2 + int(h>>11&0x1f)
 	}

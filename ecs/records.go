@@ -355,6 +355,7 @@ func (w *World) PutRecords(words []uint64, n int) (r ValueRun) {
 					ti = int32(a.loc[slot].t) // the entity may have been in the run
 				}
 				from, final = ti, have|mask
+				a.joined = len(a.pend) == 0
 				a.pend = append(a.pend, slot)
 				a.pendAt = append(a.pendAt, int32(o))
 				w.masks[slot] = final
@@ -401,7 +402,7 @@ func (w *World) flushPuts(words []uint64, from int32, final Mask) {
 	// Records one after another with one header and bundle head (as joinPuts gathers them)
 	// write their values column after column; any others, record by record.
 	o0, n := int(a.pendAt[0]), len(a.pendAt)
-	if k := 2 + int(headAt(words, o0)>>11&0x1f); int(a.pendAt[n-1])-o0 == (n-1)*k &&
+	if k := 2 + int(headAt(words, o0)>>11&0x1f); a.joined || int(a.pendAt[n-1])-o0 == (n-1)*k &&
 		sameShape(words[o0:], n, k, headAt(words, o0), words[o0+2], words[o0+3]) == n {
 		putBundles(cols, row, unsafe.Pointer(&words[o0+2]), uintptr(k)*8, n)
 	} else {

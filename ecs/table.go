@@ -50,6 +50,10 @@ type archStore struct {
 	srcRows        []uint32
 	fills          [][2]uint32
 	origRows       []uint32 // dropRows' scratch: where the rows past the staying ones came from
+	// joined: PutRecords' pending run is one record and those joinPuts added after it —
+	// records one after another, of one header and bundle head (flushPuts writes their
+	// values column by column without checking them again).
+	joined bool
 	// bulk counts the rows bulk table operations of two rows or more handled (BulkRows).
 	bulk uint64
 }
