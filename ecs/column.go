@@ -420,7 +420,7 @@ func (w *World) applyValues(words []uint64, n int, r *ValueRun) int {
 			if m&x.bit == 0 || h&0xff00 != x.vlen { // the record's value is the component's size
 				break
 			}
-			dst, src, sz := unsafe.Add(x.base, s*x.size), unsafe.Add(p, 16), x.size
+			dst, src, sz := unsafe.Add(x.base, s*x.size), valueAt(p, h), x.size
 			if sz == 16 {
 				*(*[2]uint64)(dst) = *(*[2]uint64)(src)
 			} else if sz == 8 {
@@ -469,7 +469,7 @@ func (w *World) applyOdd(words []uint64, r *ValueRun) {
 		clear(unsafe.Slice((*byte)(dst), x.size))
 		w.masks[s] &^= x.bit
 	} else {
-		copyBytes(dst, unsafe.Add(p, 16), x.size)
+		copyBytes(dst, valueAt(p, h), x.size)
 		w.masks[s] |= x.bit
 	}
 	r.Records++
