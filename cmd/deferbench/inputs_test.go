@@ -274,12 +274,17 @@ func TestABNotDeferbench(t *testing.T) {
 }
 
 // TestCompareUnknownIgnoreKey: an -ignore key that neither run has (a typo) is noted with
-// the keys the runs do have, instead of changing nothing silently.
+// the nearest known key, when one is close, and the keys the runs do have, instead of
+// changing nothing silently.
 func TestCompareUnknownIgnoreKey(t *testing.T) {
 	a := writeBench(t, []string{"goos: linux", "cpu: x"}, "X-2 10")
 	_, errOut, code := cli("compare", "-ignore", "gos,cpu,machine", a, a)
-	if code != 0 || !strings.Contains(errOut, "note: -ignore gos: neither run has such a config key, so it changes nothing (keys: deferbench, goos, cpu)") {
-		t.Errorf("compare -ignore gos: exit %d, stderr %q; want a note naming gos and the keys", code, errOut)
+	if code != 0 || !strings.Contains(errOut, "note: -ignore gos: neither run has such a config key, so it changes nothing; did you mean goos? (keys: machine, *, deferbench, goos, cpu)") {
+		t.Errorf("compare -ignore gos: exit %d, stderr %q; want a note naming gos, goos and the keys", code, errOut)
+	}
+	_, errOut, _ = cli("compare", "-ignore", "machines,kernal-version", a, a)
+	if !strings.Contains(errOut, "note: -ignore machines,kernal-version: neither run has such a config key, so it changes nothing; did you mean machine? (keys: ") {
+		t.Errorf("compare -ignore machines: stderr %q; want a note naming machine and no guess for kernal-version", errOut)
 	}
 	if _, errOut, _ := cli("compare", "-ignore", "goos,machine,*", a, a); strings.Contains(errOut, "-ignore") {
 		t.Errorf("compare -ignore of known keys: unexpected note %q", errOut)
