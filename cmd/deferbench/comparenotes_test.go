@@ -1,11 +1,50 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
+
+// summaryLine is compare's closing summary on stderr ("deferbench: compare: 3 rows: …").
+var summaryLine = regexp.MustCompile(`(?m)^deferbench: compare: \d+ rows?: .*\n`)
+
+// noSummary is stderr without compare's closing summary line.
+func noSummary(s string) string { return summaryLine.ReplaceAllString(s, "") }
+
+// TestCompareSummary: compare ends with one line on stderr that counts the rows better,
+// worse and unchanged, says how many significant changes chance alone would give over the
+// tested rows, and names the largest change of each way; the table on stdout is unchanged.
+func TestCompareSummary(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, ns map[string]int) string {
+		var b strings.Builder
+		for i := range 8 {
+			for _, bench := range []string{"Fast", "Slow", "Same", "Slower"} {
+				fmt.Fprintf(&b, "Benchmark%s-2 1000 %d ns/op\n", bench, ns[bench]+i%3)
+			}
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	old := write("old.txt", map[string]int{"Fast": 100, "Slow": 100, "Same": 100, "Slower": 100})
+	new := write("new.txt", map[string]int{"Fast": 50, "Slow": 150, "Same": 100, "Slower": 300})
+	out, errOut, code := cli("compare", old, new)
+	want := "deferbench: compare: 4 rows: 1 better, 2 worse, 1 unchanged; " +
+		"most worse: Slower-2 ns/op +198.0%, Slow-2 ns/op +49.5%; most better: Fast-2 ns/op -49.5%\n" // medians 101 against 301, 151, 51
+	if code != 0 || errOut != want || strings.Contains(out, "most worse") {
+		t.Errorf("compare: exit %d, stderr %q; want %q", code, errOut, want)
+	}
+	if got := summaryLine.FindString(errOut); got != want {
+		t.Errorf("summaryLine matches %q of %q", got, errOut)
+	}
+}
 
 // TestCompareNotesRunKinds: compare notes what the two runs' env.json files say and their rows
 // do not — a -quick run against a full one, binaries built from different revisions — and

@@ -127,7 +127,7 @@ func TestCompareWindowsFiles(t *testing.T) {
 	win := filepath.Join(t.TempDir(), "win.txt")
 	os.WriteFile(win, append([]byte{0xEF, 0xBB, 0xBF}, strings.ReplaceAll(string(data), "\n", "\r\n")...), 0o644)
 	out, errOut, code := cli("compare", "-format", "csv", plain, win)
-	if code != 0 || errOut != "" {
+	if code != 0 || noSummary(errOut) != "" {
 		t.Fatalf("compare plain win: exit %d, stderr %q", code, errOut)
 	}
 	if strings.Contains(out, "\r") || strings.Count(out, "\n") != 3 {

@@ -263,6 +263,9 @@ func Write(stdout, stderr io.Writer, cmd, oldPath, newPath, oldLabel, newLabel s
 	if err := render.WriteCompare(stdout, out.Format, doc); err != nil {
 		return err
 	}
+	if s := summary(c); s != "" {
+		fmt.Fprintf(stderr, "deferbench: %s: %s\n", cmd, s)
+	}
 	if err := c.GateErr(doc.Fail != ""); err != nil {
 		return fmt.Errorf("%s: %w", cmd, err)
 	}
