@@ -116,15 +116,7 @@ func TestApplyValuesRuns(t *testing.T) {
 		}
 		ca, cb := wa.Changes(), wb.Changes()
 		ra := wa.ApplyValues(words, n)
-		var rb ecs.ValueRun
-		for rb.Records < n {
-			r := wb.ApplyValues(words[rb.Words:], 1)
-			if r.Records == 0 {
-				break
-			}
-			rb.Records, rb.Words = rb.Records+r.Records, rb.Words+r.Words
-			rb.Dead, rb.NoopRemoves = rb.Dead+r.Dead, rb.NoopRemoves+r.NoopRemoves
-		}
+		rb := recordByRecord(wb, words, n)
 		if ra != rb {
 			t.Fatalf("round %d (%v): whole stream %+v, record by record %+v", round, st, ra, rb)
 		}

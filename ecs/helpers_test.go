@@ -43,3 +43,18 @@ type snapshot struct {
 }
 
 func snap(w *ecs.World) snapshot { return snapshot{w.Hash(), w.Len(), w.Slots()} }
+
+// recordByRecord applies the records of words to w one ApplyValues call per record (runs of
+// one record: no batching), up to n records or the first record a call does not apply, and
+// returns the sum of what the calls applied: what ApplyValues(words, n) must return.
+func recordByRecord(w *ecs.World, words []uint64, n int) (sum ecs.ValueRun) {
+	for sum.Records < n {
+		r := w.ApplyValues(words[sum.Words:], 1)
+		if r.Records == 0 {
+			break
+		}
+		sum.Records, sum.Words = sum.Records+r.Records, sum.Words+r.Words
+		sum.Dead, sum.NoopRemoves = sum.Dead+r.Dead, sum.NoopRemoves+r.NoopRemoves
+	}
+	return sum
+}

@@ -150,15 +150,7 @@ func TestApplyValuesRepeatedPatterns(t *testing.T) {
 				wordsA, wordsB := encode(ea)[:cut:cut], encode(eb)[:cut:cut]
 				ra := wa.ApplyValues(wordsA, n)
 				bulk += wa.BulkRows()
-				var rb ecs.ValueRun
-				for rb.Records < n {
-					r := wb.ApplyValues(wordsB[rb.Words:], 1)
-					if r.Records == 0 {
-						break
-					}
-					rb.Records, rb.Words = rb.Records+r.Records, rb.Words+r.Words
-					rb.Dead, rb.NoopRemoves = rb.Dead+r.Dead, rb.NoopRemoves+r.NoopRemoves
-				}
+				rb := recordByRecord(wb, wordsB, n)
 				if ra != rb || wa.Hash() != wb.Hash() || wa.Changes() != wb.Changes() {
 					t.Fatalf("%s: batched %+v hash %#x changes %d; one by one %+v hash %#x changes %d", op, ra, wa.Hash(), wa.Changes(), rb, wb.Hash(), wb.Changes())
 				}
