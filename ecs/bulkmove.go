@@ -20,9 +20,9 @@ func (a *archStore) moveRows(fi, ti int32, slots []uint32) uint32 {
 	for n0+len(slots) > t.rows {
 		t.growRows() // push's doublings, made at once
 	}
-	src := slices.Grow(a.srcRows[:0], len(slots))[:len(slots)]
+	src, locs := slices.Grow(a.srcRows[:0], len(slots))[:len(slots)], a.loc
 	for i, s := range slots {
-		src[i] = a.loc[s].row
+		src[i] = locs[s].row
 	}
 	for _, id := range t.flat {
 		if from.mask.Has(id) {
@@ -43,8 +43,9 @@ func (a *archStore) moveRows(fi, ti int32, slots []uint32) uint32 {
 	a.srcRows = src
 	t.slots = append(t.slots, slots...)
 	a.dropRows(from, slots)
+	locs = a.loc
 	for i, s := range slots {
-		a.loc[s] = loc{uint32(ti), uint32(n0 + i)}
+		locs[s] = loc{uint32(ti), uint32(n0 + i)}
 	}
 	a.moves += uint64(len(slots))
 	a.countRun(len(slots))
