@@ -16,16 +16,12 @@ import (
 // judged at alpha on its own, the gate corrects for their number); and the largest
 // significant changes of each way, worse first. "" when no row was compared.
 func summary(c *analysis.RunComparison) string {
-	var better, worse, same, unknown, tested int
-	var moved []analysis.Row
+	var same, unknown, tested int
+	moved := map[string][]analysis.Row{} // the rows better and worse, by verdict
 	for _, r := range c.Rows {
 		switch r.Verdict {
-		case analysis.Better:
-			better++
-			moved = append(moved, r)
-		case analysis.Worse:
-			worse++
-			moved = append(moved, r)
+		case analysis.Better, analysis.Worse:
+			moved[r.Verdict] = append(moved[r.Verdict], r)
 		case analysis.Unchanged:
 			same++
 		default:
@@ -39,6 +35,7 @@ func summary(c *analysis.RunComparison) string {
 		return ""
 	}
 	var b strings.Builder
+	better, worse := len(moved[analysis.Better]), len(moved[analysis.Worse])
 	fmt.Fprintf(&b, "%s: %d better, %d worse, %d unchanged", results.Plural(len(c.Rows), "row"), better, worse, same)
 	if unknown > 0 {
 		fmt.Fprintf(&b, ", %d without a verdict", unknown)
@@ -51,12 +48,7 @@ func summary(c *analysis.RunComparison) string {
 		fmt.Fprintf(&b, " (each judged at p < %g on its own: over %d tested rows, about %.0f would show a change by chance)", alpha, tested, chance)
 	}
 	for _, v := range []string{analysis.Worse, analysis.Better} {
-		var rows []analysis.Row
-		for _, r := range moved {
-			if r.Verdict == v {
-				rows = append(rows, r)
-			}
-		}
+		rows := moved[v]
 		if len(rows) == 0 {
 			continue
 		}
