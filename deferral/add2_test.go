@@ -117,3 +117,49 @@ func TestAdd2OutOfLine(t *testing.T) {
 		deferral.Add2(r, e, c2W5, [5]uint64{}, c2U8, 1)
 	})
 }
+
+// TestRemove2MatchesRemoves: Remove2 stages what two Removes stage — the same records, word
+// for word, in a stream (also one that fills and grows, and over words that dropped records
+// left all ones), and the same two commands where the recorder has no room (a sort key set).
+func TestRemove2MatchesRemoves(t *testing.T) {
+	w := ecs.NewWorld()
+	e, err := w.Create(ecs.Bundle{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := c2U32.ID(), c2Tag.ID()
+	for _, dirty := range []bool{false, true} {
+		var sa, sb deferral.Stream
+		ra := deferral.NewCore(w).NewRecorder(streamSink{&sa})
+		rb := deferral.NewCore(w).NewRecorder(streamSink{&sb})
+		if dirty {
+			for range 8 {
+				deferral.Set(rb, ecs.NewPlaceholder(1, 1, 1), c2W3, [3]uint64{^uint64(0), ^uint64(0), ^uint64(0)})
+			}
+			sb.Drop(sb.Len(), len(sb.Words()))
+		}
+		for i := range 5000 {
+			target := e
+			if i%3 == 1 {
+				target = ecs.NewPlaceholder(1, uint32(i), 1)
+			}
+			ra.Remove(target, a)
+			ra.Remove(target, b)
+			rb.Remove2(target, a, b)
+		}
+		if sa.Len() != 10000 || sb.Len() != 10000 || !slices.Equal(sa.Words(), sb.Words()) {
+			t.Errorf("dirty %v: 5000 Remove2 staged %d records in %d words; 10000 Removes %d in %d, or they differ", dirty, sb.Len(), len(sb.Words()), sa.Len(), len(sa.Words()))
+		}
+	}
+	var ka, kb keyedSink
+	ra := deferral.NewCore(w).NewRecorder(&ka)
+	rb := deferral.NewCore(w).NewRecorder(&kb)
+	ra.SetSortKey(3)
+	rb.SetSortKey(3)
+	ra.Remove(e, a)
+	ra.Remove(e, b)
+	rb.Remove2(e, a, b)
+	if !slices.Equal(ka.cmds, kb.cmds) || len(kb.cmds) != 2 || kb.cmds[0].Verb != deferral.VerbRemove || kb.cmds[1].Component != b {
+		t.Errorf("keyed: Remove2 staged %+v; two Removes staged %+v", kb.cmds, ka.cmds)
+	}
+}

@@ -7,8 +7,9 @@
 //   - [Strategy] is one strategy bound to one [ecs.World]; a [Factory] makes one. What it
 //     guarantees about order is in its [Capabilities].
 //   - [Recorder] stages commands: [Recorder.Create], [Recorder.Destroy], [Recorder.Add],
-//     [Recorder.Remove], [Recorder.Set], the closure tier [Recorder.Do], and hand-built
-//     [Command] records with [Recorder.Stage]; [Recorder.SetSortKey] sets the sort key.
+//     [Recorder.Remove] ([Recorder.Remove2] for two), [Recorder.Set], the closure tier
+//     [Recorder.Do], and hand-built [Command] records with [Recorder.Stage];
+//     [Recorder.SetSortKey] sets the sort key.
 //   - [Strategy.Commit] applies what is pending at a sync point; [Strategy.Resolve] says what
 //     a placeholder became; [Strategy.TakeReport] returns the receipts as a [Report].
 //   - A commit that stops at a command returns a [*CommandError] naming its [Pos]; the

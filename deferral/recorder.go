@@ -232,6 +232,24 @@ func (r *Recorder) Remove(e ecs.Entity, id ecs.ComponentID) {
 	r.removeSlow(e, id)
 }
 
+// Remove2 stages removing components a and b from e: the two records r.Remove(e, a) and
+// r.Remove(e, b) stage, written in one call (the deferred counterpart of Ark's Map2.Remove,
+// as Add2 is of its Map2.Add). Each is a no-op at commit if e lacks that component, and each
+// is one command: a *CommandError names the one that fails.
+func (r *Recorder) Remove2(e ecs.Entity, a, b ecs.ComponentID) {
+	if s := r.st; s.n+2*headWords <= s.lim {
+		n := s.n
+		s.n = n + 2*headWords
+		s.count += 2
+		p := unsafe.Add(s.base, uintptr(n)*8)
+		*(*recordHead)(p) = recordHead{header(VerbRemove, a, 0, formValue), e}
+		*(*recordHead)(unsafe.Add(p, headWords*8)) = recordHead{header(VerbRemove, b, 0, formValue), e}
+		return
+	}
+	r.Remove(e, a) // no room for both, or no stream: one after the other
+	r.Remove(e, b)
+}
+
 // removeSlow is Remove out of line: the stream has no room or the recorder has none.
 //
 //go:noinline
