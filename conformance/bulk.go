@@ -194,6 +194,18 @@ var bulkCases = []batchCase{
 		}
 		return nil
 	}},
+	// Removes of two components entity after entity, then Adds of one bundle on other
+	// entities, each run passing a stale handle whose slot a live entity of the run's table
+	// holds now: its records are Dead, and the live entity keeps its set.
+	{name: "StaleHandleInRuns", setup: withReused(7, pt(7, 9), withReused(2, pt(2, 9).With(vl(2, 9)).With(tag(2)), ents(pt(0, 0).With(vl(0, 0)).With(tag(0)), pt(1, 1).With(vl(1, 1)).With(tag(1)), pt(2, 2).With(vl(2, 2)).With(tag(2)), pt(3, 3).With(vl(3, 3)).With(tag(3)), pt(4, 4).With(vl(4, 4)).With(tag(4)), pt(5, 5), pt(6, 6), pt(7, 7), pt(8, 8), pt(9, 9)))), stage: func(r *deferral.Recorder, e []ecs.Entity) []ecs.Entity {
+		for _, x := range e[:5] {
+			r.Remove2(x, workload.Velocity.ID(), batchTag.ID())
+		}
+		for i, x := range e[5:] {
+			r.Add(x, batchHeat.Value(int64(i)).With(tag(uint32(i))))
+		}
+		return nil
+	}},
 	{name: "SetBundleMissingFails", setup: ents(pt(0, 0).With(tag(0)), pt(1, 1).With(tag(1)), pt(2, 2), pt(3, 3).With(tag(3))), stage: func(r *deferral.Recorder, e []ecs.Entity) []ecs.Entity {
 		for i, x := range e {
 			r.Set(x, pt(float64(i), 9).With(tag(uint32(i)))) // fails at e[2], which lacks the tag
@@ -229,6 +241,9 @@ var bulkRows = map[string]uint64{
 	"RepeatedRunsWithBreaks":  2 + 3 + 2 + 3,
 	"LongerRunLast":           2, // e[0], e[1]; e[2]'s run is longer
 	"RemovesThenSetsInOneRun": 4,
+	// The stale e[2] breaks no run: e[0], e[1], e[3], e[4]; nor the stale e[7]: e[5], e[6],
+	// e[8], e[9].
+	"StaleHandleInRuns": 4 + 4,
 	// e[0], e[1], e[2] (e[0] again moves nothing); e[4] to e[7] (the dead e[3] breaks no
 	// run, nor the other order of e[6]'s bundle: the same change); e[8], e[9].
 	"BundleAddsWithBreaks": 3 + 4 + 2,
@@ -242,6 +257,22 @@ func withDead(i int, setup func(w *ecs.World) []ecs.Entity) func(w *ecs.World) [
 		es := setup(w)
 		if err := w.Destroy(es[i]); err != nil {
 			panic(fmt.Sprintf("conformance: batch setup: destroy: %v", err))
+		}
+		return es
+	}
+}
+
+// withReused returns setup with entity i of the ones it returns destroyed and an entity of b
+// created after it, which takes its slot: entity i is a stale handle of a live slot.
+func withReused(i int, b ecs.Bundle, setup func(w *ecs.World) []ecs.Entity) func(w *ecs.World) []ecs.Entity {
+	return func(w *ecs.World) []ecs.Entity {
+		es := withDead(i, setup)(w)
+		e, err := w.Create(b)
+		if err != nil {
+			panic(fmt.Sprintf("conformance: batch setup: create: %v", err))
+		}
+		if e.Slot() != es[i].Slot() {
+			panic(fmt.Sprintf("conformance: batch setup: the create took slot %d, not the destroyed entity's %d", e.Slot(), es[i].Slot()))
 		}
 		return es
 	}

@@ -93,27 +93,54 @@ func (w *World) joinRuns(words []uint64, o, po, l, recs, left int, have, final M
 		more++
 	}
 	more = min(more, len(words)-1) // the next record's two words lie inside words
+	if lim <= o {
+		return o, 0
+	}
 	base := unsafe.Pointer(unsafe.SliceData(words))
 	pat := unsafe.Add(base, uintptr(po)*8)
-	masks := w.masks
-	for end = o; end < lim; end += l {
-		// Records lie inside words from here on (end+l ≤ len(words), po+l ≤ end).
-		p := unsafe.Add(base, uintptr(end)*8)
-		e := *(*Entity)(unsafe.Add(p, 4))
-		if !w.isLive(e) || masks[e.slot] != have {
-			break
-		}
+	// The pattern's first word: its first record's header and target's world, which is w's
+	// (the pending run's entity is live). An entity's first record matches it and names its
+	// target, so samePattern starts at the second record, j0.
+	pw := *(*uint64)(pat)
+	j0 := 2 + int(uint32(pw)>>11&0x1f)
+	// First the words alone, in a loop of their own (one that also reads the world keeps
+	// more values than there are registers): the blocks from o on that repeat the pattern,
+	// each naming another entity than the block before it. A block naming the entity of the
+	// one before it is one runOf would read on into from that entity's run: that entity
+	// stays out (the read-on test of a block inside the loop, made by the next one). The
+	// last block's test reads the record after it, where the commit may still apply it.
+	wd := *(*uint32)(unsafe.Add(pat, 4))                  // w's id
+	prev := ^*(*uint64)(unsafe.Add(base, uintptr(o)*8+8)) // no block's slot and generation
+	scan := o
+	for ; scan < lim; scan += l {
+		// Records lie inside words from here on (scan+l ≤ len(words), po+l ≤ scan).
+		p := unsafe.Add(base, uintptr(scan)*8)
 		sg := *(*uint64)(unsafe.Add(p, 8)) // the target's slot and generation
-		if !samePattern(p, pat, l, sg) {
+		if sg == prev && *(*uint32)(unsafe.Add(p, 4)) == wd {
+			scan -= l
 			break
 		}
-		if end+l < more {
-			q := unsafe.Add(p, uintptr(l)*8)
-			if *(*uint32)(unsafe.Add(q, 4)) == e.world && *(*uint64)(unsafe.Add(q, 8)) == sg {
-				break // runOf would read on into this record
-			}
+		if *(*uint64)(p) != pw || !samePattern(p, pat, j0, l, sg) {
+			break
 		}
-		masks[e.slot] = final // a later run on this entity starts from final, so it is not taken
+		prev = sg
+	}
+	if scan == lim && scan < more {
+		if p := unsafe.Add(base, uintptr(scan)*8); *(*uint64)(unsafe.Add(p, 8)) == prev && *(*uint32)(unsafe.Add(p, 4)) == wd {
+			scan -= l
+		}
+	}
+	// Then the world: of those blocks, the ones of live entities whose set is have, up to
+	// the first that is not.
+	gens := w.liveGen
+	masks := w.masks[:len(gens)] // one length: a slot below it indexes both
+	for end = o; end < scan; end += l {
+		p := unsafe.Add(base, uintptr(end)*8)
+		s := *(*uint32)(unsafe.Add(p, 8))
+		if int(s) >= len(gens) || gens[s] != *(*uint32)(unsafe.Add(p, 12)) || masks[s] != have {
+			break
+		}
+		masks[s] = final // a later run on this entity starts from final, so it is not taken
 	}
 	added = (end - o) / l
 	// Then the pending run's lists, grown once and filled in a loop of their own.
@@ -235,11 +262,11 @@ func (w *World) CreateValues(b *Bundle, ph Entity, words []uint64, n int) (e Ent
 	return e, ValueRun{Records: recs, Words: used, NoopRemoves: noops}, nil
 }
 
-// samePattern reports whether the records of the l words at p have, record after record, the
-// first word (header and the target's world) of the records at pat, and sg as their second
-// word (the target's slot and generation).
-func samePattern(p, pat unsafe.Pointer, l int, sg uint64) bool {
-	for j := 0; j < l; {
+// samePattern reports whether the records of the l words at p from word j0 on (a record's
+// start) have, record after record, the first word (header and the target's world) of the
+// records at pat, and sg as their second word (the target's slot and generation).
+func samePattern(p, pat unsafe.Pointer, j0, l int, sg uint64) bool {
+	for j := j0; j < l; {
 		ph := *(*uint64)(unsafe.Add(pat, uintptr(j)*8))
 		if *(*uint64)(unsafe.Add(p, uintptr(j)*8)) != ph || *(*uint64)(unsafe.Add(p, uintptr(j)*8+8)) != sg {
 			return false

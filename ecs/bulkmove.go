@@ -1,6 +1,9 @@
 package ecs
 
-import "slices"
+import (
+	"slices"
+	"unsafe"
+)
 
 // This file holds the bulk row move a commit's runs use on archetype storage: entity after
 // entity making the same change from one table moves its rows together (moveRows), the
@@ -26,10 +29,7 @@ func (a *archStore) moveRows(fi, ti int32, slots []uint32) uint32 {
 	}
 	for _, id := range t.flat {
 		if from.mask.Has(id) {
-			r, f := &t.raw[id], &from.raw[id]
-			for i, sr := range src {
-				copyFlat(r.at(uint32(n0+i)), f.at(sr), r.size)
-			}
+			gatherRows(&t.raw[id], uint32(n0), from.raw[id].base, src)
 		}
 	}
 	for _, id := range t.ptrs {
@@ -50,6 +50,32 @@ func (a *archStore) moveRows(fi, ti int32, slots []uint32) uint32 {
 	a.moves += uint64(len(slots))
 	a.countRun(len(slots))
 	return uint32(n0)
+}
+
+// gatherRows copies into the rows of r from row on, one after another, the values at rows src
+// of the column of the same component at base: 8- and 16-byte values as moves in loops of
+// their own, with r's base and size held in registers (copyFlat row by row reloads them after
+// each store), other sizes through copyBytes.
+func gatherRows(r *rawColumn, row uint32, base unsafe.Pointer, src []uint32) {
+	if len(src) == 0 {
+		return // row may be r's end: no address is formed there
+	}
+	// dst is never advanced past the last row: an address past a column's end is not formed.
+	dst, size := r.at(row), r.size
+	switch size {
+	case 8:
+		for i, sr := range src {
+			*(*uint64)(unsafe.Add(dst, uintptr(i)*8)) = *(*uint64)(unsafe.Add(base, uintptr(sr)*8))
+		}
+	case 16:
+		for i, sr := range src {
+			*(*[2]uint64)(unsafe.Add(dst, uintptr(i)*16)) = *(*[2]uint64)(unsafe.Add(base, uintptr(sr)*16))
+		}
+	default:
+		for i, sr := range src {
+			copyBytes(unsafe.Add(dst, uintptr(i)*size), unsafe.Add(base, uintptr(sr)*size), size)
+		}
+	}
 }
 
 // dropRows swap-removes the rows of slots — distinct slots whose rows are all in from — in

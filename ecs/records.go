@@ -355,6 +355,9 @@ func (w *World) PutRecords(words []uint64, n int) (r ValueRun) {
 					ti = int32(a.loc[slot].t) // the entity may have been in the run
 				}
 				from, final = ti, have|mask
+				if a.joined && len(a.pend) > 0 {
+					a.listJoined(words)
+				}
 				a.joined = len(a.pend) == 0
 				a.pend = append(a.pend, slot)
 				a.pendAt = append(a.pendAt, int32(o))
@@ -363,7 +366,7 @@ func (w *World) PutRecords(words []uint64, n int) (r ValueRun) {
 				o += k
 				// The records after it with its header and bundle head, on entities of its
 				// table, make the same change: they join the run in a loop of their own.
-				j := w.joinPuts(words, o, k, n-r.Records-1, h, shape, have, final)
+				j := w.joinPuts(words, o, k, n-r.Records-1, shape, have, final)
 				r.Records += j
 				w.changes += uint64(j)
 				o += j * k
@@ -401,7 +404,7 @@ func (w *World) flushPuts(words []uint64, from int32, final Mask) {
 	cols := &a.tables[to].raw
 	// Records one after another with one header and bundle head (as joinPuts gathers them)
 	// write their values column after column; any others, record by record.
-	o0, n := int(a.pendAt[0]), len(a.pendAt)
+	o0, n := int(a.pendAt[0]), len(a.pend)
 	if k := 2 + int(headAt(words, o0)>>11&0x1f); a.joined || int(a.pendAt[n-1])-o0 == (n-1)*k &&
 		sameShape(words[o0:], n, k, headAt(words, o0), words[o0+2], words[o0+3]) == n {
 		putBundles(cols, row, unsafe.Pointer(&words[o0+2]), uintptr(k)*8, n)
@@ -413,39 +416,61 @@ func (w *World) flushPuts(words []uint64, from int32, final Mask) {
 	a.pend, a.pendAt = a.pend[:0], a.pendAt[:0]
 }
 
+// listJoined lists in a.pendAt the places of the records joinPuts added to a joined pending
+// run (a.joined), which it leaves unlisted: they follow the run's first record one after
+// another, each of that record's words. A record joining the run another way needs them
+// listed (flushPuts then writes record by record).
+func (a *archStore) listJoined(words []uint64) {
+	o0 := int(a.pendAt[0])
+	k := 2 + int(headAt(words, o0)>>11&0x1f)
+	for o := o0 + k*len(a.pendAt); len(a.pendAt) < len(a.pend); o += k {
+		a.pendAt = append(a.pendAt, int32(o))
+	}
+}
+
 // joinPuts adds to PutRecords' pending run, record after record from word o of words, each
-// bundle-form record of header h (k words) and bundle head shape — the pending run's last
-// record's — on a live entity whose set is have, that of the pending run's table: at most
-// most records. Each makes the change the last one made, to the set final, so it joins the
-// run as that one did. It returns how many it added; they end at word o+added*k.
-func (w *World) joinPuts(words []uint64, o, k, most int, h uint32, shape [2]uint64, have, final Mask) (added int) {
+// bundle-form record of k words with the header and bundle head (shape) of the pending run's
+// last record, the one before o, on a live entity whose set is have, that of the pending run's
+// table: at most most records. Each makes the change the last one made, to the set final, so
+// it joins the run as that one did. Their slots go to a.pend; their places to a.pendAt only
+// when the run is not joined (listJoined lists them when it stops being so). It returns how
+// many it added; they end at word o+added*k.
+func (w *World) joinPuts(words []uint64, o, k, most int, shape [2]uint64, have, final Mask) (added int) {
 	// The records it may add lie inside words: they end by word lim.
 	lim := o + min(most, (len(words)-o)/k)*k
 	base := unsafe.Pointer(unsafe.SliceData(words))
-	masks := w.masks
+	// The last record's first word: its header and its target's world, which is w's (it is
+	// live).
+	hw := *(*uint64)(unsafe.Add(base, uintptr(o-k)*8))
+	gens := w.liveGen
+	masks := w.masks[:len(gens)] // one length: a slot below it indexes both
 	at := o
 	for ; at < lim; at += k {
 		p := unsafe.Add(base, uintptr(at)*8)
-		if *(*uint32)(p) != h || *(*[2]uint64)(unsafe.Add(p, 16)) != shape {
+		if *(*uint64)(p) != hw || *(*[2]uint64)(unsafe.Add(p, 16)) != shape {
 			break
 		}
-		e := *(*Entity)(unsafe.Add(p, 4))
-		if !w.isLive(e) || masks[e.slot] != have {
+		s := *(*uint32)(unsafe.Add(p, 8))
+		if int(s) >= len(gens) || gens[s] != *(*uint32)(unsafe.Add(p, 12)) || masks[s] != have {
 			break
 		}
-		masks[e.slot] = final // a later record on this entity finds final, so it is not taken
+		masks[s] = final // a later record on this entity finds final, so it is not taken
 	}
 	added = (at - o) / k
 	// Then the pending run's lists, grown once and filled in a loop of their own.
 	a := w.arch
 	n0 := len(a.pend)
 	a.pend = slices.Grow(a.pend, added)[:n0+added]
-	a.pendAt = slices.Grow(a.pendAt, added)[:n0+added]
-	pend, pendAt := a.pend[n0:], a.pendAt[n0:]
+	pend := a.pend[n0:]
 	for i := range pend {
-		x := o + i*k
-		pend[i] = *(*uint32)(unsafe.Add(base, uintptr(x)*8+8)) // the target's slot: bytes 8–11
-		pendAt[i] = int32(x)
+		pend[i] = *(*uint32)(unsafe.Add(base, uintptr(o+i*k)*8+8)) // the target's slot: bytes 8–11
+	}
+	if !a.joined {
+		a.pendAt = slices.Grow(a.pendAt, added)[:n0+added]
+		at := a.pendAt[n0:]
+		for i := range at {
+			at[i] = int32(o + i*k)
+		}
 	}
 	return added
 }

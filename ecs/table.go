@@ -52,7 +52,8 @@ type archStore struct {
 	origRows       []uint32 // dropRows' scratch: where the rows past the staying ones came from
 	// joined: PutRecords' pending run is one record and those joinPuts added after it —
 	// records one after another, of one header and bundle head (flushPuts writes their
-	// values column by column without checking them again).
+	// values column by column without checking them again). pendAt then lists only the
+	// first record's place.
 	joined bool
 	// bulk counts the rows bulk table operations of two rows or more handled (BulkRows).
 	bulk uint64
