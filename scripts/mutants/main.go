@@ -104,12 +104,19 @@ var mutants = []mutant{
 	// Entity after entity repeating the pending run's records joins it without runOf
 	// (joinRuns, joinPuts); a run of Removes writes no values; records of one shape write
 	// theirs column by column.
-	{id: "ecs-join-runs-reads-on", file: "ecs/batch.go", old: "\t\t\t\tbreak // runOf would read on into this record\n", new: "\t\t\t\t_ = 0\n"},
-	{id: "ecs-join-runs-moved-again", file: "ecs/batch.go", old: "\t\tif !w.isLive(e) || masks[e.slot] != have {\n\t\t\tbreak\n\t\t}\n\t\tsg := ", new: "\t\tif !w.isLive(e) {\n\t\t\tbreak\n\t\t}\n\t\tsg := "},
+	{id: "ecs-join-runs-reads-on", file: "ecs/batch.go", old: "\t\tif sg == prev && *(*uint32)(unsafe.Add(p, 4)) == wd {\n", new: "\t\tif false {\n"},
+	{id: "ecs-join-runs-reads-on-last", file: "ecs/batch.go", old: "\tif scan == lim && scan < more {\n", new: "\tif false {\n"},
+	{id: "ecs-join-runs-read-on-keeps-last", file: "ecs/batch.go", old: "\t\t\tscan -= l\n\t\t\tbreak\n", new: "\t\t\tbreak\n"},
+	{id: "ecs-join-runs-moved-again", file: "ecs/batch.go", old: " || masks[s] != have {\n\t\t\tbreak\n\t\t}\n\t\tmasks[s] = final // a later run", new: " {\n\t\t\tbreak\n\t\t}\n\t\tmasks[s] = final // a later run"},
+	{id: "ecs-join-runs-stale-generation", file: "ecs/batch.go", old: "\t\tif int(s) >= len(gens) || gens[s] != *(*uint32)(unsafe.Add(p, 12)) || masks[s] != have {\n", new: "\t\tif int(s) >= len(gens) || masks[s] != have {\n"},
 	{id: "ecs-join-runs-left-rounded", file: "ecs/batch.go", old: "\tif left%recs != 0 {\n\t\tmore++\n", new: "\tif false {\n\t\tmore++\n"},
 	{id: "ecs-join-runs-one-record", file: "ecs/batch.go", old: "\t\tj += 2 + int(uint32(ph)>>11&0x1f)\n", new: "\t\tj = l\n"},
-	{id: "ecs-join-puts-moved-again", file: "ecs/records.go", old: "\t\tif !w.isLive(e) || masks[e.slot] != have {\n\t\t\tbreak\n\t\t}\n\t\tmasks[e.slot] = final // a later record", new: "\t\tif !w.isLive(e) {\n\t\t\tbreak\n\t\t}\n\t\tmasks[e.slot] = final // a later record"},
-	{id: "ecs-join-puts-other-shape", file: "ecs/records.go", old: "\t\tif *(*uint32)(p) != h || *(*[2]uint64)(unsafe.Add(p, 16)) != shape {\n", new: "\t\tif *(*uint32)(p) != h {\n"},
+	{id: "ecs-join-puts-unlisted", file: "ecs/records.go", old: "\t\t\t\tif a.joined && len(a.pend) > 0 {\n\t\t\t\t\ta.listJoined(words)\n\t\t\t\t}\n", new: ""},
+	{id: "ecs-join-puts-listed-one-back", file: "ecs/records.go", old: "\tfor o := o0 + k*len(a.pendAt); ", new: "\tfor o := o0 + k*(len(a.pendAt)-1); "},
+	{id: "ecs-join-puts-places-unfilled", file: "ecs/records.go", old: "\tif !a.joined {\n\t\ta.pendAt = slices.Grow", new: "\tif false {\n\t\ta.pendAt = slices.Grow"},
+	{id: "ecs-join-puts-moved-again", file: "ecs/records.go", old: " || masks[s] != have {\n\t\t\tbreak\n\t\t}\n\t\tmasks[s] = final // a later record", new: " {\n\t\t\tbreak\n\t\t}\n\t\tmasks[s] = final // a later record"},
+	{id: "ecs-join-puts-other-shape", file: "ecs/records.go", old: "\t\tif *(*uint64)(p) != hw || *(*[2]uint64)(unsafe.Add(p, 16)) != shape {\n", new: "\t\tif *(*uint64)(p) != hw {\n"},
+	{id: "ecs-join-puts-stale-generation", file: "ecs/records.go", old: "\t\tif int(s) >= len(gens) || gens[s] != *(*uint32)(unsafe.Add(p, 12)) || masks[s] != have {\n", new: "\t\tif int(s) >= len(gens) || masks[s] != have {\n"},
 	{id: "ecs-flush-runs-no-values", file: "ecs/archetype.go", old: "\t\t\tpvals = vals || pvals && len(a.pend) > 0\n", new: "\t\t\tpvals = vals && false\n"},
 	{id: "ecs-flush-puts-mixed-shapes-strided", file: "ecs/records.go", old: "\t\tsameShape(words[o0:], n, k, headAt(words, o0), words[o0+2], words[o0+3]) == n {\n", new: "\t\ttrue {\n"},
 	{id: "ecs-flush-puts-joined-always", file: "ecs/records.go", old: "\t\t\t\ta.joined = len(a.pend) == 0\n", new: "\t\t\t\ta.joined = true\n"},
@@ -326,6 +333,13 @@ var mutants = []mutant{
 	{id: "add2-ids-swapped", file: "deferral/typedstage.go", old: "uint8(ida), uint8(idb), offB)", new: "uint8(idb), uint8(ida), offB)"},
 	{id: "add2-as-set", file: "deferral/typedstage.go", old: "header(VerbAdd, 0, k, formBundle), e}", new: "header(VerbSet, 0, k, formBundle), e}"},
 	{id: "add2-second-value-unwritten", file: "deferral/typedstage.go", old: "\t\tputValue(q, uintptr(headWords+2+wa)*8, vb)\n\t\treturn\n", new: "\t\treturn\n"},
+	// Recorder.Remove2 writes the records of two Removes in one call.
+	{id: "remove2-first-id-twice", file: "deferral/recorder.go", old: "recordHead{header(VerbRemove, b, 0, formValue), e}", new: "recordHead{header(VerbRemove, a, 0, formValue), e}"},
+	{id: "remove2-counts-one", file: "deferral/recorder.go", old: "\t\ts.count += 2\n", new: "\t\ts.count++\n"},
+	// A bulk row move copies each column's values in a loop of their own (gatherRows).
+	{id: "ecs-gather-rows-8-half-row", file: "ecs/bulkmove.go", old: "= *(*uint64)(unsafe.Add(base, uintptr(sr)*8))", new: "= *(*uint64)(unsafe.Add(base, uintptr(sr>>1)*8))"},
+	{id: "ecs-gather-rows-16-one-short", file: "ecs/bulkmove.go", old: "\t\tfor i, sr := range src {\n\t\t\t*(*[2]uint64)", new: "\t\tfor i, sr := range src[:len(src)-1] {\n\t\t\t*(*[2]uint64)"},
+	{id: "ecs-gather-rows-other-size-half-row", file: "ecs/bulkmove.go", old: "copyBytes(unsafe.Add(dst, uintptr(i)*size), ", new: "copyBytes(unsafe.Add(dst, uintptr(i/2)*size), "},
 	{id: "bulk-create-run-before-its-set", file: "deferral/bulk.go", old: "m+1 < n && q.h>>24 == formValue && q.e == ph {", new: "m+1 < n && q.h>>24 == formBundle && q.e == ph {"},
 	{id: "ecs-bulk-destroy-other-table", file: "ecs/records.go", old: "\t\t\tif t := a.loc[e.slot].t; t != pt {\n", new: "\t\t\tif t := a.loc[e.slot].t; t != pt && len(a.pend) == 0 {\n"},
 	{id: "ecs-bulk-run-stale-table", file: "ecs/archetype.go", old: "\t\t\t\tti = int32(a.loc[s].t) // the entity may have been in the run\n", new: ""},

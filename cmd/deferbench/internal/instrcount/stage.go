@@ -126,4 +126,38 @@ func init() {
 		stage(4 * batch)
 		return stage
 	})
+	register("remove-stage", "ECS remove of two components (two Recorder.Remove calls, of Position and Velocity) from an existing entity, staged through cmdbuffer (Discard every 1024)", func() func(int) {
+		w, ents := targets(batch)
+		st := cmdbuffer.NewECS(w)
+		r := st.NewRecorder()
+		stage := func(n int) {
+			for i := 0; i < n; i++ {
+				e := ents[i&(batch-1)]
+				r.Remove(e, workload.Position.ID())
+				r.Remove(e, workload.Velocity.ID())
+				if i&(batch-1) == batch-1 {
+					st.Discard()
+				}
+			}
+			st.Discard()
+		}
+		stage(4 * batch)
+		return stage
+	})
+	register("remove2-stage", "ECS remove of two components (Recorder.Remove2 of Position and Velocity) from an existing entity, staged through cmdbuffer (Discard every 1024)", func() func(int) {
+		w, ents := targets(batch)
+		st := cmdbuffer.NewECS(w)
+		r := st.NewRecorder()
+		stage := func(n int) {
+			for i := 0; i < n; i++ {
+				r.Remove2(ents[i&(batch-1)], workload.Position.ID(), workload.Velocity.ID())
+				if i&(batch-1) == batch-1 {
+					st.Discard()
+				}
+			}
+			st.Discard()
+		}
+		stage(4 * batch)
+		return stage
+	})
 }

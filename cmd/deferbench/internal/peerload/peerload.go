@@ -2,8 +2,8 @@
 // best Go alternative, collecting by hand with Ark (github.com/mlange-42/ark): the same ops
 // through the calls a strategy's documentation shows (deferral.Set of one value, as the
 // README's example stages it; deferral.Add2 and deferral.Create2 of two values, as
-// docs/library.md adds two components and creates an entity of two; Recorder.Remove;
-// Recorder.Destroy; a commit), through
+// docs/library.md adds two components and creates an entity of two; Recorder.Remove2 of two
+// components, as it removes them; Recorder.Destroy; a commit), through
 // Ark's collect-then-apply
 // (a reused slice filled, then applied with Ark's immediate calls) and through Ark's batch
 // operations. The Peer scenario times them and instrcount counts them; every path checks
@@ -12,8 +12,8 @@
 //   - W1: 256 Sets of a 16-byte value (Position) on existing entities, then a commit; one op
 //     is one Set.
 //   - W2: on 128 entities add two components (an int64 and a uint32) in one command
-//     (deferral.Add2), commit, remove both, commit; one op is one component added or
-//     removed (512 a round).
+//     (deferral.Add2), commit, remove both (Recorder.Remove2, as Ark's Map2.Remove), commit;
+//     one op is one component added or removed (512 a round).
 //   - W3: 256 creates with Position and Velocity (deferral.Create2, as Ark's Map2.NewEntity
 //     in its collect-then-apply), commit, the 256 destroyed, commit; one op is one entity.
 //
@@ -114,8 +114,7 @@ func Strategy(name string, mk deferral.Factory, s ecs.Storage) (Load, error) {
 		}
 		remove := func() error {
 			for _, e := range ents {
-				r.Remove(e, health.ID())
-				r.Remove(e, tag.ID())
+				r.Remove2(e, health.ID(), tag.ID())
 			}
 			_, err := commit()
 			return err
