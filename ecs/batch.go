@@ -97,51 +97,11 @@ func (w *World) joinRuns(words []uint64, o, po, l, recs, left int, have, final M
 		return o, 0
 	}
 	base := unsafe.Pointer(unsafe.SliceData(words))
-	pat := unsafe.Add(base, uintptr(po)*8)
-	// The pattern's first word: its first record's header and target's world, which is w's
-	// (the pending run's entity is live). An entity's first record matches it and names its
-	// target, so samePattern starts at the second record, j0.
-	pw := *(*uint64)(pat)
-	j0 := 2 + int(uint32(pw)>>11&0x1f)
-	// First the words alone, in a loop of their own (one that also reads the world keeps
-	// more values than there are registers): the blocks from o on that repeat the pattern,
-	// each naming another entity than the block before it. A block naming the entity of the
-	// one before it is one runOf would read on into from that entity's run: that entity
-	// stays out (the read-on test of a block inside the loop, made by the next one). The
-	// last block's test reads the record after it, where the commit may still apply it.
-	wd := *(*uint32)(unsafe.Add(pat, 4))                  // w's id
-	prev := ^*(*uint64)(unsafe.Add(base, uintptr(o)*8+8)) // no block's slot and generation
-	scan := o
-	for ; scan < lim; scan += l {
-		// Records lie inside words from here on (scan+l ≤ len(words), po+l ≤ scan).
-		p := unsafe.Add(base, uintptr(scan)*8)
-		sg := *(*uint64)(unsafe.Add(p, 8)) // the target's slot and generation
-		if sg == prev && *(*uint32)(unsafe.Add(p, 4)) == wd {
-			scan -= l
-			break
-		}
-		if *(*uint64)(p) != pw || !samePattern(p, pat, j0, l, sg) {
-			break
-		}
-		prev = sg
-	}
-	if scan == lim && scan < more {
-		if p := unsafe.Add(base, uintptr(scan)*8); *(*uint64)(unsafe.Add(p, 8)) == prev && *(*uint32)(unsafe.Add(p, 4)) == wd {
-			scan -= l
-		}
-	}
-	// Then the world: of those blocks, the ones of live entities whose set is have, up to
-	// the first that is not.
-	gens := w.liveGen
-	masks := w.masks[:len(gens)] // one length: a slot below it indexes both
-	for end = o; end < scan; end += l {
-		p := unsafe.Add(base, uintptr(end)*8)
-		s := *(*uint32)(unsafe.Add(p, 8))
-		if int(s) >= len(gens) || gens[s] != *(*uint32)(unsafe.Add(p, 12)) || masks[s] != have {
-			break
-		}
-		masks[s] = final // a later run on this entity starts from final, so it is not taken
-	}
+	// First the words alone, then the world: in two loops (one loop keeps more values than
+	// there are registers), the first a call of its own so that the values after it are not
+	// reloaded in it.
+	scan := repeats(base, o, po, l, lim, more)
+	end = w.takeLive(base, o, scan, l, have, final)
 	added = (end - o) / l
 	// Then the pending run's lists, grown once and filled in a loop of their own.
 	a := w.arch
@@ -160,6 +120,67 @@ func (w *World) joinRuns(words []uint64, o, po, l, recs, left int, have, final M
 		}
 	}
 	return end, added
+}
+
+// repeats returns the word where the blocks of l words from word o of the words at base stop
+// repeating the pattern block at word po, lim at most: the records of each, header for header
+// and on one target, those of the pattern, each naming another entity than the block before
+// it. A block naming the entity of the one before it is one runOf would read on into from
+// that entity's run: that entity stays out (the read-on test of a block before lim is made by
+// the block after it). The last block's test reads the record after it, where that record
+// starts before word more (one the commit may still apply). The words up to lim and the
+// record at more-1 lie inside the words.
+//
+//go:noinline
+func repeats(base unsafe.Pointer, o, po, l, lim, more int) int {
+	pat := unsafe.Add(base, uintptr(po)*8)
+	// The pattern's first word: its first record's header and target's world, which is the
+	// world's (the pending run's entity is live). A block's first record matches it and
+	// names its target, so samePattern starts at the second record, j0.
+	pw := *(*uint64)(pat)
+	j0 := 2 + int(uint32(pw)>>11&0x1f)
+	wd := *(*uint32)(unsafe.Add(pat, 4))                  // the world's id
+	prev := ^*(*uint64)(unsafe.Add(base, uintptr(o)*8+8)) // no block's slot and generation
+	scan := o
+	for ; scan < lim; scan += l {
+		// Records lie inside the words from here on (scan+l ≤ lim, po+l ≤ scan).
+		p := unsafe.Add(base, uintptr(scan)*8)
+		sg := *(*uint64)(unsafe.Add(p, 8)) // the target's slot and generation
+		if sg == prev && *(*uint32)(unsafe.Add(p, 4)) == wd {
+			return scan - l
+		}
+		if *(*uint64)(p) != pw || !samePattern(p, pat, j0, l, sg) {
+			return scan
+		}
+		prev = sg
+	}
+	if scan < more {
+		if p := unsafe.Add(base, uintptr(scan)*8); *(*uint64)(unsafe.Add(p, 8)) == prev && *(*uint32)(unsafe.Add(p, 4)) == wd {
+			return scan - l
+		}
+	}
+	return scan
+}
+
+// takeLive takes into a run, block after block of l words from word o of the words at base
+// up to word scan, the entity each block's first record names, while it is live and its set
+// is have, which becomes final (a later run on it starts from final, so it is not taken). It
+// returns the word where it stopped.
+//
+//go:noinline
+func (w *World) takeLive(base unsafe.Pointer, o, scan, l int, have, final Mask) int {
+	gens := w.liveGen
+	masks := w.masks[:len(gens)] // one length: a slot below it indexes both
+	end := o
+	for ; end < scan; end += l {
+		p := unsafe.Add(base, uintptr(end)*8)
+		s := *(*uint32)(unsafe.Add(p, 8))
+		if int(s) >= len(gens) || gens[s] != *(*uint32)(unsafe.Add(p, 12)) || masks[s] != have {
+			break
+		}
+		masks[s] = final
+	}
+	return end
 }
 
 // mkColumn makes the column of id when it has none, as the first Add of id does one by one,

@@ -104,10 +104,10 @@ var mutants = []mutant{
 	// Entity after entity repeating the pending run's records joins it without runOf
 	// (joinRuns, joinPuts); a run of Removes writes no values; records of one shape write
 	// theirs column by column.
-	{id: "ecs-join-runs-reads-on", file: "ecs/batch.go", old: "\t\tif sg == prev && *(*uint32)(unsafe.Add(p, 4)) == wd {\n", new: "\t\tif false {\n"},
-	{id: "ecs-join-runs-reads-on-last", file: "ecs/batch.go", old: "\tif scan == lim && scan < more {\n", new: "\tif false {\n"},
-	{id: "ecs-join-runs-read-on-keeps-last", file: "ecs/batch.go", old: "\t\t\tscan -= l\n\t\t\tbreak\n", new: "\t\t\tbreak\n"},
-	{id: "ecs-join-runs-moved-again", file: "ecs/batch.go", old: " || masks[s] != have {\n\t\t\tbreak\n\t\t}\n\t\tmasks[s] = final // a later run", new: " {\n\t\t\tbreak\n\t\t}\n\t\tmasks[s] = final // a later run"},
+	{id: "ecs-join-runs-reads-on", file: "ecs/batch.go", old: "\t\tif sg == prev && *(*uint32)(unsafe.Add(p, 4)) == wd {\n\t\t\treturn scan - l\n", new: "\t\tif false {\n\t\t\treturn scan - l\n"},
+	{id: "ecs-join-runs-reads-on-last", file: "ecs/batch.go", old: "\tif scan < more {\n", new: "\tif false {\n"},
+	{id: "ecs-join-runs-read-on-keeps-last", file: "ecs/batch.go", old: "\t\t\treturn scan - l\n\t\t}\n\t\tif *(*uint64)(p) != pw", new: "\t\t\treturn scan\n\t\t}\n\t\tif *(*uint64)(p) != pw"},
+	{id: "ecs-join-runs-moved-again", file: "ecs/batch.go", old: " || masks[s] != have {\n\t\t\tbreak\n\t\t}\n\t\tmasks[s] = final\n", new: " {\n\t\t\tbreak\n\t\t}\n\t\tmasks[s] = final\n"},
 	{id: "ecs-join-runs-stale-generation", file: "ecs/batch.go", old: "\t\tif int(s) >= len(gens) || gens[s] != *(*uint32)(unsafe.Add(p, 12)) || masks[s] != have {\n", new: "\t\tif int(s) >= len(gens) || masks[s] != have {\n"},
 	{id: "ecs-join-runs-left-rounded", file: "ecs/batch.go", old: "\tif left%recs != 0 {\n\t\tmore++\n", new: "\tif false {\n\t\tmore++\n"},
 	{id: "ecs-join-runs-one-record", file: "ecs/batch.go", old: "\t\tj += 2 + int(uint32(ph)>>11&0x1f)\n", new: "\t\tj = l\n"},
