@@ -232,10 +232,10 @@ func (r *Recorder) Remove(e ecs.Entity, id ecs.ComponentID) {
 	r.removeSlow(e, id)
 }
 
-// Remove2 stages removing components a and b from e: the two records r.Remove(e, a) and
-// r.Remove(e, b) stage, written in one call (the deferred counterpart of Ark's Map2.Remove,
-// as Add2 is of its Map2.Add). Each is a no-op at commit if e lacks that component, and each
-// is one command: a *CommandError names the one that fails.
+// Remove2 stages removing components a and b from e, in one call: it writes the same two
+// records as r.Remove(e, a) followed by r.Remove(e, b) (the deferred counterpart of Ark's
+// Map2.Remove, as Add2 is of its Map2.Add). They stay two commands, with a position each in
+// the stream and in the report; each is a no-op at commit if e lacks that component.
 func (r *Recorder) Remove2(e ecs.Entity, a, b ecs.ComponentID) {
 	if s := r.st; s.n+2*headWords <= s.lim {
 		n := s.n

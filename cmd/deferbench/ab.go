@@ -108,6 +108,9 @@ var abCommand = &command{
 					cfg.RunArgs = append(cfg.RunArgs, "-isa", *isa)
 				}
 			} else if set["isa"] {
+				if _, err := counts.ParseISAs(*isa); err != nil {
+					return usagef("ab: -isa: %v", err) // a wrong name first, before -measure
+				}
 				return usagef("ab: -isa %s counts instructions: add -measure instructions", *isa)
 			}
 			res, err := abRun(e, cfg)

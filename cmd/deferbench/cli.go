@@ -252,6 +252,8 @@ func flagWant(c *command, fs *flag.FlagSet, name string) string {
 		return "a number"
 	case time.Duration:
 		return "a duration like 100ms"
+	case string:
+		return f.Usage // what the flag's help says it takes
 	}
 	return "a valid value"
 }

@@ -62,7 +62,7 @@ func TestCompareNotesRunKinds(t *testing.T) {
 		}
 	}
 	const quickNote = "deferbench: compare: note: NEW is a -quick run and OLD is not (count 3 against 10, benchtime 20ms against 50ms)"
-	const revNote = "deferbench: compare: note: OLD was built from revision aaaaaaaaaaaa and NEW from bbbbbbbbbbbb-dirty: the changes include the code's\n"
+	const revNote = "deferbench: compare: note: OLD was built from revision aaaaaaaaaaaa and NEW from bbbbbbbbbbbb-dirty: the changes include those of the code between them, not only the machine's noise\n"
 	cases := []struct {
 		name             string
 		oldRev, newRev   string

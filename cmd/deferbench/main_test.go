@@ -49,11 +49,13 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "-stall-after", "0s"},
 		{"run", "-stall-after", "-1m"},
 		{"run", "-isa", "pi4"},
+		{"run", "-isa", "pi9"}, // the wrong name first, before -measure
 		{"run", "-measure", "instructions", "-isa", "pi3"},
 		{"run", "-measure", "instructions", "-isa", "pi4,,pi5"},
 		{"run", "-count", "1.5"},
 		{"run", "-count", "99999999999999999999"},
 		{"run", "-count"},
+		{"run", "-scenarios"}, // a string flag: its help says what it takes
 		{"run", "-quick=maybe"},
 		{"run", "-benchtime", "soon"},
 		{"run", "-benchtime", ""},

@@ -319,7 +319,7 @@ func runNotes(oldPath, newPath string) []string {
 			"compare a quick run with a quick run", q, f, qo.Count, fo.Count, qo.Benchtime, fo.Benchtime))
 	}
 	if o.Revision != "" && n.Revision != "" && o.Revision != n.Revision {
-		notes = append(notes, fmt.Sprintf("OLD was built from revision %s and NEW from %s: the changes include the code's", o.Revision, n.Revision))
+		notes = append(notes, fmt.Sprintf("OLD was built from revision %s and NEW from %s: the changes include those of the code between them, not only the machine's noise", o.Revision, n.Revision))
 	}
 	return notes
 }

@@ -51,6 +51,10 @@ func (o Flags) Check(stderr io.Writer) (harness.Options, rundir.Measure, error) 
 	}
 	m.Repeats = o.Repeats
 	if o.Set["isa"] && !m.Instructions {
+		// A name that is wrong is the first thing to fix, before -measure.
+		if _, err := counts.ParseISAs(o.ISA); err != nil {
+			return opt, m, usage.Errorf("run: -isa: %v", err)
+		}
 		return opt, m, usage.Errorf("run: -isa %s counts instructions: add -measure instructions (or time,instructions)", o.ISA)
 	}
 	if o.Set["repeats"] && !m.Instructions {
