@@ -9,3 +9,13 @@ package deferral
 func bundleHead2(used, ida, idb, offB uint8) (w0, w1 uint64) {
 	return 2 | uint64(used)<<8 | uint64(ida)<<16 | uint64(idb)<<24, uint64(offB) << 8
 }
+
+// oneValueMask and oneValue test an ecs.Bundle's first word for one value of at most 24 bytes:
+// w&oneValueMask == oneValue when the count (byte 0) is 1, the bytes used (byte 1) are 0, 8,
+// 16 or 24, and there is no second id (byte 3).
+const oneValueMask, oneValue = 0xff00e7ff, 1
+
+// valueHeader returns the first four bytes of an ecs.Bundle's first word w — count, bytes
+// used, first id, second id, from the lowest byte up — as the record header they start: the
+// id in bits 16–23, the value's words in bits 11 and 12 (bytes used / 8).
+func valueHeader(w uint64) uint32 { return uint32(w) }

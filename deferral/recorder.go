@@ -213,11 +213,10 @@ func (r *Recorder) destroySlow(e ecs.Entity) { r.put(VerbDestroy, 0, e, &ecs.Bun
 
 // Add stages adding the components in b to e, overwriting values e already has. For one
 // component, the generic Add writes the record without building a Bundle. Add is small
-// enough for the compiler to inline: the Bundle an inlined Component.Value call builds is
-// written straight into stageValue's arguments, and a bundle of several values goes further
-// out of line (putBundle).
+// enough for the compiler to inline, with Component.Value: a one-value Bundle is written into
+// the stream with no call, and a bundle of several values goes out of line (putBundle).
 func (r *Recorder) Add(e ecs.Entity, b ecs.Bundle) {
-	r.stageValue(uint32(VerbAdd)-1, e, b)
+	stageValue(r, VerbAdd, e, &b, writeValue, (*Recorder).putBundle)
 }
 
 // Remove stages removing component id from e; a no-op at commit if e lacks it.
@@ -266,30 +265,41 @@ func (r *Recorder) removeSlow(e ecs.Entity, id ecs.ComponentID) {
 // *CommandError wrapping ecs.ErrMissingComponent if e lacks one. For one component, the
 // generic Set writes the record without building a Bundle. Set is inlined as Add is.
 func (r *Recorder) Set(e ecs.Entity, b ecs.Bundle) {
-	r.stageValue(uint32(VerbSet)-1, e, b)
+	stageValue(r, VerbSet, e, &b, writeValue, (*Recorder).putBundle)
 }
 
-// stageValue stages b for Set and Add: dv is the verb less 1. A bundle of one value of at
-// most 24 bytes (count 1, bytes used 0, 8, 16 or 24, and no second id, in the Bundle's first
-// four bytes) goes into the stream's free room when it has some, as the record the header
-// and the value's words make: the Bundle's first word less its count, plus the verb, is the
-// record's header. Three words are copied whatever the size (the room test covers them; a
-// word past the record lies in free room the next record overwrites). Anything else goes out
-// of line (putBundle). b is passed by value: the Bundle that an inlined Component.Value
-// builds is written where the call's arguments go, not built and copied.
-func (r *Recorder) stageValue(dv uint32, e ecs.Entity, b ecs.Bundle) {
-	s := r.st
-	bp := unsafe.Pointer(&b)
-	if n, h := s.n, *(*uint32)(bp); n < s.vend && h&0xff00e7ff == 1 {
-		s.n = n + headWords + int(h>>11&3)
-		s.count++
-		p := unsafe.Add(s.base, uintptr(n)*8)
-		*(*uint32)(p) = h + dv
-		*(*ecs.Entity)(unsafe.Add(p, 4)) = e
-		*(*words3)(unsafe.Add(p, 16)) = *(*words3)(unsafe.Add(bp, 16))
+// stageValue stages b for Set and Add (verb v). A bundle of one value of at most 24 bytes
+// (count 1, bytes used 0, 8, 16 or 24, no second id: the Bundle's first word against
+// oneValueMask) goes into the stream's free room when it has some, through write
+// (writeValue); anything else goes through slow ((*Recorder).putBundle).
+//
+// write and slow are parameters, not direct calls, for the compiler's inlining budget (80): it
+// charges a call it cannot inline 57 and a call of a parameter 17, so stageValue, and Set and
+// Add with it, stay inlinable. Inlined where Set is called, the parameters are constants
+// again: write is inlined and slow is a static call, so the Bundle an inlined Component.Value
+// builds stays in the caller's frame, its first word forwarded from the store that wrote it,
+// and no call is made on the fast path.
+func stageValue(r *Recorder, v Verb, e ecs.Entity, b *ecs.Bundle, write, slow func(*Recorder, Verb, ecs.Entity, *ecs.Bundle)) {
+	if s, w := r.st, *(*uint64)(unsafe.Pointer(b)); s.n < s.vend && w&oneValueMask == oneValue {
+		write(r, v, e, b)
 		return
 	}
-	r.putBundle(Verb(dv+1), e, &b)
+	slow(r, v, e, b)
+}
+
+// writeValue writes the record of b, a bundle of one value of at most 24 bytes, at the end of
+// r's stream, which has room for it: the Bundle's first four bytes (valueHeader) less its
+// count, plus the verb v, are the record's header, and the value's words follow the entity.
+// Three words are copied whatever the size (the room test covers them; a word past the record
+// lies in free room the next record overwrites).
+func writeValue(r *Recorder, v Verb, e ecs.Entity, b *ecs.Bundle) {
+	s := r.st
+	h := valueHeader(*(*uint64)(unsafe.Pointer(b)))
+	p := unsafe.Add(s.base, s.n*8)
+	s.n += headWords + int(h>>11&3)
+	s.count++
+	*(*recordHead)(p) = recordHead{h - 1 + uint32(v), e}
+	*(*words3)(unsafe.Add(p, 16)) = *(*words3)(unsafe.Add(unsafe.Pointer(b), 16))
 }
 
 // putBundle stages what stageValue could not take — a bundle of several values, or none, or
