@@ -138,7 +138,7 @@ func repeats(base unsafe.Pointer, o, po, l, lim, more int) int {
 	// world's (the pending run's entity is live). A block's first record matches it and
 	// names its target, so samePattern starts at the second record, j0.
 	pw := *(*uint64)(pat)
-	j0 := 2 + int(uint32(pw)>>11&0x1f)
+	j0 := 2 + int(headerOf(pw)>>11&0x1f)
 	wd := *(*uint32)(unsafe.Add(pat, 4))                  // the world's id
 	prev := ^*(*uint64)(unsafe.Add(base, uintptr(o)*8+8)) // no block's slot and generation
 	scan := o
@@ -292,7 +292,7 @@ func samePattern(p, pat unsafe.Pointer, j0, l int, sg uint64) bool {
 		if *(*uint64)(unsafe.Add(p, uintptr(j)*8)) != ph || *(*uint64)(unsafe.Add(p, uintptr(j)*8+8)) != sg {
 			return false
 		}
-		j += 2 + int(uint32(ph)>>11&0x1f)
+		j += 2 + int(headerOf(ph)>>11&0x1f)
 	}
 	return true
 }

@@ -8,3 +8,7 @@ package ecs
 func valueHead(id ComponentID, used uint8) uint64 {
 	return 1<<56 | uint64(used)<<48 | uint64(id)<<40
 }
+
+// headerOf returns a record's header from its first word w, loaded as one uint64: the word's
+// first four bytes in memory.
+func headerOf(w uint64) uint32 { return uint32(w >> 32) }

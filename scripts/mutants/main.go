@@ -110,7 +110,7 @@ var mutants = []mutant{
 	{id: "ecs-join-runs-moved-again", file: "ecs/batch.go", old: " || masks[s] != have {\n\t\t\tbreak\n\t\t}\n\t\tmasks[s] = final\n", new: " {\n\t\t\tbreak\n\t\t}\n\t\tmasks[s] = final\n"},
 	{id: "ecs-join-runs-stale-generation", file: "ecs/batch.go", old: "\t\tif int(s) >= len(gens) || gens[s] != *(*uint32)(unsafe.Add(p, 12)) || masks[s] != have {\n", new: "\t\tif int(s) >= len(gens) || masks[s] != have {\n"},
 	{id: "ecs-join-runs-left-rounded", file: "ecs/batch.go", old: "\tif left%recs != 0 {\n\t\tmore++\n", new: "\tif false {\n\t\tmore++\n"},
-	{id: "ecs-join-runs-one-record", file: "ecs/batch.go", old: "\t\tj += 2 + int(uint32(ph)>>11&0x1f)\n", new: "\t\tj = l\n"},
+	{id: "ecs-join-runs-one-record", file: "ecs/batch.go", old: "\t\tj += 2 + int(headerOf(ph)>>11&0x1f)\n", new: "\t\tj = l\n"},
 	{id: "ecs-join-puts-unlisted", file: "ecs/records.go", old: "\t\t\t\tif a.joined && len(a.pend) > 0 {\n\t\t\t\t\ta.listJoined(words)\n\t\t\t\t}\n", new: ""},
 	{id: "ecs-join-puts-listed-one-back", file: "ecs/records.go", old: "\tfor o := o0 + k*len(a.pendAt); ", new: "\tfor o := o0 + k*(len(a.pendAt)-1); "},
 	{id: "ecs-join-puts-places-unfilled", file: "ecs/records.go", old: "\tif !a.joined {\n\t\ta.pendAt = slices.Grow", new: "\tif false {\n\t\ta.pendAt = slices.Grow"},
@@ -181,6 +181,9 @@ var mutants = []mutant{
 	{id: "hybrid-discard-in-decisions", file: "strategies/hybrid/ecs.go", old: "func (s *ECS) Discard() int {\n\tif s.deciding.Load() > 0 {\n\t\treturn 0\n\t}\n", new: "func (s *ECS) Discard() int {\n"},
 	{id: "hybrid-panic-swallowed", file: "strategies/hybrid/ecs.go", old: "\t\tif pe, ok := ne.Err.(*PanicError); ok {\n\t\t\tpanic(pe.Value)\n\t\t}\n", new: ""},
 	{id: "hybrid-reentry-passes", file: "strategies/hybrid/ecs.go", old: "\tif errors.Is(err, ErrRunning) {\n\t\treturn fmt.Errorf(\"commit: %w\", deferral.ErrReentry)\n\t}\n", new: ""},
+	{id: "hybrid-serial-failure-unmarked", file: "strategies/hybrid/exec.go", old: "\t\tif skipped || err != nil {\n\t\t\tx.marked = true\n", new: "\t\tif skipped || err != nil {\n"},
+	{id: "hybrid-release-failure-unmarked", file: "strategies/hybrid/exec.go", old: "\tx.marked = x.marked || poison\n", new: ""},
+	{id: "deferral-set-header-keeps-count", file: "deferral/recorder.go", old: "recordHead{h - 1 + uint32(v), e}", new: "recordHead{h + uint32(v), e}"},
 
 	// The semantic mutants the extension suites (TestHandover, TestVersions, TestGraph,
 	// TestHooks) and the
@@ -243,7 +246,7 @@ var mutants = []mutant{
 	{id: "recorder-put-bundle-short", file: "deferral/stream.go", old: "k := headWords + 2 + used/8 // the Bundle's 16-byte head", new: "k := headWords + 1 + used/8 // the Bundle's 16-byte head"},
 	// The one-value fast path of Recorder.Set and Add also takes bundles of two values: the
 	// record keeps the first value and drops the second.
-	{id: "recorder-stagevalue-takes-pairs", file: "deferral/recorder.go", old: "n < s.vend && h&0xff00e7ff == 1 {", new: "n < s.vend && h&0xff00e7ff <= 2 {"},
+	{id: "recorder-stagevalue-takes-pairs", file: "deferral/recorder.go", old: "s.n < s.vend && w&oneValueMask == oneValue {", new: "s.n < s.vend && w&oneValueMask <= 2 {"},
 	// Out of line, into a sink's slice of Commands, a Set of a bundle is staged as an Add.
 	{id: "recorder-putbundle-slot-add", file: "deferral/recorder.go", old: "c.Verb, c.Component, c.Entity, c.Bundle = v, 0, e, *b", new: "c.Verb, c.Component, c.Entity, c.Bundle = VerbAdd, 0, e, *b"},
 	// Component.Value's one-word header puts the id in the second id's byte (little-endian
@@ -298,7 +301,7 @@ var mutants = []mutant{
 	{id: "hybrid-reader-edges-lost", file: "strategies/hybrid/graph.go", old: "\t\t\t\tcase conflicts(ui.mode, uj.mode):\n\t\t\t\t\tadd(ui.n, uj.n,", new: "\t\t\t\tcase conflicts(ui.mode, uj.mode) && ui.mode != ModeRead:\n\t\t\t\t\tadd(ui.n, uj.n,"},
 	{id: "hybrid-failure-not-poisoning", file: "strategies/hybrid/exec.go", old: "\tpoison := skipped || err != nil\n", new: "\tpoison := skipped\n"},
 	// The serial executor (one worker) does not skip the successors of a failing node.
-	{id: "hybrid-serial-failure-not-poisoning", file: "strategies/hybrid/exec.go", old: "\t\tif skipped || err != nil {\n\t\t\tfor _, s := range n.succ", new: "\t\tif skipped {\n\t\t\tfor _, s := range n.succ"},
+	{id: "hybrid-serial-failure-not-poisoning", file: "strategies/hybrid/exec.go", old: "\t\tif skipped || err != nil {\n\t\t\tx.marked = true\n\t\t\tfor _, s := range n.succ", new: "\t\tif skipped {\n\t\t\tx.marked = true\n\t\t\tfor _, s := range n.succ"},
 	// An explicit After edge drawn the wrong way round.
 	{id: "hybrid-after-reversed", file: "strategies/hybrid/graph.go", old: "add(p, n, \"after\")", new: "add(n, p, \"after\")"},
 	// A cycle error names the walk that led into the cycle, not the cycle alone.

@@ -25,6 +25,7 @@ type executor struct {
 	limit     int     // most helpers
 	wg        sync.WaitGroup
 	ctxErr    error
+	marked    bool // a node failed or was skipped in this run: errs and skip hold marks to clear
 }
 
 // Execute runs every node once, each after its predecessors, independent nodes in parallel
@@ -62,7 +63,9 @@ func (g *Graph) Execute(ctx context.Context) error {
 	return x.finish()
 }
 
-// start resets the state for one run.
+// start resets the state for one run. The scheduler's state (preds, ready) is set only for
+// a pool of helpers: serial needs the topological order alone. errs and skip are cleared
+// only when the last run marked them.
 func (x *executor) start(g *Graph, ctx context.Context) {
 	n := len(g.nodes)
 	if x.g == nil {
@@ -74,6 +77,19 @@ func (x *executor) start(g *Graph, ctx context.Context) {
 		x.ready = make([]int32, 0, n)
 	}
 	x.ctx, x.ctxErr = ctx, nil
+	if x.marked {
+		clear(x.skip)
+		clear(x.errs)
+		x.marked = false
+	}
+	x.limit = g.workers
+	if x.limit <= 0 {
+		x.limit = runtime.GOMAXPROCS(0)
+	}
+	x.limit-- // the caller is a worker
+	if x.limit == 0 {
+		return
+	}
 	x.ready, x.head = x.ready[:0], 0
 	for i, nd := range g.nodes {
 		x.preds[i] = nd.npred
@@ -81,15 +97,8 @@ func (x *executor) start(g *Graph, ctx context.Context) {
 			x.ready = append(x.ready, int32(i))
 		}
 	}
-	clear(x.skip)
-	clear(x.errs)
 	x.remaining = n
 	x.idle, x.helpers = 0, 0
-	x.limit = g.workers
-	if x.limit <= 0 {
-		x.limit = runtime.GOMAXPROCS(0)
-	}
-	x.limit-- // the caller is a worker
 }
 
 // work is one worker's loop: take a ready node, run it, release its successors.
@@ -151,6 +160,7 @@ func (x *executor) serial() {
 			x.errs[i] = &NodeError{Node: n.name, Index: n.index, Err: err}
 		}
 		if skipped || err != nil {
+			x.marked = true
 			for _, s := range n.succ {
 				x.skip[s] = true
 			}
@@ -165,6 +175,7 @@ func (x *executor) release(i int32, err error, skipped bool) {
 		x.errs[i] = &NodeError{Node: n.name, Index: n.index, Err: err}
 	}
 	poison := skipped || err != nil
+	x.marked = x.marked || poison
 	for _, s := range n.succ {
 		if poison {
 			x.skip[s] = true
@@ -183,6 +194,10 @@ func (x *executor) release(i int32, err error, skipped bool) {
 
 // finish collects the errors of the run.
 func (x *executor) finish() error {
+	if !x.marked && x.ctxErr == nil {
+		x.ctx = nil
+		return nil
+	}
 	var errs []error
 	for _, err := range x.errs {
 		if err != nil {
