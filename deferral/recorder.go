@@ -196,14 +196,35 @@ func bundleWords(b *ecs.Bundle) int { return 2 + bundleUsed(b)/8 }
 
 // Destroy stages the destruction of e (an entity or a placeholder).
 func (r *Recorder) Destroy(e ecs.Entity) {
+	stageHead(r, uint32(VerbDestroy), e, (*Recorder).headSlow) // header(VerbDestroy, 0, 0, formValue)
+}
+
+// stageHead stages the record of header h on e that has no payload (a Destroy's or a
+// Remove's) into the stream's free room when it has some, else through slow
+// ((*Recorder).headSlow). slow is a parameter, not a direct call, for the compiler's
+// inlining budget, as stageValue's are: Destroy and Remove are inlined where they are called,
+// and the record is written with no call.
+func stageHead(r *Recorder, h uint32, e ecs.Entity, slow func(*Recorder, uint32, ecs.Entity)) {
 	if s := r.st; s.n+headWords <= s.lim {
 		n := s.n
 		s.n = n + headWords
-		s.count++
-		*(*recordHead)(unsafe.Add(s.base, uintptr(n)*8)) = recordHead{header(VerbDestroy, 0, 0, formValue), e}
+		s.count++ // one read-modify-write
+		*(*recordHead)(unsafe.Add(s.base, uintptr(n)*8)) = recordHead{h, e}
 		return
 	}
-	r.destroySlow(e)
+	slow(r, h, e)
+}
+
+// headSlow stages what stageHead could not: a Destroy or a Remove (header h) when the stream
+// has no room or the recorder has none.
+//
+//go:noinline
+func (r *Recorder) headSlow(h uint32, e ecs.Entity) {
+	if Verb(h&0xff) == VerbDestroy {
+		r.destroySlow(e)
+		return
+	}
+	r.removeSlow(e, ecs.ComponentID(h>>16))
 }
 
 // destroySlow is Destroy out of line: the stream has no room or the recorder has none.
@@ -221,14 +242,7 @@ func (r *Recorder) Add(e ecs.Entity, b ecs.Bundle) {
 
 // Remove stages removing component id from e; a no-op at commit if e lacks it.
 func (r *Recorder) Remove(e ecs.Entity, id ecs.ComponentID) {
-	if s := r.st; s.n+headWords <= s.lim {
-		n := s.n
-		s.n = n + headWords
-		s.count++ // one read-modify-write
-		*(*recordHead)(unsafe.Add(s.base, uintptr(n)*8)) = recordHead{header(VerbRemove, id, 0, formValue), e}
-		return
-	}
-	r.removeSlow(e, id)
+	stageHead(r, uint32(VerbRemove)|uint32(id)<<16, e, (*Recorder).headSlow) // header(VerbRemove, id, 0, formValue)
 }
 
 // Remove2 stages removing components a and b from e, in one call: it writes the same two
@@ -236,16 +250,36 @@ func (r *Recorder) Remove(e ecs.Entity, id ecs.ComponentID) {
 // Map2.Remove, as Add2 is of its Map2.Add). They stay two commands, with a position each in
 // the stream and in the report; each is a no-op at commit if e lacks that component.
 func (r *Recorder) Remove2(e ecs.Entity, a, b ecs.ComponentID) {
+	stageRemove2(r, e, a, b, writeRemove2, (*Recorder).remove2Slow)
+}
+
+// stageRemove2 stages Remove2's two records into the stream's free room when it has room
+// for both (write, which is writeRemove2), else through slow ((*Recorder).remove2Slow): both
+// parameters, as stageValue's are, so that Remove2 is inlined where it is called.
+func stageRemove2(r *Recorder, e ecs.Entity, a, b ecs.ComponentID, write func(*Stream, ecs.Entity, ecs.ComponentID, ecs.ComponentID), slow func(*Recorder, ecs.Entity, ecs.ComponentID, ecs.ComponentID)) {
 	if s := r.st; s.n+2*headWords <= s.lim {
-		n := s.n
-		s.n = n + 2*headWords
-		s.count += 2
-		p := unsafe.Add(s.base, uintptr(n)*8)
-		*(*recordHead)(p) = recordHead{header(VerbRemove, a, 0, formValue), e}
-		*(*recordHead)(unsafe.Add(p, headWords*8)) = recordHead{header(VerbRemove, b, 0, formValue), e}
+		write(s, e, a, b)
 		return
 	}
-	r.Remove(e, a) // no room for both, or no stream: one after the other
+	slow(r, e, a, b)
+}
+
+// writeRemove2 writes the records of Remove(e, a) and Remove(e, b) at the end of s, which has
+// room for both.
+func writeRemove2(s *Stream, e ecs.Entity, a, b ecs.ComponentID) {
+	p := unsafe.Add(s.base, s.n*8)
+	s.n += 2 * headWords
+	s.count += 2
+	h := uint32(VerbRemove) // header(VerbRemove, id, 0, formValue) is h | id<<16
+	*(*[2]recordHead)(p) = [2]recordHead{{h | uint32(a)<<16, e}, {h | uint32(b)<<16, e}}
+}
+
+// remove2Slow is Remove2 out of line: no room for both records, or no stream; one Remove
+// after the other.
+//
+//go:noinline
+func (r *Recorder) remove2Slow(e ecs.Entity, a, b ecs.ComponentID) {
+	r.Remove(e, a)
 	r.Remove(e, b)
 }
 

@@ -337,8 +337,10 @@ var mutants = []mutant{
 	{id: "add2-as-set", file: "deferral/typedstage.go", old: "header(VerbAdd, 0, k, formBundle), e}", new: "header(VerbSet, 0, k, formBundle), e}"},
 	{id: "add2-second-value-unwritten", file: "deferral/typedstage.go", old: "\t\tputValue(q, uintptr(headWords+2+wa)*8, vb)\n\t\treturn\n", new: "\t\treturn\n"},
 	// Recorder.Remove2 writes the records of two Removes in one call.
-	{id: "remove2-first-id-twice", file: "deferral/recorder.go", old: "recordHead{header(VerbRemove, b, 0, formValue), e}", new: "recordHead{header(VerbRemove, a, 0, formValue), e}"},
-	{id: "remove2-counts-one", file: "deferral/recorder.go", old: "\t\ts.count += 2\n", new: "\t\ts.count++\n"},
+	{id: "remove2-first-id-twice", file: "deferral/recorder.go", old: "{h | uint32(b)<<16, e}}", new: "{h | uint32(a)<<16, e}}"},
+	{id: "remove2-counts-one", file: "deferral/recorder.go", old: "\ts.count += 2\n", new: "\ts.count++\n"},
+	{id: "remove2-slow-drops-second", file: "deferral/recorder.go", old: "\tr.Remove(e, a)\n\tr.Remove(e, b)\n", new: "\tr.Remove(e, a)\n"},
+	{id: "head-slow-destroy-as-remove", file: "deferral/recorder.go", old: "\tif Verb(h&0xff) == VerbDestroy {", new: "\tif Verb(h&0xff) == VerbRemove {"},
 	// A bulk row move copies each column's values in a loop of their own (gatherRows).
 	{id: "ecs-gather-rows-8-half-row", file: "ecs/bulkmove.go", old: "= *(*uint64)(unsafe.Add(base, uintptr(sr)*8))", new: "= *(*uint64)(unsafe.Add(base, uintptr(sr>>1)*8))"},
 	{id: "ecs-gather-rows-16-one-short", file: "ecs/bulkmove.go", old: "\t\tfor i, sr := range src {\n\t\t\t*(*[2]uint64)", new: "\t\tfor i, sr := range src[:len(src)-1] {\n\t\t\t*(*[2]uint64)"},
