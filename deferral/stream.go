@@ -328,7 +328,7 @@ func (s *Stream) Resize(c int) {
 func (s *Stream) Cap() int { return len(s.words) }
 
 // RecordWords returns the length in words of the record that starts at word off of s.
-func (s *Stream) RecordWords(off int) int { return recordLen(uint32(s.words[off])) }
+func (s *Stream) RecordWords(off int) int { return recordLen(headAt(s.words, off)) }
 
 // AppendCommands appends the records of s to dst as Commands, in order, and returns the
 // extended slice: the form a strategy's keyed commit and hooks work on.
