@@ -312,7 +312,9 @@ func (r *Recorder) Set(e ecs.Entity, b ecs.Bundle) {
 // Add with it, stay inlinable. Inlined where Set is called, the parameters are constants
 // again: write is inlined and slow is a static call, so the Bundle an inlined Component.Value
 // builds stays in the caller's frame, its first word forwarded from the store that wrote it,
-// and no call is made on the fast path.
+// and no call is made on the fast path. Not inlined (a build with -gcflags=-l, as debuggers
+// build), b escapes through the calls of the parameters and each Set or Add allocates its
+// Bundle; the generic Set and Add do not.
 func stageValue(r *Recorder, v Verb, e ecs.Entity, b *ecs.Bundle, write, slow func(*Recorder, Verb, ecs.Entity, *ecs.Bundle)) {
 	if s, w := r.st, *(*uint64)(unsafe.Pointer(b)); s.n < s.vend && w&oneValueMask == oneValue {
 		write(r, v, e, b)
