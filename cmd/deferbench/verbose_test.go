@@ -64,6 +64,14 @@ func TestCompareVerboseGoTest(t *testing.T) {
 	if _, errOut, code := cli("compare", clean(100), bad); code != 2 || !strings.Contains(errOut, bad+":1: malformed benchmark line") {
 		t.Errorf("a file of malformed lines only: exit %d, stderr %q; want exit 2 at line 1", code, errOut)
 	}
+	// Prose with a line that starts with "Benchmark" (a README) has no result, and no line
+	// with an iteration count: it is not a results file, not one with a line to correct.
+	prose := writeFile(t, "notes.md", "# Notes\n\nundecided: more text\nBenchmark names are BenchmarkX/key=value.\n")
+	for _, cmd := range [][]string{{"compare", prose, prose}, {"report", prose}} {
+		if _, errOut, code := cli(cmd...); code != 2 || !strings.Contains(errOut, prose+" is not a Go benchmark results file") || strings.Contains(errOut, "correct or delete") {
+			t.Errorf("%s of prose: exit %d, stderr %q; want exit 2, not a results file", cmd[0], code, errOut)
+		}
+	}
 	// A line cut short among good ones is skipped too, with its line.
 	cut := writeFile(t, "cut.txt", "goarch: amd64\n\nBenchmarkX-2 10 5 ns/op\nBenchmarkX-2 10 5 ns/op 0 B/op 0\n")
 	if _, errOut, code := cli("compare", cut, cut); code != 0 || !strings.Contains(errOut, cut+":4: skipped, not a well-formed benchmark line (missing units)") {

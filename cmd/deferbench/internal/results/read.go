@@ -387,6 +387,12 @@ func parseResults(src io.ReadSeeker, size int64, path string, skip func(Skipped)
 	}
 	var rs []*benchfmt.Result
 	var firstBad error // the first malformed line, when skipped
+	// The first malformed line that is not a cut last line: its number and why. Before the
+	// first well-formed result it is held, not refused at once: an input with no result at
+	// all is not a results file.
+	var firstBadLine int
+	var firstBadMsg string
+	counted := false // a malformed line had an iteration count: a benchmark line gone wrong
 	cutBad := func(ln int) error {
 		bad := fmt.Errorf("%s:%d: %w: the file ends inside it (no newline after it: a run or a pipe cut off while writing?): end it with a newline if it is whole, or delete it", path, ln, ErrMalformed)
 		if skip == nil {
@@ -444,13 +450,16 @@ func parseResults(src io.ReadSeeker, size int64, path string, skip func(Skipped)
 				continue
 			}
 			bad := fmt.Errorf("%s:%d: %w: %s: correct or delete that line", rec.FileName, rec.Line, ErrMalformed, rec.Msg)
-			if skip == nil {
+			if skip == nil && len(rs) > 0 {
 				return nil, bad
 			}
 			if firstBad == nil {
-				firstBad = bad
+				firstBad, firstBadLine, firstBadMsg = bad, rec.Line, rec.Msg
 			}
-			skip(Skipped{rec.FileName, rec.Line, rec.Msg})
+			counted = counted || !strings.HasPrefix(rec.Msg, "parsing iteration count")
+			if skip != nil {
+				skip(Skipped{rec.FileName, rec.Line, rec.Msg})
+			}
 		}
 	}
 	// A line cut inside its name ("BenchmarkPeer/st", "Bench") is neither a result nor a
@@ -460,8 +469,16 @@ func parseResults(src io.ReadSeeker, size int64, path string, skip func(Skipped)
 			return nil, err
 		}
 	}
+	if len(rs) == 0 && firstBadLine > 0 && !counted {
+		// Not one result, nor a line with an iteration count after its name: prose that
+		// starts a line with "Benchmark" (a README), not results with a bad line.
+		return nil, fmt.Errorf("%s: %w (line %d starts like a benchmark line but is not one: %s)", path, ErrNotResults, firstBadLine, firstBadMsg)
+	}
 	if len(rs) == 0 && firstBad != nil {
 		return nil, firstBad
+	}
+	if skip == nil && firstBad != nil {
+		return nil, firstBad // a malformed line before the first result
 	}
 	if guard.err != nil && !errors.Is(guard.err, io.EOF) {
 		return nil, guard.err
