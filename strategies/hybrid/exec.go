@@ -54,6 +54,9 @@ func (g *Graph) Execute(ctx context.Context) error {
 	}
 	x := &g.ex
 	x.start(g, ctx)
+	if len(g.nodes) == 0 {
+		x.ctxErr = ctx.Err() // no node to check it before: a done ctx is still reported
+	}
 	if x.limit == 0 {
 		x.serial()
 	} else {
